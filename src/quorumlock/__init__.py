@@ -1,0 +1,40 @@
+"""quorumlock: correct distributed locks over Redis and Valkey.
+
+The Redlock algorithm over N independent masters, and the single-instance lock (N = 1)::
+
+    from quorumlock import Redlock
+
+    rl = Redlock(["redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379"])
+    with rl.lock("orders:42", ttl=10.0, timeout=5.0) as lock:
+        ...  # at most one holder at a time, for lock.validity more seconds
+
+Everything public is importable from here; the modules behind it are private.
+"""
+
+from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._exceptions import (
+    ConfigurationError,
+    LockLost,
+    LockNotAcquired,
+    QuorumLockError,
+    QuorumUnavailable,
+)
+from quorumlock._sync import Lock, QuorumLockWarning, Redlock
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfigurationError",
+    "Lock",
+    "LockLost",
+    "LockNotAcquired",
+    "NodeOutcome",
+    "QuorumLockError",
+    "QuorumLockWarning",
+    "QuorumUnavailable",
+    "Redlock",
+    "RedlockConfig",
+    "Reply",
+    "__version__",
+]

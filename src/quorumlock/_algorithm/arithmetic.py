@@ -1,0 +1,91 @@
+"""The Redlock arithmetic of SPEC R6, R8 and R10, written once.
+
+Pure: no I/O, no clock. Every time is a float in seconds read from a monotonic clock by
+the caller and passed in; every ttl is an int of milliseconds, the unit the servers use,
+so the validity is computed from exactly the ttl the servers were sent.
+
+Worked timeline (ttl 10 000 ms, clock drift factor 0.01, N = 5)::
+
+    t = 100.000  start: read the monotonic clock, send SET NX PX 10000 to all 5
+    t = 100.004  the third grant arrives: a majority (5 // 2 + 1 = 3)
+    t = 100.006  the last reply arrives; elapsed = 0.006
+    drift    = 10.000 * 0.01 + 0.002 = 0.102
+    validity = 10.000 - 0.006 - 0.102 = 9.892 s, measured from t = 100.006
+    deadline = 100.006 + 9.892 = 100.000 + 10.000 - 0.102 = 109.898
+
+The deadline is ``start + ttl - drift`` whatever the elapsed time: every server received
+the SET after ``start`` and so keeps the key until at least ``start + ttl`` on its own
+clock, which runs at most ``drift`` slower than ours over one ttl. A round is good iff a
+majority granted and it finished before that deadline (validity > 0).
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DRIFT_FLOOR",
+    "deadline",
+    "default_instance_timeout",
+    "drift",
+    "quorum",
+    "retry_delay",
+    "validity",
+]
+
+#: Added to every drift (R6 step 4): 1 ms for Redis' expiry precision + 1 ms minimum drift.
+DRIFT_FLOOR = 0.002
+
+#: Bounds of the per-instance timeout derived from the ttl (R6 step 2).
+_INSTANCE_TIMEOUT_SHARE = 0.005
+_INSTANCE_TIMEOUT_MIN = 0.020
+_INSTANCE_TIMEOUT_MAX = 0.250
+
+
+def quorum(n: int) -> int:
+    """How many of ``n`` servers make a majority: ``n // 2 + 1`` (R6 step 3)."""
+    if n < 1:
+        raise ValueError(f"a quorum needs at least one server, not {n}")
+    return n // 2 + 1
+
+
+def drift(ttl_ms: int, clock_drift_factor: float) -> float:
+    """Seconds of validity given up for clock drift: ``ttl * factor + 2 ms`` (R6 step 4)."""
+    return ttl_ms / 1000 * clock_drift_factor + DRIFT_FLOOR
+
+
+def deadline(start: float, ttl_ms: int, clock_drift_factor: float) -> float:
+    """The monotonic time until which a lock acquired by a round started at ``start`` holds.
+
+    Equal to ``end + validity(ttl, end - start)`` for any end time: see the module docstring.
+    """
+    return start + ttl_ms / 1000 - drift(ttl_ms, clock_drift_factor)
+
+
+def validity(ttl_ms: int, elapsed: float, clock_drift_factor: float) -> float:
+    """Seconds the lock still holds after a round that took ``elapsed`` (R6 step 4).
+
+    May be <= 0: then the round failed even with a majority of grants (R6 step 3).
+    """
+    return ttl_ms / 1000 - elapsed - drift(ttl_ms, clock_drift_factor)
+
+
+def default_instance_timeout(ttl_ms: int) -> float:
+    """Per-instance timeout when none is configured: 0.5 % of the ttl, within [20, 250] ms.
+
+    R6 step 2 asks for a timeout small compared with the ttl, so that a dead server costs
+    little of the validity: a 10 s ttl gets 50 ms, a 1 s ttl 20 ms, a 60 s ttl 250 ms. Establishing a
+    connection has its own, longer timeout (a TLS handshake is several round trips).
+    """
+    share = ttl_ms / 1000 * _INSTANCE_TIMEOUT_SHARE
+    return min(max(share, _INSTANCE_TIMEOUT_MIN), _INSTANCE_TIMEOUT_MAX)
+
+
+def retry_delay(base: float, uniform: float) -> float:
+    """The pause before a retry (R8): uniform in ``[base / 2, base]``.
+
+    ``uniform`` is a random number in [0, 1) supplied by the caller, so this stays pure.
+    The jitter desynchronises clients that failed together (a split vote), and the
+    ``base / 2`` floor keeps a retry from hammering the servers.
+    """
+    if not 0.0 <= uniform <= 1.0:
+        raise ValueError(f"uniform must be in [0, 1], not {uniform}")
+    return base / 2 + base / 2 * uniform

@@ -1,0 +1,123 @@
+"""Validated options, gathered in one frozen config, and validation of user input.
+
+Pure. Every check here runs before any network call, so bad input never leaves a key
+behind: a ``TypeError`` for a wrong type, a :class:`ConfigurationError` for a bad value.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import timedelta
+
+from quorumlock._algorithm.arithmetic import DRIFT_FLOOR, default_instance_timeout
+from quorumlock._exceptions import ConfigurationError
+
+__all__ = ["Duration", "RedlockConfig", "seconds", "to_ttl_ms", "validate_name"]
+
+#: What quorumlock accepts wherever it takes a duration: seconds, or a timedelta.
+Duration = float | int | timedelta
+
+
+def seconds(value: object, what: str, *, allow_zero: bool = False) -> float:
+    """``value`` as float seconds: a finite, positive int, float or timedelta.
+
+    Raises ``TypeError`` for other types (``bool`` included: ``True`` is not a duration)
+    and :class:`ConfigurationError` for NaN, infinities and values <= 0 (< 0 with
+    ``allow_zero``).
+    """
+    if isinstance(value, timedelta):
+        result = value.total_seconds()
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        result = float(value)
+    else:
+        raise TypeError(f"{what} must be a number of seconds or a timedelta, not {value!r}")
+    if not math.isfinite(result):
+        raise ConfigurationError(f"{what} must be finite, not {value!r}")
+    if result < 0 or (result == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ConfigurationError(f"{what} must be {bound}, not {value!r}")
+    return result
+
+
+def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
+    """A ttl as whole milliseconds (the unit of ``PX``), checked to leave some validity.
+
+    A ttl no longer than its own drift (``ttl * factor + 2 ms``) could never be acquired:
+    that is a :class:`ConfigurationError` rather than a lock that always fails.
+    """
+    ttl_ms = round(seconds(value, "ttl") * 1000)
+    if ttl_ms / 1000 * (1 - clock_drift_factor) <= DRIFT_FLOOR:
+        raise ConfigurationError(
+            f"ttl {value!r} is too short: it must exceed its clock drift allowance "
+            f"(ttl * clock_drift_factor + {DRIFT_FLOOR * 1000:g} ms)"
+        )
+    return ttl_ms
+
+
+def validate_name(name: object) -> str:
+    """A lock name: a non-empty ``str``, used as the key on every server as it is."""
+    if not isinstance(name, str):
+        raise TypeError(f"a lock name must be a str, not {type(name).__name__}")
+    if not name:
+        raise ConfigurationError("a lock name must not be empty")
+    if "\x00" in name:
+        # Legal for Redis, but a NUL in a name is nearly always a bug in the caller.
+        raise ConfigurationError(f"a lock name must not contain NUL characters: {name!r}")
+    return name
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RedlockConfig:
+    """The options of a :class:`quorumlock.Redlock`, each with its default.
+
+    - ``clock_drift_factor`` (0.01): share of the ttl given up for clock drift (R6 step 4).
+    - ``retry_delay`` (0.2 s): base of the random pause between attempts; each pause is
+      uniform in ``[retry_delay / 2, retry_delay]`` (R8).
+    - ``retry_count`` (None): at most this many retries after the first attempt of a
+      blocking acquire; None means bounded only by the acquire timeout.
+    - ``instance_timeout`` (None): how long to wait for each server's reply; None derives
+      it from the ttl (0.5 % of it, within [20, 250] ms), small compared with the ttl (R6).
+    - ``connect_timeout`` (1.0 s): bound on establishing one connection. A fan-out never
+      waits for a connection longer than its own instance timeout: a connection that takes
+      longer keeps being established in the background for the next round.
+    - ``busy_poll`` (0.0002 s): the sync client polls its sockets this long before sleeping
+      in the kernel while it waits for replies. On loopback and fast LANs this halves the
+      latency of a round (waking a sleeping thread costs more than the round trip); 0
+      turns it off. It never burns more than this much CPU per round.
+    """
+
+    clock_drift_factor: float = 0.01
+    retry_delay: float = 0.2
+    retry_count: int | None = None
+    instance_timeout: float | None = None
+    connect_timeout: float = 1.0
+    busy_poll: float = 0.0002
+
+    def __post_init__(self) -> None:
+        factor = self.clock_drift_factor
+        if not isinstance(factor, int | float) or isinstance(factor, bool):
+            raise TypeError(f"clock_drift_factor must be a number, not {factor!r}")
+        if not 0.0 <= factor < 1.0:
+            raise ConfigurationError(f"clock_drift_factor must be in [0, 1), not {factor!r}")
+        object.__setattr__(self, "clock_drift_factor", float(factor))
+        object.__setattr__(self, "retry_delay", seconds(self.retry_delay, "retry_delay"))
+        count = self.retry_count
+        if count is not None:
+            if not isinstance(count, int) or isinstance(count, bool):
+                raise TypeError(f"retry_count must be an int or None, not {count!r}")
+            if count < 0:
+                raise ConfigurationError(f"retry_count must be >= 0, not {count}")
+        if self.instance_timeout is not None:
+            timeout = seconds(self.instance_timeout, "instance_timeout")
+            object.__setattr__(self, "instance_timeout", timeout)
+        timeout = seconds(self.connect_timeout, "connect_timeout")
+        object.__setattr__(self, "connect_timeout", timeout)
+        busy = seconds(self.busy_poll, "busy_poll", allow_zero=True)
+        object.__setattr__(self, "busy_poll", busy)
+
+    def timeout_for(self, ttl_ms: int) -> float:
+        """The per-instance timeout of a round for a lock of this ttl."""
+        if self.instance_timeout is not None:
+            return self.instance_timeout
+        return default_instance_timeout(ttl_ms)

@@ -1,0 +1,198 @@
+"""The state of one lock object and the flows that change it, shared by both front ends.
+
+``quorumlock.Lock`` and ``quorumlock.asyncio.Lock`` hold a :class:`LockState` and only
+drive its flows, so ownership rules, error messages and the exceptions raised are the
+same in both by construction. Pure: times come in as arguments.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+
+from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.config import Duration, RedlockConfig, seconds, to_ttl_ms
+from quorumlock._algorithm.flows import (
+    Flow,
+    acquire_flow,
+    extend_flow,
+    release_flow,
+)
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, render_outcomes
+from quorumlock._exceptions import (
+    ConfigurationError,
+    LockLost,
+    LockNotAcquired,
+    QuorumUnavailable,
+)
+
+__all__ = ["LockState", "new_token"]
+
+#: R2: 20 bytes from the OS CSPRNG, sent as text (40 hex digits).
+TOKEN_BYTES = 20
+
+
+def new_token() -> str:
+    """A token unique across all clients and acquisitions (R2)."""
+    return secrets.token_hex(TOKEN_BYTES)
+
+
+class LockState:
+    """One lock object's view: the token of its acquisition and the deadline it holds to.
+
+    Ownership belongs to this object (not to a thread or task). ``deadline`` is a
+    monotonic time; the lock is *held* from a successful acquire until ``release``, a
+    failed ``extend``, or a new acquire after the deadline passed.
+    """
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        ttl_ms: int,
+        servers: int,
+        config: RedlockConfig,
+        token_factory: Callable[[], str] = new_token,
+        uniform: Callable[[], float],
+    ) -> None:
+        self.name = name
+        self.ttl_ms = ttl_ms
+        self.servers = servers
+        self.config = config
+        self.token: str | None = None
+        self.deadline: float | None = None
+        self.outcomes: tuple[NodeOutcome, ...] = ()
+        self.lost = False  # an extension failed; the lock was released everywhere
+        self._token_factory = token_factory
+        self._uniform = uniform
+
+    @property
+    def held(self) -> bool:
+        """True from a successful acquire until release or loss (even once expired)."""
+        return self.deadline is not None
+
+    def validity(self, now: float) -> float:
+        """Seconds the lock still holds at ``now``; 0.0 when not held or expired."""
+        if self.deadline is None:
+            return 0.0
+        return max(0.0, self.deadline - now)
+
+    def acquire(
+        self,
+        *,
+        blocking: bool,
+        timeout: Duration | None,
+        now: float,
+        raise_on_failure: bool = False,
+    ) -> Flow[bool]:
+        """Acquire with a fresh token. Returns False when others hold the lock.
+
+        Raises ``RuntimeError`` if this object already holds the lock,
+        :class:`ConfigurationError` for a timeout with ``blocking=False`` or a negative
+        one, :class:`QuorumUnavailable` when too few servers could be used, and
+        :class:`LockNotAcquired` instead of returning False if ``raise_on_failure``.
+        """
+        if self.deadline is not None and now < self.deadline:
+            raise RuntimeError(f"lock {self.name!r} is already held by this Lock object")
+        wait: float | None = None
+        if timeout is not None:
+            if not blocking:
+                raise ConfigurationError("a timeout cannot be given with blocking=False")
+            wait = seconds(timeout, "timeout", allow_zero=True)
+        self.deadline = None
+        self.lost = False
+        self.token = token = self._token_factory()
+        result = yield from acquire_flow(
+            key=self.name,
+            token=token,
+            ttl_ms=self.ttl_ms,
+            config=self.config,
+            blocking=blocking,
+            timeout=wait,
+            now=now,
+            uniform=self._uniform,
+        )
+        self.outcomes = result.outcomes
+        if result.verdict is Verdict.ACQUIRED:
+            self.deadline = result.deadline
+            return True
+        tried = f"{result.attempts} attempt" + ("s" if result.attempts > 1 else "")
+        detail = (
+            f"could not acquire lock {self.name!r} ({tried}): {result.verdict.value}, "
+            f"{quorum(self.servers)} of {self.servers} needed. {render_outcomes(self.outcomes)}"
+        )
+        if result.verdict in (Verdict.FATAL, Verdict.UNAVAILABLE):
+            raise QuorumUnavailable(detail, name=self.name, outcomes=self.outcomes)
+        if raise_on_failure:
+            raise LockNotAcquired(detail, name=self.name, outcomes=self.outcomes)
+        return False
+
+    def extend(self, *, ttl: Duration | None, now: float) -> Flow[float]:
+        """Extend to a new ttl (default: the lock's) on a majority (R10).
+
+        Returns the new validity in seconds. Raises ``RuntimeError`` if the lock is not
+        held by this object and :class:`LockLost` when the extension failed (the lock is
+        then released everywhere and no longer held).
+        """
+        token, held_until = self._require_held("extend")
+        ttl_ms = self.ttl_ms if ttl is None else to_ttl_ms(ttl, self.config.clock_drift_factor)
+        result = yield from extend_flow(
+            key=self.name,
+            token=token,
+            ttl_ms=ttl_ms,
+            config=self.config,
+            held_until=held_until,
+            now=now,
+        )
+        self.outcomes = result.outcomes
+        if result.deadline is None:
+            self.deadline = None
+            self.lost = True
+            raise LockLost(
+                f"lock {self.name!r} could not be extended: {result.reason}. "
+                f"{render_outcomes(result.outcomes)}",
+                name=self.name,
+                outcomes=result.outcomes,
+            )
+        self.deadline = result.deadline
+        return max(0.0, result.deadline - now)
+
+    def release(self) -> Flow[bool]:
+        """Release on all servers (R9). True iff a majority still held our key.
+
+        False means the lock had already expired (or was lost) on a majority; that is
+        not an error, and neither is releasing a lock whose extension failed (it was
+        released then). Raises ``RuntimeError`` if this object never acquired it or
+        already released it.
+        """
+        if self.lost:
+            self.lost = False
+            return False
+        token, _ = self._require_held("release")
+        self.deadline = None
+        round_ = yield from release_flow(
+            key=self.name, token=token, ttl_ms=self.ttl_ms, config=self.config
+        )
+        self.outcomes = round_.outcomes
+        return round_.count(Reply.DONE) >= quorum(self.servers)
+
+    def abandon(self) -> Flow[None]:
+        """Best-effort cleanup after an interrupted acquire: delete our token's keys."""
+        self.deadline = None
+        if self.token is not None:
+            yield from release_flow(
+                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+            )
+
+    def _require_held(self, action: str) -> tuple[str, float]:
+        if self.lost:
+            raise LockLost(
+                f"cannot {action} lock {self.name!r}: it was lost when an extension failed",
+                name=self.name,
+                outcomes=self.outcomes,
+            )
+        if self.deadline is None or self.token is None:
+            raise RuntimeError(
+                f"cannot {action} lock {self.name!r}: this Lock object does not hold it"
+            )
+        return self.token, self.deadline

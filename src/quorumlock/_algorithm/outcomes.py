@@ -1,0 +1,96 @@
+"""What one server answered to one command, and how a round of answers is judged.
+
+Pure: the I/O layer turns a raw reply (or an exception) into a :class:`NodeOutcome`; from
+there on, everything is decided here.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from quorumlock._algorithm.arithmetic import quorum
+
+__all__ = ["NodeOutcome", "Reply", "Verdict", "judge_acquire", "render_outcomes"]
+
+
+class Reply(enum.Enum):
+    """One server's answer. The first four are definite answers from the server."""
+
+    GRANTED = "granted"  # SET NX succeeded: the key is ours on this server
+    TAKEN = "taken"  # SET NX refused: someone else holds the key here
+    DONE = "done"  # release/extend: the key held our token and was deleted/extended
+    NOT_HELD = "not held"  # release/extend: the key is gone or belongs to someone else
+    ERROR = "error"  # an error reply or a broken connection; retrying may help
+    FATAL = "fatal"  # an error retrying cannot fix: auth, read-only replica, ACL, ...
+    TIMEOUT = "timeout"  # no answer within the per-instance timeout
+
+    @property
+    def answered(self) -> bool:
+        """The server answered the question (yes or no), as opposed to failing."""
+        return self in _ANSWERED
+
+    @property
+    def ok(self) -> bool:
+        """The command took effect on this server."""
+        return self in _OK
+
+
+_ANSWERED = frozenset({Reply.GRANTED, Reply.TAKEN, Reply.DONE, Reply.NOT_HELD})
+_OK = frozenset({Reply.GRANTED, Reply.DONE})
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOutcome:
+    """What one server answered in one round.
+
+    ``server`` is a label without credentials (``redis://127.0.0.1:7001/0``), ``detail``
+    the error text where there was one, ``latency`` the seconds from the send to the
+    reply (None without a reply).
+    """
+
+    server: str
+    reply: Reply
+    detail: str = ""
+    latency: float | None = None
+
+    def __str__(self) -> str:
+        text = f"{self.server}: {self.reply.value}"
+        return f"{text} ({self.detail})" if self.detail else text
+
+
+def render_outcomes(outcomes: Sequence[NodeOutcome]) -> str:
+    """One line naming every server and its answer, for exception messages and logs."""
+    return "; ".join(str(o) for o in outcomes)
+
+
+class Verdict(enum.Enum):
+    """Why a round of acquire answers did or did not give us the lock."""
+
+    ACQUIRED = "acquired"
+    CONTENDED = "held by another client"  # enough servers answered; too few said yes
+    EXPIRED = "validity ran out during the attempt"  # quorum, but validity <= 0 (R6.3)
+    UNAVAILABLE = "too few servers answered"  # a retry may succeed once they are back
+    FATAL = "too few usable servers"  # errors that no retry can fix keep a majority away
+
+
+def judge_acquire(outcomes: Sequence[NodeOutcome], *, in_time: bool) -> Verdict:
+    """Judge one acquire round (SPEC R6 step 3).
+
+    ``in_time`` says whether the validity left after the round is > 0. The lock is ours iff
+    at least ``N // 2 + 1`` servers granted it and ``in_time``. Otherwise the verdict says
+    whether waiting can help: ``FATAL`` when errors retrying cannot fix already keep a
+    majority out of reach, ``UNAVAILABLE`` when fewer than a majority answered at all,
+    ``CONTENDED`` when they answered but too few said yes.
+    """
+    n = len(outcomes)
+    needed = quorum(n)
+    granted = sum(1 for o in outcomes if o.reply is Reply.GRANTED)
+    if granted >= needed:
+        return Verdict.ACQUIRED if in_time else Verdict.EXPIRED
+    if n - sum(1 for o in outcomes if o.reply is Reply.FATAL) < needed:
+        return Verdict.FATAL
+    if sum(1 for o in outcomes if o.reply.answered) < needed:
+        return Verdict.UNAVAILABLE
+    return Verdict.CONTENDED

@@ -1,0 +1,97 @@
+"""The exceptions quorumlock raises. No ``redis.exceptions.*`` ever escapes the public API.
+
+::
+
+    Exception
+    └── QuorumLockError                 every error quorumlock raises on purpose
+        ├── ConfigurationError          (also ValueError) bad input, raised before any network call
+        ├── LockNotAcquired             (also TimeoutError) the lock was not acquired in time
+        │   └── QuorumUnavailable       too few servers could be used to form a majority
+        └── LockLost                    a held lock could not be kept (extension refused or too late)
+
+Wrong *types* (a name that is not a ``str``, a ttl that is not a number) raise the builtin
+``TypeError``, also before any network call.
+
+Every exception that concerns a lock carries ``name`` (the lock name) and ``outcomes``: what
+each server answered in the last round (see :class:`quorumlock.NodeOutcome`). All of them
+pickle, so they can cross process boundaries (multiprocessing, task queues).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from quorumlock._algorithm.outcomes import NodeOutcome
+
+__all__ = [
+    "ConfigurationError",
+    "LockLost",
+    "LockNotAcquired",
+    "QuorumLockError",
+    "QuorumUnavailable",
+]
+
+
+class QuorumLockError(Exception):
+    """Base class of every error quorumlock raises on purpose."""
+
+
+class ConfigurationError(QuorumLockError, ValueError):
+    """Raised by constructors and ``Redlock.lock`` for bad input, before any network call.
+
+    Examples: an empty lock name, a ttl <= 0, an empty or duplicated server list, a
+    malformed URL, a clock drift factor outside [0, 1).
+    """
+
+
+class _LockError(QuorumLockError):
+    """A lock-level error: carries the lock name and the per-server outcomes."""
+
+    def __init__(
+        self, message: str, *, name: str, outcomes: Sequence[NodeOutcome] = ()
+    ) -> None:
+        super().__init__(message)
+        self.name = name
+        self.outcomes: tuple[NodeOutcome, ...] = tuple(outcomes)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Keyword-only constructor arguments do not survive the default exception pickling.
+        return (_rebuild, (type(self), str(self), self.name, self.outcomes))
+
+
+def _rebuild(
+    cls: type[_LockError], message: str, name: str, outcomes: tuple[NodeOutcome, ...]
+) -> _LockError:
+    return cls(message, name=name, outcomes=outcomes)
+
+
+class LockNotAcquired(_LockError, TimeoutError):
+    """Raised when a lock could not be acquired.
+
+    Raised by ``with rl.lock(...)`` (and ``acquire(raise_on_failure=True)``) when the lock is
+    held by someone else for longer than the wait allowed. ``acquire()`` on its own returns
+    ``False`` for that case instead.
+    """
+
+
+class QuorumUnavailable(LockNotAcquired):
+    """Raised when fewer than a majority of the servers could be used.
+
+    Raised by ``acquire()`` itself (not only by the context manager): servers that are
+    unreachable, time out, refuse our credentials or are read-only replicas are a
+    deployment problem, not contention, so they are never reported as a plain ``False``.
+    A blocking acquire keeps retrying through transient failures (a restarting server)
+    until its timeout; errors that retrying cannot fix (authentication, a read-only
+    replica, a missing ACL permission) are raised at once.
+    """
+
+
+class LockLost(_LockError):
+    """Raised when a held lock could not be kept.
+
+    Raised by ``extend()`` when a majority did not confirm the extension within the
+    remaining validity (the lock is then released everywhere), and by checks of a lock
+    whose validity ran out.
+    """

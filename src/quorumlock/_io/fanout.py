@@ -1,0 +1,292 @@
+"""Multiplexed fan-out for the sync API (SPEC R7, STYLE rule 3).
+
+One command goes to every server at once: it is written on every server's connection,
+then the replies are read as they arrive, each under the round's deadline. There is no
+thread per request; a round costs about one round trip to the slowest server that
+answers, whatever N.
+
+Connections are our own (one small LIFO pool per server, safe across threads), never
+shared with the application's pools. Establishing a connection is the one thing that runs
+on a helper thread: it may take a TLS handshake or hang on a frozen server, and a round
+must not wait for it beyond its own deadline. A connection still being established when
+the round ends keeps going and joins a later round.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as wait_futures
+from typing import Any
+
+from redis.connection import AbstractConnection
+from redis.exceptions import NoScriptError, ResponseError
+
+from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.flows import Fanout, Round, command_args, eval_args, interpret
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._io.errors import translate
+from quorumlock._io.servers import ServerSpec
+
+__all__ = ["SyncFanout"]
+
+_POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
+
+
+class _Node:
+    """One server: its spec and the idle connections to it."""
+
+    def __init__(self, spec: ServerSpec, connect_timeout: float) -> None:
+        self.spec = spec
+        self.label = spec.label
+        self._connect_timeout = connect_timeout
+        self._idle: deque[AbstractConnection] = deque()
+        self._pending: Future[None] | None = None
+        self._mutex = threading.Lock()
+        self._pid = os.getpid()
+
+    def take(self) -> AbstractConnection | None:
+        """An idle, connected connection, or None."""
+        if self._pid != os.getpid():
+            # A forked child must not speak on its parent's sockets: forget them (redis-py
+            # does not shut down a socket created by another process).
+            self._idle.clear()
+            self._pending = None
+            self._pid = os.getpid()
+        try:
+            return self._idle.pop()
+        except IndexError:
+            return None
+
+    def give(self, conn: AbstractConnection) -> None:
+        if conn.pid == os.getpid():  # type: ignore[attr-defined]
+            self._idle.append(conn)
+
+    def connecting(self, executor: ThreadPoolExecutor) -> Future[None]:
+        """The connection attempt under way for this server, started if there is none.
+
+        At most one attempt per server runs at a time, so a frozen server does not pile
+        up threads. A successful attempt leaves its connection in the idle pool.
+        """
+        with self._mutex:
+            if self._pending is None or self._pending.done():
+                self._pending = executor.submit(self._connect)
+            return self._pending
+
+    def _connect(self) -> None:
+        conn = self.spec.connection(connect_timeout=self._connect_timeout)
+        conn.connect()
+        self._idle.append(conn)
+
+    def close(self) -> None:
+        while True:
+            conn = self.take()
+            if conn is None:
+                return
+            conn.disconnect()
+
+
+class _Exchange:
+    """One connection's part in a round."""
+
+    __slots__ = ("conn", "fd", "index", "sent", "scripted")
+
+    def __init__(self, index: int, conn: AbstractConnection, sent: float) -> None:
+        self.index = index
+        self.conn = conn
+        self.sent = sent
+        self.scripted = False  # the EVAL fallback was sent after a NOSCRIPT
+        self.fd: int = _socket(conn).fileno()
+
+
+def _socket(conn: AbstractConnection) -> Any:
+    # redis-py keeps the socket private; we only poll its file descriptor and check TLS
+    # buffers, never read from it ourselves.
+    return conn._sock  # type: ignore[attr-defined]
+
+
+class SyncFanout:
+    """Runs :class:`Fanout` steps against a fixed list of servers."""
+
+    def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
+        self.config = config
+        self.nodes = [_Node(spec, config.connect_timeout) for spec in specs]
+        self._executor: ThreadPoolExecutor | None = None
+        self._executor_pid = 0
+        self._executor_mutex = threading.Lock()
+
+    @property
+    def labels(self) -> list[str]:
+        return [node.label for node in self.nodes]
+
+    def run(self, step: Fanout) -> Round:
+        """Send ``step``'s command to every server and collect the replies (R7)."""
+        outcomes: list[NodeOutcome | None] = [None] * len(self.nodes)
+        args = command_args(step)
+        started = time.monotonic()
+        deadline = started + step.timeout
+        conns = [node.take() for node in self.nodes]
+        sent: list[_Exchange] = []
+        try:
+            self._send(conns, args, sent, outcomes, started)
+            missing = [i for i, conn in enumerate(conns) if conn is None and outcomes[i] is None]
+            if missing:
+                self._connect_and_send(missing, args, sent, outcomes, deadline)
+            reusable = self._collect(step, sent, outcomes, deadline)
+        except BaseException:
+            for ex in sent:  # an interrupted round leaves these connections mid-reply
+                ex.conn.disconnect()
+            raise
+        finished = time.monotonic()
+        for ex in reusable:
+            self.nodes[ex.index].give(ex.conn)
+        return Round(started, finished, tuple(o for o in outcomes if o is not None))
+
+    def _send(
+        self,
+        conns: Sequence[AbstractConnection | None],
+        args: tuple[str | int, ...],
+        live: list[_Exchange],
+        outcomes: list[NodeOutcome | None],
+        now: float,
+    ) -> None:
+        packed = None
+        for i, conn in enumerate(conns):
+            if conn is None:
+                continue
+            try:
+                if packed is None:
+                    packed = conn.pack_command(*args)
+                conn.send_packed_command(packed, check_health=False)
+                live.append(_Exchange(i, conn, now))
+            except Exception as exc:
+                conn.disconnect()
+                outcomes[i] = self._failed(i, exc)
+
+    def _connect_and_send(
+        self,
+        missing: list[int],
+        args: tuple[str | int, ...],
+        live: list[_Exchange],
+        outcomes: list[NodeOutcome | None],
+        deadline: float,
+    ) -> None:
+        executor = self._helper()
+        attempts = {i: self.nodes[i].connecting(executor) for i in missing}
+        wait_futures(attempts.values(), timeout=max(0.0, deadline - time.monotonic()))
+        fresh: list[AbstractConnection | None] = [None] * len(self.nodes)
+        for i, attempt in attempts.items():
+            if not attempt.done():
+                outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
+            elif (exc := attempt.exception()) is not None:
+                outcomes[i] = self._failed(i, exc)
+            elif (conn := self.nodes[i].take()) is None:
+                outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
+            else:
+                fresh[i] = conn
+        self._send(fresh, args, live, outcomes, time.monotonic())
+
+    def _collect(
+        self,
+        step: Fanout,
+        live: list[_Exchange],
+        outcomes: list[NodeOutcome | None],
+        deadline: float,
+    ) -> list[_Exchange]:
+        """Read every reply as it arrives, until the deadline; busy-poll briefly first.
+
+        Returns the exchanges whose connections are in step and may be reused.
+        """
+        waiting = {ex.fd: ex for ex in live}
+        reusable: list[_Exchange] = []
+        poller = select.poll()
+        for fd in waiting:
+            poller.register(fd, _POLL_IN)
+        spin_until = time.monotonic() + self.config.busy_poll
+        while waiting:
+            now = time.monotonic()
+            if now >= deadline:
+                break
+            if now < spin_until:
+                events = poller.poll(0)
+            else:
+                events = poller.poll(max(1, int((deadline - now) * 1000) + 1))
+            for fd, _ in events:
+                ex = waiting.pop(fd)
+                poller.unregister(fd)
+                if self._read(step, ex, outcomes, deadline):
+                    reusable.append(ex)
+                elif outcomes[ex.index] is None:  # NOSCRIPT: the EVAL form is on its way
+                    waiting[ex.fd] = ex
+                    poller.register(ex.fd, _POLL_IN)
+        for ex in waiting.values():
+            ex.conn.disconnect()  # its reply may still come: the stream is out of step
+            label = self.nodes[ex.index].label
+            outcomes[ex.index] = NodeOutcome(label, Reply.TIMEOUT, "no reply in time")
+        return reusable
+
+    def _read(
+        self,
+        step: Fanout,
+        ex: _Exchange,
+        outcomes: list[NodeOutcome | None],
+        deadline: float,
+    ) -> bool:
+        """Read one reply. True if the connection can be reused after this round."""
+        label = self.nodes[ex.index].label
+        try:
+            raw = ex.conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
+        except NoScriptError:
+            if ex.scripted:
+                outcomes[ex.index] = NodeOutcome(label, Reply.ERROR, "NOSCRIPT after EVAL")
+                return True
+            # The server lost its script cache (a restart, SCRIPT FLUSH): EVAL caches it
+            # again. Same deadline, same connection.
+            ex.scripted = True
+            try:
+                ex.conn.send_packed_command(ex.conn.pack_command(*eval_args(step)), False)
+            except Exception as exc:
+                ex.conn.disconnect()
+                outcomes[ex.index] = self._failed(ex.index, exc)
+            return False
+        except ResponseError as exc:
+            # An error *reply* (READONLY, NOPERM, WRONGTYPE, ...) leaves the stream in step.
+            outcomes[ex.index] = NodeOutcome(label, *translate(exc))
+            return True
+        except Exception as exc:
+            ex.conn.disconnect()
+            outcomes[ex.index] = NodeOutcome(label, *translate(exc))
+            return False
+        reply, detail = interpret(step.op, raw)
+        latency = time.monotonic() - ex.sent
+        outcomes[ex.index] = NodeOutcome(label, reply, detail, latency)
+        return True
+
+    def _failed(self, index: int, exc: BaseException) -> NodeOutcome:
+        reply, detail = translate(exc)
+        return NodeOutcome(self.nodes[index].label, reply, detail)
+
+    def _helper(self) -> ThreadPoolExecutor:
+        with self._executor_mutex:
+            if self._executor is None or self._executor_pid != os.getpid():
+                # After a fork the parent's helper threads do not exist in the child.
+                self._executor = ThreadPoolExecutor(
+                    max_workers=len(self.nodes), thread_name_prefix="quorumlock-connect"
+                )
+                self._executor_pid = os.getpid()
+            return self._executor
+
+    def close(self) -> None:
+        """Close every idle connection. Rounds may still open new ones afterwards."""
+        for node in self.nodes:
+            node.close()
+        with self._executor_mutex:
+            if self._executor is not None and self._executor_pid == os.getpid():
+                self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+

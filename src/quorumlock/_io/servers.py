@@ -1,0 +1,164 @@
+"""Server arguments: URLs or redis-py client objects, validated without touching the network.
+
+A :class:`ServerSpec` knows how to open a new dedicated connection to one server, a label
+to name it in errors and logs (never with a password), and an identity used to refuse the
+same server listed twice (two databases of one server are not independent instances).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import redis
+from redis.backoff import NoBackoff
+from redis.connection import AbstractConnection, Connection, parse_url
+from redis.retry import Retry
+
+from quorumlock._exceptions import ConfigurationError
+
+__all__ = ["ServerArg", "ServerSpec", "mask_url", "parse_servers"]
+
+#: What ``Redlock`` accepts for one server.
+ServerArg = str | redis.Redis
+
+_SCHEMES = ("redis", "rediss", "unix")
+_PASSWORD = re.compile(r"(?<=://)([^:@/]*):([^@/]*)@")
+
+
+def mask_url(url: str) -> str:
+    """``url`` with any password replaced by ``***``, safe for messages and logs."""
+    return _PASSWORD.sub(lambda m: f"{m.group(1)}:***@", url)
+
+
+@dataclass(frozen=True, slots=True)
+class ServerSpec:
+    """How to reach one server. ``kwargs`` may hold credentials: never print them."""
+
+    label: str
+    identity: tuple[str, ...]
+    connection_class: type[AbstractConnection]
+    kwargs: Mapping[str, Any] = field(repr=False)
+
+    def connection(self, *, connect_timeout: float) -> AbstractConnection:
+        """A new, not yet connected connection of our own (never from a shared pool).
+
+        redis-py's own retries are off: a round has one deadline, and the caller decides
+        whether to try again. Every read passes its own timeout; ``connect_timeout``
+        bounds the connect and the handshake (AUTH, HELLO, CLIENT SETINFO).
+        """
+        options = dict(self.kwargs)
+        options.update(
+            socket_timeout=connect_timeout,
+            socket_connect_timeout=connect_timeout,
+            retry=Retry(NoBackoff(), 0),
+            health_check_interval=0,
+        )
+        return self.connection_class(**options)
+
+
+def parse_servers(servers: object) -> list[ServerSpec]:
+    """Validate the ``servers`` argument of ``Redlock``.
+
+    Accepts one URL or client, or a sequence of them. Raises ``TypeError`` for other
+    types and :class:`ConfigurationError` for an empty list, a malformed URL, or a server
+    listed twice.
+    """
+    if isinstance(servers, str | redis.Redis):
+        items: Sequence[object] = [servers]
+    elif isinstance(servers, Sequence):
+        items = servers
+    else:
+        raise TypeError(
+            "servers must be a URL, a redis.Redis client, or a list of them, "
+            f"not {type(servers).__name__}"
+        )
+    if not items:
+        raise ConfigurationError("at least one server is needed")
+    specs = [_parse_one(item) for item in items]
+    seen: dict[tuple[str, ...], str] = {}
+    for spec in specs:
+        if spec.identity in seen:
+            raise ConfigurationError(
+                f"the same server is listed twice ({seen[spec.identity]} and {spec.label}): "
+                "Redlock needs independent servers"
+            )
+        seen[spec.identity] = spec.label
+    return specs
+
+
+def _parse_one(server: object) -> ServerSpec:
+    if isinstance(server, str):
+        return _from_url(server)
+    if isinstance(server, redis.Redis):
+        return _from_client(server)
+    hint = ""
+    if type(server).__module__.startswith("redis.asyncio"):
+        hint = " (asyncio clients go to quorumlock.asyncio.Redlock)"
+    raise TypeError(f"a server must be a URL or a redis.Redis client, not {type(server).__name__}{hint}")
+
+
+def _from_url(url: str) -> ServerSpec:
+    masked = mask_url(url.strip())
+    if not url.strip():
+        raise ConfigurationError("a server URL must not be empty")
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as exc:
+        raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
+    if parts.scheme not in _SCHEMES:
+        raise ConfigurationError(
+            f"malformed server URL {masked!r}: the scheme must be redis://, rediss:// or unix://"
+        )
+    if parts.scheme == "unix":
+        if not parts.path:
+            raise ConfigurationError(f"malformed server URL {masked!r}: no socket path")
+    else:
+        if not parts.hostname:
+            raise ConfigurationError(f"malformed server URL {masked!r}: no host")
+        if parts.path not in ("", "/") and not re.fullmatch(r"/\d+", parts.path):
+            raise ConfigurationError(
+                f"malformed server URL {masked!r}: the path must be a database number"
+            )
+    try:
+        kwargs = parse_url(url.strip())
+    except ValueError as exc:
+        raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
+    connection_class: type[AbstractConnection] = kwargs.pop("connection_class", Connection)
+    try:  # catches unknown query options now rather than at the first connect
+        connection_class(**kwargs)
+    except (TypeError, ValueError) as exc:
+        raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
+    return _spec(parts.scheme, connection_class, kwargs)
+
+
+def _from_client(client: redis.Redis) -> ServerSpec:
+    pool = client.connection_pool
+    kwargs = dict(pool.connection_kwargs)
+    service = getattr(pool, "service_name", None)
+    if service is not None:  # a Sentinel-managed master: the address changes on failover
+        return ServerSpec(
+            f"sentinel://{service}", ("sentinel", str(service)), pool.connection_class, kwargs
+        )
+    scheme = "unix" if "path" in kwargs else "rediss" if "ssl" in pool.connection_class.__name__.lower() else "redis"
+    return _spec(scheme, pool.connection_class, kwargs)
+
+
+def _spec(
+    scheme: str, connection_class: type[AbstractConnection], kwargs: dict[str, Any]
+) -> ServerSpec:
+    db = int(kwargs.get("db") or 0)
+    suffix = f"/{db}" if db else ""
+    user = f"{kwargs['username']}@" if kwargs.get("username") else ""
+    if scheme == "unix":
+        path = str(kwargs["path"])
+        return ServerSpec(f"unix://{user}{path}{suffix}", ("unix", path), connection_class, kwargs)
+    host = str(kwargs.get("host") or "localhost")
+    port = int(kwargs.get("port") or 6379)
+    shown = f"[{host}]" if ":" in host else host
+    label = f"{scheme}://{user}{shown}:{port}{suffix}"
+    return ServerSpec(label, ("tcp", host.lower(), str(port)), connection_class, kwargs)

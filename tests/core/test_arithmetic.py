@@ -1,0 +1,137 @@
+"""The Redlock arithmetic (SPEC R6, R8): pure, no servers, exhaustive where it can be."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from quorumlock._algorithm.arithmetic import (
+    DRIFT_FLOOR,
+    deadline,
+    default_instance_timeout,
+    drift,
+    quorum,
+    retry_delay,
+    validity,
+)
+
+ttls_ms = st.integers(min_value=1, max_value=10**9)
+factors = st.floats(min_value=0.0, max_value=0.99)
+times = st.floats(min_value=0.0, max_value=1e7, allow_nan=False)
+elapsed = st.floats(min_value=0.0, max_value=1e6, allow_nan=False)
+
+
+@pytest.mark.parametrize(
+    ("n", "expected"),
+    [(1, 1), (2, 2), (3, 2), (4, 3), (5, 3), (6, 4), (7, 4), (8, 5), (9, 5)],
+)
+def test_quorum_is_a_strict_majority(n: int, expected: int) -> None:
+    assert quorum(n) == expected
+
+
+@given(st.integers(min_value=1, max_value=10_000))
+def test_two_quorums_always_intersect(n: int) -> None:
+    # Mutual exclusion rests on this: two majorities of the same N share a server.
+    q = quorum(n)
+    assert 2 * q > n
+    assert 2 * (q - 1) <= n  # and it is the smallest such number
+
+
+@pytest.mark.parametrize("n", [0, -1])
+def test_quorum_of_no_server_is_an_error(n: int) -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        quorum(n)
+
+
+def test_spec_example_values() -> None:
+    # SPEC R6: drift = ttl * 0.01 + 2 ms; a 10 s ttl acquired in 6 ms holds 9.892 s.
+    assert drift(10_000, 0.01) == pytest.approx(0.102)
+    assert validity(10_000, 0.006, 0.01) == pytest.approx(9.892)
+    assert deadline(100.0, 10_000, 0.01) == pytest.approx(109.898)
+
+
+def test_regression_drift_is_subtracted_not_added() -> None:
+    # A Redlock port once added the drift to the validity, overstating how long the
+    # lock holds. The validity must be strictly below ttl - elapsed.
+    assert validity(10_000, 0.0, 0.01) < 10.0
+    assert validity(10_000, 0.0, 0.01) == pytest.approx(10.0 - 0.102)
+
+
+def test_regression_drift_floor_counted_once() -> None:
+    # A stray extra +2 ms (the floor added twice, or to the elapsed time as well).
+    assert drift(1000, 0.0) == DRIFT_FLOOR == 0.002
+    assert validity(1000, 0.0, 0.0) == pytest.approx(0.998)
+
+
+@given(ttls_ms, elapsed, factors)
+def test_validity_formula(ttl_ms: int, spent: float, factor: float) -> None:
+    expected = ttl_ms / 1000 - spent - (ttl_ms / 1000 * factor + 0.002)
+    assert math.isclose(validity(ttl_ms, spent, factor), expected, abs_tol=1e-9)
+
+
+@given(times, elapsed, ttls_ms, factors)
+def test_deadline_is_end_plus_validity_whatever_the_elapsed_time(
+    start: float, spent: float, ttl_ms: int, factor: float
+) -> None:
+    end = start + spent
+    assert math.isclose(
+        deadline(start, ttl_ms, factor),
+        end + validity(ttl_ms, spent, factor),
+        rel_tol=1e-12,
+        abs_tol=1e-6,
+    )
+
+
+@given(times, ttls_ms, factors)
+def test_regression_deadline_depends_only_on_monotonic_inputs(
+    start: float, ttl_ms: int, factor: float
+) -> None:
+    # Validity computed with the wall clock broke when NTP stepped the clock. Here the
+    # deadline is a pure function of the monotonic start time: shifting the start
+    # shifts the deadline by exactly as much.
+    shifted = deadline(start + 1000.0, ttl_ms, factor) - deadline(start, ttl_ms, factor)
+    assert math.isclose(shifted, 1000.0, rel_tol=1e-9, abs_tol=1e-6)
+
+
+@given(ttls_ms, factors, st.floats(min_value=0.0, max_value=1e4))
+def test_validity_decreases_with_elapsed_time_and_drift(
+    ttl_ms: int, factor: float, spent: float
+) -> None:
+    assert validity(ttl_ms, spent, factor) <= validity(ttl_ms, 0.0, factor)
+    assert validity(ttl_ms, spent, factor) <= validity(ttl_ms, spent, 0.0)
+    assert validity(ttl_ms, spent, factor) < ttl_ms / 1000
+
+
+@given(ttls_ms)
+def test_default_instance_timeout_is_small_against_the_ttl(ttl_ms: int) -> None:
+    timeout = default_instance_timeout(ttl_ms)
+    assert 0.020 <= timeout <= 0.250
+    if ttl_ms >= 4000:  # R6: small compared with the ttl
+        assert timeout <= ttl_ms / 1000 * 0.005 + 1e-12
+
+
+def test_default_instance_timeout_examples() -> None:
+    assert default_instance_timeout(10_000) == pytest.approx(0.050)  # "tens of ms"
+    assert default_instance_timeout(1_000) == pytest.approx(0.020)
+    assert default_instance_timeout(600_000) == pytest.approx(0.250)
+
+
+@given(st.floats(min_value=1e-6, max_value=1e4), st.floats(min_value=0.0, max_value=1.0))
+def test_retry_delay_is_within_half_and_full_base(base: float, u: float) -> None:
+    delay = retry_delay(base, u)
+    assert base / 2 - 1e-12 <= delay <= base + 1e-12
+
+
+def test_retry_delay_spreads_over_its_range() -> None:
+    assert retry_delay(0.2, 0.0) == pytest.approx(0.1)
+    assert retry_delay(0.2, 0.5) == pytest.approx(0.15)
+    assert retry_delay(0.2, 1.0) == pytest.approx(0.2)
+
+
+@pytest.mark.parametrize("u", [-0.1, 1.1, math.nan])
+def test_retry_delay_rejects_a_bad_random_draw(u: float) -> None:
+    with pytest.raises(ValueError, match="uniform"):
+        retry_delay(0.2, u)

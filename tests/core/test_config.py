@@ -1,0 +1,104 @@
+"""Validation of user input: precise exceptions, raised before any network call."""
+
+from __future__ import annotations
+
+import math
+from datetime import timedelta
+
+import pytest
+
+from quorumlock import ConfigurationError, RedlockConfig
+from quorumlock._algorithm.config import seconds, to_ttl_ms, validate_name
+
+
+@pytest.mark.parametrize("name", ["orders:42", "x", "ключ", "a b", "{tag}:1"])
+def test_good_names(name: str) -> None:
+    assert validate_name(name) == name
+
+
+@pytest.mark.parametrize("name", ["", "a\x00b"])
+def test_bad_names(name: str) -> None:
+    with pytest.raises(ConfigurationError):
+        validate_name(name)
+
+
+@pytest.mark.parametrize("name", [None, b"orders", 42, ["a"]])
+def test_names_must_be_text(name: object) -> None:
+    with pytest.raises(TypeError, match="str"):
+        validate_name(name)
+
+
+@pytest.mark.parametrize(
+    ("value", "ms"),
+    [(10, 10_000), (10.0, 10_000), (0.25, 250), (timedelta(seconds=3), 3000), (1.0004, 1000)],
+)
+def test_ttl_in_milliseconds(value: object, ms: int) -> None:
+    assert to_ttl_ms(value, 0.01) == ms
+
+
+@pytest.mark.parametrize("value", [0, -1, -0.5, math.nan, math.inf, timedelta(0)])
+def test_bad_ttl_values(value: object) -> None:
+    with pytest.raises(ConfigurationError, match="ttl"):
+        to_ttl_ms(value, 0.01)
+
+
+@pytest.mark.parametrize("value", ["10", None, True, [1]])
+def test_bad_ttl_types(value: object) -> None:
+    with pytest.raises(TypeError, match="ttl"):
+        to_ttl_ms(value, 0.01)
+
+
+@pytest.mark.parametrize("value", [0.001, 0.002])
+def test_ttl_that_could_never_be_valid_is_refused(value: float) -> None:
+    with pytest.raises(ConfigurationError, match="too short"):
+        to_ttl_ms(value, 0.01)
+
+
+def test_shortest_ttl_accepted() -> None:
+    assert to_ttl_ms(0.003, 0.01) == 3
+
+
+def test_zero_allowed_only_where_asked() -> None:
+    assert seconds(0, "timeout", allow_zero=True) == 0.0
+    with pytest.raises(ConfigurationError, match=">= 0"):
+        seconds(-1, "timeout", allow_zero=True)
+
+
+def test_config_defaults() -> None:
+    config = RedlockConfig()
+    assert config.clock_drift_factor == 0.01
+    assert config.retry_delay == 0.2
+    assert config.retry_count is None
+    assert config.instance_timeout is None
+    assert config.timeout_for(10_000) == pytest.approx(0.05)
+    assert RedlockConfig(instance_timeout=0.3).timeout_for(10_000) == 0.3
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"clock_drift_factor": -0.1},
+        {"clock_drift_factor": 1.0},
+        {"retry_delay": 0},
+        {"retry_count": -1},
+        {"instance_timeout": 0},
+        {"connect_timeout": math.inf},
+        {"busy_poll": -1},
+    ],
+)
+def test_bad_config_values(options: dict[str, object]) -> None:
+    with pytest.raises(ConfigurationError):
+        RedlockConfig(**options)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"clock_drift_factor": "0.01"}, {"retry_count": 1.5}, {"retry_count": True}, {"retry_delay": "1"}],
+)
+def test_bad_config_types(options: dict[str, object]) -> None:
+    with pytest.raises(TypeError):
+        RedlockConfig(**options)  # type: ignore[arg-type]
+
+
+def test_configuration_error_is_a_value_error() -> None:
+    assert issubclass(ConfigurationError, ValueError)

@@ -1,0 +1,421 @@
+"""The sans-I/O flows, driven by a scripted driver: no servers, no clock.
+
+The driver below answers each :class:`Fanout` with replies chosen by the test and with
+times the test controls, so every branch of R6, R8, R9 and R10 is checked exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from quorumlock import (
+    ConfigurationError,
+    LockLost,
+    LockNotAcquired,
+    NodeOutcome,
+    QuorumUnavailable,
+    RedlockConfig,
+    Reply,
+)
+from quorumlock._algorithm.arithmetic import deadline
+from quorumlock._algorithm.flows import (
+    Fanout,
+    Flow,
+    Op,
+    Round,
+    Sleep,
+    command_args,
+    eval_args,
+    interpret,
+)
+from quorumlock._algorithm.lockstate import LockState, new_token
+from quorumlock._algorithm.scripts import EXTEND, RELEASE
+
+T = TypeVar("T")
+G, X, E, F, O = Reply.GRANTED, Reply.TAKEN, Reply.ERROR, Reply.FATAL, Reply.TIMEOUT
+
+
+@dataclass
+class Script:
+    """A fake network: replies per op, a round duration, a clock that only moves forward."""
+
+    n: int
+    acquire: Callable[[int], Sequence[Reply]] = lambda attempt: [G] * 5
+    release: Reply = Reply.DONE
+    extend: Reply = Reply.DONE
+    round_time: float = 0.004
+    now: float = 1000.0
+    steps: list[Fanout | Sleep] = field(default_factory=list)
+    attempts: int = 0
+
+    def run(self, flow: Flow[T]) -> T:
+        try:
+            step = next(flow)
+            while True:
+                self.steps.append(step)
+                if isinstance(step, Sleep):
+                    assert step.seconds >= 0
+                    self.now += step.seconds
+                    step = flow.send(self.now)
+                    continue
+                if step.op is Op.ACQUIRE:
+                    self.attempts += 1
+                    replies = list(self.acquire(self.attempts))[: self.n]
+                elif step.op is Op.RELEASE:
+                    replies = [self.release] * self.n
+                else:
+                    replies = [self.extend] * self.n
+                started = self.now
+                self.now += self.round_time
+                round_ = Round(
+                    started,
+                    self.now,
+                    tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(replies)),
+                )
+                step = flow.send(round_)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
+
+    def ops(self) -> list[str]:
+        return [s.op.value if isinstance(s, Fanout) else "sleep" for s in self.steps]
+
+
+def state(n: int = 5, ttl_ms: int = 10_000, **options: object) -> LockState:
+    return LockState(
+        name="orders:42",
+        ttl_ms=ttl_ms,
+        servers=n,
+        config=RedlockConfig(**options),  # type: ignore[arg-type]
+        uniform=lambda: 0.5,
+    )
+
+
+def acquire(s: LockState, net: Script, **kwargs: object) -> bool:
+    options: dict[str, object] = {"blocking": False, "timeout": None, "now": net.now}
+    options.update(kwargs)
+    return net.run(s.acquire(**options))  # type: ignore[arg-type]
+
+
+def test_acquire_sends_set_nx_px_with_one_token_and_the_ttl_in_ms() -> None:
+    s, net = state(), Script(5)
+    assert acquire(s, net)
+    (step,) = net.steps
+    assert isinstance(step, Fanout)
+    assert command_args(step) == ("SET", "orders:42", s.token, "NX", "PX", 10_000)
+    assert step.timeout == pytest.approx(0.05)  # derived from the ttl (R6 step 2)
+
+
+def test_deadline_is_start_plus_ttl_minus_drift() -> None:
+    s, net = state(), Script(5, now=50.0)
+    assert acquire(s, net)
+    assert s.deadline == pytest.approx(50.0 + 10.0 - 0.102)
+    assert s.validity(net.now) == pytest.approx(10.0 - 0.004 - 0.102)
+
+
+def test_token_is_40_hex_digits_from_20_random_bytes() -> None:
+    tokens = {new_token() for _ in range(1000)}
+    assert len(tokens) == 1000
+    for token in tokens:
+        assert len(token) == 40
+        int(token, 16)
+
+
+def test_each_acquire_uses_a_fresh_token() -> None:
+    s, net = state(), Script(5)
+    assert acquire(s, net)
+    first = s.token
+    net.run(s.release())
+    assert acquire(s, net)
+    assert s.token != first
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_failed_attempt_releases_on_all_servers(n: int) -> None:
+    # R6 step 5: even servers that answered "taken" get the compare-and-delete.
+    s, net = state(n), Script(n, acquire=lambda a: [X] * 5)
+    assert not acquire(s, net)
+    assert net.ops() == ["acquire", "release"]
+    release = net.steps[1]
+    assert isinstance(release, Fanout)
+    assert release.token == s.token
+
+
+def test_majority_that_took_too_long_is_refused_and_released() -> None:
+    # R6 steps 3 and 5: validity <= 0 means failure even with every grant.
+    s, net = state(ttl_ms=1000), Script(5, round_time=0.99)
+    assert not acquire(s, net)
+    assert net.ops() == ["acquire", "release"]
+    assert not s.held
+
+
+@given(st.floats(min_value=0.0, max_value=2.0))
+def test_acquired_iff_round_ends_before_the_deadline(round_time: float) -> None:
+    s, net = state(ttl_ms=1000), Script(5, round_time=round_time)
+    start = net.now
+    ok = acquire(s, net)
+    assert ok == (start + round_time < deadline(start, 1000, 0.01))
+
+
+def test_blocking_acquire_retries_with_jitter_until_it_succeeds() -> None:
+    s, net = state(retry_delay=0.2), Script(5, acquire=lambda a: [X] * 5 if a < 4 else [G] * 5)
+    assert acquire(s, net, blocking=True)
+    assert net.ops() == ["acquire", "release", "sleep"] * 3 + ["acquire"]
+    sleeps = [st_.seconds for st_ in net.steps if isinstance(st_, Sleep)]
+    assert sleeps == [pytest.approx(0.15)] * 3  # uniform() = 0.5 -> in [0.1, 0.2]
+
+
+def test_jitter_uses_the_random_draw() -> None:
+    draws = iter([0.0, 1.0])
+    s = LockState(
+        name="n", ttl_ms=1000, servers=3, config=RedlockConfig(retry_delay=0.2), uniform=lambda: next(draws)
+    )
+    net = Script(3, acquire=lambda a: [X] * 3 if a < 3 else [G] * 3)
+    assert acquire(s, net, blocking=True)
+    assert [x.seconds for x in net.steps if isinstance(x, Sleep)] == [
+        pytest.approx(0.1),
+        pytest.approx(0.2),
+    ]
+
+
+def test_blocking_acquire_stops_at_its_timeout() -> None:
+    s, net = state(retry_delay=0.2), Script(5, acquire=lambda a: [X] * 5)
+    start = net.now
+    assert not acquire(s, net, blocking=True, timeout=1.0)
+    # It never sleeps past the timeout, and it gives up once the timeout has passed.
+    assert net.now - start <= 1.0 + 2 * net.round_time + 1e-9
+    assert net.now - start >= 1.0
+    assert net.attempts >= 5
+
+
+def test_timeout_zero_makes_exactly_one_attempt() -> None:
+    s, net = state(), Script(5, acquire=lambda a: [X] * 5)
+    assert not acquire(s, net, blocking=True, timeout=0)
+    assert net.attempts == 1
+
+
+def test_retry_count_bounds_the_attempts() -> None:
+    s, net = state(retry_count=2), Script(5, acquire=lambda a: [X] * 5)
+    assert not acquire(s, net, blocking=True)
+    assert net.attempts == 3
+
+
+def test_non_blocking_makes_one_attempt() -> None:
+    s, net = state(), Script(5, acquire=lambda a: [X] * 5)
+    assert not acquire(s, net)
+    assert net.attempts == 1
+
+
+def test_timeout_with_non_blocking_is_refused_before_any_round() -> None:
+    s, net = state(), Script(5)
+    with pytest.raises(ConfigurationError, match="blocking=False"):
+        acquire(s, net, blocking=False, timeout=1.0)
+    assert net.steps == []
+
+
+def test_contention_can_raise_lock_not_acquired_with_outcomes() -> None:
+    s, net = state(3), Script(3, acquire=lambda a: [G, X, X])
+    with pytest.raises(LockNotAcquired) as info:
+        acquire(s, net, raise_on_failure=True)
+    assert info.value.name == "orders:42"
+    assert [o.reply for o in info.value.outcomes] == [G, X, X]
+    assert "held by another client" in str(info.value)
+    assert not isinstance(info.value, QuorumUnavailable)
+
+
+def test_unavailable_servers_raise_even_without_raise_on_failure() -> None:
+    s, net = state(3), Script(3, acquire=lambda a: [G, E, O])
+    with pytest.raises(QuorumUnavailable, match="too few servers answered") as info:
+        acquire(s, net)
+    assert "s1: error" in str(info.value)
+    assert "s2: timeout" in str(info.value)
+    assert net.ops() == ["acquire", "release"]  # the one grant is undone
+
+
+def test_blocking_acquire_waits_out_unavailability() -> None:
+    s, net = state(3), Script(3, acquire=lambda a: [E, E, G] if a < 3 else [G, G, G])
+    assert acquire(s, net, blocking=True, timeout=5.0)
+    assert net.attempts == 3
+
+
+def test_fatal_errors_are_raised_at_once_even_when_blocking() -> None:
+    s, net = state(3), Script(3, acquire=lambda a: [F, F, G])
+    with pytest.raises(QuorumUnavailable, match="too few usable servers"):
+        acquire(s, net, blocking=True)
+    assert net.attempts == 1
+
+
+def test_one_fatal_server_of_three_is_tolerated() -> None:
+    s, net = state(3), Script(3, acquire=lambda a: [F, G, G])
+    assert acquire(s, net)
+
+
+def test_acquiring_twice_is_a_usage_error() -> None:
+    s, net = state(), Script(5)
+    assert acquire(s, net)
+    with pytest.raises(RuntimeError, match="already held"):
+        acquire(s, net)
+
+
+def test_acquire_again_after_expiry_is_allowed() -> None:
+    s, net = state(ttl_ms=1000), Script(5)
+    assert acquire(s, net)
+    net.now += 5.0
+    assert s.validity(net.now) == 0.0
+    assert acquire(s, net)
+
+
+def test_release_compares_and_deletes_on_all_servers() -> None:
+    s, net = state(), Script(5)
+    acquire(s, net)
+    assert net.run(s.release())
+    step = net.steps[-1]
+    assert isinstance(step, Fanout)
+    assert command_args(step) == ("EVALSHA", RELEASE.sha, 1, "orders:42", s.token)
+    assert not s.held
+
+
+@pytest.mark.parametrize(
+    ("replies", "expected"),
+    [((Reply.DONE,) * 3, True), ((Reply.NOT_HELD,) * 3, False)],
+)
+def test_release_reports_whether_a_majority_still_held_it(
+    replies: tuple[Reply, ...], expected: bool
+) -> None:
+    s, net = state(3), Script(3, release=replies[0])
+    acquire(s, net)
+    assert net.run(s.release()) is expected
+
+
+def test_release_without_holding_is_a_usage_error() -> None:
+    s, net = state(), Script(5)
+    with pytest.raises(RuntimeError, match="does not hold"):
+        net.run(s.release())
+    assert net.steps == []
+
+
+def test_extend_resets_the_ttl_and_recomputes_the_deadline() -> None:
+    s, net = state(), Script(5)
+    acquire(s, net)
+    net.now += 3.0
+    started = net.now
+    validity = net.run(s.extend(ttl=None, now=net.now))
+    step = net.steps[-1]
+    assert isinstance(step, Fanout)
+    assert command_args(step) == ("EVALSHA", EXTEND.sha, 1, "orders:42", s.token, 10_000)
+    assert s.deadline == pytest.approx(started + 10.0 - 0.102)
+    assert validity == pytest.approx(10.0 - 0.102)
+
+
+def test_extend_to_another_ttl() -> None:
+    s, net = state(), Script(5)
+    acquire(s, net)
+    net.run(s.extend(ttl=2.5, now=net.now))
+    step = net.steps[-1]
+    assert isinstance(step, Fanout)
+    assert step.ttl_ms == 2500
+
+
+def test_extend_waits_no_longer_than_the_remaining_validity() -> None:
+    s, net = state(ttl_ms=10_000), Script(5)
+    acquire(s, net)
+    assert s.deadline is not None
+    net.now = s.deadline - 0.01
+    net.run(s.extend(ttl=None, now=net.now))
+    step = net.steps[-1]
+    assert isinstance(step, Fanout)
+    assert step.timeout == pytest.approx(0.01)
+
+
+def test_extend_confirmed_by_a_minority_loses_the_lock_and_releases() -> None:
+    s, net = state(3), Script(3, extend=Reply.NOT_HELD)
+    acquire(s, net)
+    with pytest.raises(LockLost, match="only 0 of 3") as info:
+        net.run(s.extend(ttl=None, now=net.now))
+    assert info.value.name == "orders:42"
+    assert net.ops()[-2:] == ["extend", "release"]
+    assert not s.held
+    assert s.lost
+    # Releasing a lost lock is not an error: it reports False without a round.
+    steps = len(net.steps)
+    assert net.run(s.release()) is False
+    assert len(net.steps) == steps
+
+
+def test_extend_after_expiry_never_sends_the_extension() -> None:
+    # R10: too late is too late. An extension must never re-create the lock.
+    s, net = state(ttl_ms=1000), Script(5)
+    acquire(s, net)
+    net.now += 2.0
+    with pytest.raises(LockLost, match="already run out"):
+        net.run(s.extend(ttl=None, now=net.now))
+    assert "extend" not in net.ops()
+
+
+def test_extend_that_ends_after_the_old_deadline_does_not_count() -> None:
+    s, net = state(ttl_ms=1000), Script(5, round_time=0.004)
+    acquire(s, net)
+    assert s.deadline is not None
+    net.now = s.deadline - 0.002
+    net.round_time = 0.005  # the majority confirms, but after the deadline
+    with pytest.raises(LockLost, match="too late"):
+        net.run(s.extend(ttl=None, now=net.now))
+
+
+def test_extend_without_holding_is_a_usage_error() -> None:
+    s, net = state(), Script(5)
+    with pytest.raises(RuntimeError, match="does not hold"):
+        net.run(s.extend(ttl=None, now=net.now))
+
+
+def test_abandon_deletes_the_attempts_keys() -> None:
+    s, net = state(), Script(5)
+    acquire(s, net)
+    net.run(s.abandon())
+    assert net.ops()[-1] == "release"
+    assert not s.held
+
+
+@pytest.mark.parametrize(
+    ("op", "raw", "reply"),
+    [
+        (Op.ACQUIRE, b"OK", Reply.GRANTED),
+        (Op.ACQUIRE, "OK", Reply.GRANTED),
+        (Op.ACQUIRE, True, Reply.GRANTED),
+        (Op.ACQUIRE, None, Reply.TAKEN),
+        (Op.RELEASE, 1, Reply.DONE),
+        (Op.RELEASE, 0, Reply.NOT_HELD),
+        (Op.EXTEND, 1, Reply.DONE),
+        (Op.EXTEND, 0, Reply.NOT_HELD),
+        (Op.ACQUIRE, b"QUEUED", Reply.ERROR),
+        (Op.RELEASE, None, Reply.ERROR),
+    ],
+)
+def test_interpret_replies(op: Op, raw: object, reply: Reply) -> None:
+    assert interpret(op, raw)[0] is reply
+
+
+def test_eval_fallback_carries_the_full_source() -> None:
+    step = Fanout(Op.EXTEND, "k", "t", 1000, 0.05)
+    assert eval_args(step) == ("EVAL", EXTEND.source, 1, "k", "t", 1000)
+    with pytest.raises(ValueError, match="script"):
+        eval_args(Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05))
+
+
+def test_all_subsets_of_taken_servers_for_n_1_3_5() -> None:
+    # The redsync TestMutexQuorum idea, on the pure flow: acquire succeeds iff the free
+    # servers are a majority.
+    for n in (1, 3, 5):
+        for taken in itertools.chain.from_iterable(
+            itertools.combinations(range(n), k) for k in range(n + 1)
+        ):
+            replies = [X if i in taken else G for i in range(n)]
+            s, net = state(n), Script(n, acquire=lambda a, r=replies: r)  # type: ignore[misc]
+            assert acquire(s, net) == (n - len(taken) >= n // 2 + 1), (n, taken)
