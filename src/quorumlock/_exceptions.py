@@ -7,7 +7,7 @@
         ├── ConfigurationError          (also ValueError) bad input, raised before any network call
         ├── LockNotAcquired             (also TimeoutError) the lock was not acquired in time
         │   └── QuorumUnavailable       too few servers could be used to form a majority
-        └── LockLost                    a held lock could not be kept (extension refused or too late)
+        └── LockLost                    a held lock could not be kept (extension failed)
 
 Wrong *types* (a name that is not a ``str``, a ttl that is not a number) raise the builtin
 ``TypeError``, also before any network call.
@@ -49,9 +49,7 @@ class ConfigurationError(QuorumLockError, ValueError):
 class _LockError(QuorumLockError):
     """A lock-level error: carries the lock name and the per-server outcomes."""
 
-    def __init__(
-        self, message: str, *, name: str, outcomes: Sequence[NodeOutcome] = ()
-    ) -> None:
+    def __init__(self, message: str, *, name: str, outcomes: Sequence[NodeOutcome] = ()) -> None:
         super().__init__(message)
         self.name = name
         self.outcomes: tuple[NodeOutcome, ...] = tuple(outcomes)

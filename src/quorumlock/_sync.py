@@ -228,7 +228,10 @@ class Lock:
 
     def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
         flow = self._state.acquire(
-            blocking=blocking, timeout=timeout, now=time.monotonic(), raise_on_failure=raise_on_failure
+            blocking=blocking,
+            timeout=timeout,
+            now=time.monotonic(),
+            raise_on_failure=raise_on_failure,
         )
         try:
             return self._redlock._run(flow)

@@ -93,7 +93,12 @@ def test_bad_config_values(options: dict[str, object]) -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{"clock_drift_factor": "0.01"}, {"retry_count": 1.5}, {"retry_count": True}, {"retry_delay": "1"}],
+    [
+        {"clock_drift_factor": "0.01"},
+        {"retry_count": 1.5},
+        {"retry_count": True},
+        {"retry_delay": "1"},
+    ],
 )
 def test_bad_config_types(options: dict[str, object]) -> None:
     with pytest.raises(TypeError):

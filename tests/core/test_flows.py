@@ -39,7 +39,7 @@ from quorumlock._algorithm.lockstate import LockState, new_token
 from quorumlock._algorithm.scripts import EXTEND, RELEASE
 
 T = TypeVar("T")
-G, X, E, F, O = Reply.GRANTED, Reply.TAKEN, Reply.ERROR, Reply.FATAL, Reply.TIMEOUT
+G, X, E, F, TO = Reply.GRANTED, Reply.TAKEN, Reply.ERROR, Reply.FATAL, Reply.TIMEOUT
 
 
 @dataclass
@@ -175,7 +175,11 @@ def test_blocking_acquire_retries_with_jitter_until_it_succeeds() -> None:
 def test_jitter_uses_the_random_draw() -> None:
     draws = iter([0.0, 1.0])
     s = LockState(
-        name="n", ttl_ms=1000, servers=3, config=RedlockConfig(retry_delay=0.2), uniform=lambda: next(draws)
+        name="n",
+        ttl_ms=1000,
+        servers=3,
+        config=RedlockConfig(retry_delay=0.2),
+        uniform=lambda: next(draws),
     )
     net = Script(3, acquire=lambda a: [X] * 3 if a < 3 else [G] * 3)
     assert acquire(s, net, blocking=True)
@@ -231,7 +235,7 @@ def test_contention_can_raise_lock_not_acquired_with_outcomes() -> None:
 
 
 def test_unavailable_servers_raise_even_without_raise_on_failure() -> None:
-    s, net = state(3), Script(3, acquire=lambda a: [G, E, O])
+    s, net = state(3), Script(3, acquire=lambda a: [G, E, TO])
     with pytest.raises(QuorumUnavailable, match="too few servers answered") as info:
         acquire(s, net)
     assert "s1: error" in str(info.value)

@@ -37,9 +37,9 @@ def test_every_combination_of_answers(n: int) -> None:
 
 
 def test_a_minority_of_grants_is_never_a_lock() -> None:
-    assert judge_acquire(outcomes(Reply.GRANTED, Reply.GRANTED, *[Reply.TAKEN] * 3), in_time=True) is (
-        Verdict.CONTENDED
-    )
+    assert judge_acquire(
+        outcomes(Reply.GRANTED, Reply.GRANTED, *[Reply.TAKEN] * 3), in_time=True
+    ) is (Verdict.CONTENDED)
 
 
 def test_a_majority_too_late_is_not_a_lock() -> None:

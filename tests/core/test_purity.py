@@ -8,7 +8,15 @@ from pathlib import Path
 import quorumlock._algorithm
 
 ALGORITHM = Path(quorumlock._algorithm.__file__).parent
-FORBIDDEN_MODULES = {"redis", "asyncio", "socket", "select", "time", "threading", "datetime.datetime"}
+FORBIDDEN_MODULES = {
+    "redis",
+    "asyncio",
+    "socket",
+    "select",
+    "time",
+    "threading",
+    "datetime.datetime",
+}
 FORBIDDEN_CALLS = {"monotonic", "time", "perf_counter", "now", "sleep"}
 
 
@@ -29,7 +37,13 @@ def test_no_io_imports_and_no_clock_reads() -> None:
                 for alias in node.names:
                     assert alias.name.split(".")[0] not in FORBIDDEN_MODULES, (path, alias.name)
             elif isinstance(node, ast.ImportFrom):
-                assert (node.module or "").split(".")[0] not in FORBIDDEN_MODULES, (path, node.module)
-            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                if node.value.id in {"time", "datetime", "loop"}:
-                    assert node.attr not in FORBIDDEN_CALLS, (path, node.attr)
+                assert (node.module or "").split(".")[0] not in FORBIDDEN_MODULES, (
+                    path,
+                    node.module,
+                )
+            elif (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in {"time", "datetime", "loop"}
+            ):
+                assert node.attr not in FORBIDDEN_CALLS, (path, node.attr)

@@ -72,8 +72,9 @@ def default_instance_timeout(ttl_ms: int) -> float:
     """Per-instance timeout when none is configured: 0.5 % of the ttl, within [20, 250] ms.
 
     R6 step 2 asks for a timeout small compared with the ttl, so that a dead server costs
-    little of the validity: a 10 s ttl gets 50 ms, a 1 s ttl 20 ms, a 60 s ttl 250 ms. Establishing a
-    connection has its own, longer timeout (a TLS handshake is several round trips).
+    little of the validity: a 10 s ttl gets 50 ms, a 1 s ttl 20 ms, a 60 s ttl 250 ms.
+    Establishing a connection has its own, longer timeout (a TLS handshake takes several
+    round trips).
     """
     share = ttl_ms / 1000 * _INSTANCE_TIMEOUT_SHARE
     return min(max(share, _INSTANCE_TIMEOUT_MIN), _INSTANCE_TIMEOUT_MAX)

@@ -24,14 +24,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any
 
-from redis.connection import AbstractConnection
 from redis.exceptions import NoScriptError, ResponseError
 
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import Fanout, Round, command_args, eval_args, interpret
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.errors import translate
-from quorumlock._io.servers import ServerSpec
+from quorumlock._io.servers import RedisConnection, ServerSpec
 
 __all__ = ["SyncFanout"]
 
@@ -45,12 +44,12 @@ class _Node:
         self.spec = spec
         self.label = spec.label
         self._connect_timeout = connect_timeout
-        self._idle: deque[AbstractConnection] = deque()
+        self._idle: deque[RedisConnection] = deque()
         self._pending: Future[None] | None = None
         self._mutex = threading.Lock()
         self._pid = os.getpid()
 
-    def take(self) -> AbstractConnection | None:
+    def take(self) -> RedisConnection | None:
         """An idle, connected connection, or None."""
         if self._pid != os.getpid():
             # A forked child must not speak on its parent's sockets: forget them (redis-py
@@ -63,8 +62,8 @@ class _Node:
         except IndexError:
             return None
 
-    def give(self, conn: AbstractConnection) -> None:
-        if conn.pid == os.getpid():  # type: ignore[attr-defined]
+    def give(self, conn: RedisConnection) -> None:
+        if conn.pid == os.getpid():
             self._idle.append(conn)
 
     def connecting(self, executor: ThreadPoolExecutor) -> Future[None]:
@@ -94,9 +93,9 @@ class _Node:
 class _Exchange:
     """One connection's part in a round."""
 
-    __slots__ = ("conn", "fd", "index", "sent", "scripted")
+    __slots__ = ("conn", "fd", "index", "scripted", "sent")
 
-    def __init__(self, index: int, conn: AbstractConnection, sent: float) -> None:
+    def __init__(self, index: int, conn: RedisConnection, sent: float) -> None:
         self.index = index
         self.conn = conn
         self.sent = sent
@@ -104,10 +103,10 @@ class _Exchange:
         self.fd: int = _socket(conn).fileno()
 
 
-def _socket(conn: AbstractConnection) -> Any:
+def _socket(conn: RedisConnection) -> Any:
     # redis-py keeps the socket private; we only poll its file descriptor and check TLS
     # buffers, never read from it ourselves.
-    return conn._sock  # type: ignore[attr-defined]
+    return getattr(conn, "_sock")  # noqa: B009
 
 
 class SyncFanout:
@@ -149,7 +148,7 @@ class SyncFanout:
 
     def _send(
         self,
-        conns: Sequence[AbstractConnection | None],
+        conns: Sequence[RedisConnection | None],
         args: tuple[str | int, ...],
         live: list[_Exchange],
         outcomes: list[NodeOutcome | None],
@@ -179,7 +178,7 @@ class SyncFanout:
         executor = self._helper()
         attempts = {i: self.nodes[i].connecting(executor) for i in missing}
         wait_futures(attempts.values(), timeout=max(0.0, deadline - time.monotonic()))
-        fresh: list[AbstractConnection | None] = [None] * len(self.nodes)
+        fresh: list[RedisConnection | None] = [None] * len(self.nodes)
         for i, attempt in attempts.items():
             if not attempt.done():
                 outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
@@ -289,4 +288,3 @@ class SyncFanout:
             if self._executor is not None and self._executor_pid == os.getpid():
                 self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
-

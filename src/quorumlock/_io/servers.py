@@ -8,19 +8,35 @@ same server listed twice (two databases of one server are not independent instan
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, cast
 from urllib.parse import urlsplit
 
 import redis
+from redis import connection as _connection
 from redis.backoff import NoBackoff
-from redis.connection import AbstractConnection, Connection, parse_url
+from redis.connection import AbstractConnection, Connection
 from redis.retry import Retry
 
 from quorumlock._exceptions import ConfigurationError
 
-__all__ = ["ServerArg", "ServerSpec", "mask_url", "parse_servers"]
+__all__ = ["RedisConnection", "ServerArg", "ServerSpec", "mask_url", "parse_servers"]
+
+
+class RedisConnection(Protocol):
+    """The part of redis-py's (untyped) ``Connection`` that quorumlock uses."""
+
+    pid: int
+
+    def connect(self) -> None: ...
+    def disconnect(self) -> None: ...
+    def pack_command(self, *args: str | int) -> list[bytes]: ...
+    def send_packed_command(self, command: list[bytes], check_health: bool = True) -> None: ...
+    def read_response(self, *, timeout: float) -> object: ...
+
+
+_parse_url = cast(Callable[[str], dict[str, Any]], _connection.parse_url)
 
 #: What ``Redlock`` accepts for one server.
 ServerArg = str | redis.Redis
@@ -43,7 +59,7 @@ class ServerSpec:
     connection_class: type[AbstractConnection]
     kwargs: Mapping[str, Any] = field(repr=False)
 
-    def connection(self, *, connect_timeout: float) -> AbstractConnection:
+    def connection(self, *, connect_timeout: float) -> RedisConnection:
         """A new, not yet connected connection of our own (never from a shared pool).
 
         redis-py's own retries are off: a round has one deadline, and the caller decides
@@ -57,7 +73,7 @@ class ServerSpec:
             retry=Retry(NoBackoff(), 0),
             health_check_interval=0,
         )
-        return self.connection_class(**options)
+        return cast(RedisConnection, self.connection_class(**options))
 
 
 def parse_servers(servers: object) -> list[ServerSpec]:
@@ -98,7 +114,9 @@ def _parse_one(server: object) -> ServerSpec:
     hint = ""
     if type(server).__module__.startswith("redis.asyncio"):
         hint = " (asyncio clients go to quorumlock.asyncio.Redlock)"
-    raise TypeError(f"a server must be a URL or a redis.Redis client, not {type(server).__name__}{hint}")
+    raise TypeError(
+        f"a server must be a URL or a redis.Redis client, not {type(server).__name__}{hint}"
+    )
 
 
 def _from_url(url: str) -> ServerSpec:
@@ -107,7 +125,7 @@ def _from_url(url: str) -> ServerSpec:
         raise ConfigurationError("a server URL must not be empty")
     try:
         parts = urlsplit(url.strip())
-        port = parts.port
+        _ = parts.port  # raises for a port that is not a number in range
     except ValueError as exc:
         raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
     if parts.scheme not in _SCHEMES:
@@ -125,7 +143,7 @@ def _from_url(url: str) -> ServerSpec:
                 f"malformed server URL {masked!r}: the path must be a database number"
             )
     try:
-        kwargs = parse_url(url.strip())
+        kwargs = _parse_url(url.strip())
     except ValueError as exc:
         raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
     connection_class: type[AbstractConnection] = kwargs.pop("connection_class", Connection)
@@ -144,7 +162,13 @@ def _from_client(client: redis.Redis) -> ServerSpec:
         return ServerSpec(
             f"sentinel://{service}", ("sentinel", str(service)), pool.connection_class, kwargs
         )
-    scheme = "unix" if "path" in kwargs else "rediss" if "ssl" in pool.connection_class.__name__.lower() else "redis"
+    scheme = (
+        "unix"
+        if "path" in kwargs
+        else "rediss"
+        if "ssl" in pool.connection_class.__name__.lower()
+        else "redis"
+    )
     return _spec(scheme, pool.connection_class, kwargs)
 
 
