@@ -20,7 +20,8 @@ from quorumlock._exceptions import (
     QuorumLockError,
     QuorumUnavailable,
 )
-from quorumlock._sync import Lock, QuorumLockWarning, Redlock
+from quorumlock._frontend import QuorumLockWarning
+from quorumlock._sync import Lock, Redlock
 
 __version__ = "0.1.0"
 

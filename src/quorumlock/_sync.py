@@ -1,39 +1,38 @@
 """The synchronous API: :class:`Redlock` and its :class:`Lock` objects.
 
 A thin shell: the protocol lives in ``quorumlock._algorithm`` as sans-I/O flows, which
-this module drives with blocking, multiplexed I/O (``quorumlock._io.fanout``).
+this module drives with blocking, multiplexed I/O (``quorumlock._io.fanout``). Leases are
+kept by one daemon thread per ``Redlock`` (:class:`_LeaseKeeper`), never one per lock.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import logging
-import random
+import os
 import threading
 import time
-import warnings
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, to_ttl_ms, validate_name
+from quorumlock._algorithm.config import Duration
 from quorumlock._algorithm.flows import Fanout, Flow, Round
-from quorumlock._algorithm.lockstate import LockState
-from quorumlock._algorithm.outcomes import NodeOutcome, render_outcomes
+from quorumlock._algorithm.outcomes import render_outcomes
+from quorumlock._exceptions import LockLost
+from quorumlock._frontend import LockBase, RedlockBase
 from quorumlock._io.fanout import SyncFanout
-from quorumlock._io.servers import ServerArg, parse_servers
+from quorumlock._io.servers import ServerArg
 
-__all__ = ["Lock", "QuorumLockWarning", "Redlock"]
+__all__ = ["Lock", "Redlock"]
 
 T = TypeVar("T")
 logger = logging.getLogger("quorumlock")
 
 
-class QuorumLockWarning(UserWarning):
-    """A configuration that works but gives up fault tolerance (an even N, for one)."""
-
-
-class Redlock:
+class Redlock(RedlockBase):
     """A lock manager over N independent Redis or Valkey masters (SPEC R5 to R10).
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
@@ -41,7 +40,7 @@ class Redlock:
     quorumlock opens its own connections to each. N = 1 is the correct single-instance
     lock, but it is **not fault tolerant**: if that server loses its data, the lock is
     gone. Use 3 or 5 independent masters for that (an even N tolerates no more failures
-    than N - 1 and warns).
+    than N - 1 and warns with :class:`QuorumLockWarning`).
 
     Keyword-only options, with their defaults (see :class:`RedlockConfig`):
     ``clock_drift_factor=0.01``, ``retry_delay=0.2``, ``retry_count=None``,
@@ -63,8 +62,8 @@ class Redlock:
         connect_timeout: float = 1.0,
         busy_poll: float = 0.0002,
     ) -> None:
-        specs = parse_servers(servers)
-        self.config = RedlockConfig(
+        super().__init__(
+            servers,
             clock_drift_factor=clock_drift_factor,
             retry_delay=retry_delay,
             retry_count=retry_count,
@@ -72,26 +71,8 @@ class Redlock:
             connect_timeout=connect_timeout,
             busy_poll=busy_poll,
         )
-        n = len(specs)
-        if n % 2 == 0:
-            warnings.warn(
-                f"{n} servers tolerate no more failures than {n - 1}: a majority of {n} is "
-                f"{quorum(n)}. Use an odd number of independent servers (3 or 5).",
-                QuorumLockWarning,
-                stacklevel=2,
-            )
-        self._fanout = SyncFanout(specs, self.config)
-        self._random = random.SystemRandom()
-
-    @property
-    def servers(self) -> list[str]:
-        """The servers, as labels without credentials, in the order given."""
-        return self._fanout.labels
-
-    @property
-    def quorum(self) -> int:
-        """How many servers must agree: ``N // 2 + 1``."""
-        return quorum(len(self._fanout.nodes))
+        self._fanout = SyncFanout(self._specs, self.config)
+        self._keeper = _LeaseKeeper()
 
     def lock(
         self,
@@ -100,15 +81,35 @@ class Redlock:
         ttl: Duration,
         timeout: Duration | None = None,
         blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Lock], object] | None = None,
     ) -> Lock:
         """A lock on ``name`` (the key on every server), not acquired yet.
 
         ``ttl`` (seconds or timedelta) is both the auto-release time and the time the
         holder has to do its work (R4). ``blocking`` and ``timeout`` apply when the lock
         is used as a context manager: wait up to ``timeout`` seconds (None: no limit).
-        Raises ``TypeError`` or :class:`ConfigurationError` for bad input.
+
+        ``auto_extend=True`` keeps the lock while it is held, extending it before its
+        validity runs low (R10), until ``max_extensions`` extensions or ``max_hold``
+        seconds since the acquire, whichever comes first (one of them is required;
+        ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` runs, on the lease
+        thread, when the lock is lost while held. Raises ``TypeError`` or
+        :class:`ConfigurationError` for bad input.
         """
-        return Lock(self, name, ttl=ttl, timeout=timeout, blocking=blocking)
+        return Lock(
+            self,
+            name,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
 
     def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
@@ -119,9 +120,6 @@ class Redlock:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
-
-    def __repr__(self) -> str:
-        return f"Redlock({self.servers!r})"
 
     def _run(self, flow: Flow[T]) -> T:
         """Drive a sans-I/O flow: the whole sync I/O policy is these lines."""
@@ -152,66 +150,23 @@ def _log_round(step: Fanout, round_: Round) -> None:
         )
 
 
-class Lock:
+class Lock(LockBase):
     """One lock on one name, owned by this object (not by a thread).
 
     Use it as a context manager, or call :meth:`acquire` and :meth:`release`.
     ``validity``, ``token`` and ``outcomes`` read local state, with no round trip.
+    ``lost`` is a ``threading.Event`` set when the lock is lost while held (an extension
+    failed, or the validity ran out while the lease thread watched it); :meth:`check`
+    raises :class:`LockLost` then, and so does leaving the ``with`` block.
     """
 
-    def __init__(
-        self,
-        redlock: Redlock,
-        name: str,
-        *,
-        ttl: Duration,
-        timeout: Duration | None = None,
-        blocking: bool = True,
-    ) -> None:
+    def __init__(self, redlock: Redlock, name: str, **options: Any) -> None:
+        super().__init__(redlock, name, **options)
         self._redlock = redlock
-        self._state = LockState(
-            name=validate_name(name),
-            ttl_ms=to_ttl_ms(ttl, redlock.config.clock_drift_factor),
-            servers=len(redlock.servers),
-            config=redlock.config,
-            uniform=redlock._random.random,
-        )
-        self._timeout = timeout
-        self._blocking = blocking
         self._mutex = threading.RLock()
-
-    @property
-    def name(self) -> str:
-        return self._state.name
-
-    @property
-    def ttl(self) -> float:
-        """The ttl in seconds, as sent to the servers (whole milliseconds)."""
-        return self._state.ttl_ms / 1000
-
-    @property
-    def token(self) -> str | None:
-        """The random value stored on the servers by the last acquire (None before)."""
-        return self._state.token
-
-    @property
-    def validity(self) -> float:
-        """Seconds this object still holds the lock, from the local monotonic clock.
-
-        0.0 when not held. No round trip: it is the deadline computed when the lock was
-        acquired or last extended (R6), minus the time since.
-        """
-        return self._state.validity(time.monotonic())
-
-    @property
-    def held(self) -> bool:
-        """True while this object holds the lock and its validity has not run out."""
-        return self.validity > 0
-
-    @property
-    def outcomes(self) -> tuple[NodeOutcome, ...]:
-        """What each server answered in the last round (acquire, extend or release)."""
-        return self._state.outcomes
+        self._generation = 0  # bumped by acquire and release: stale lease work is skipped
+        self._renew_failed = False
+        self.lost = threading.Event()
 
     def acquire(self, blocking: bool = True, timeout: Duration | None = None) -> bool:
         """Acquire the lock on a majority of the servers (R6, R8).
@@ -234,13 +189,21 @@ class Lock:
             raise_on_failure=raise_on_failure,
         )
         try:
-            return self._redlock._run(flow)
+            acquired = self._redlock._run(flow)
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 # Interrupted mid-acquire (KeyboardInterrupt, SystemExit): some servers
                 # may have granted the lock already. Delete our keys before leaving.
                 self._cleanup()
             raise
+        if acquired:
+            self._generation += 1
+            self._renew_failed = False
+            self.lost.clear()
+            _HELD.add(self)
+            if self._state.lease.auto_extend or self._on_lost is not None:
+                self._schedule()
+        return acquired
 
     def extend(self, ttl: Duration | None = None) -> float:
         """Reset the lock's ttl on a majority (R10); returns the new validity in seconds.
@@ -250,23 +213,26 @@ class Lock:
         ``RuntimeError`` if this object does not hold the lock.
         """
         with self._mutex:
-            return self._redlock._run(self._state.extend(ttl=ttl, now=time.monotonic()))
+            try:
+                return self._redlock._run(self._state.extend(ttl=ttl, now=time.monotonic()))
+            except LockLost as exc:
+                self._report_lost(exc)
+                raise
 
     def release(self) -> bool:
         """Release the lock on all servers (R9).
 
         Returns True if a majority still held our key, False if it had already expired
-        there (not an error). Raises ``RuntimeError`` if this object does not hold the
-        lock. Never raises for unreachable servers: their keys expire with the ttl.
+        there or was lost (not an error). Raises ``RuntimeError`` if this object does not
+        hold the lock. Never raises for unreachable servers: their keys expire with the
+        ttl. Waits for a lease extension in flight, and none happens after it.
         """
         with self._mutex:
+            self._generation += 1
+            _HELD.discard(self)
+            was_lost = self._state.lost
             released = self._redlock._run(self._state.release())
-            if not released:
-                logger.warning(
-                    "lock %r was no longer held by a majority at release: %s",
-                    self.name,
-                    render_outcomes(self.outcomes),
-                )
+            self._released(released, was_lost)
             return released
 
     def _cleanup(self) -> None:
@@ -274,6 +240,60 @@ class Lock:
             self._redlock._run(self._state.abandon())
         except BaseException:  # best effort: the keys expire with the ttl anyway
             logger.warning("could not clean up lock %r after an interruption", self.name)
+
+    # Lease keeping, on the Redlock's lease thread.
+
+    def _schedule(self) -> None:
+        step = self._state.next_step(time.monotonic(), failed=self._renew_failed)
+        if step is not None:
+            self._redlock._keeper.watch(self, step.at, self._generation)
+
+    def _tend(self, generation: int) -> None:
+        with self._mutex:
+            if generation != self._generation:
+                return  # released or re-acquired since this was scheduled
+            now = time.monotonic()
+            step = self._state.next_step(now, failed=self._renew_failed)
+            if step is None:
+                return
+            if step.at > now:
+                self._redlock._keeper.watch(self, step.at, generation)
+                return
+            if step.extend_ms is None:
+                error = self._state.expire(now)
+                if error is not None:
+                    self._report_lost(error)
+                else:
+                    self._schedule()
+                return
+            try:
+                renewed = self._redlock._run(self._state.renew(ttl_ms=step.extend_ms, now=now))
+            except LockLost as exc:
+                self._report_lost(exc)
+                return
+            except Exception:  # a bug must not kill the lease thread; retry, then expire
+                logger.exception("lease renewal of %r failed", self.name)
+                renewed = False
+            if not renewed:
+                logger.warning(
+                    "lease renewal of %r failed, %.3f s of validity left: %s",
+                    self.name,
+                    self.validity,
+                    render_outcomes(self.outcomes),
+                )
+            self._renew_failed = not renewed
+            self._schedule()
+
+    def _report_lost(self, error: LockLost) -> None:
+        _HELD.discard(self)
+        self._generation += 1
+        logger.warning("%s", error)
+        self.lost.set()
+        if self._on_lost is not None:
+            try:
+                self._on_lost(self)
+            except Exception:
+                logger.exception("on_lost callback of lock %r raised", self.name)
 
     def __enter__(self) -> Lock:
         with self._mutex:
@@ -287,9 +307,75 @@ class Lock:
         tb: TracebackType | None,
     ) -> None:
         with self._mutex:
-            if self._state.held or self._state.lost:
-                self.release()
+            if not (self._state.held or self._state.lost):
+                return  # released inside the block
+            was_lost = self._state.lost or self.lost.is_set()
+            released = self.release()
+        if exc_type is None and (was_lost or not released):
+            # Loss is never silent: the block ran (at least partly) without the lock.
+            raise LockLost(
+                f"lock {self.name!r} was lost before the end of the with block",
+                name=self.name,
+                outcomes=self.outcomes,
+            )
 
-    def __repr__(self) -> str:
-        state = f"held for {self.validity:.3f}s" if self.held else "not held"
-        return f"<quorumlock.Lock {self.name!r} ttl={self.ttl:g}s {state}>"
+
+class _LeaseKeeper:
+    """One daemon thread that renews auto-extending locks and reports losses.
+
+    A heap of (time, lock, generation); weak references, so a forgotten Lock object is
+    not kept alive by its lease. Started on first use (and again in a forked child).
+    """
+
+    def __init__(self) -> None:
+        self._heap: list[tuple[float, int, weakref.ref[Lock], int]] = []
+        self._cond = threading.Condition(threading.Lock())
+        self._seq = itertools.count()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def watch(self, lock: Lock, at: float, generation: int) -> None:
+        with self._cond:
+            if self._thread is None or self._pid != os.getpid():
+                self._heap.clear()
+                self._pid = os.getpid()
+                self._thread = threading.Thread(
+                    target=self._loop, name="quorumlock-lease", daemon=True
+                )
+                self._thread.start()
+            heapq.heappush(self._heap, (at, next(self._seq), weakref.ref(lock), generation))
+            if self._heap[0][0] == at:
+                self._cond.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while True:
+                    now = time.monotonic()
+                    if self._heap and self._heap[0][0] <= now:
+                        _, _, ref, generation = heapq.heappop(self._heap)
+                        break
+                    wait = self._heap[0][0] - now if self._heap else None
+                    self._cond.wait(wait)
+            lock = ref()
+            if lock is not None:
+                try:
+                    lock._tend(generation)
+                except Exception:  # never let one lock stop the others' leases
+                    logger.exception("lease keeping of %r failed", lock.name)
+
+
+# Locks this process holds, so that a forked child can forget them.
+_HELD: weakref.WeakSet[Lock] = weakref.WeakSet()
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: the parent's locks are the parent's. The child holds none."""
+    for lock in list(_HELD):
+        lock._state.deadline = None
+        lock._generation += 1
+        lock._mutex = threading.RLock()  # it may have been held by a parent thread
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)

@@ -27,7 +27,9 @@ from tests.conftest import client_of, values
 
 @pytest.fixture
 def rl(servers: LocalServerGroup) -> Iterator[Redlock]:
-    with Redlock(servers.urls) as manager:
+    # A generous per-instance timeout: these tests are about behaviour, and a loaded CI
+    # machine can take longer than the default 20-50 ms to answer.
+    with Redlock(servers.urls, instance_timeout=1.0) as manager:
         yield manager
 
 
@@ -38,14 +40,14 @@ def test_acquire_sets_our_token_with_the_ttl_on_every_server(
     group = list(servers)[:n]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # odd N: no warning
-        rl = Redlock([s.url for s in group])
+        rl = Redlock([s.url for s in group], instance_timeout=1.0)
     lock = rl.lock(lock_name, ttl=10)
     assert lock.acquire()
     assert values(group, lock_name) == [lock.token] * n
     for server in group:
         pttl = client_of(server).pttl(lock_name)
         assert 9_000 < pttl <= 10_000
-    assert 9.8 < lock.validity < 10.0 - 0.1 + 1e-9
+    assert 8.0 < lock.validity < 10.0 - 0.1 + 1e-9
     assert [o.reply for o in lock.outcomes] == [Reply.GRANTED] * n
     assert lock.release()
     assert values(group, lock_name) == [None] * n

@@ -192,6 +192,7 @@ class ExtendResult:
     deadline: float | None  # the new deadline; None when the extension failed
     outcomes: tuple[NodeOutcome, ...]
     reason: str  # why it failed; "" on success
+    lost: bool  # the failure lost the lock (it was released everywhere)
 
 
 def extend_flow(
@@ -202,6 +203,7 @@ def extend_flow(
     config: RedlockConfig,
     held_until: float,
     now: float,
+    final: bool = True,
 ) -> Flow[ExtendResult]:
     """Reset the ttl of our key on a majority, within the remaining validity (R10).
 
@@ -209,6 +211,10 @@ def extend_flow(
     current deadline ``held_until``; the new deadline is computed as for an acquire, from
     the time the round started. On failure the key is released everywhere: the lock is
     lost, and keeping it on a minority would only block the other clients.
+
+    With ``final=False`` (lease renewal) a failure that leaves the lock valid and
+    recoverable (servers that did not answer, rather than a majority saying "not held")
+    returns without releasing, so that the caller can try again before the deadline.
 
     Timeline (ttl 10 s, factor 0.01, held until t = 109.898)::
 
@@ -227,11 +233,15 @@ def extend_flow(
         new_deadline = deadline(round_.started, ttl_ms, config.clock_drift_factor)
         enough = confirmed >= quorum(len(round_.outcomes))
         if enough and round_.finished < min(held_until, new_deadline):
-            return ExtendResult(new_deadline, round_.outcomes, "")
+            return ExtendResult(new_deadline, round_.outcomes, "", lost=False)
         if enough:
             reason = "the majority confirmed it too late"
         else:
             reason = f"only {confirmed} of {len(round_.outcomes)} servers confirmed it"
         outcomes = round_.outcomes
+        n = len(outcomes)
+        gone = round_.count(Reply.NOT_HELD) > n - quorum(n)  # no majority can confirm now
+        if not final and not gone and round_.finished < held_until:
+            return ExtendResult(None, outcomes, reason, lost=False)
     cleanup = yield from release_flow(key=key, token=token, ttl_ms=ttl_ms, config=config)
-    return ExtendResult(None, outcomes or cleanup.outcomes, reason)
+    return ExtendResult(None, outcomes or cleanup.outcomes, reason, lost=True)

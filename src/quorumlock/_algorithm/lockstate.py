@@ -13,11 +13,13 @@ from collections.abc import Callable
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, RedlockConfig, seconds, to_ttl_ms
 from quorumlock._algorithm.flows import (
+    ExtendResult,
     Flow,
     acquire_flow,
     extend_flow,
     release_flow,
 )
+from quorumlock._algorithm.lease import LeasePolicy, Plan, plan
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, render_outcomes
 from quorumlock._exceptions import (
     ConfigurationError,
@@ -52,6 +54,7 @@ class LockState:
         ttl_ms: int,
         servers: int,
         config: RedlockConfig,
+        lease: LeasePolicy | None = None,
         token_factory: Callable[[], str] = new_token,
         uniform: Callable[[], float],
     ) -> None:
@@ -59,6 +62,9 @@ class LockState:
         self.ttl_ms = ttl_ms
         self.servers = servers
         self.config = config
+        self.lease = lease or LeasePolicy()
+        self.acquired_at = 0.0
+        self.extensions = 0
         self.token: str | None = None
         self.deadline: float | None = None
         self.outcomes: tuple[NodeOutcome, ...] = ()
@@ -115,6 +121,8 @@ class LockState:
         self.outcomes = result.outcomes
         if result.verdict is Verdict.ACQUIRED:
             self.deadline = result.deadline
+            self.acquired_at = now
+            self.extensions = 0
             return True
         tried = f"{result.attempts} attempt" + ("s" if result.attempts > 1 else "")
         detail = (
@@ -144,6 +152,30 @@ class LockState:
             held_until=held_until,
             now=now,
         )
+        return self._extended(result, now)
+
+    def renew(self, *, ttl_ms: int, now: float) -> Flow[bool]:
+        """One lease renewal (R10): True if extended, False if it failed but the lock is
+        still valid (try again soon). Raises :class:`LockLost` when the lock is lost.
+        Raises ``RuntimeError`` if the lock is no longer held (released meanwhile).
+        """
+        token, held_until = self._require_held("renew")
+        result = yield from extend_flow(
+            key=self.name,
+            token=token,
+            ttl_ms=ttl_ms,
+            config=self.config,
+            held_until=held_until,
+            now=now,
+            final=False,
+        )
+        if result.deadline is None and not result.lost:
+            self.outcomes = result.outcomes
+            return False
+        self._extended(result, now)
+        return True
+
+    def _extended(self, result: ExtendResult, now: float) -> float:
         self.outcomes = result.outcomes
         if result.deadline is None:
             self.deadline = None
@@ -155,7 +187,44 @@ class LockState:
                 outcomes=result.outcomes,
             )
         self.deadline = result.deadline
+        self.extensions += 1
         return max(0.0, result.deadline - now)
+
+    def next_step(self, now: float, *, failed: bool = False) -> Plan | None:
+        """What the lease keeper should do next; None when the lock is not held."""
+        if self.deadline is None:
+            return None
+        return plan(
+            policy=self.lease,
+            ttl_ms=self.ttl_ms,
+            deadline=self.deadline,
+            acquired_at=self.acquired_at,
+            extensions=self.extensions,
+            now=now,
+            clock_drift_factor=self.config.clock_drift_factor,
+            failed=failed,
+        )
+
+    def expire(self, now: float) -> LockLost | None:
+        """Called when the deadline may have passed: mark the lock lost and say why.
+
+        Returns None (and changes nothing) while the lock is still valid or not held.
+        """
+        if self.deadline is None or now < self.deadline:
+            return None
+        self.deadline = None
+        self.lost = True
+        bound = ""
+        if self.lease.auto_extend:
+            bound = f" after {self.extensions} extensions (the lease bound was reached)"
+        return LockLost(
+            f"lock {self.name!r} expired: its validity ran out{bound}",
+            name=self.name,
+            outcomes=self.outcomes,
+        )
+
+    def lost_error(self) -> LockLost:
+        return LockLost(f"lock {self.name!r} was lost", name=self.name, outcomes=self.outcomes)
 
     def release(self) -> Flow[bool]:
         """Release on all servers (R9). True iff a majority still held our key.

@@ -10,18 +10,30 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 from urllib.parse import urlsplit
 
 import redis
+import redis.asyncio
 from redis import connection as _connection
+from redis.asyncio import connection as _aconnection
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
-from redis.connection import AbstractConnection, Connection
 from redis.retry import Retry
 
 from quorumlock._exceptions import ConfigurationError
 
-__all__ = ["RedisConnection", "ServerArg", "ServerSpec", "mask_url", "parse_servers"]
+__all__ = [
+    "AsyncRedisConnection",
+    "AsyncServerArg",
+    "RedisConnection",
+    "ServerArg",
+    "ServerSpec",
+    "mask_url",
+    "parse_servers",
+]
+
+Flavour = Literal["sync", "async"]
 
 
 class RedisConnection(Protocol):
@@ -36,10 +48,31 @@ class RedisConnection(Protocol):
     def read_response(self, *, timeout: float) -> object: ...
 
 
+class AsyncRedisConnection(Protocol):
+    """The part of redis-py's asyncio ``Connection`` that quorumlock uses."""
+
+    async def connect(self) -> None: ...
+    async def disconnect(self, nowait: bool = False) -> None: ...
+    def pack_command(self, *args: str | int) -> list[bytes]: ...
+    async def send_packed_command(
+        self, command: list[bytes], check_health: bool = True
+    ) -> None: ...
+    async def read_response(self, *, timeout: float) -> object: ...
+
+
 _parse_url = cast(Callable[[str], dict[str, Any]], _connection.parse_url)
+
+# A URL's sync connection class -> its asyncio twin.
+_ASYNC_TWIN: dict[type[Any], type[Any]] = {
+    _connection.Connection: _aconnection.Connection,
+    _connection.SSLConnection: _aconnection.SSLConnection,
+    _connection.UnixDomainSocketConnection: _aconnection.UnixDomainSocketConnection,
+}
 
 #: What ``Redlock`` accepts for one server.
 ServerArg = str | redis.Redis
+#: What ``quorumlock.asyncio.Redlock`` accepts for one server.
+AsyncServerArg = str | redis.asyncio.Redis
 
 _SCHEMES = ("redis", "rediss", "unix")
 _PASSWORD = re.compile(r"(?<=://)([^:@/]*):([^@/]*)@")
@@ -56,7 +89,7 @@ class ServerSpec:
 
     label: str
     identity: tuple[str, ...]
-    connection_class: type[AbstractConnection]
+    connection_class: type[Any]  # redis-py's, sync or asyncio as the flavour asked
     kwargs: Mapping[str, Any] = field(repr=False)
 
     def connection(self, *, connect_timeout: float) -> RedisConnection:
@@ -66,24 +99,32 @@ class ServerSpec:
         whether to try again. Every read passes its own timeout; ``connect_timeout``
         bounds the connect and the handshake (AUTH, HELLO, CLIENT SETINFO).
         """
+        return cast(RedisConnection, self._make(connect_timeout, Retry(NoBackoff(), 0)))
+
+    def async_connection(self, *, connect_timeout: float) -> AsyncRedisConnection:
+        """The asyncio twin of :meth:`connection` (for specs parsed as ``"async"``)."""
+        return cast(AsyncRedisConnection, self._make(connect_timeout, AsyncRetry(NoBackoff(), 0)))
+
+    def _make(self, connect_timeout: float, retry: object) -> object:
         options = dict(self.kwargs)
         options.update(
             socket_timeout=connect_timeout,
             socket_connect_timeout=connect_timeout,
-            retry=Retry(NoBackoff(), 0),
+            retry=retry,
             health_check_interval=0,
         )
-        return cast(RedisConnection, self.connection_class(**options))
+        return self.connection_class(**options)
 
 
-def parse_servers(servers: object) -> list[ServerSpec]:
-    """Validate the ``servers`` argument of ``Redlock``.
+def parse_servers(servers: object, flavour: Flavour = "sync") -> list[ServerSpec]:
+    """Validate the ``servers`` argument of ``Redlock`` (sync or asyncio ``flavour``).
 
     Accepts one URL or client, or a sequence of them. Raises ``TypeError`` for other
-    types and :class:`ConfigurationError` for an empty list, a malformed URL, or a server
-    listed twice.
+    types (a sync client given to the asyncio API, or the reverse) and
+    :class:`ConfigurationError` for an empty list, a malformed URL, or a server listed
+    twice.
     """
-    if isinstance(servers, str | redis.Redis):
+    if isinstance(servers, str | redis.Redis | redis.asyncio.Redis):
         items: Sequence[object] = [servers]
     elif isinstance(servers, Sequence):
         items = servers
@@ -94,7 +135,7 @@ def parse_servers(servers: object) -> list[ServerSpec]:
         )
     if not items:
         raise ConfigurationError("at least one server is needed")
-    specs = [_parse_one(item) for item in items]
+    specs = [_parse_one(item, flavour) for item in items]
     seen: dict[tuple[str, ...], str] = {}
     for spec in specs:
         if spec.identity in seen:
@@ -106,16 +147,25 @@ def parse_servers(servers: object) -> list[ServerSpec]:
     return specs
 
 
-def _parse_one(server: object) -> ServerSpec:
+def _parse_one(server: object, flavour: Flavour) -> ServerSpec:
     if isinstance(server, str):
-        return _from_url(server)
-    if isinstance(server, redis.Redis):
-        return _from_client(server)
+        spec = _from_url(server)
+        if flavour == "async":
+            spec = ServerSpec(
+                spec.label, spec.identity, _ASYNC_TWIN[spec.connection_class], spec.kwargs
+            )
+        return spec
+    client_type = redis.Redis if flavour == "sync" else redis.asyncio.Redis
+    if isinstance(server, client_type):
+        return _from_pool(server.connection_pool)
+    expected = "redis.Redis" if flavour == "sync" else "redis.asyncio.Redis"
     hint = ""
-    if type(server).__module__.startswith("redis.asyncio"):
+    if flavour == "sync" and isinstance(server, redis.asyncio.Redis):
         hint = " (asyncio clients go to quorumlock.asyncio.Redlock)"
+    elif flavour == "async" and isinstance(server, redis.Redis):
+        hint = " (sync clients go to quorumlock.Redlock)"
     raise TypeError(
-        f"a server must be a URL or a redis.Redis client, not {type(server).__name__}{hint}"
+        f"a server must be a URL or a {expected} client, not {type(server).__name__}{hint}"
     )
 
 
@@ -146,7 +196,7 @@ def _from_url(url: str) -> ServerSpec:
         kwargs = _parse_url(url.strip())
     except ValueError as exc:
         raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
-    connection_class: type[AbstractConnection] = kwargs.pop("connection_class", Connection)
+    connection_class: type[Any] = kwargs.pop("connection_class", _connection.Connection)
     try:  # catches unknown query options now rather than at the first connect
         connection_class(**kwargs)
     except (TypeError, ValueError) as exc:
@@ -154,8 +204,7 @@ def _from_url(url: str) -> ServerSpec:
     return _spec(parts.scheme, connection_class, kwargs)
 
 
-def _from_client(client: redis.Redis) -> ServerSpec:
-    pool = client.connection_pool
+def _from_pool(pool: Any) -> ServerSpec:
     kwargs = dict(pool.connection_kwargs)
     service = getattr(pool, "service_name", None)
     if service is not None:  # a Sentinel-managed master: the address changes on failover
@@ -172,9 +221,7 @@ def _from_client(client: redis.Redis) -> ServerSpec:
     return _spec(scheme, pool.connection_class, kwargs)
 
 
-def _spec(
-    scheme: str, connection_class: type[AbstractConnection], kwargs: dict[str, Any]
-) -> ServerSpec:
+def _spec(scheme: str, connection_class: type[Any], kwargs: dict[str, Any]) -> ServerSpec:
     db = int(kwargs.get("db") or 0)
     suffix = f"/{db}" if db else ""
     user = f"{kwargs['username']}@" if kwargs.get("username") else ""

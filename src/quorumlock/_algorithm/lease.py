@@ -1,0 +1,130 @@
+"""Lease keeping (SPEC B3, R10): when to extend a held lock, and when to stop.
+
+Pure: times are passed in. Both front ends ask :func:`plan` what to do next and do it.
+
+Schedule. A lock is extended once a third of its ttl has passed since its validity was
+last set, so that two more attempts fit before it would expire. A failed attempt that
+still leaves validity (a majority did not answer in time, but none said "not held") is
+retried after a short pause; the lock is lost when its validity runs out, or at once
+when a majority says our key is gone.
+
+Bound. R10: extensions must be bounded, or a stuck holder keeps the lock forever.
+``max_extensions`` bounds their number and ``max_hold`` the total time held; the last
+extension is shortened so that the lock never outlives ``acquired_at + max_hold``. Once
+the bound is reached the lock simply runs out, and that is reported as a loss.
+
+Timeline (ttl 3 s, drift 0.032 s, max_hold 5 s, acquired at t = 0)::
+
+    t = 0.0    acquired; deadline 2.968
+    t = 1.0    extend to 3 s: deadline 3.968
+    t = 2.0    extend to 3 s: deadline 4.968
+    t = 3.0    extend by min(3, 5 - 3) = 2 s: deadline 3 + 2 - 0.022 = 4.978
+    t = 4.978  validity runs out (never after max_hold): lost, the holder is told
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from quorumlock._algorithm.arithmetic import DRIFT_FLOOR, drift
+from quorumlock._algorithm.config import Duration, seconds
+from quorumlock._exceptions import ConfigurationError
+
+__all__ = ["LeasePolicy", "Plan", "plan"]
+
+#: Share of the ttl after which a renewal is due.
+RENEW_AFTER = 1 / 3
+#: Pause before retrying a renewal that failed without losing the lock, as a share of
+#: the ttl (never more than a quarter of the validity left).
+RETRY_AFTER = 1 / 12
+
+
+@dataclass(frozen=True, slots=True)
+class LeasePolicy:
+    """Whether and how long a lock is extended automatically."""
+
+    auto_extend: bool = False
+    max_extensions: int | None = None
+    max_hold: float | None = None
+
+    @classmethod
+    def build(
+        cls, *, auto_extend: bool, max_extensions: int | None, max_hold: Duration | None
+    ) -> LeasePolicy:
+        """Validate the lease options of ``Redlock.lock``.
+
+        Raises ``TypeError`` for wrong types and :class:`ConfigurationError` for
+        ``auto_extend`` without a bound: renewing forever must be asked for explicitly,
+        with ``max_hold=math.inf``.
+        """
+        if not isinstance(auto_extend, bool):
+            raise TypeError(f"auto_extend must be a bool, not {auto_extend!r}")
+        if max_extensions is not None:
+            if not isinstance(max_extensions, int) or isinstance(max_extensions, bool):
+                raise TypeError(f"max_extensions must be an int or None, not {max_extensions!r}")
+            if max_extensions < 0:
+                raise ConfigurationError(f"max_extensions must be >= 0, not {max_extensions}")
+        hold: float | None = None
+        if max_hold is not None:
+            if isinstance(max_hold, float) and math.isinf(max_hold) and max_hold > 0:
+                hold = math.inf
+            else:
+                hold = seconds(max_hold, "max_hold")
+        if auto_extend and max_extensions is None and hold is None:
+            raise ConfigurationError(
+                "auto_extend needs a bound (SPEC R10): give max_extensions=N or "
+                "max_hold=SECONDS, or max_hold=math.inf to renew for as long as it runs"
+            )
+        return cls(auto_extend, max_extensions, hold)
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """What to do next for a held lock."""
+
+    at: float  # monotonic time to act
+    extend_ms: int | None  # extend to this ttl at ``at``; None: only watch the deadline
+
+
+def plan(
+    *,
+    policy: LeasePolicy,
+    ttl_ms: int,
+    deadline: float,
+    acquired_at: float,
+    extensions: int,
+    now: float,
+    clock_drift_factor: float,
+    failed: bool = False,
+) -> Plan:
+    """The next action for a lock held until ``deadline``.
+
+    With no (more) extensions allowed, the plan is to watch the deadline: at that time
+    the lock is lost unless released before. ``failed`` says the last renewal failed
+    without losing the lock: retry soon rather than a third of the ttl later.
+    """
+    watch = Plan(deadline, None)
+    if not policy.auto_extend:
+        return watch
+    if policy.max_extensions is not None and extensions >= policy.max_extensions:
+        return watch
+    ttl = ttl_ms / 1000
+    if failed:
+        at = now + min(ttl * RETRY_AFTER, max(0.0, deadline - now) / 4)
+    else:
+        at = max(now, deadline - ttl * (1 - RENEW_AFTER))
+    extend_ms = ttl_ms
+    if policy.max_hold is not None and not math.isinf(policy.max_hold):
+        hold_end = acquired_at + policy.max_hold
+        # After the last, shortened extension the deadline sits one drift before the
+        # end of the hold: nothing is left to extend.
+        if hold_end - deadline <= drift(ttl_ms, clock_drift_factor) + 0.001:
+            return watch
+        left_ms = math.floor((hold_end - at) * 1000)
+        if left_ms / 1000 <= DRIFT_FLOOR * 2:
+            return watch  # too little left to be worth a round
+        extend_ms = min(ttl_ms, left_ms)
+    if at >= deadline:
+        return watch
+    return Plan(at, extend_ms)

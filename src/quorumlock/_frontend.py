@@ -1,0 +1,181 @@
+"""What the sync and asyncio front ends share: arguments, options and read-only state.
+
+``quorumlock.Redlock`` / ``quorumlock.asyncio.Redlock`` and their ``Lock`` classes differ
+only in how they drive the flows (blocking calls or awaits) and in how a lost lease is
+reported (an event and a callback, or the cancellation of the protected block).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.config import Duration, RedlockConfig, to_ttl_ms, validate_name
+from quorumlock._algorithm.lease import LeasePolicy
+from quorumlock._algorithm.lockstate import LockState
+from quorumlock._algorithm.outcomes import NodeOutcome, render_outcomes
+from quorumlock._io.servers import Flavour, ServerSpec, parse_servers
+
+__all__ = ["LockBase", "QuorumLockWarning", "RedlockBase"]
+
+logger = logging.getLogger("quorumlock")
+
+
+class QuorumLockWarning(UserWarning):
+    """A configuration that works but gives up fault tolerance (an even N, for one)."""
+
+
+class RedlockBase:
+    """Servers and options, validated before any network call."""
+
+    _flavour: Flavour = "sync"
+
+    def __init__(
+        self,
+        servers: object,
+        *,
+        clock_drift_factor: float = 0.01,
+        retry_delay: float = 0.2,
+        retry_count: int | None = None,
+        instance_timeout: float | None = None,
+        connect_timeout: float = 1.0,
+        busy_poll: float = 0.0002,
+    ) -> None:
+        self._specs: list[ServerSpec] = parse_servers(servers, self._flavour)
+        self.config = RedlockConfig(
+            clock_drift_factor=clock_drift_factor,
+            retry_delay=retry_delay,
+            retry_count=retry_count,
+            instance_timeout=instance_timeout,
+            connect_timeout=connect_timeout,
+            busy_poll=busy_poll,
+        )
+        n = len(self._specs)
+        if n % 2 == 0:
+            warnings.warn(
+                f"{n} servers tolerate no more failures than {n - 1}: a majority of {n} is "
+                f"{quorum(n)}. Use an odd number of independent servers (3 or 5).",
+                QuorumLockWarning,
+                stacklevel=3,
+            )
+        self._random = random.SystemRandom()
+
+    @property
+    def servers(self) -> list[str]:
+        """The servers, as labels without credentials, in the order given."""
+        return [spec.label for spec in self._specs]
+
+    @property
+    def quorum(self) -> int:
+        """How many servers must agree: ``N // 2 + 1``."""
+        return quorum(len(self._specs))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__module__.split('._')[0]}.Redlock({self.servers!r})"
+
+
+class LockBase:
+    """One lock on one name, owned by the object (not by a thread or a task)."""
+
+    def __init__(
+        self,
+        redlock: RedlockBase,
+        name: str,
+        *,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Any], object] | None = None,
+    ) -> None:
+        if not isinstance(blocking, bool):
+            raise TypeError(f"blocking must be a bool, not {blocking!r}")
+        if on_lost is not None and not callable(on_lost):
+            raise TypeError(f"on_lost must be callable, not {on_lost!r}")
+        self._state = LockState(
+            name=validate_name(name),
+            ttl_ms=to_ttl_ms(ttl, redlock.config.clock_drift_factor),
+            servers=len(redlock.servers),
+            config=redlock.config,
+            lease=LeasePolicy.build(
+                auto_extend=auto_extend, max_extensions=max_extensions, max_hold=max_hold
+            ),
+            uniform=redlock._random.random,
+        )
+        self._timeout = timeout
+        self._blocking = blocking
+        self._on_lost = on_lost
+
+    @property
+    def name(self) -> str:
+        return self._state.name
+
+    @property
+    def ttl(self) -> float:
+        """The ttl in seconds, as sent to the servers (whole milliseconds)."""
+        return self._state.ttl_ms / 1000
+
+    @property
+    def token(self) -> str | None:
+        """The random value stored on the servers by the last acquire (None before)."""
+        return self._state.token
+
+    @property
+    def validity(self) -> float:
+        """Seconds this object still holds the lock, from the local monotonic clock.
+
+        0.0 when not held. No round trip: it is the deadline computed when the lock was
+        acquired or last extended (R6), minus the time since.
+        """
+        return self._state.validity(time.monotonic())
+
+    @property
+    def held(self) -> bool:
+        """True while this object holds the lock and its validity has not run out."""
+        return self.validity > 0
+
+    @property
+    def extensions(self) -> int:
+        """How many times the lock was extended since it was acquired."""
+        return self._state.extensions
+
+    @property
+    def outcomes(self) -> tuple[NodeOutcome, ...]:
+        """What each server answered in the last round (acquire, extend or release)."""
+        return self._state.outcomes
+
+    def _released(self, released: bool, was_lost: bool) -> None:
+        if not released and not was_lost:  # a loss was reported when it happened
+            logger.warning(
+                "lock %r was no longer held by a majority at release: %s",
+                self.name,
+                render_outcomes(self.outcomes),
+            )
+
+    def check(self) -> float:
+        """Raise :class:`LockLost` unless the lock is held; return the validity left.
+
+        Call it before a write that must happen under the lock.
+        """
+        validity = self.validity
+        if validity > 0:
+            return validity
+        if self._state.lost:
+            raise self._state.lost_error()
+        error = self._state.expire(time.monotonic())
+        if error is not None:
+            raise error
+        raise RuntimeError(f"lock {self.name!r} is not held by this Lock object")
+
+    def __repr__(self) -> str:
+        state = f"held for {self.validity:.3f}s" if self.held else "not held"
+        return (
+            f"<{type(self).__module__.split('._')[0]}.Lock {self.name!r} ttl={self.ttl:g}s {state}>"
+        )

@@ -1,0 +1,310 @@
+"""The asyncio API: the same names and semantics as the sync API, with awaits.
+
+::
+
+    from quorumlock.asyncio import Redlock
+
+    rl = Redlock(["redis://10.0.0.1:6379", "redis://10.0.0.2:6379", "redis://10.0.0.3:6379"])
+    async with rl.lock("orders:42", ttl=10.0, timeout=5.0) as lock:
+        ...
+
+It drives the very same sans-I/O flows as the sync API (``quorumlock._algorithm``); only
+the I/O differs: one task per server and round, on redis-py's asyncio connections. The
+event loop is never blocked.
+
+Cancellation is safe at every await: a cancelled acquire deletes whatever keys it may
+have set before it re-raises, and a release (or the end of an ``async with``) completes
+even when the task awaiting it is cancelled. When a lock is lost inside ``async with``
+(an extension failed, or the validity ran out), the block is cancelled and
+:class:`LockLost` is raised from the ``async with`` statement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from types import TracebackType
+from typing import Any, TypeVar
+
+from quorumlock._algorithm.config import Duration
+from quorumlock._algorithm.flows import Fanout, Flow
+from quorumlock._algorithm.outcomes import render_outcomes
+from quorumlock._exceptions import LockLost
+from quorumlock._frontend import LockBase, RedlockBase
+from quorumlock._io.async_fanout import AsyncFanout
+from quorumlock._io.servers import AsyncServerArg, Flavour
+from quorumlock._sync import _log_round
+
+__all__ = ["Lock", "Redlock"]
+
+T = TypeVar("T")
+logger = logging.getLogger("quorumlock")
+
+
+class Redlock(RedlockBase):
+    """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
+
+    ``servers`` are URLs or ``redis.asyncio.Redis`` clients. ``busy_poll`` is accepted
+    for symmetry and ignored: the event loop does the waiting.
+    """
+
+    _flavour: Flavour = "async"
+
+    def __init__(
+        self,
+        servers: AsyncServerArg | Sequence[AsyncServerArg],
+        *,
+        clock_drift_factor: float = 0.01,
+        retry_delay: float = 0.2,
+        retry_count: int | None = None,
+        instance_timeout: float | None = None,
+        connect_timeout: float = 1.0,
+        busy_poll: float = 0.0002,
+    ) -> None:
+        super().__init__(
+            servers,
+            clock_drift_factor=clock_drift_factor,
+            retry_delay=retry_delay,
+            retry_count=retry_count,
+            instance_timeout=instance_timeout,
+            connect_timeout=connect_timeout,
+            busy_poll=busy_poll,
+        )
+        self._fanout = AsyncFanout(self._specs, self.config)
+
+    def lock(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Lock], object] | None = None,
+    ) -> Lock:
+        """A lock on ``name``, not acquired yet: see :meth:`quorumlock.Redlock.lock`.
+
+        ``on_lost(lock)`` is a plain function, called on the event loop.
+        """
+        return Lock(
+            self,
+            name,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+
+    async def close(self) -> None:
+        """Close the idle connections. The Redlock reconnects if it is used again."""
+        await self._fanout.close()
+
+    async def __aenter__(self) -> Redlock:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def _run(self, flow: Flow[T]) -> T:
+        """Drive a sans-I/O flow: the whole asyncio I/O policy is these lines."""
+        try:
+            step = next(flow)
+            while True:
+                if isinstance(step, Fanout):
+                    round_ = await self._fanout.run(step)
+                    _log_round(step, round_)
+                    step = flow.send(round_)
+                else:
+                    await asyncio.sleep(step.seconds)
+                    step = flow.send(time.monotonic())
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
+
+
+class Lock(LockBase):
+    """The asyncio twin of :class:`quorumlock.Lock`.
+
+    ``lost`` is an ``asyncio.Event`` set when the lock is lost while held.
+    """
+
+    def __init__(self, redlock: Redlock, name: str, **options: Any) -> None:
+        super().__init__(redlock, name, **options)
+        self._redlock = redlock
+        self._keeper: asyncio.Task[None] | None = None
+        self._owner: asyncio.Task[Any] | None = None  # the task inside ``async with``
+        self._owner_cancelling = 0
+        self._cancelled_owner = False
+        self.lost = asyncio.Event()
+
+    async def acquire(self, blocking: bool = True, timeout: Duration | None = None) -> bool:
+        """Acquire the lock: see :meth:`quorumlock.Lock.acquire`, same contract.
+
+        If the task is cancelled meanwhile, keys this attempt may have set are deleted
+        before ``CancelledError`` propagates.
+        """
+        return await self._acquire(blocking, timeout, raise_on_failure=False)
+
+    async def _acquire(
+        self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
+    ) -> bool:
+        flow = self._state.acquire(
+            blocking=blocking,
+            timeout=timeout,
+            now=time.monotonic(),
+            raise_on_failure=raise_on_failure,
+        )
+        try:
+            acquired = await self._redlock._run(flow)
+        except asyncio.CancelledError:
+            await _complete(self._redlock._run(self._state.abandon()))
+            raise
+        if acquired:
+            self.lost.clear()
+            if self._state.lease.auto_extend or self._on_lost is not None:
+                self._start_keeper()
+        return acquired
+
+    async def extend(self, ttl: Duration | None = None) -> float:
+        """Extend the lock: see :meth:`quorumlock.Lock.extend`, same contract."""
+        try:
+            return await self._redlock._run(self._state.extend(ttl=ttl, now=time.monotonic()))
+        except LockLost as exc:
+            self._report_lost(exc)
+            raise
+
+    async def release(self) -> bool:
+        """Release the lock: see :meth:`quorumlock.Lock.release`, same contract.
+
+        A lease extension in flight is stopped first, and none happens after. The release
+        completes even if the awaiting task is cancelled.
+        """
+        await self._stop_keeper()
+        was_lost = self._state.lost
+        released: bool = await _complete(self._redlock._run(self._state.release()))
+        self._released(released, was_lost)
+        return released
+
+    # Lease keeping: one task per held lock that needs it.
+
+    def _start_keeper(self) -> None:
+        self._keeper = asyncio.get_running_loop().create_task(
+            self._keep(), name=f"quorumlock-lease:{self.name}"
+        )
+
+    async def _stop_keeper(self) -> None:
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None and keeper is not asyncio.current_task():
+            keeper.cancel()
+            await asyncio.wait([keeper])
+
+    async def _keep(self) -> None:
+        failed = False
+        while (step := self._state.next_step(time.monotonic(), failed=failed)) is not None:
+            delay = step.at - time.monotonic()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            now = time.monotonic()
+            if step.extend_ms is None:
+                error = self._state.expire(now)
+                if error is not None:
+                    self._report_lost(error)
+                    return
+                continue
+            try:
+                renewed = await self._redlock._run(
+                    self._state.renew(ttl_ms=step.extend_ms, now=now)
+                )
+            except LockLost as exc:
+                self._report_lost(exc)
+                return
+            failed = not renewed
+            if failed:
+                logger.warning(
+                    "lease renewal of %r failed, %.3f s of validity left: %s",
+                    self.name,
+                    self.validity,
+                    render_outcomes(self.outcomes),
+                )
+
+    def _report_lost(self, error: LockLost) -> None:
+        logger.warning("%s", error)
+        self.lost.set()
+        if self._on_lost is not None:
+            try:
+                self._on_lost(self)
+            except Exception:
+                logger.exception("on_lost callback of lock %r raised", self.name)
+        owner = self._owner
+        if owner is not None and not owner.done() and owner is not asyncio.current_task():
+            self._cancelled_owner = True
+            owner.cancel(f"quorumlock: {error}")
+
+    async def __aenter__(self) -> Lock:
+        await self._acquire(self._blocking, self._timeout, raise_on_failure=True)
+        self._owner = asyncio.current_task()
+        self._owner_cancelling = self._owner.cancelling() if self._owner else 0
+        self._cancelled_owner = False
+        if self._keeper is None:
+            self._start_keeper()  # watches the deadline at least: loss cancels the block
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        owner, self._owner = self._owner, None
+        lost_here = self._cancelled_owner
+        self._cancelled_owner = False
+        if lost_here and owner is not None:
+            owner.uncancel()
+        was_lost = self._state.lost or self.lost.is_set()
+        released = True
+        if self._state.held or self._state.lost:
+            released = await self.release()
+        else:
+            await self._stop_keeper()
+        if lost_here and exc_type is asyncio.CancelledError:
+            if owner is not None and owner.cancelling() > self._owner_cancelling:
+                return  # someone else cancelled us too: let CancelledError propagate
+            raise LockLost(
+                f"lock {self.name!r} was lost: the async with block was cancelled",
+                name=self.name,
+                outcomes=self.outcomes,
+            ) from exc
+        if exc_type is None and (was_lost or not released):
+            raise LockLost(
+                f"lock {self.name!r} was lost before the end of the async with block",
+                name=self.name,
+                outcomes=self.outcomes,
+            )
+
+
+async def _complete(aw: Any) -> Any:
+    """Await ``aw`` to the end even if the awaiting task is cancelled meanwhile.
+
+    The work runs in its own task; a cancellation of the caller is re-raised once the
+    work is done, so a release or a cleanup is never cut in half.
+    """
+    task = asyncio.ensure_future(aw)
+    cancelled = False
+    while True:
+        try:
+            result = await asyncio.shield(task)
+            break
+        except asyncio.CancelledError:
+            if task.done():
+                raise
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return result
