@@ -1,22 +1,34 @@
-"""Concurrent fan-out for the asyncio API (SPEC R7, STYLE rule 3): one task group a round.
+"""Concurrent fan-out for the asyncio API (SPEC R7, STYLE rule 3).
 
-Each server gets one task that takes (or opens) a connection, writes the command and
-reads the reply under the round's deadline. The event loop is never blocked. A task that
-is cancelled or times out mid-exchange drops its connection (the reply may still come,
-and the stream would be out of step); only connections whose exchange completed go back
-to the server's pool.
+Each server has one shared connection on which every concurrent request of the process
+is pipelined. redis-py opens it (TLS, AUTH, HELLO, SELECT: everything of the handshake);
+from then on a request writes its command straight to the transport and queues who is
+waiting for the reply, and one reader task per connection parses the replies in order
+(RESP answers in the order commands were sent) with hiredis and hands each to its round.
+A round writes to every server, then sleeps until the last reply or its deadline. There
+is no task per request: a thousand tasks locking at once share five connections and
+their replies arrive in batches.
+
+A request that times out stays queued: its reply, when it comes, is read and dropped, so
+the stream stays in step and the connection stays usable. A connection that dies fails
+every queued request; one that leaves requests unanswered for longer than
+``connect_timeout`` (a frozen server) is dropped and replaced on the next round.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import time
 from collections import deque
 from collections.abc import Sequence
 
-from redis.exceptions import NoScriptError, ResponseError
+import hiredis
+from redis._parsers.base import BaseParser
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import NoScriptError
 
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import Fanout, Round, command_args, eval_args, interpret
@@ -27,47 +39,110 @@ from quorumlock._io.servers import AsyncRedisConnection, ServerSpec
 __all__ = ["AsyncFanout"]
 
 
-class _AsyncNode:
-    """One server and its idle connections (for one event loop at a time)."""
+class _Pipe:
+    """One connection, the queue of rounds waiting on it, and its reader task."""
 
-    def __init__(self, spec: ServerSpec, connect_timeout: float) -> None:
+    def __init__(self, conn: AsyncRedisConnection) -> None:
+        self.conn = conn
+        # redis-py keeps its stream pair private; after the handshake they are ours.
+        self._writer: asyncio.StreamWriter = conn._writer  # type: ignore[attr-defined]
+        self._stream: asyncio.StreamReader = conn._reader  # type: ignore[attr-defined]
+        self._parser = hiredis.Reader(replyError=BaseParser.parse_error)
+        self.queue: deque[tuple[_Round, int, float]] = deque()
+        self.dead: Exception | None = None
+        self.reader = asyncio.get_running_loop().create_task(self._read())
+
+    def request(self, round_: _Round, index: int, packed: bytes) -> None:
+        """Write the command and queue the round for its reply (no await: order holds)."""
+        if self.dead is None and self._writer.transport.is_closing():
+            self.fail(RedisConnectionError("connection closed"))
+        if self.dead is not None:
+            round_.deliver(index, self.dead)
+            return
+        self.queue.append((round_, index, time.monotonic()))
+        self._writer.write(packed)
+
+    async def _read(self) -> None:
+        parser, queue = self._parser, self.queue
+        try:
+            while True:
+                data = await self._stream.read(65536)
+                if not data:
+                    raise RedisConnectionError("connection closed by the server")
+                parser.feed(data)
+                while (reply := parser.gets()) is not False:
+                    if not queue:
+                        raise RedisConnectionError("a reply came with no request waiting")
+                    round_, index, _ = queue.popleft()
+                    round_.deliver(index, reply)
+        except Exception as exc:
+            self.fail(exc)
+
+    def stale(self, limit: float) -> bool:
+        """The oldest queued request has waited longer than ``limit`` seconds."""
+        return bool(self.queue) and time.monotonic() - self.queue[0][2] > limit
+
+    def fail(self, exc: Exception) -> None:
+        if self.dead is not None:
+            return
+        self.dead = exc
+        while self.queue:
+            round_, index, _ = self.queue.popleft()
+            round_.deliver(index, exc)
+        if self.reader is not asyncio.current_task():
+            self.reader.cancel()
+        self._writer.transport.abort()
+
+
+class _AsyncNode:
+    """One server: its pipelined connection, opened on demand (per event loop)."""
+
+    def __init__(self, spec: ServerSpec, config: RedlockConfig) -> None:
         self.spec = spec
         self.label = spec.label
-        self._connect_timeout = connect_timeout
-        self._idle: deque[AsyncRedisConnection] = deque()
+        self._config = config
+        self._pipe: _Pipe | None = None
+        self._connecting: asyncio.Task[_Pipe] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
 
-    async def take(self) -> AsyncRedisConnection:
-        """An idle connection, or a new one (its connect bounded by the caller's timeout)."""
+    def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
+        """The live pipe, or the task that is opening one (shared by all waiters)."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._pid != os.getpid():
             # Connections belong to the loop (and process) that opened them.
-            self._idle.clear()
+            self._pipe, self._connecting = None, None
             self._loop, self._pid = loop, os.getpid()
-        if self._idle:
-            return self._idle.pop()
-        conn = self.spec.async_connection(connect_timeout=self._connect_timeout)
+        pipe = self._pipe
+        if pipe is not None and pipe.dead is None:
+            if not pipe.stale(self._config.connect_timeout):
+                return pipe
+            pipe.fail(RedisConnectionError("the server stopped answering"))
+        self._pipe = None
+        if self._connecting is None or self._connecting.done():
+            # A task of its own, so that a round that stops waiting does not abort it:
+            # the connection is then ready for the next round.
+            self._connecting = loop.create_task(self._connect())
+        return self._connecting
+
+    async def _connect(self) -> _Pipe:
+        conn = self.spec.async_connection(connect_timeout=self._config.connect_timeout)
         try:
             await conn.connect()
         except BaseException:
-            await _drop(conn)
+            with contextlib.suppress(Exception):
+                await conn.disconnect(nowait=True)
             raise
-        return conn
-
-    def give(self, conn: AsyncRedisConnection) -> None:
-        if self._loop is asyncio.get_running_loop():
-            self._idle.append(conn)
+        self._pipe = _Pipe(conn)
+        return self._pipe
 
     async def close(self) -> None:
-        while self._idle:
-            await _drop(self._idle.pop())
-
-
-async def _drop(conn: AsyncRedisConnection) -> None:
-    # Closing a broken connection may fail; it is gone either way.
-    with contextlib.suppress(Exception):
-        await conn.disconnect(nowait=True)
+        pipe, self._pipe = self._pipe, None
+        if pipe is not None:
+            pipe.fail(RedisConnectionError("closed"))
+        if self._connecting is not None:
+            self._connecting.cancel()
+            self._connecting = None
 
 
 class AsyncFanout:
@@ -75,7 +150,7 @@ class AsyncFanout:
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
-        self.nodes = [_AsyncNode(spec, config.connect_timeout) for spec in specs]
+        self.nodes = [_AsyncNode(spec, config) for spec in specs]
 
     @property
     def labels(self) -> list[str]:
@@ -83,58 +158,104 @@ class AsyncFanout:
 
     async def run(self, step: Fanout) -> Round:
         """Send ``step``'s command to every server at once and collect the replies (R7)."""
-        args = command_args(step)
         started = time.monotonic()
-        deadline = started + step.timeout
-        async with asyncio.TaskGroup() as group:
-            tasks = [
-                group.create_task(self._exchange(node, step, args, deadline)) for node in self.nodes
-            ]
-        finished = time.monotonic()
-        return Round(started, finished, tuple(task.result() for task in tasks))
-
-    async def _exchange(
-        self, node: _AsyncNode, step: Fanout, args: tuple[str | int, ...], deadline: float
-    ) -> NodeOutcome:
-        conn: AsyncRedisConnection | None = None
-        sent = time.monotonic()
-        try:
-            async with asyncio.timeout_at(_loop_time(deadline)):
-                conn = await node.take()
-                sent = time.monotonic()
-                await conn.send_packed_command(conn.pack_command(*args), check_health=False)
-                try:
-                    raw = await conn.read_response(timeout=None)  # type: ignore[arg-type]
-                except NoScriptError:
-                    # The server lost its script cache: EVAL caches it again.
-                    await conn.send_packed_command(
-                        conn.pack_command(*eval_args(step)), check_health=False
-                    )
-                    raw = await conn.read_response(timeout=None)  # type: ignore[arg-type]
-        except ResponseError as exc:
-            # An error reply (READONLY, NOPERM, WRONGTYPE, ...) leaves the stream in step.
-            if conn is not None:
-                node.give(conn)
-            return NodeOutcome(node.label, *translate(exc))
-        except (Exception, asyncio.CancelledError) as exc:
-            if conn is not None:
-                await asyncio.shield(_drop(conn))
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            if isinstance(exc, TimeoutError):
-                detail = "still connecting" if conn is None else "no reply in time"
-                return NodeOutcome(node.label, Reply.TIMEOUT, detail)
-            return NodeOutcome(node.label, *translate(exc))
-        node.give(conn)
-        reply, detail = interpret(step.op, raw)
-        return NodeOutcome(node.label, reply, detail, time.monotonic() - sent)
+        round_ = _Round(self.nodes, step)
+        await round_.collect(started + step.timeout)
+        return Round(started, time.monotonic(), round_.outcomes())
 
     async def close(self) -> None:
         for node in self.nodes:
             await node.close()
 
 
-def _loop_time(monotonic_deadline: float) -> float:
-    """A ``time.monotonic()`` deadline on the running loop's clock."""
-    loop = asyncio.get_running_loop()
-    return loop.time() + (monotonic_deadline - time.monotonic())
+def _pack(args: tuple[str | int, ...]) -> bytes:
+    packed: bytes = hiredis.pack_command(args)  # type: ignore[arg-type]  # stub is too narrow
+    return packed
+
+
+class _Round:
+    """One fan-out: which server still owes a reply, and the future that ends the wait."""
+
+    def __init__(self, nodes: Sequence[_AsyncNode], step: Fanout) -> None:
+        self.nodes = nodes
+        self.step = step
+        # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python).
+        self.packed = _pack(command_args(step))
+        self.sent = time.monotonic()
+        self.results: list[NodeOutcome | None] = [None] * len(nodes)
+        self.missing = len(nodes)
+        self.scripted: set[int] = set()
+        self.connecting: set[int] = set()
+        self.over = False
+        self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    async def collect(self, deadline: float) -> None:
+        loop = asyncio.get_running_loop()
+        timer = loop.call_at(loop.time() + (deadline - time.monotonic()), self._finish)
+        waits: list[asyncio.Future[_Pipe]] = []
+        try:
+            for i, node in enumerate(self.nodes):
+                pipe = node.pipe()
+                if isinstance(pipe, _Pipe):
+                    pipe.request(self, i, self.packed)
+                else:
+                    self.connecting.add(i)
+                    # Shielded: this round may stop waiting; the connect must go on.
+                    wait = asyncio.shield(pipe)
+                    wait.add_done_callback(functools.partial(self._connected, i))
+                    waits.append(wait)
+            if self.missing:
+                await self.done
+        finally:
+            self.over = True
+            timer.cancel()
+            for wait in waits:
+                wait.cancel()
+
+    def _connected(self, index: int, wait: asyncio.Future[_Pipe]) -> None:
+        if self.over or wait.cancelled():
+            return
+        self.connecting.discard(index)
+        exc = wait.exception()
+        if exc is not None:
+            self.deliver(index, exc)
+        else:
+            wait.result().request(self, index, self.packed)
+
+    def deliver(self, index: int, reply: object) -> None:
+        """A reply (or the exception that stands for it) for server ``index``."""
+        if self.over or self.results[index] is not None:
+            return  # late: the round is over, the reply is dropped
+        label = self.nodes[index].label
+        if isinstance(reply, NoScriptError) and index not in self.scripted:
+            # The server lost its script cache (a restart, SCRIPT FLUSH): EVAL caches it
+            # again, within the same deadline.
+            self.scripted.add(index)
+            pipe = self.nodes[index].pipe()
+            if isinstance(pipe, _Pipe):
+                pipe.request(self, index, _pack(eval_args(self.step)))
+                return
+        if isinstance(reply, BaseException):
+            outcome = NodeOutcome(label, *translate(reply))
+        else:
+            reply_, detail = interpret(self.step.op, reply)
+            outcome = NodeOutcome(label, reply_, detail, time.monotonic() - self.sent)
+        self.results[index] = outcome
+        self.missing -= 1
+        if self.missing == 0:
+            self._finish()
+
+    def _finish(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+
+    def outcomes(self) -> tuple[NodeOutcome, ...]:
+        return tuple(
+            result
+            or NodeOutcome(
+                self.nodes[i].label,
+                Reply.TIMEOUT,
+                "still connecting" if i in self.connecting else "no reply in time",
+            )
+            for i, result in enumerate(self.results)
+        )

@@ -20,7 +20,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any
 
@@ -109,6 +109,29 @@ def _socket(conn: RedisConnection) -> Any:
     return getattr(conn, "_sock")  # noqa: B009
 
 
+def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | None]:
+    """Replace idle connections the server has closed (a restart, an idle timeout) by None.
+
+    An idle connection has nothing to read; if its socket is readable, the server sent
+    EOF (or garbage). One ``select`` for all of them, so a restarted server costs no
+    failed round.
+    """
+    fds = {}
+    for i, conn in enumerate(conns):
+        if conn is not None:
+            fds[_socket(conn).fileno()] = i
+    if not fds:
+        return conns
+    readable, _, _ = select.select(list(fds), [], [], 0)
+    for fd in readable:
+        i = fds[fd]
+        conn = conns[i]
+        if conn is not None:
+            conn.disconnect()
+        conns[i] = None
+    return conns
+
+
 class SyncFanout:
     """Runs :class:`Fanout` steps against a fixed list of servers."""
 
@@ -129,7 +152,7 @@ class SyncFanout:
         args = command_args(step)
         started = time.monotonic()
         deadline = started + step.timeout
-        conns = [node.take() for node in self.nodes]
+        conns = _drop_closed([node.take() for node in self.nodes])
         sent: list[_Exchange] = []
         try:
             self._send(conns, args, sent, outcomes, started)
@@ -175,20 +198,32 @@ class SyncFanout:
         outcomes: list[NodeOutcome | None],
         deadline: float,
     ) -> None:
+        """Get connections for ``missing`` servers and send to each as soon as it is up.
+
+        Waits no longer than the round's deadline. A connection another round took
+        first is no loss: a new attempt starts, still within the deadline.
+        """
         executor = self._helper()
         attempts = {i: self.nodes[i].connecting(executor) for i in missing}
-        wait_futures(attempts.values(), timeout=max(0.0, deadline - time.monotonic()))
-        fresh: list[RedisConnection | None] = [None] * len(self.nodes)
-        for i, attempt in attempts.items():
-            if not attempt.done():
-                outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
-            elif (exc := attempt.exception()) is not None:
-                outcomes[i] = self._failed(i, exc)
-            elif (conn := self.nodes[i].take()) is None:
-                outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
-            else:
-                fresh[i] = conn
-        self._send(fresh, args, live, outcomes, time.monotonic())
+        while attempts:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                break
+            wait_futures(attempts.values(), timeout=remaining, return_when=FIRST_COMPLETED)
+            for i, attempt in list(attempts.items()):
+                if not attempt.done():
+                    continue
+                del attempts[i]
+                if (exc := attempt.exception()) is not None:
+                    outcomes[i] = self._failed(i, exc)
+                elif (conn := self.nodes[i].take()) is None:
+                    attempts[i] = self.nodes[i].connecting(executor)
+                else:
+                    fresh: list[RedisConnection | None] = [None] * len(self.nodes)
+                    fresh[i] = conn
+                    self._send(fresh, args, live, outcomes, time.monotonic())
+        for i in attempts:
+            outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
 
     def _collect(
         self,
@@ -207,11 +242,17 @@ class SyncFanout:
         for fd in waiting:
             poller.register(fd, _POLL_IN)
         spin_until = time.monotonic() + self.config.busy_poll
+        last_look = False
         while waiting:
             now = time.monotonic()
             if now >= deadline:
-                break
-            if now < spin_until:
+                # One last look without waiting: replies that arrived in time (while the
+                # round waited for a connection, say) are read, not reported as timeouts.
+                if last_look:
+                    break
+                last_look = True
+                events = poller.poll(0)
+            elif now < spin_until:
                 events = poller.poll(0)
             else:
                 events = poller.poll(max(1, int((deadline - now) * 1000) + 1))
