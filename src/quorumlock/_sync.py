@@ -243,8 +243,8 @@ class Lock(LockBase):
 
     # Lease keeping, on the Redlock's lease thread.
 
-    def _schedule(self) -> None:
-        step = self._state.next_step(time.monotonic(), failed=self._renew_failed)
+    def _schedule(self, *, failed: bool = False) -> None:
+        step = self._state.next_step(time.monotonic(), failed=failed)
         if step is not None:
             self._redlock._keeper.watch(self, step.at, self._generation)
 
@@ -253,18 +253,18 @@ class Lock(LockBase):
             if generation != self._generation:
                 return  # released or re-acquired since this was scheduled
             now = time.monotonic()
-            step = self._state.next_step(now, failed=self._renew_failed)
+            step = self._state.next_step(now)
             if step is None:
                 return
-            if step.at > now:
-                self._redlock._keeper.watch(self, step.at, generation)
-                return
-            if step.extend_ms is None:
+            if step.extend_ms is None:  # no more extensions: watch the deadline
                 error = self._state.expire(now)
                 if error is not None:
                     self._report_lost(error)
-                else:
-                    self._schedule()
+                elif step.at > now:
+                    self._redlock._keeper.watch(self, step.at, generation)
+                return
+            if step.at > now and not self._renew_failed:
+                self._redlock._keeper.watch(self, step.at, generation)  # woke early
                 return
             try:
                 renewed = self._redlock._run(self._state.renew(ttl_ms=step.extend_ms, now=now))
@@ -282,7 +282,7 @@ class Lock(LockBase):
                     render_outcomes(self.outcomes),
                 )
             self._renew_failed = not renewed
-            self._schedule()
+            self._schedule(failed=not renewed)
 
     def _report_lost(self, error: LockLost) -> None:
         _HELD.discard(self)

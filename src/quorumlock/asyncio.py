@@ -206,11 +206,13 @@ class Lock(LockBase):
             await asyncio.wait([keeper])
 
     async def _keep(self) -> None:
-        failed = False
-        while (step := self._state.next_step(time.monotonic(), failed=failed)) is not None:
+        while (step := self._state.next_step(time.monotonic())) is not None:
             delay = step.at - time.monotonic()
             if delay > 0:
+                # Plan again on waking: a late wake-up must not send an extension sized
+                # for an earlier time (it could outlive max_hold).
                 await asyncio.sleep(delay)
+                continue
             now = time.monotonic()
             if step.extend_ms is None:
                 error = self._state.expire(now)
@@ -225,14 +227,16 @@ class Lock(LockBase):
             except LockLost as exc:
                 self._report_lost(exc)
                 return
-            failed = not renewed
-            if failed:
+            if not renewed:
                 logger.warning(
                     "lease renewal of %r failed, %.3f s of validity left: %s",
                     self.name,
                     self.validity,
                     render_outcomes(self.outcomes),
                 )
+                retry = self._state.next_step(time.monotonic(), failed=True)
+                if retry is not None:
+                    await asyncio.sleep(max(0.0, retry.at - time.monotonic()))
 
     def _report_lost(self, error: LockLost) -> None:
         logger.warning("%s", error)

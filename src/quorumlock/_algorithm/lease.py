@@ -15,11 +15,11 @@ the bound is reached the lock simply runs out, and that is reported as a loss.
 
 Timeline (ttl 3 s, drift 0.032 s, max_hold 5 s, acquired at t = 0)::
 
-    t = 0.0    acquired; deadline 2.968
-    t = 1.0    extend to 3 s: deadline 3.968
-    t = 2.0    extend to 3 s: deadline 4.968
-    t = 3.0    extend by min(3, 5 - 3) = 2 s: deadline 3 + 2 - 0.022 = 4.978
-    t = 4.978  validity runs out (never after max_hold): lost, the holder is told
+    t = 0.000  acquired; deadline 0 + 3 - 0.032 = 2.968
+    t = 0.968  a third of the ttl used: extend to 3 s, deadline 3.936
+    t = 1.936  extend to 3 s: deadline 4.904
+    t = 2.904  extend by min(3, 5 - 2.904) = 2.096 s: deadline 4.977 (drift 0.023)
+    t = 4.977  validity runs out (never after max_hold): lost, the holder is told
 """
 
 from __future__ import annotations

@@ -1,0 +1,162 @@
+"""The lease schedule (SPEC B3, R10): pure, no servers."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from quorumlock import ConfigurationError
+from quorumlock._algorithm.arithmetic import deadline
+from quorumlock._algorithm.lease import LeasePolicy, plan
+
+FACTOR = 0.01
+
+
+def policy(**options: object) -> LeasePolicy:
+    options.setdefault("auto_extend", True)
+    options.setdefault("max_extensions", None)
+    options.setdefault("max_hold", None)
+    return LeasePolicy.build(**options)  # type: ignore[arg-type]
+
+
+def test_auto_extend_needs_a_bound() -> None:
+    with pytest.raises(ConfigurationError, match="bound"):
+        policy()
+    assert policy(max_hold=math.inf).max_hold == math.inf
+    assert policy(max_extensions=3).max_extensions == 3
+    assert not LeasePolicy.build(auto_extend=False, max_extensions=None, max_hold=None).auto_extend
+
+
+@pytest.mark.parametrize(
+    ("options", "error"),
+    [
+        ({"max_extensions": -1}, ConfigurationError),
+        ({"max_extensions": 1.5}, TypeError),
+        ({"max_hold": 0}, ConfigurationError),
+        ({"max_hold": -math.inf}, ConfigurationError),
+        ({"auto_extend": 1, "max_hold": 5}, TypeError),
+    ],
+)
+def test_bad_lease_options(options: dict[str, object], error: type[Exception]) -> None:
+    with pytest.raises(error):
+        policy(**options)
+
+
+def test_without_auto_extend_the_plan_watches_the_deadline() -> None:
+    p = plan(
+        policy=LeasePolicy(),
+        ttl_ms=3000,
+        deadline=12.0,
+        acquired_at=9.0,
+        extensions=0,
+        now=9.0,
+        clock_drift_factor=FACTOR,
+    )
+    assert (p.at, p.extend_ms) == (12.0, None)
+
+
+def test_renewal_is_due_after_a_third_of_the_ttl() -> None:
+    held_until = deadline(0.0, 3000, FACTOR)
+    p = plan(
+        policy=policy(max_hold=math.inf),
+        ttl_ms=3000,
+        deadline=held_until,
+        acquired_at=0.0,
+        extensions=0,
+        now=0.0,
+        clock_drift_factor=FACTOR,
+    )
+    assert p.at == pytest.approx(held_until - 2.0)
+    assert p.extend_ms == 3000
+
+
+def test_a_failed_renewal_is_retried_soon_within_the_validity() -> None:
+    p = plan(
+        policy=policy(max_hold=math.inf),
+        ttl_ms=3000,
+        deadline=2.0,
+        acquired_at=0.0,
+        extensions=1,
+        now=1.0,
+        clock_drift_factor=FACTOR,
+        failed=True,
+    )
+    assert 1.0 < p.at <= 1.25
+
+
+def test_max_extensions_stops_renewals() -> None:
+    p = plan(
+        policy=policy(max_extensions=2),
+        ttl_ms=3000,
+        deadline=5.0,
+        acquired_at=0.0,
+        extensions=2,
+        now=3.0,
+        clock_drift_factor=FACTOR,
+    )
+    assert (p.at, p.extend_ms) == (5.0, None)
+
+
+def test_timeline_of_the_docstring() -> None:
+    # ttl 3 s, max_hold 5 s: three extensions, the last one shortened to end the hold.
+    lease = policy(max_hold=5.0)
+    held_until, t, sizes = deadline(0.0, 3000, FACTOR), 0.0, []
+    for extensions in range(10):
+        p = plan(
+            policy=lease,
+            ttl_ms=3000,
+            deadline=held_until,
+            acquired_at=0.0,
+            extensions=extensions,
+            now=t,
+            clock_drift_factor=FACTOR,
+        )
+        if p.extend_ms is None:
+            break
+        t = p.at
+        sizes.append((round(t, 3), p.extend_ms))
+        held_until = deadline(t, p.extend_ms, FACTOR)
+    assert sizes == [(0.968, 3000), (1.936, 3000), (2.904, 2096)]
+    assert held_until == pytest.approx(4.977, abs=1e-3)
+
+
+@given(
+    ttl_ms=st.integers(min_value=50, max_value=60_000),
+    hold=st.floats(min_value=0.05, max_value=600.0),
+    late=st.floats(min_value=0.0, max_value=0.5),
+)
+def test_a_lease_never_outlives_max_hold(ttl_ms: int, hold: float, late: float) -> None:
+    lease = policy(max_hold=hold)
+    held_until, t = deadline(0.0, ttl_ms, FACTOR), 0.0
+    for extensions in range(1000):
+        p = plan(
+            policy=lease,
+            ttl_ms=ttl_ms,
+            deadline=held_until,
+            acquired_at=0.0,
+            extensions=extensions,
+            now=t,
+            clock_drift_factor=FACTOR,
+        )
+        if p.extend_ms is None:
+            break
+        t = p.at + late * (held_until - p.at)  # the keeper may wake late...
+        if t >= held_until:
+            break
+        # ...and plans again on waking, as both front ends do.
+        p = plan(
+            policy=lease,
+            ttl_ms=ttl_ms,
+            deadline=held_until,
+            acquired_at=0.0,
+            extensions=extensions,
+            now=t,
+            clock_drift_factor=FACTOR,
+        )
+        if p.extend_ms is None:
+            break
+        held_until = deadline(t, p.extend_ms, FACTOR)
+        assert held_until <= max(hold, deadline(0.0, ttl_ms, FACTOR)) + 1e-9
