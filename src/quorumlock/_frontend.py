@@ -18,7 +18,7 @@ from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, RedlockConfig, to_ttl_ms, validate_name
 from quorumlock._algorithm.lease import LeasePolicy
 from quorumlock._algorithm.lockstate import LockState
-from quorumlock._algorithm.outcomes import NodeOutcome, render_outcomes
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
 from quorumlock._io.servers import Flavour, ServerSpec, parse_servers
 
 __all__ = ["LockBase", "QuorumLockWarning", "RedlockBase"]
@@ -158,6 +158,21 @@ class LockBase:
                 self.name,
                 render_outcomes(self.outcomes),
             )
+
+    def _lost_by_exit(self, was_lost: bool, released: bool) -> bool:
+        """Whether leaving a ``with`` block must raise :class:`LockLost`.
+
+        Yes when the loss was known (reported, or the validity ran out) or when a
+        majority answered the release with "not held": the key was gone before the end
+        of the block. A release that merely got too few answers while the lock was still
+        valid is not a loss: the block ran under the lock, the keys expire with the ttl.
+        """
+        if was_lost:
+            return True
+        if released:
+            return False
+        n = len(self.outcomes)
+        return sum(1 for o in self.outcomes if o.reply is Reply.NOT_HELD) > n - quorum(n)
 
     def check(self) -> float:
         """Raise :class:`LockLost` unless the lock is held; return the validity left.

@@ -309,9 +309,9 @@ class Lock(LockBase):
         with self._mutex:
             if not (self._state.held or self._state.lost):
                 return  # released inside the block
-            was_lost = self._state.lost or self.lost.is_set()
+            was_lost = self._state.lost or self.lost.is_set() or self.validity == 0
             released = self.release()
-        if exc_type is None and (was_lost or not released):
+        if exc_type is None and self._lost_by_exit(was_lost, released):
             # Loss is never silent: the block ran (at least partly) without the lock.
             raise LockLost(
                 f"lock {self.name!r} was lost before the end of the with block",

@@ -271,7 +271,7 @@ class Lock(LockBase):
         self._cancelled_owner = False
         if lost_here and owner is not None:
             owner.uncancel()
-        was_lost = self._state.lost or self.lost.is_set()
+        was_lost = self._state.lost or self.lost.is_set() or self.validity == 0
         released = True
         if self._state.held or self._state.lost:
             released = await self.release()
@@ -285,7 +285,7 @@ class Lock(LockBase):
                 name=self.name,
                 outcomes=self.outcomes,
             ) from exc
-        if exc_type is None and (was_lost or not released):
+        if exc_type is None and self._lost_by_exit(was_lost, released):
             raise LockLost(
                 f"lock {self.name!r} was lost before the end of the async with block",
                 name=self.name,

@@ -1,0 +1,474 @@
+"""Quorum rules against real servers (SPEC R5 to R9): taken, dead, frozen, restarted,
+misconfigured and unreachable servers, for every subset where it is cheap to try them all.
+
+Every server here is a private process (``make_servers``) because these tests kill, freeze
+and restart them. Timing assertions are structural bounds with a wide margin: a frozen
+server costs at most one instance timeout per round, and rounds are multiplexed (R7).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import re
+import socket
+import time
+from collections.abc import Iterator, Sequence
+
+import pytest
+
+from quorumlock import Lock, NodeOutcome, QuorumUnavailable, Redlock, Reply
+from quorumlock._algorithm.scripts import RELEASE
+from quorumlock.testing import LocalServer, LocalServerGroup
+from tests.conftest import ServerFactory, client_of, values
+
+PASSWORD = "secret-pw-7f3a"
+WRONG_PASSWORD = "wrong-pw-91c2"
+
+# Regression tests below guard fan-out bugs fixed in d8c117f (a third one, about
+# threads sharing a connection attempt, is guarded in test_exclusion.py):
+# - a round that had to (re)connect to a frozen server waited for that connection until
+#   its deadline, then stopped without reading the replies the healthy servers had sent:
+#   they were reported as timeouts, so a frozen minority made the lock unavailable, and
+#   the cleanup release of a failed acquire never sent its EVAL fallback after NOSCRIPT,
+#   leaving our key on the healthy servers for the whole ttl;
+# - an idle connection closed by the server (restart, idle timeout) was reused, so the
+#   first round after a restart reported that server as "Connection closed by server".
+
+
+# --------------------------------------------------------------------------------------
+# helpers
+# --------------------------------------------------------------------------------------
+
+
+def replies(outcomes: Sequence[NodeOutcome]) -> list[Reply]:
+    return [o.reply for o in outcomes]
+
+
+def warm_up(rl: Redlock) -> None:
+    """One acquire and release, so every server has an idle connection and the scripts."""
+    lock = rl.lock("test:warm-up", ttl=10)
+    assert lock.acquire(blocking=False)
+    assert lock.release()
+    assert replies(lock.outcomes) == [Reply.DONE] * len(rl.servers)
+
+
+def free_port() -> int:
+    """A TCP port on which nothing listens (bound, then closed again)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+@contextlib.contextmanager
+def frozen(servers: Sequence[LocalServer]) -> Iterator[None]:
+    """SIGSTOP ``servers`` for the duration of the block; always SIGCONT them after."""
+    paused: list[LocalServer] = []
+    try:
+        for server in servers:
+            server.pause()
+            paused.append(server)
+        yield
+    finally:
+        for server in paused:
+            server.resume()
+
+
+def timed_acquire(
+    lock: Lock, *, blocking: bool = True, timeout: float | None = None
+) -> tuple[bool, float]:
+    started = time.monotonic()
+    got = lock.acquire(blocking=blocking, timeout=timeout)
+    return got, time.monotonic() - started
+
+
+def assert_names(message: str, labels: Sequence[str]) -> None:
+    for label in labels:
+        assert label in message, f"{label} missing from: {message}"
+
+
+# --------------------------------------------------------------------------------------
+# every subset of servers already taken by someone else
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 3, 5])
+def test_acquire_succeeds_iff_the_free_servers_are_a_majority(
+    make_servers: ServerFactory, lock_name: str, n: int
+) -> None:
+    group = make_servers(n)
+    clients = [client_of(server) for server in group]
+    rl = Redlock(group.urls)
+    assert rl.quorum == n // 2 + 1
+    try:
+        for size in range(n + 1):
+            for taken in itertools.combinations(range(n), size):
+                others = [f"other-holder-{i}" if i in taken else None for i in range(n)]
+                for i in taken:
+                    clients[i].set(lock_name, f"other-holder-{i}", px=60_000)
+                lock = rl.lock(lock_name, ttl=10)
+                got = lock.acquire(blocking=False)
+                free = n - size
+                assert got is (free >= rl.quorum), f"taken={taken}"
+                expected_replies = [Reply.TAKEN if i in taken else Reply.GRANTED for i in range(n)]
+                assert replies(lock.outcomes) == expected_replies, f"taken={taken}"
+                assert [o.server for o in lock.outcomes] == rl.servers
+                if got:
+                    # Exactly the free servers hold our token; the others keep theirs.
+                    mine = [other or lock.token for other in others]
+                    assert values(group, lock_name) == mine, f"taken={taken}"
+                    assert lock.held
+                    assert lock.release()
+                else:
+                    # R6 step 5: released on all, and the other holder is untouched.
+                    assert values(group, lock_name) == others, f"taken={taken}"
+                    assert not lock.held
+                    assert lock.validity == 0.0
+                assert values(group, lock_name) == others, f"taken={taken}"
+                for i in taken:  # the other holder's ttl was not touched either
+                    assert 55_000 < clients[i].pttl(lock_name) <= 60_000
+                for client in clients:
+                    client.delete(lock_name)
+    finally:
+        rl.close()
+        for client in clients:
+            client.close()
+
+
+# --------------------------------------------------------------------------------------
+# dead servers (kill -9)
+# --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("established", [True, False], ids=["connected", "fresh"])
+def test_two_dead_of_five_cost_at_most_the_instance_timeout(
+    make_servers: ServerFactory, lock_name: str, established: bool
+) -> None:
+    group = make_servers(5)
+    rl = Redlock(group.urls, instance_timeout=0.2)
+    if established:
+        warm_up(rl)
+    dead = [0, 3]
+    for i in dead:
+        group[i].kill()
+    lock = rl.lock(lock_name, ttl=10)
+    got, elapsed = timed_acquire(lock, blocking=False)
+    assert got
+    assert elapsed < 1.0
+    failed = [o.server for o in lock.outcomes if o.reply is Reply.ERROR]
+    assert failed == [rl.servers[i] for i in dead]
+    assert replies(lock.outcomes).count(Reply.GRANTED) == 3
+    live = [group[i] for i in range(5) if i not in dead]
+    assert values(live, lock_name) == [lock.token] * 3
+    assert lock.release()
+    assert values(live, lock_name) == [None] * 3
+    rl.close()
+
+
+@pytest.mark.parametrize("established", [True, False], ids=["connected", "fresh"])
+def test_three_dead_of_five_raise_quorum_unavailable_quickly(
+    make_servers: ServerFactory, lock_name: str, established: bool
+) -> None:
+    group = make_servers(5)
+    rl = Redlock(group.urls, instance_timeout=0.2)
+    if established:
+        warm_up(rl)
+    dead = [1, 2, 4]
+    for i in dead:
+        group[i].kill()
+    live = [group[0], group[3]]
+    dead_labels = [rl.servers[i] for i in dead]
+
+    lock = rl.lock(lock_name, ttl=10)
+    started = time.monotonic()
+    with pytest.raises(QuorumUnavailable) as info:
+        lock.acquire(blocking=False)
+    assert time.monotonic() - started < 1.0
+    assert_names(str(info.value), dead_labels)
+    assert info.value.name == lock_name
+    assert [o.server for o in info.value.outcomes if o.reply is Reply.ERROR] == dead_labels
+    assert not lock.held
+    assert values(live, lock_name) == [None, None]
+
+    # A blocking acquire retries through failures that may pass, up to its timeout.
+    started = time.monotonic()
+    with pytest.raises(QuorumUnavailable) as info:
+        lock.acquire(timeout=0.5)
+    elapsed = time.monotonic() - started
+    assert 0.5 <= elapsed < 2.0
+    assert_names(str(info.value), dead_labels)
+    assert values(live, lock_name) == [None, None]
+    rl.close()
+
+
+# --------------------------------------------------------------------------------------
+# frozen servers (SIGSTOP): they keep their sockets open but answer nothing
+# --------------------------------------------------------------------------------------
+
+
+def test_frozen_minority_with_open_connections_costs_one_instance_timeout(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    group = make_servers(5)
+    rl = Redlock(group.urls, instance_timeout=0.3)
+    warm_up(rl)
+    with frozen(group.servers[:2]):
+        lock = rl.lock(lock_name, ttl=10)
+        got, elapsed = timed_acquire(lock, blocking=False)
+        assert got
+        assert elapsed < 1.0  # one round: 0.3 s for the frozen two, not one per server
+        assert replies(lock.outcomes) == [Reply.TIMEOUT] * 2 + [Reply.GRANTED] * 3
+        assert values(list(group.servers[2:]), lock_name) == [lock.token] * 3
+    rl.close()
+
+
+def test_frozen_minority_without_connections_still_grants_the_lock(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    group = make_servers(5)
+    rl = Redlock(group.urls, instance_timeout=0.3)
+    try:
+        with frozen(group.servers[:2]):
+            lock = rl.lock(lock_name, ttl=10)
+            got, elapsed = timed_acquire(lock, blocking=False)
+            assert got
+            assert elapsed < 1.0
+            assert replies(lock.outcomes) == [Reply.TIMEOUT] * 2 + [Reply.GRANTED] * 3
+    finally:
+        rl.close()
+
+
+def test_frozen_minority_does_not_break_the_rounds_after_the_first(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    group = make_servers(5)
+    rl = Redlock(group.urls, instance_timeout=0.3)
+    warm_up(rl)
+    try:
+        with frozen(group.servers[:2]):
+            lock = rl.lock(lock_name, ttl=10)
+            assert lock.acquire(blocking=False)
+            # The frozen servers' connections were dropped, so this round reconnects to
+            # them; the three healthy servers answer at once and must be counted.
+            assert lock.release()
+            assert replies(lock.outcomes)[2:] == [Reply.DONE] * 3
+            again = rl.lock(lock_name, ttl=10)
+            assert again.acquire(blocking=False)
+            assert again.release()
+    finally:
+        rl.close()
+
+
+@pytest.mark.parametrize(
+    ("established", "scripts_cached"),
+    [
+        pytest.param(True, True, id="connected"),
+        pytest.param(True, False, id="connected-no-script-cache"),
+        pytest.param(False, False, id="fresh"),
+    ],
+)
+def test_frozen_majority_raises_quorum_unavailable_and_leaves_nothing(
+    make_servers: ServerFactory, lock_name: str, established: bool, scripts_cached: bool
+) -> None:
+    group = make_servers(5)
+    rl = Redlock(group.urls, instance_timeout=0.25)
+    if established:
+        warm_up(rl)
+    if not scripts_cached:  # as after a restart: the cleanup must fall back to EVAL
+        for server in group:
+            client = client_of(server)
+            client.script_flush()
+            client.close()
+    frozen_labels = rl.servers[:3]
+    try:
+        with frozen(group.servers[:3]):
+            lock = rl.lock(lock_name, ttl=10)
+            started = time.monotonic()
+            with pytest.raises(QuorumUnavailable) as info:
+                lock.acquire(blocking=False)
+            elapsed = time.monotonic() - started
+            # Two rounds (the attempt and the cleanup release of R6 step 5), each at most
+            # one instance timeout: ~0.5 s. Waiting on the frozen three one after the
+            # other would take >= 2 x 3 x 0.25 = 1.5 s.
+            assert elapsed < 1.2
+            assert_names(str(info.value), frozen_labels)
+            # The healthy two answered in time, also while the round was connecting.
+            expected = [Reply.TIMEOUT] * 3 + [Reply.GRANTED] * 2
+            assert replies(info.value.outcomes) == expected
+            assert values(list(group.servers[3:]), lock_name) == [None, None]
+    finally:
+        rl.close()
+
+
+# --------------------------------------------------------------------------------------
+# a server restarted without persistence
+# --------------------------------------------------------------------------------------
+
+
+def test_restarted_server_rejoins_and_release_survives_its_lost_script_cache(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    group = make_servers(3)
+    rl = Redlock(group.urls)
+    warm_up(rl)
+    group[0].restart()  # kill -9 and start again: empty dataset, empty script cache
+    restarted = client_of(group[0])
+
+    lock = rl.lock(lock_name, ttl=10)
+    assert lock.acquire(blocking=False)
+    # The idle connection the restarted server closed is not reused: it reconnects.
+    assert replies(lock.outcomes) == [Reply.GRANTED] * 3
+    assert values(group, lock_name) == [lock.token] * 3
+    assert restarted.script_exists(RELEASE.sha) == [False]
+
+    assert lock.release()  # EVALSHA -> NOSCRIPT -> EVAL on the restarted server
+    assert replies(lock.outcomes) == [Reply.DONE] * 3
+    assert values(group, lock_name) == [None] * 3
+    assert restarted.script_exists(RELEASE.sha) == [True]
+    restarted.close()
+    rl.close()
+
+
+def test_blocking_acquire_rides_through_a_restart_of_the_only_server(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    group = make_servers(1)
+    rl = Redlock(group.urls, retry_delay=0.05)
+    warm_up(rl)
+    group[0].restart()
+    lock = rl.lock(lock_name, ttl=10)
+    got, elapsed = timed_acquire(lock, timeout=2.0)
+    assert got
+    assert elapsed < 2.0
+    assert values(group, lock_name) == [lock.token]
+    assert lock.release()
+    rl.close()
+
+
+def test_first_round_after_a_restart_counts_the_restarted_server(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    group = make_servers(1)
+    rl = Redlock(group.urls)
+    warm_up(rl)
+    group[0].restart()
+    lock = rl.lock(lock_name, ttl=10)
+    try:
+        assert lock.acquire(blocking=False)
+        assert lock.release()
+    finally:
+        rl.close()
+
+
+# --------------------------------------------------------------------------------------
+# fatal misconfiguration: wrong password, read-only replica
+# --------------------------------------------------------------------------------------
+
+
+def bad_url(server: LocalServer, password: str | None) -> str:
+    if password is None:
+        return server.url
+    return server.url.replace("redis://", f"redis://:{password}@")
+
+
+@pytest.mark.parametrize("password", [None, WRONG_PASSWORD], ids=["no-password", "wrong"])
+def test_one_server_refusing_our_credentials_is_fatal_for_it_only(
+    make_servers: ServerFactory, lock_name: str, password: str | None
+) -> None:
+    good = make_servers(2)
+    bad = make_servers(1, extra_args=("--requirepass", PASSWORD))
+    rl = Redlock([*good.urls, bad_url(bad[0], password)])
+    lock = rl.lock(lock_name, ttl=10)
+    assert lock.acquire(blocking=False)
+    assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
+    assert lock.outcomes[2].server == rl.servers[2]
+    assert WRONG_PASSWORD not in str(lock.outcomes[2])
+    assert lock.release()
+    assert values(good, lock_name) == [None, None]
+    rl.close()
+
+
+@pytest.mark.parametrize("password", [None, WRONG_PASSWORD], ids=["no-password", "wrong"])
+def test_a_majority_refusing_our_credentials_raises_at_once(
+    make_servers: ServerFactory, lock_name: str, password: str | None
+) -> None:
+    good = make_servers(1)
+    bad = make_servers(2, extra_args=("--requirepass", PASSWORD))
+    rl = Redlock([*good.urls, *(bad_url(server, password) for server in bad)])
+    lock = rl.lock(lock_name, ttl=10)
+    started = time.monotonic()
+    with pytest.raises(QuorumUnavailable) as info:
+        lock.acquire(blocking=True, timeout=5)  # no retry can fix a wrong password
+    assert time.monotonic() - started < 2.0
+    message = str(info.value)
+    assert_names(message, rl.servers[1:])
+    assert PASSWORD not in message
+    assert WRONG_PASSWORD not in message
+    assert replies(info.value.outcomes) == [Reply.GRANTED, Reply.FATAL, Reply.FATAL]
+    assert values(good, lock_name) == [None]
+    for server in bad:
+        authed = client_of(server)
+        authed.connection_pool.connection_kwargs["password"] = PASSWORD
+        assert authed.get(lock_name) is None
+        authed.close()
+    rl.close()
+
+
+def test_read_only_replicas_are_fatal(make_servers: ServerFactory, lock_name: str) -> None:
+    upstream = make_servers(1)[0]  # the replicas' master; not one of the instances
+    replicas = make_servers(2, extra_args=("--replicaof", "127.0.0.1", str(upstream.port)))
+    masters = make_servers(2)
+
+    # One replica of three: reported as fatal, the two masters make the majority.
+    rl = Redlock([*masters.urls, replicas[0].url])
+    lock = rl.lock(lock_name, ttl=10)
+    assert lock.acquire(blocking=False)
+    assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
+    # redis-py strips the READONLY code from the error text; its message remains.
+    assert re.search(r"read.?only", lock.outcomes[2].detail, re.IGNORECASE)
+    assert lock.release()
+    rl.close()
+
+    # Two replicas of three: no majority can ever be formed, raised at once.
+    rl = Redlock([masters[0].url, *replicas.urls])
+    lock = rl.lock(lock_name, ttl=10)
+    started = time.monotonic()
+    with pytest.raises(QuorumUnavailable) as info:
+        lock.acquire(timeout=5)
+    assert time.monotonic() - started < 2.0
+    assert_names(str(info.value), rl.servers[1:])
+    assert re.search(r"read.?only", str(info.value), re.IGNORECASE)
+    assert replies(info.value.outcomes) == [Reply.GRANTED, Reply.FATAL, Reply.FATAL]
+    everyone: list[LocalServer] = [upstream, *replicas, *masters]
+    assert values(everyone, lock_name) == [None] * 5
+    rl.close()
+
+
+# --------------------------------------------------------------------------------------
+# unreachable servers
+# --------------------------------------------------------------------------------------
+
+
+def test_unreachable_servers_raise_quorum_unavailable_naming_them(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    nowhere = [f"redis://127.0.0.1:{free_port()}" for _ in range(3)]
+    rl = Redlock(nowhere)
+    started = time.monotonic()
+    with pytest.raises(QuorumUnavailable) as info:
+        rl.lock(lock_name, ttl=10).acquire(blocking=False)
+    assert time.monotonic() - started < 2.0
+    assert_names(str(info.value), rl.servers)
+    assert replies(info.value.outcomes) == [Reply.ERROR] * 3
+    rl.close()
+
+    # One reachable server of three: it must not keep our key.
+    group: LocalServerGroup = make_servers(1)
+    rl = Redlock([nowhere[0], group[0].url, nowhere[1]])
+    with pytest.raises(QuorumUnavailable) as info:
+        rl.lock(lock_name, ttl=10).acquire(blocking=False)
+    assert_names(str(info.value), [rl.servers[0], rl.servers[2]])
+    assert replies(info.value.outcomes) == [Reply.ERROR, Reply.GRANTED, Reply.ERROR]
+    assert values(group, lock_name) == [None]
+    rl.close()
