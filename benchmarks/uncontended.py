@@ -44,14 +44,28 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType, ModuleType
-from typing import Any, Final, Protocol, cast
+from typing import Any, Final, Protocol, TypeVar, cast
 
 import redis
 
 from quorumlock import Redlock
 from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
 
-__all__ = ["Config", "ContenderResult", "main", "run_benchmark"]
+__all__ = [
+    "Batch",
+    "Config",
+    "ContenderResult",
+    "Ratio",
+    "compute_ratios",
+    "describe_environment",
+    "environment",
+    "main",
+    "percentile",
+    "ratios_table",
+    "results_table",
+    "rotated",
+    "run_benchmark",
+]
 
 TTL_SECONDS: Final = 10
 TTL_MS: Final = TTL_SECONDS * 1000
@@ -406,6 +420,19 @@ def _version(package: str) -> str | None:
         return None
 
 
+T = TypeVar("T")
+
+
+def rotated(items: Sequence[T], round_index: int) -> list[T]:
+    """The order of round ``round_index``: ``items`` rotated left by that many places.
+
+    Over ``len(items)`` rounds each item runs once in each position, so a slow minute of
+    the machine hits every contender alike.
+    """
+    shift = round_index % len(items) if items else 0
+    return [*items[shift:], *items[:shift]]
+
+
 def run_benchmark(
     urls: Sequence[str], config: Config, *, log: Callable[[str], None]
 ) -> list[ContenderResult]:
@@ -445,8 +472,7 @@ def run_benchmark(
 
         active = [r for r in results if r.slug in runners]
         for round_index in range(config.rounds):
-            shift = round_index % len(active) if active else 0
-            order = active[shift:] + active[:shift]
+            order = rotated(active, round_index)
             for result in order:
                 runner = runners[result.slug]
                 if config.collect_garbage:
@@ -542,10 +568,12 @@ _BY_ROUND: Final = {
 }
 
 
-def compute_ratios(summaries: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def compute_ratios(
+    summaries: dict[str, dict[str, Any]], ratios: Sequence[Ratio] = RATIOS
+) -> list[dict[str, Any]]:
     """Each ratio from the run's aggregates, plus its range over the paired rounds."""
     out: list[dict[str, Any]] = []
-    for ratio in RATIOS:
+    for ratio in ratios:
         num = summaries.get(ratio.numerator, {})
         den = summaries.get(ratio.denominator, {})
         value: float | None = None
@@ -611,20 +639,8 @@ def _num(value: float | None, fmt: str) -> str:
     return "-" if value is None or math.isnan(value) else format(value, fmt)
 
 
-def render(
-    summaries: list[dict[str, Any]], ratios: list[dict[str, Any]], meta: dict[str, Any]
-) -> str:
-    """The plain-text report: header, results table, ratios and targets."""
-    cfg = meta["config"]
-    lines = [
-        f"uncontended acquire+release, {cfg['rounds']} round(s) x {cfg['slice_seconds']:g} s "
-        f"per contender (rotated order), warm-up {cfg['warmup_seconds']:g} s, "
-        f"ttl {TTL_SECONDS} s",
-        f"servers: {meta['servers']['description']}",
-        f"client: Python {meta['python']} on {meta['platform']}, {meta['cpus']} CPUs, "
-        f"redis-py {meta['redis_py']}, hiredis {meta['hiredis'] or 'no'}",
-        "",
-    ]
+def results_table(summaries: Sequence[dict[str, Any]]) -> str:
+    """One row per contender: latency, cycles/s and its spread over rounds, failures."""
     rows = []
     for s in summaries:
         rates = [r for r in s["cycles_per_second_by_round"] if r]
@@ -649,14 +665,11 @@ def render(
             ]
         )
     header = ["contender", "N", "median us", "p99 us", "cycles/s", "rounds min-max", "cycles"]
-    lines.append(_table([*header, "failed", "note"], rows, right={1, 2, 3, 4, 5, 6, 7}))
-    lines += [
-        "",
-        "cycles/s: median over rounds of (completed cycles / slice time); median and p99:",
-        "over every timed cycle of the run. Ratios: from the run's medians; 'rounds' is the",
-        "range of the same ratio computed round by round (contenders paired in time).",
-        "",
-    ]
+    return _table([*header, "failed", "note"], rows, right={1, 2, 3, 4, 5, 6, 7})
+
+
+def ratios_table(ratios: Sequence[dict[str, Any]]) -> str:
+    """The ratios from :func:`compute_ratios`, then how many targets were met."""
     ratio_rows = []
     for r in ratios:
         rng = (
@@ -673,7 +686,7 @@ def render(
                 r["result"],
             ]
         )
-    lines.append(_table(["ratio", "value", "rounds", "target", "result"], ratio_rows, right={1, 2}))
+    lines = [_table(["ratio", "value", "rounds", "target", "result"], ratio_rows, right={1, 2})]
     targeted = [r for r in ratios if r["target"] is not None]
     met = sum(r["result"] == "pass" for r in targeted)
     unknown = sum(r["result"] == "n/a" for r in targeted)
@@ -682,7 +695,49 @@ def render(
     return "\n".join(lines)
 
 
+def render(
+    summaries: list[dict[str, Any]], ratios: list[dict[str, Any]], meta: dict[str, Any]
+) -> str:
+    """The plain-text report: header, results table, ratios and targets."""
+    cfg = meta["config"]
+    lines = [
+        f"uncontended acquire+release, {cfg['rounds']} round(s) x {cfg['slice_seconds']:g} s "
+        f"per contender (rotated order), warm-up {cfg['warmup_seconds']:g} s, "
+        f"ttl {TTL_SECONDS} s",
+        f"servers: {meta['servers']['description']}",
+        f"client: {describe_environment(meta)}",
+        "",
+        results_table(summaries),
+        "",
+        "cycles/s: median over rounds of (completed cycles / slice time); median and p99:",
+        "over every timed cycle of the run. Ratios: from the run's medians; 'rounds' is the",
+        "range of the same ratio computed round by round (contenders paired in time).",
+        "",
+        ratios_table(ratios),
+    ]
+    return "\n".join(lines)
+
+
 # --------------------------------------------------------------------------- main
+
+
+def environment() -> dict[str, Any]:
+    """The client side of a run: Python, platform, CPUs, redis-py and hiredis versions."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "cpus": os.cpu_count(),
+        "redis_py": _version("redis"),
+        "hiredis": _version("hiredis"),
+    }
+
+
+def describe_environment(env: dict[str, Any]) -> str:
+    """:func:`environment` on one line."""
+    return (
+        f"Python {env['python']} on {env['platform']}, {env['cpus']} CPUs, "
+        f"redis-py {env['redis_py']}, hiredis {env['hiredis'] or 'no'}"
+    )
 
 
 def _server_description(urls: Sequence[str], started: bool) -> dict[str, Any]:
@@ -818,11 +873,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "ttl_seconds": TTL_SECONDS,
                 },
                 "servers": _server_description(urls, started),
-                "python": platform.python_version(),
-                "platform": platform.platform(terse=True),
-                "cpus": os.cpu_count(),
-                "redis_py": _version("redis"),
-                "hiredis": _version("hiredis"),
+                **environment(),
             }
             log(f"servers ready: {', '.join(urls)}")
             results = run_benchmark(urls, config, log=log)
