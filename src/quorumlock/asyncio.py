@@ -186,11 +186,14 @@ class Lock(LockBase):
         A lease extension in flight is stopped first, and none happens after. The release
         completes even if the awaiting task is cancelled.
         """
-        await self._stop_keeper()
         was_lost = self._state.lost
-        released: bool = await _complete(self._redlock._run(self._state.release()))
+        released: bool = await _complete(self._release())
         self._released(released, was_lost)
         return released
+
+    async def _release(self) -> bool:
+        await self._stop_keeper()
+        return await self._redlock._run(self._state.release())
 
     # Lease keeping: one task per held lock that needs it.
 

@@ -234,8 +234,12 @@ class LockState:
         released then). Raises ``RuntimeError`` if this object never acquired it or
         already released it.
         """
-        if self.lost:
+        if self.lost and self.token is not None:
+            # Lost, but R9 all the same: a minority may still hold our key.
             self.lost = False
+            yield from release_flow(
+                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+            )
             return False
         token, _ = self._require_held("release")
         self.deadline = None

@@ -157,9 +157,11 @@ class SyncFanout:
         try:
             self._send(conns, args, sent, outcomes, started)
             missing = [i for i, conn in enumerate(conns) if conn is None and outcomes[i] is None]
+            attempts: dict[int, Future[None]] = {}
             if missing:
-                self._connect_and_send(missing, args, sent, outcomes, deadline)
-            reusable = self._collect(step, sent, outcomes, deadline)
+                executor = self._helper()
+                attempts = {i: self.nodes[i].connecting(executor) for i in missing}
+            reusable = self._collect(step, sent, outcomes, deadline, attempts)
         except BaseException:
             for ex in sent:  # an interrupted round leaves these connections mid-reply
                 ex.conn.disconnect()
@@ -190,72 +192,49 @@ class SyncFanout:
                 conn.disconnect()
                 outcomes[i] = self._failed(i, exc)
 
-    def _connect_and_send(
-        self,
-        missing: list[int],
-        args: tuple[str | int, ...],
-        live: list[_Exchange],
-        outcomes: list[NodeOutcome | None],
-        deadline: float,
-    ) -> None:
-        """Get connections for ``missing`` servers and send to each as soon as it is up.
-
-        Waits no longer than the round's deadline. A connection another round took
-        first is no loss: a new attempt starts, still within the deadline.
-        """
-        executor = self._helper()
-        attempts = {i: self.nodes[i].connecting(executor) for i in missing}
-        while attempts:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                break
-            wait_futures(attempts.values(), timeout=remaining, return_when=FIRST_COMPLETED)
-            for i, attempt in list(attempts.items()):
-                if not attempt.done():
-                    continue
-                del attempts[i]
-                if (exc := attempt.exception()) is not None:
-                    outcomes[i] = self._failed(i, exc)
-                elif (conn := self.nodes[i].take()) is None:
-                    attempts[i] = self.nodes[i].connecting(executor)
-                else:
-                    fresh: list[RedisConnection | None] = [None] * len(self.nodes)
-                    fresh[i] = conn
-                    self._send(fresh, args, live, outcomes, time.monotonic())
-        for i in attempts:
-            outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
-
     def _collect(
         self,
         step: Fanout,
-        live: list[_Exchange],
+        sent: list[_Exchange],
         outcomes: list[NodeOutcome | None],
         deadline: float,
+        attempts: dict[int, Future[None]],
     ) -> list[_Exchange]:
         """Read every reply as it arrives, until the deadline; busy-poll briefly first.
 
-        Returns the exchanges whose connections are in step and may be reused.
+        Servers still being connected to (``attempts``) get the command as soon as their
+        connection is up, while the replies of the others are read: a connection that
+        hangs (a frozen server) delays nobody. Returns the exchanges whose connections
+        are in step and may be reused.
         """
-        waiting = {ex.fd: ex for ex in live}
+        waiting = {ex.fd: ex for ex in sent}
         reusable: list[_Exchange] = []
         poller = select.poll()
         for fd in waiting:
             poller.register(fd, _POLL_IN)
         spin_until = time.monotonic() + self.config.busy_poll
         last_look = False
-        while waiting:
+        while waiting or attempts:
+            if attempts:
+                for ex in self._connected(attempts, step, sent, outcomes):
+                    waiting[ex.fd] = ex
+                    poller.register(ex.fd, _POLL_IN)
             now = time.monotonic()
             if now >= deadline:
-                # One last look without waiting: replies that arrived in time (while the
-                # round waited for a connection, say) are read, not reported as timeouts.
-                if last_look:
+                # One last look without waiting: replies that arrived in time are read,
+                # not reported as timeouts.
+                if last_look or not waiting:
                     break
                 last_look = True
                 events = poller.poll(0)
+            elif not waiting:
+                wait_futures(attempts.values(), deadline - now, FIRST_COMPLETED)
+                continue
             elif now < spin_until:
                 events = poller.poll(0)
             else:
-                events = poller.poll(max(1, int((deadline - now) * 1000) + 1))
+                wait_ms = max(1, int((deadline - now) * 1000) + 1)
+                events = poller.poll(min(wait_ms, 2) if attempts else wait_ms)
             for fd, _ in events:
                 ex = waiting.pop(fd)
                 poller.unregister(fd)
@@ -264,11 +243,39 @@ class SyncFanout:
                 elif outcomes[ex.index] is None:  # NOSCRIPT: the EVAL form is on its way
                     waiting[ex.fd] = ex
                     poller.register(ex.fd, _POLL_IN)
+        for i in attempts:
+            outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
         for ex in waiting.values():
             ex.conn.disconnect()  # its reply may still come: the stream is out of step
             label = self.nodes[ex.index].label
             outcomes[ex.index] = NodeOutcome(label, Reply.TIMEOUT, "no reply in time")
         return reusable
+
+    def _connected(
+        self,
+        attempts: dict[int, Future[None]],
+        step: Fanout,
+        sent: list[_Exchange],
+        outcomes: list[NodeOutcome | None],
+    ) -> list[_Exchange]:
+        """Send to the servers whose connection attempt finished; return the new exchanges.
+
+        A connection another round took first is no loss: a new attempt starts.
+        """
+        before = len(sent)
+        for i, attempt in list(attempts.items()):
+            if not attempt.done():
+                continue
+            del attempts[i]
+            if (exc := attempt.exception()) is not None:
+                outcomes[i] = self._failed(i, exc)
+            elif (conn := self.nodes[i].take()) is None:
+                attempts[i] = self.nodes[i].connecting(self._helper())
+            else:
+                fresh: list[RedisConnection | None] = [None] * len(self.nodes)
+                fresh[i] = conn
+                self._send(fresh, command_args(step), sent, outcomes, time.monotonic())
+        return sent[before:]
 
     def _read(
         self,

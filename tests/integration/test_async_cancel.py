@@ -1,0 +1,428 @@
+"""Cancellation of the asyncio API at every await (SPEC B3, Part 3).
+
+Whatever await a cancellation hits (acquire, extend, release, the end of ``async with``),
+no key is left behind on any server, nothing deadlocks, and ``CancelledError`` reaches
+the canceller. The sweeps cancel after every number of event-loop steps and after small
+delays, so that each await inside the fan-out is hit at least once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+import pytest
+
+from quorumlock.asyncio import Lock, Redlock
+from quorumlock.testing import LocalServer, LocalServerGroup
+from tests.conftest import ServerFactory, values
+
+Body = Callable[[], Coroutine[Any, Any, None]]
+
+
+def run(body: Body, *, limit: float = 60.0) -> None:
+    async def bounded() -> None:
+        async with asyncio.timeout(limit):
+            await body()
+
+    asyncio.run(bounded())
+
+
+async def steps(count: int) -> None:
+    """Let the event loop run ``count`` times."""
+    for _ in range(count):
+        await asyncio.sleep(0)
+
+
+def no_key(group: LocalServerGroup | list[LocalServer], name: str) -> bool:
+    return values(group, name) == [None] * len(group)
+
+
+async def cancel_after(
+    make: Callable[[], Coroutine[Any, Any, Any]], *, loop_steps: int = 0, delay: float = 0.0
+) -> tuple[bool, object]:
+    """Start ``make()`` as a task, let it run a little, cancel it, await it.
+
+    Returns (cancelled, result): whether ``CancelledError`` came out of the task, and
+    what it returned otherwise (it may have finished before the cancellation).
+    """
+    task = asyncio.get_running_loop().create_task(make())
+    await steps(loop_steps)
+    if delay:
+        await asyncio.sleep(delay)
+    task.cancel()
+    try:
+        result = await asyncio.wait_for(asyncio.shield(task), 10)
+    except asyncio.CancelledError:
+        assert task.cancelled()
+        return True, None
+    return False, result
+
+
+# --------------------------------------------------------------------------------------
+# acquire
+# --------------------------------------------------------------------------------------
+
+
+def test_cancelling_acquire_at_any_point_leaves_no_key(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        points = [(n, 0.0) for n in range(40)] + [(1, i * 50e-6) for i in range(41)]
+        cancelled = finished = 0
+        try:
+            for loop_steps, delay in points:
+                lock = rl.lock(lock_name, ttl=10)
+                was_cancelled, result = await cancel_after(
+                    lock.acquire, loop_steps=loop_steps, delay=delay
+                )
+                where = f"after {loop_steps} steps + {delay * 1e6:.0f} us"
+                if was_cancelled:
+                    cancelled += 1
+                    assert not lock.held, where
+                else:
+                    finished += 1
+                    assert result is True, where
+                    assert await lock.release(), where
+                assert no_key(servers, lock_name), f"a key was left behind {where}"
+                fresh = rl.lock(lock_name, ttl=10)
+                assert await fresh.acquire(blocking=False), where
+                assert await fresh.release(), where
+        finally:
+            await rl.close()
+        # The sweep did hit the acquire (it takes only a few loop steps: a round is one
+        # write per server and one wait), and went all the way past its end.
+        assert cancelled >= 3, (cancelled, finished)
+        assert finished >= 1, (cancelled, finished)
+
+    start = time.monotonic()
+    run(body, limit=20)
+    assert time.monotonic() - start < 20
+
+
+def test_cancelling_the_first_acquire_while_connecting_leaves_no_key(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A new Redlock each time: the cancellation can land while connections open."""
+
+    async def body() -> None:
+        cancelled = 0
+        for loop_steps in range(0, 40, 2):
+            rl = Redlock(servers.urls, instance_timeout=1.0)
+            try:
+                lock = rl.lock(lock_name, ttl=10)
+                was_cancelled, result = await cancel_after(lock.acquire, loop_steps=loop_steps)
+                if was_cancelled:
+                    cancelled += 1
+                else:
+                    assert result is True
+                    assert await lock.release()
+                assert no_key(servers, lock_name), f"key left after {loop_steps} steps"
+                fresh = rl.lock(lock_name, ttl=10)
+                assert await fresh.acquire(blocking=False)
+                assert await fresh.release()
+            finally:
+                await rl.close()
+        assert cancelled >= 3
+
+    run(body, limit=20)
+
+
+@pytest.mark.slow
+def test_cancelling_a_slow_acquire_leaves_no_key(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """One of three servers is frozen: every round lasts the whole instance timeout."""
+    group = make_servers(3)
+    live = list(group)[:2]
+
+    async def body() -> None:
+        rl = Redlock(group.urls, instance_timeout=0.2)
+        try:
+            for delay in (0.0, 0.01, 0.05, 0.1, 0.15, 0.19):
+                lock = rl.lock(lock_name, ttl=10)
+                started = time.monotonic()
+                was_cancelled, _ = await cancel_after(lock.acquire, loop_steps=1, delay=delay)
+                assert was_cancelled, f"the acquire ended within {delay} s"
+                # Cancelled promptly: at most the cleanup round (one instance timeout).
+                assert time.monotonic() - started < delay + 1.0
+                assert not lock.held
+                assert no_key(live, lock_name), f"a key was left behind after {delay} s"
+                fresh = rl.lock(lock_name, ttl=10)
+                assert await fresh.acquire(blocking=False), f"after {delay} s"
+                assert await fresh.release()
+        finally:
+            await rl.close()
+
+    group[2].pause()
+    try:
+        start = time.monotonic()
+        run(body, limit=20)
+        assert time.monotonic() - start < 20
+    finally:
+        group[2].resume()
+
+
+def test_cancelling_a_blocking_acquire_in_its_retry_pause(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0, retry_delay=0.5)
+        try:
+            holder = rl.lock(lock_name, ttl=10)
+            assert await holder.acquire()
+            waiter = rl.lock(lock_name, ttl=10)
+            started = time.monotonic()
+            # First attempt and its cleanup take milliseconds; then the waiter pauses for
+            # 0.25 s to 0.5 s before its next attempt: the cancellation lands there.
+            was_cancelled, _ = await cancel_after(
+                lambda: waiter.acquire(timeout=5), loop_steps=1, delay=0.1
+            )
+            assert was_cancelled
+            assert time.monotonic() - started < 0.5
+            assert not waiter.held
+            # The waiter's cleanup never touches the holder's key.
+            assert values(servers, lock_name) == [holder.token] * 5
+            assert await holder.release()
+            assert no_key(servers, lock_name)
+            assert await waiter.acquire(blocking=False)
+            assert await waiter.release()
+        finally:
+            await rl.close()
+
+    run(body)
+
+
+# --------------------------------------------------------------------------------------
+# release
+# --------------------------------------------------------------------------------------
+
+
+def test_cancelling_release_at_any_point_still_releases(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        cancelled = 0
+        try:
+            # From 1 step: a task cancelled before it ever ran did not start a release.
+            for loop_steps in range(1, 30):
+                lock = rl.lock(lock_name, ttl=10)
+                assert await lock.acquire()
+                was_cancelled, result = await cancel_after(lock.release, loop_steps=loop_steps)
+                if was_cancelled:
+                    cancelled += 1
+                else:
+                    assert result is True
+                assert no_key(servers, lock_name), f"key left after {loop_steps} steps"
+                assert not lock.held
+                with pytest.raises(RuntimeError):
+                    await lock.release()
+        finally:
+            await rl.close()
+        assert cancelled >= 1
+
+    run(body, limit=20)
+
+
+def test_cancelling_a_slow_release_completes_it_then_propagates(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    group = make_servers(3)
+    live = list(group)[:2]
+
+    async def body() -> None:
+        rl = Redlock(group.urls, instance_timeout=0.3)
+        try:
+            lock = rl.lock(lock_name, ttl=10)
+            assert await lock.acquire()
+            assert values(live, lock_name) == [lock.token] * 2
+            started = time.monotonic()
+            was_cancelled, _ = await cancel_after(lock.release, loop_steps=1, delay=0.05)
+            assert was_cancelled, "CancelledError did not propagate"
+            # It came out once the release round was over (it waits for the frozen
+            # server up to the instance timeout), not as soon as it was cancelled.
+            assert time.monotonic() - started >= 0.2
+            assert no_key(live, lock_name)
+            assert not lock.held
+        finally:
+            await rl.close()
+
+    group[2].pause()
+    try:
+        run(body)
+    finally:
+        group[2].resume()
+
+
+def test_cancelling_release_of_an_auto_extended_lock_still_releases(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Regression: release() used to await the lease task's end outside _complete(), so a
+    cancellation there left the keys, the lock held, and no lease task."""
+
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        try:
+            lock = rl.lock(lock_name, ttl=10, auto_extend=True, max_hold=math.inf)
+            assert await lock.acquire()
+            was_cancelled, _ = await cancel_after(lock.release, loop_steps=1)
+            assert was_cancelled
+            assert not lock.held
+            assert no_key(servers, lock_name)
+        finally:
+            await rl.close()
+
+    run(body)
+
+
+def test_a_cancellation_during_async_with_exit_still_releases(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A cancellation (asyncio.timeout, a failing TaskGroup sibling) that reaches the task
+    as ``async with`` exits. Regression: it interrupted __aexit__ before the release."""
+
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        try:
+            lock = rl.lock(lock_name, ttl=10)
+
+            async def worker() -> None:
+                task = asyncio.current_task()
+                assert task is not None
+                async with lock:
+                    # Lands at the first await of __aexit__, the moment the block ends.
+                    asyncio.get_running_loop().call_soon(task.cancel)
+
+            task = asyncio.get_running_loop().create_task(worker())
+            with pytest.raises(asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(task), 10)
+            assert task.cancelled()
+            assert not lock.held
+            assert no_key(servers, lock_name)
+        finally:
+            await rl.close()
+
+    run(body)
+
+
+# --------------------------------------------------------------------------------------
+# extend
+# --------------------------------------------------------------------------------------
+
+
+def test_cancelling_extend_at_any_point_does_not_deadlock(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        cancelled = 0
+        try:
+            for loop_steps in range(0, 25):
+                lock = rl.lock(lock_name, ttl=10)
+                assert await lock.acquire()
+                was_cancelled, result = await cancel_after(
+                    functools.partial(lock.extend, ttl=20), loop_steps=loop_steps
+                )
+                if was_cancelled:
+                    cancelled += 1
+                else:
+                    assert isinstance(result, float)
+                    assert result > 10
+                assert lock.held
+                assert values(servers, lock_name) == [lock.token] * 5
+                # The lock stays usable: extend again, then release, all bounded.
+                assert await asyncio.wait_for(lock.extend(), 5) > 0
+                assert await asyncio.wait_for(lock.release(), 5) is True
+                assert no_key(servers, lock_name), f"key left after {loop_steps} steps"
+        finally:
+            await rl.close()
+        assert cancelled >= 1
+
+    run(body, limit=20)
+
+
+def test_cancelling_a_slow_extend_of_an_auto_extended_lock(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A frozen server: the extend round is slow, and the lease task runs alongside."""
+    group = make_servers(3)
+    live = list(group)[:2]
+
+    async def body() -> None:
+        rl = Redlock(group.urls, instance_timeout=0.3)
+        try:
+            lock = rl.lock(lock_name, ttl=3, auto_extend=True, max_hold=math.inf)
+            assert await lock.acquire()
+            started = time.monotonic()
+            was_cancelled, _ = await cancel_after(lock.extend, loop_steps=1, delay=0.1)
+            assert was_cancelled
+            assert time.monotonic() - started < 0.5  # no waiting for anything
+            assert lock.held
+            assert not lock.lost.is_set()
+            assert await asyncio.wait_for(lock.release(), 5) is True
+            assert no_key(live, lock_name)
+            assert not lock.held
+        finally:
+            await rl.close()
+
+    group[2].pause()
+    try:
+        run(body)
+    finally:
+        group[2].resume()
+
+
+# --------------------------------------------------------------------------------------
+# async with
+# --------------------------------------------------------------------------------------
+
+
+def test_cancelling_the_task_inside_async_with_releases_the_lock(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    lost_calls: list[Lock] = []
+
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        try:
+            lock = rl.lock(
+                lock_name, ttl=1, auto_extend=True, max_hold=math.inf, on_lost=lost_calls.append
+            )
+            entered = asyncio.Event()
+            leaving: list[BaseException] = []
+
+            async def worker() -> None:
+                async with lock:
+                    entered.set()
+                    try:
+                        await asyncio.sleep(30)
+                    except BaseException as exc:
+                        leaving.append(exc)
+                        raise
+
+            task = asyncio.get_running_loop().create_task(worker())
+            await asyncio.wait_for(entered.wait(), 5)
+            await asyncio.sleep(0.5)  # at least one renewal went by
+            assert values(servers, lock_name) == [lock.token] * 5
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):  # not LockLost
+                await asyncio.wait_for(task, 5)
+            assert task.cancelled()
+            assert len(leaving) == 1
+            assert isinstance(leaving[0], asyncio.CancelledError)
+            assert no_key(servers, lock_name)
+            assert not lock.held
+            assert not lock.lost.is_set()
+            await asyncio.sleep(0.5)  # no lease work after the release
+            assert lost_calls == []
+            assert no_key(servers, lock_name)
+        finally:
+            await rl.close()
+
+    run(body)

@@ -1,0 +1,198 @@
+"""After ``os.fork()`` the child does not hold the parent's locks (sync API, Linux).
+
+The child reports what it saw through its exit code (one bit per failed check) and
+leaves with ``os._exit``, so that no atexit hook, buffered output or pytest machinery of
+the parent runs twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Callable
+
+import pytest
+
+import quorumlock.asyncio
+from quorumlock import Lock, Redlock
+from quorumlock.testing import LocalServerGroup
+from tests.conftest import ServerFactory, client_of, values
+
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" or not hasattr(os, "fork"), reason="os.fork on Linux"
+)
+
+
+def fork(child: Callable[[], int]) -> int:
+    """Run ``child()`` in a forked process; return the child's pid (parent only)."""
+    with warnings.catch_warnings():
+        # Python 3.12+ warns that the process has threads (our lease thread, at least).
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork.*")
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 255
+        try:
+            code = child()
+        finally:
+            os._exit(code)
+    return pid
+
+
+def wait_child(pid: int, limit: float) -> int:
+    """The exit code of child ``pid``; SIGKILL it (and fail) after ``limit`` seconds."""
+    give_up = time.monotonic() + limit
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        if time.monotonic() > give_up:
+            os.kill(pid, signal.SIGKILL)  # our own child, by pid
+            os.waitpid(pid, 0)
+            pytest.fail(f"the forked child did not finish within {limit} s (deadlock?)")
+        time.sleep(0.02)
+
+
+def child_checks(rl: Redlock, lock: Lock, name: str, lost_calls: list[Lock]) -> int:
+    """What the child must see of the parent's lock; a bit per failed check."""
+    failed = 0
+    if lock.held or lock.validity != 0.0:
+        failed |= 1
+    try:
+        lock.release()
+        failed |= 2
+    except RuntimeError:
+        pass
+    except BaseException:
+        failed |= 2
+    try:
+        lock.check()
+        failed |= 4
+    except RuntimeError:
+        pass
+    except BaseException:  # LockLost would say the child had held it
+        failed |= 4
+    extensions = lock.extensions
+    time.sleep(1.2)  # more than a renewal period: the child must not renew
+    if lock.extensions != extensions or lock.held or lock.lost.is_set():
+        failed |= 8
+    if lost_calls:
+        failed |= 16
+    # The child can use the Redlock: the parent's lock is taken, other names are free.
+    try:
+        if rl.lock(name, ttl=1).acquire(blocking=False):
+            failed |= 32
+        other = rl.lock(name + ":child", ttl=1)
+        if not (other.acquire(blocking=False) and other.release()):
+            failed |= 64
+    except BaseException:
+        failed |= 32 | 64
+    return failed
+
+
+def test_the_child_does_not_hold_the_parents_lock(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    lost_calls: list[Lock] = []
+    rl = Redlock(servers.urls, instance_timeout=0.5)
+    try:
+        lock = rl.lock(
+            lock_name, ttl=1, auto_extend=True, max_hold=math.inf, on_lost=lost_calls.append
+        )
+        assert lock.acquire()
+        token = lock.token
+        forked_at = time.monotonic()
+        pid = fork(lambda: child_checks(rl, lock, lock_name, lost_calls))
+        extensions_at_fork = lock.extensions
+        code = wait_child(pid, 20)
+        assert code == 0, f"failed checks in the child: {code:#04x} (see child_checks)"
+        # The parent still holds its lock 2.5 s later: renewal ran on in the parent only.
+        time.sleep(max(0.0, forked_at + 2.5 - time.monotonic()))
+        assert lock.held
+        assert not lock.lost.is_set()
+        assert lost_calls == []
+        assert lock.extensions >= extensions_at_fork + 4
+        assert values(servers, lock_name) == [token] * 5
+        assert lock.release()
+        assert values(servers, lock_name) == [None] * 5
+    finally:
+        rl.close()
+
+
+@pytest.mark.slow
+def test_fork_during_a_renewal_round(make_servers: ServerFactory, lock_name: str) -> None:
+    """Forked while the lease thread is mid-round (holding the lock's mutex): the child
+    must not inherit that mutex locked, nor the round."""
+    group = make_servers(3)
+    lost_calls: list[Lock] = []
+    rl = Redlock(group.urls, instance_timeout=0.5, connect_timeout=5.0)
+    try:
+        warm_up = rl.lock(lock_name + ":warm-up", ttl=3)
+        assert warm_up.acquire()
+        assert warm_up.extend()
+        assert warm_up.release()
+        group[2].pause()  # every round now waits 0.5 s for it
+        lock = rl.lock(
+            lock_name, ttl=3, auto_extend=True, max_hold=math.inf, on_lost=lost_calls.append
+        )
+        assert lock.acquire()
+        token = lock.token
+        # Wait until a renewal reached the live servers (their pttl jumps back up) while
+        # its round still waits for the frozen one.
+        probe = client_of(group[0])
+        previous = int(probe.pttl(lock_name))
+        give_up = time.monotonic() + 3.0
+        while True:
+            time.sleep(0.005)
+            current = int(probe.pttl(lock_name))
+            if current > previous + 100:
+                break
+            previous = current
+            assert time.monotonic() < give_up, "no renewal started"
+        probe.close()
+        assert lock.extensions == 0, "the renewal round ended before the fork"
+        pid = fork(lambda: child_checks(rl, lock, lock_name, lost_calls))
+        code = wait_child(pid, 20)
+        assert code == 0, f"failed checks in the child: {code:#04x} (see child_checks)"
+        assert lock.held
+        assert lock.extensions >= 1
+        assert values(list(group)[:2], lock_name) == [token] * 2
+        assert lock.release()
+        assert values(list(group)[:2], lock_name) == [None] * 2
+    finally:
+        rl.close()
+        if group[2].paused:
+            group[2].resume()
+
+
+def test_a_child_can_lock_with_the_asyncio_api(servers: LocalServerGroup, lock_name: str) -> None:
+    """The asyncio Redlock of the parent works in a child's own event loop."""
+    parent_rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=0.5)
+
+    async def use_once(name: str) -> bool:
+        lock = parent_rl.lock(name, ttl=2)
+        return await lock.acquire(blocking=False) and await lock.release()
+
+    assert asyncio.run(use_once(lock_name + ":parent"))
+
+    def child() -> int:
+        try:
+            return 0 if asyncio.run(use_once(lock_name + ":child")) else 1
+        except BaseException:
+            return 2
+
+    code = wait_child(fork(child), 20)
+    assert code == 0
+    assert values(servers, lock_name + ":child") == [None] * 5
+
+    async def use_and_close() -> bool:
+        try:
+            return await use_once(lock_name + ":parent")
+        finally:
+            await parent_rl.close()
+
+    assert asyncio.run(use_and_close())
