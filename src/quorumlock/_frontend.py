@@ -12,7 +12,7 @@ import random
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, RedlockConfig, to_ttl_ms, validate_name
@@ -30,10 +30,14 @@ class QuorumLockWarning(UserWarning):
     """A configuration that works but gives up fault tolerance (an even N, for one)."""
 
 
-class RedlockBase:
+LockT = TypeVar("LockT", bound="LockBase")
+
+
+class RedlockBase(Generic[LockT]):
     """Servers and options, validated before any network call."""
 
     _flavour: Flavour = "sync"
+    _lock_class: type[LockT]
 
     def __init__(
         self,
@@ -75,6 +79,44 @@ class RedlockBase:
         """How many servers must agree: ``N // 2 + 1``."""
         return quorum(len(self._specs))
 
+    def lock(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[LockT], object] | None = None,
+    ) -> LockT:
+        """A lock on ``name`` (the key on every server), not acquired yet.
+
+        ``ttl`` (seconds or timedelta) is both the auto-release time and the time the
+        holder has to do its work (R4). ``blocking`` and ``timeout`` apply when the lock
+        is used as a context manager: wait up to ``timeout`` seconds (None: no limit).
+
+        ``auto_extend=True`` keeps the lock while it is held, extending it before its
+        validity runs low (R10), until ``max_extensions`` extensions or ``max_hold``
+        seconds since the acquire, whichever comes first (one of them is required;
+        ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` is a plain function
+        called when the lock is lost while held: on the lease thread (sync) or on the
+        event loop (asyncio). Raises ``TypeError`` or :class:`ConfigurationError` for bad
+        input, before any network call.
+        """
+        return self._lock_class(
+            self,
+            name,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+
     def __repr__(self) -> str:
         return f"{type(self).__module__.split('._')[0]}.Redlock({self.servers!r})"
 
@@ -84,7 +126,7 @@ class LockBase:
 
     def __init__(
         self,
-        redlock: RedlockBase,
+        redlock: RedlockBase[Any],
         name: str,
         *,
         ttl: Duration,

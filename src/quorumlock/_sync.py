@@ -14,7 +14,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -32,7 +32,7 @@ T = TypeVar("T")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase):
+class Redlock(RedlockBase["Lock"]):
     """A lock manager over N independent Redis or Valkey masters (SPEC R5 to R10).
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
@@ -73,43 +73,7 @@ class Redlock(RedlockBase):
         )
         self._fanout = SyncFanout(self._specs, self.config)
         self._keeper = _LeaseKeeper()
-
-    def lock(
-        self,
-        name: str,
-        *,
-        ttl: Duration,
-        timeout: Duration | None = None,
-        blocking: bool = True,
-        auto_extend: bool = False,
-        max_extensions: int | None = None,
-        max_hold: Duration | None = None,
-        on_lost: Callable[[Lock], object] | None = None,
-    ) -> Lock:
-        """A lock on ``name`` (the key on every server), not acquired yet.
-
-        ``ttl`` (seconds or timedelta) is both the auto-release time and the time the
-        holder has to do its work (R4). ``blocking`` and ``timeout`` apply when the lock
-        is used as a context manager: wait up to ``timeout`` seconds (None: no limit).
-
-        ``auto_extend=True`` keeps the lock while it is held, extending it before its
-        validity runs low (R10), until ``max_extensions`` extensions or ``max_hold``
-        seconds since the acquire, whichever comes first (one of them is required;
-        ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` runs, on the lease
-        thread, when the lock is lost while held. Raises ``TypeError`` or
-        :class:`ConfigurationError` for bad input.
-        """
-        return Lock(
-            self,
-            name,
-            ttl=ttl,
-            timeout=timeout,
-            blocking=blocking,
-            auto_extend=auto_extend,
-            max_extensions=max_extensions,
-            max_hold=max_hold,
-            on_lost=on_lost,
-        )
+        self._lock_class = Lock
 
     def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -43,7 +43,7 @@ T = TypeVar("T")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase):
+class Redlock(RedlockBase["Lock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs or ``redis.asyncio.Redis`` clients. ``busy_poll`` is accepted
@@ -73,34 +73,7 @@ class Redlock(RedlockBase):
             busy_poll=busy_poll,
         )
         self._fanout = AsyncFanout(self._specs, self.config)
-
-    def lock(
-        self,
-        name: str,
-        *,
-        ttl: Duration,
-        timeout: Duration | None = None,
-        blocking: bool = True,
-        auto_extend: bool = False,
-        max_extensions: int | None = None,
-        max_hold: Duration | None = None,
-        on_lost: Callable[[Lock], object] | None = None,
-    ) -> Lock:
-        """A lock on ``name``, not acquired yet: see :meth:`quorumlock.Redlock.lock`.
-
-        ``on_lost(lock)`` is a plain function, called on the event loop.
-        """
-        return Lock(
-            self,
-            name,
-            ttl=ttl,
-            timeout=timeout,
-            blocking=blocking,
-            auto_extend=auto_extend,
-            max_extensions=max_extensions,
-            max_hold=max_hold,
-            on_lost=on_lost,
-        )
+        self._lock_class = Lock
 
     async def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""

@@ -244,7 +244,7 @@ def test_processes_never_hold_together(servers: LocalServerGroup, lock_name: str
 def test_expired_holders_never_touch_the_new_holders_key(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    rl = Redlock(servers.urls)
+    rl = Redlock(servers.urls, instance_timeout=1.0)
     n = len(servers)
     first = rl.lock(lock_name, ttl=0.3)
     assert first.acquire(blocking=False)
@@ -290,7 +290,7 @@ def test_expired_holders_never_touch_the_new_holders_key(
 def test_extend_with_a_lost_key_never_touches_the_new_holder(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    rl = Redlock(servers.urls)
+    rl = Redlock(servers.urls, instance_timeout=1.0)
     n = len(servers)
     stale = rl.lock(lock_name, ttl=20)
     assert stale.acquire(blocking=False)
@@ -316,7 +316,7 @@ def test_extend_with_a_lost_key_never_touches_the_new_holder(
 
 
 def test_extend_never_recreates_an_expired_key(servers: LocalServerGroup, lock_name: str) -> None:
-    rl = Redlock(servers.urls)
+    rl = Redlock(servers.urls, instance_timeout=1.0)
     lock = rl.lock(lock_name, ttl=0.2)
     assert lock.acquire(blocking=False)
     time.sleep(0.4)
@@ -355,7 +355,7 @@ def test_with_block_that_ended_in_time_does_not_report_a_loss(
 def test_with_block_reports_a_key_lost_on_the_servers(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    rl = Redlock(servers.urls)
+    rl = Redlock(servers.urls, instance_timeout=1.0)
     with pytest.raises(LockLost), rl.lock(lock_name, ttl=10):
         delete_everywhere(servers, lock_name)  # gone: another client could take it now
     rl.close()
@@ -369,7 +369,7 @@ def test_with_block_reports_a_key_lost_on_the_servers(
 def test_blocking_acquire_gives_up_at_its_timeout(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    rl = Redlock(servers.urls, retry_delay=0.2)
+    rl = Redlock(servers.urls, retry_delay=0.2, instance_timeout=1.0)
     holder = rl.lock(lock_name, ttl=10)
     assert holder.acquire(blocking=False)
     waiter = rl.lock(lock_name, ttl=10)
@@ -385,7 +385,7 @@ def test_blocking_acquire_gives_up_at_its_timeout(
 def test_blocking_acquire_gets_the_lock_once_it_is_released(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    rl = Redlock(servers.urls, retry_delay=0.2)
+    rl = Redlock(servers.urls, retry_delay=0.2, instance_timeout=1.0)
     holder = rl.lock(lock_name, ttl=10)
     assert holder.acquire(blocking=False)
     waiter = rl.lock(lock_name, ttl=10)
@@ -406,7 +406,7 @@ def test_retries_are_spread_by_jitter(
     servers: LocalServerGroup, lock_name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG, logger="quorumlock")
-    rl = Redlock(servers.urls, retry_delay=0.2)
+    rl = Redlock(servers.urls, retry_delay=0.2, instance_timeout=1.0)
     holder = rl.lock(lock_name, ttl=10)
     assert holder.acquire(blocking=False)
     waiter = rl.lock(lock_name, ttl=10)

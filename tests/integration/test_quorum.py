@@ -99,7 +99,7 @@ def test_acquire_succeeds_iff_the_free_servers_are_a_majority(
 ) -> None:
     group = make_servers(n)
     clients = [client_of(server) for server in group]
-    rl = Redlock(group.urls)
+    rl = Redlock(group.urls, instance_timeout=1.0)
     assert rl.quorum == n // 2 + 1
     try:
         for size in range(n + 1):
@@ -310,7 +310,7 @@ def test_restarted_server_rejoins_and_release_survives_its_lost_script_cache(
     make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(3)
-    rl = Redlock(group.urls)
+    rl = Redlock(group.urls, instance_timeout=1.0)
     warm_up(rl)
     group[0].restart()  # kill -9 and start again: empty dataset, empty script cache
     restarted = client_of(group[0])
@@ -334,7 +334,7 @@ def test_blocking_acquire_rides_through_a_restart_of_the_only_server(
     make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(1)
-    rl = Redlock(group.urls, retry_delay=0.05)
+    rl = Redlock(group.urls, retry_delay=0.05, instance_timeout=1.0)
     warm_up(rl)
     group[0].restart()
     lock = rl.lock(lock_name, ttl=10)
@@ -350,7 +350,7 @@ def test_first_round_after_a_restart_counts_the_restarted_server(
     make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(1)
-    rl = Redlock(group.urls)
+    rl = Redlock(group.urls, instance_timeout=1.0)
     warm_up(rl)
     group[0].restart()
     lock = rl.lock(lock_name, ttl=10)
