@@ -11,7 +11,7 @@ import logging
 import random
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
@@ -19,7 +19,7 @@ from quorumlock._algorithm.config import Duration, RedlockConfig, to_ttl_ms, val
 from quorumlock._algorithm.lease import LeasePolicy
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
-from quorumlock._io.servers import Flavour, ServerSpec, parse_servers
+from quorumlock._io.servers import AsyncServerArg, Flavour, ServerArg, ServerSpec, parse_servers
 
 __all__ = ["LockBase", "QuorumLockWarning", "RedlockBase"]
 
@@ -41,7 +41,7 @@ class RedlockBase(Generic[LockT]):
 
     def __init__(
         self,
-        servers: object,
+        servers: ServerArg | AsyncServerArg | Sequence[ServerArg | AsyncServerArg],
         *,
         clock_drift_factor: float = 0.01,
         retry_delay: float = 0.2,
@@ -65,9 +65,14 @@ class RedlockBase(Generic[LockT]):
                 f"{n} servers tolerate no more failures than {n - 1}: a majority of {n} is "
                 f"{quorum(n)}. Use an odd number of independent servers (3 or 5).",
                 QuorumLockWarning,
-                stacklevel=3,
+                stacklevel=2,
             )
         self._random = random.SystemRandom()
+        self._setup()
+
+    def _setup(self) -> None:
+        """Create the front end's I/O (its fan-out, its lease keeper) and set ``_lock_class``."""
+        raise NotImplementedError
 
     @property
     def servers(self) -> list[str]:

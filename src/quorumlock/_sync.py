@@ -14,7 +14,6 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -24,7 +23,6 @@ from quorumlock._algorithm.outcomes import render_outcomes
 from quorumlock._exceptions import LockLost
 from quorumlock._frontend import LockBase, RedlockBase
 from quorumlock._io.fanout import SyncFanout
-from quorumlock._io.servers import ServerArg
 
 __all__ = ["Lock", "Redlock"]
 
@@ -51,26 +49,7 @@ class Redlock(RedlockBase["Lock"]):
     network call. Thread safe: one ``Redlock`` serves a whole process.
     """
 
-    def __init__(
-        self,
-        servers: ServerArg | Sequence[ServerArg],
-        *,
-        clock_drift_factor: float = 0.01,
-        retry_delay: float = 0.2,
-        retry_count: int | None = None,
-        instance_timeout: float | None = None,
-        connect_timeout: float = 1.0,
-        busy_poll: float = 0.0002,
-    ) -> None:
-        super().__init__(
-            servers,
-            clock_drift_factor=clock_drift_factor,
-            retry_delay=retry_delay,
-            retry_count=retry_count,
-            instance_timeout=instance_timeout,
-            connect_timeout=connect_timeout,
-            busy_poll=busy_poll,
-        )
+    def _setup(self) -> None:
         self._fanout = SyncFanout(self._specs, self.config)
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock

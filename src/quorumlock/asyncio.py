@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -34,7 +33,7 @@ from quorumlock._algorithm.outcomes import render_outcomes
 from quorumlock._exceptions import LockLost
 from quorumlock._frontend import LockBase, RedlockBase
 from quorumlock._io.async_fanout import AsyncFanout
-from quorumlock._io.servers import AsyncServerArg, Flavour
+from quorumlock._io.servers import Flavour
 from quorumlock._sync import _log_round
 
 __all__ = ["Lock", "Redlock"]
@@ -52,26 +51,7 @@ class Redlock(RedlockBase["Lock"]):
 
     _flavour: Flavour = "async"
 
-    def __init__(
-        self,
-        servers: AsyncServerArg | Sequence[AsyncServerArg],
-        *,
-        clock_drift_factor: float = 0.01,
-        retry_delay: float = 0.2,
-        retry_count: int | None = None,
-        instance_timeout: float | None = None,
-        connect_timeout: float = 1.0,
-        busy_poll: float = 0.0002,
-    ) -> None:
-        super().__init__(
-            servers,
-            clock_drift_factor=clock_drift_factor,
-            retry_delay=retry_delay,
-            retry_count=retry_count,
-            instance_timeout=instance_timeout,
-            connect_timeout=connect_timeout,
-            busy_poll=busy_poll,
-        )
+    def _setup(self) -> None:
         self._fanout = AsyncFanout(self._specs, self.config)
         self._lock_class = Lock
 
