@@ -239,6 +239,10 @@ def test_cancelling_a_slow_release_completes_it_then_propagates(
     async def body() -> None:
         rl = Redlock(group.urls, instance_timeout=0.3)
         try:
+            warm = rl.lock(lock_name, ttl=10)  # connections up to all three, then freeze
+            assert await warm.acquire()
+            assert await warm.release()
+            group[2].pause()
             lock = rl.lock(lock_name, ttl=10)
             assert await lock.acquire()
             assert values(live, lock_name) == [lock.token] * 2
@@ -253,7 +257,6 @@ def test_cancelling_a_slow_release_completes_it_then_propagates(
         finally:
             await rl.close()
 
-    group[2].pause()
     try:
         run(body)
     finally:

@@ -19,8 +19,9 @@ import pytest
 
 from quorumlock import Lock, NodeOutcome, QuorumUnavailable, Redlock, Reply
 from quorumlock._algorithm.scripts import RELEASE
-from quorumlock.testing import LocalServer, LocalServerGroup
+from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, values
+from tests.integration.apis import Api, call
 
 PASSWORD = "secret-pw-7f3a"
 WRONG_PASSWORD = "wrong-pw-91c2"
@@ -475,3 +476,39 @@ def test_unreachable_servers_raise_quorum_unavailable_naming_them(
     assert replies(info.value.outcomes) == [Reply.ERROR, Reply.GRANTED, Reply.ERROR]
     assert values(group, lock_name) == [None]
     rl.close()
+
+
+# --------------------------------------------------------------------------------------
+# first contact: the first round waits for connections, later rounds do not
+# --------------------------------------------------------------------------------------
+
+
+def test_first_round_of_a_new_redlock_waits_for_slow_connections_later_rounds_do_not(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    # 15 ms each way: a connection (handshake and session probe, several round trips)
+    # takes far longer than the 20 ms per-instance timeout of a 1 s ttl.
+    proxies = [LatencyProxy(s.host, s.port, delay=0.015) for s in servers.servers[:3]]
+    for proxy in proxies:
+        proxy.start()
+
+    async def body() -> None:
+        rl = api.redlock([p.url for p in proxies])
+        try:
+            lock = rl.lock(lock_name, ttl=1)
+            assert await call(lock.acquire(blocking=False))  # first contact: waited for
+            # ... until a majority granted it: the last server may still be on its way.
+            assert replies(lock.outcomes).count(Reply.GRANTED) >= 2
+            await call(lock.release())
+            # Connected now: a round waits only for the per-instance timeout (20 ms),
+            # shorter than one round trip through the proxies.
+            with pytest.raises(QuorumUnavailable):
+                await call(rl.lock(lock_name, ttl=1).acquire(blocking=False))
+        finally:
+            await call(rl.close())
+
+    try:
+        api.run(body)
+    finally:
+        for proxy in proxies:
+            proxy.close()

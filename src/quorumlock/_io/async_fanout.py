@@ -30,9 +30,11 @@ from redis._parsers.base import BaseParser
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
+from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
+    Op,
     Round,
     Session,
     command_args,
@@ -114,6 +116,7 @@ class _AsyncNode:
         self._connecting: asyncio.Task[_Pipe] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
+        self.tried = False  # a connection attempt has ended (either way) at least once
 
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
         """The live pipe, or the task that is opening one (shared by all waiters)."""
@@ -146,6 +149,8 @@ class _AsyncNode:
             with contextlib.suppress(Exception):
                 await conn.disconnect(nowait=True)
             raise
+        finally:
+            self.tried = True
         self._pipe = _Pipe(conn, session)
         return self._pipe
 
@@ -173,7 +178,10 @@ class AsyncFanout:
         """Send ``step``'s command to every server at once and collect the replies (R7)."""
         started = time.monotonic()
         round_ = _Round(self.nodes, step)
-        await round_.collect(started + step.timeout)
+        # First contact: an acquire may wait for connections while no majority granted
+        # it (see SyncFanout._collect).
+        grace = self.config.connect_timeout if step.op is Op.ACQUIRE else step.timeout
+        await round_.collect(started + step.timeout, started + grace)
         return Round(started, time.monotonic(), round_.outcomes())
 
     async def close(self) -> None:
@@ -201,12 +209,18 @@ class _Round:
         self.scripted: set[int] = set()
         self.connecting: set[int] = set()
         self.over = False
+        self.grace_until: float | None = None
+        self.in_grace = False
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    async def collect(self, deadline: float) -> None:
+    async def collect(self, deadline: float, grace_until: float) -> None:
+        """Wait for every reply until ``deadline``; until ``grace_until`` if it is later,
+        a server is being connected to for the first time and no majority granted yet
+        (the first round of a new Redlock waits for its connections)."""
         loop = asyncio.get_running_loop()
-        timer = loop.call_at(loop.time() + (deadline - time.monotonic()), self._finish)
         waits: list[asyncio.Future[_Pipe]] = []
+        timer: asyncio.TimerHandle | None = None
+        first_contact = False
         try:
             for i, node in enumerate(self.nodes):
                 pipe = node.pipe()
@@ -214,15 +228,20 @@ class _Round:
                     self._send(pipe, i)
                 else:
                     self.connecting.add(i)
+                    first_contact = first_contact or not node.tried
                     # Shielded: this round may stop waiting; the connect must go on.
                     wait = asyncio.shield(pipe)
                     wait.add_done_callback(functools.partial(self._connected, i))
                     waits.append(wait)
+            if first_contact and grace_until > deadline:
+                self.grace_until = grace_until
+            timer = loop.call_at(loop.time() + (deadline - time.monotonic()), self._on_deadline)
             if self.missing:
                 await self.done
         finally:
             self.over = True
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
             for wait in waits:
                 wait.cancel()
 
@@ -267,8 +286,22 @@ class _Round:
             outcome = NodeOutcome(label, reply_, detail, time.monotonic() - self.sent, fence)
         self.results[index] = outcome
         self.missing -= 1
-        if self.missing == 0:
+        if self.missing == 0 or (self.in_grace and self._granted_majority()):
             self._finish()
+
+    def _on_deadline(self) -> None:
+        if self.grace_until is not None and self.connecting and not self._granted_majority():
+            loop = asyncio.get_running_loop()
+            self.in_grace = True  # first contact: wait on for the connections
+            delay = self.grace_until - time.monotonic()
+            timer = loop.call_later(delay, self._finish)
+            self.done.add_done_callback(lambda _: timer.cancel())
+            return
+        self._finish()
+
+    def _granted_majority(self) -> bool:
+        granted = sum(1 for r in self.results if r is not None and r.reply is Reply.GRANTED)
+        return granted >= quorum(len(self.nodes))
 
     def _finish(self) -> None:
         if not self.done.done():

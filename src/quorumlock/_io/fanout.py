@@ -27,9 +27,11 @@ from weakref import WeakKeyDictionary
 
 from redis.exceptions import NoScriptError, ResponseError
 
+from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
+    Op,
     Round,
     Session,
     command_args,
@@ -58,6 +60,7 @@ class _Node:
         self._idle: deque[RedisConnection] = deque()
         self._pending: Future[None] | None = None
         self._mutex = threading.Lock()
+        self.tried = False  # a connection attempt has ended (either way) at least once
         self._pid = os.getpid()
 
     def take(self) -> RedisConnection | None:
@@ -89,15 +92,18 @@ class _Node:
             return self._pending
 
     def _connect(self) -> None:
-        conn = self.spec.connection(connect_timeout=self._connect_timeout)
-        conn.connect()
-        if self._probe:
-            try:
-                self.sessions[conn] = open_session(conn, self._connect_timeout)
-            except BaseException:
-                conn.disconnect()
-                raise
-        self._idle.append(conn)
+        try:
+            conn = self.spec.connection(connect_timeout=self._connect_timeout)
+            conn.connect()
+            if self._probe:
+                try:
+                    self.sessions[conn] = open_session(conn, self._connect_timeout)
+                except BaseException:
+                    conn.disconnect()
+                    raise
+            self._idle.append(conn)
+        finally:
+            self.tried = True
 
     def close(self) -> None:
         while True:
@@ -175,10 +181,20 @@ class SyncFanout:
             self._send(conns, step, sent, outcomes, started)
             missing = [i for i, conn in enumerate(conns) if conn is None and outcomes[i] is None]
             attempts: dict[int, Future[None]] = {}
+            grace_until = deadline
             if missing:
                 executor = self._helper()
                 attempts = {i: self.nodes[i].connecting(executor) for i in missing}
-            reusable = self._collect(step, sent, outcomes, deadline, attempts)
+                if step.op is Op.ACQUIRE and any(not self.nodes[i].tried for i in missing):
+                    grace_until = max(deadline, started + self.config.connect_timeout)
+            reusable = self._collect(
+                step,
+                sent=sent,
+                outcomes=outcomes,
+                deadline=deadline,
+                attempts=attempts,
+                grace_until=grace_until,
+            )
         except BaseException:
             for ex in sent:  # an interrupted round leaves these connections mid-reply
                 ex.conn.disconnect()
@@ -214,12 +230,22 @@ class SyncFanout:
     def _collect(
         self,
         step: Fanout,
+        *,
         sent: list[_Exchange],
         outcomes: list[NodeOutcome | None],
         deadline: float,
         attempts: dict[int, Future[None]],
+        grace_until: float,
     ) -> list[_Exchange]:
         """Read every reply as it arrives, until the deadline; busy-poll briefly first.
+
+        First contact: an acquire that connects to a server for the first time may wait
+        for connections (TLS, AUTH, the session probe) until ``grace_until``, but only
+        while no majority has granted it. The first acquire of a new Redlock then does
+        not fail for a per-instance timeout meant for replies, and a server frozen at
+        first contact still costs nothing once a majority has answered. The wait counts
+        against the validity like any other. (Release and extend never need it: a server
+        we never reached holds none of our keys.)
 
         Servers still being connected to (``attempts``) get the command as soon as their
         connection is up, while the replies of the others are read: a connection that
@@ -233,12 +259,17 @@ class SyncFanout:
             poller.register(fd, _POLL_IN)
         spin_until = time.monotonic() + self.config.busy_poll
         last_look = False
+        needed = quorum(len(self.nodes))
         while waiting or attempts:
             if attempts:
                 for ex in self._connected(attempts, step, sent, outcomes):
                     waiting[ex.fd] = ex
                     poller.register(ex.fd, _POLL_IN)
             now = time.monotonic()
+            if now >= deadline and now < grace_until and attempts:
+                granted = sum(1 for o in outcomes if o is not None and o.reply is Reply.GRANTED)
+                if granted < needed:
+                    deadline = grace_until  # first contact: wait on for the connections
             if now >= deadline:
                 # One last look without waiting: replies that arrived in time are read,
                 # not reported as timeouts.
