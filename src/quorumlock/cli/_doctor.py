@@ -1,0 +1,8 @@
+"""placeholder"""
+
+from typing import Any
+
+
+def add_parser(subparsers: Any) -> Any:
+    p = subparsers.add_parser("doctor")
+    return p
