@@ -90,8 +90,22 @@ def emit_json(data: Any) -> None:
     say(json.dumps(data, indent=2, sort_keys=False))
 
 
-def print_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-    say(tabulate(rows, headers=list(headers), tablefmt="simple", disable_numparse=True))
+def print_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], *, wrap: int | None = None
+) -> None:
+    """A plain-text table; ``wrap`` folds the last column at that many characters."""
+    widths: list[int | None] | None = None
+    if wrap is not None:
+        widths = [None] * (len(headers) - 1) + [wrap]
+    say(
+        tabulate(
+            rows,
+            headers=list(headers),
+            tablefmt="simple",
+            disable_numparse=True,
+            maxcolwidths=widths,
+        )
+    )
 
 
 class _RedactingFormatter(logging.Formatter):
