@@ -97,8 +97,9 @@ def status(args: argparse.Namespace) -> int:
     reachable = sum(r.reachable for r in results)
     needed = quorum(len(results))
     holders: list[str] = [r.holder for r in results if r.holder is not None]
-    top = max(set(holders), key=holders.count) if holders else None
-    held_by_majority = top is not None and holders.count(top) >= needed
+    top = max(set(holders), key=holders.count) if holders else ""
+    agreeing = holders.count(top) if top else 0
+    held_by_majority = agreeing >= needed
     if args.json:
         emit_json(
             {
@@ -122,7 +123,7 @@ def status(args: argparse.Namespace) -> int:
         ]
         print_table(["server", "reachable", "holder", "ttl left", "quarantine"], rows)
         if held_by_majority:
-            say(f"\n{args.name!r} is held: token {top}… on {holders.count(top)} of {len(results)}")
+            say(f"\n{args.name!r} is held: token {top}… on {agreeing} of {len(results)}")
         elif reachable < needed:
             say(f"\n{args.name!r}: unknown, too few servers answered")
         elif holders:
