@@ -198,11 +198,15 @@ class Servers:
                 client.close()
 
 
+def redlock_options(**options: Any) -> dict[str, Any]:
+    """``options`` that the installed :class:`quorumlock.Redlock` accepts."""
+    accepted = inspect.signature(Redlock).parameters  # TODO: drop once core has max_ttl
+    return {k: v for k, v in options.items() if k in accepted}
+
+
 def make_redlock(servers: Servers, **options: Any) -> Redlock:
     """A :class:`quorumlock.Redlock` over ``servers``; ``options`` as its keywords."""
-    accepted = inspect.signature(Redlock).parameters  # TODO: drop once core has max_ttl
-    options = {k: v for k, v in options.items() if k in accepted}
-    return Redlock(servers.clients(), **options)
+    return Redlock(servers.clients(), **redlock_options(**options))
 
 
 def _read_password(path: Path) -> str:
