@@ -149,7 +149,7 @@ def _servers(servers: Servers | None) -> Iterator[tuple[list[str], LocalServerGr
 def _run(urls: list[str], group: LocalServerGroup | None, args: argparse.Namespace) -> DemoResult:
     ctx = mp.get_context("spawn")
     results: Any = ctx.Queue()
-    counter: Synchronized[int] = ctx.Value("q", 0)  # type: ignore[assignment]
+    counter: Synchronized[int] = ctx.Value("q", 0)
     go = ctx.Event()
     procs: list[BaseProcess] = [
         ctx.Process(
