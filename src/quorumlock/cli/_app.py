@@ -76,7 +76,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in options
     setup_logging(debug)
     try:
-        args = build_parser().parse_args(options)
+        args, extras = build_parser().parse_known_args(options)
+        if extras:
+            if args.command == "run" and command is None:
+                raise CliError(
+                    "missing '--' before the command: "
+                    "quorumlock run NAME [options] -- CMD [ARGS...]",
+                    EXIT_USAGE,
+                )
+            where = " ".join(w for w in (args.command, getattr(args, "action", None)) if w)
+            raise CliError(
+                f"unrecognized arguments: {' '.join(extras)} (see: quorumlock {where} --help)",
+                EXIT_USAGE,
+            )
         if command is not None and args.command != "run":
             raise CliError(f"{args.command} takes no command after '--'", EXIT_USAGE)
         args.child_command = command
