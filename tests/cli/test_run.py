@@ -51,7 +51,7 @@ def test_the_lock_is_held_while_the_command_runs_and_released_after(
 ) -> None:
     holder = spawn_cli("run", lock_name, "--", "sleep", "1", servers=servers.urls)
     try:
-        wait_for(lambda: held_on(servers, lock_name) == 5)
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
     finally:
         assert holder.wait(timeout=30) == 0
     assert held_on(servers, lock_name) == 0
@@ -75,7 +75,7 @@ def test_command_not_found_and_not_executable(cli: Cli, lock_name: str, tmp_path
 def test_wait_zero_tries_once(servers: LocalServerGroup, cli: Cli, lock_name: str) -> None:
     holder = spawn_cli("run", lock_name, "--", "sleep", "3", servers=servers.urls)
     try:
-        wait_for(lambda: held_on(servers, lock_name) == 5)
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
         began = time.monotonic()
         result = cli("run", lock_name, "--wait", "0", "--", "echo", "ran")
         assert result.returncode == 75
@@ -91,7 +91,7 @@ def test_wait_gives_up_after_the_time_then_succeeds_once_free(
 ) -> None:
     holder = spawn_cli("run", lock_name, "--", "sleep", "2", servers=servers.urls)
     try:
-        wait_for(lambda: held_on(servers, lock_name) == 5)
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
         began = time.monotonic()
         assert cli("run", lock_name, "--wait", "0.5", "--", "true").returncode == 75
         assert time.monotonic() - began >= 0.5
@@ -134,7 +134,7 @@ def test_sigterm_to_quorumlock_reaches_the_command(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
     proc = spawn_cli("run", lock_name, "--", "sleep", "30", servers=servers.urls)
-    wait_for(lambda: held_on(servers, lock_name) == 5)
+    wait_for(lambda: held_on(servers, lock_name) >= 3)
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=20) == 128 + signal.SIGTERM
     assert held_on(servers, lock_name) == 0  # released once the command ended
@@ -187,7 +187,7 @@ def test_a_lost_lock_stops_a_cooperative_command_at_once(
     """Someone deletes the key everywhere: the next renewal finds it gone."""
     proc = spawn_cli("run", lock_name, "--ttl", "1", "--", "sleep", "30", servers=servers.urls)
     try:
-        wait_for(lambda: held_on(servers, lock_name) == 5)
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
         for url in servers.urls:
             client = redis.Redis.from_url(url, socket_timeout=2)
             client.delete(lock_name)
@@ -229,3 +229,19 @@ def test_run_is_quick_to_start(cli: Cli, lock_name: str) -> None:
     began = time.monotonic()
     assert cli("run", lock_name, "--", "true").returncode == 0
     assert time.monotonic() - began < 5  # interpreter start + two rounds, generous
+
+
+def test_sigterm_while_waiting_leaves_no_key(servers: LocalServerGroup, lock_name: str) -> None:
+    holder = spawn_cli("run", lock_name, "--", "sleep", "2", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        waiter = spawn_cli("run", lock_name, "--", "echo", "ran", servers=servers.urls)
+        time.sleep(1.0)  # it is waiting now
+        waiter.send_signal(signal.SIGTERM)
+        out, err = waiter.communicate(timeout=20)
+        assert waiter.returncode == 130
+        assert "ran" not in out
+        assert err.strip().splitlines() == ["quorumlock: error: interrupted"]
+    finally:
+        assert holder.wait(timeout=30) == 0
+    assert held_on(servers, lock_name) == 0

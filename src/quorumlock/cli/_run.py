@@ -179,7 +179,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _acquire(lock: Any, wait: float | None) -> bool:
-    """One attempt first: unreachable servers are an error at once, not a silent wait."""
+    """One attempt first: unreachable servers are an error at once, not a silent wait.
+
+    SIGTERM while waiting interrupts the acquire like Ctrl-C does, so that keys a
+    minority already granted are deleted before the process ends.
+    """
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         if lock.acquire(blocking=False):
             return True
@@ -188,6 +195,13 @@ def _acquire(lock: Any, wait: float | None) -> bool:
         return bool(lock.acquire(blocking=True, timeout=wait))
     except QuorumUnavailable as exc:
         raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: list[str]) -> int:
