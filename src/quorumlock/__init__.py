@@ -19,7 +19,9 @@ from quorumlock._exceptions import (
     LockNotAcquired,
     QuorumLockError,
     QuorumUnavailable,
+    StaleFencingToken,
 )
+from quorumlock._fence import RedisFence
 from quorumlock._frontend import QuorumLockWarning
 from quorumlock._sync import Lock, Redlock
 
@@ -34,8 +36,10 @@ __all__ = [
     "QuorumLockError",
     "QuorumLockWarning",
     "QuorumUnavailable",
+    "RedisFence",
     "Redlock",
     "RedlockConfig",
     "Reply",
+    "StaleFencingToken",
     "__version__",
 ]

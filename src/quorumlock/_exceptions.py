@@ -7,7 +7,8 @@
         ├── ConfigurationError          (also ValueError) bad input, raised before any network call
         ├── LockNotAcquired             (also TimeoutError) the lock was not acquired in time
         │   └── QuorumUnavailable       too few servers could be used to form a majority
-        └── LockLost                    a held lock could not be kept (extension failed)
+        ├── LockLost                    a held lock could not be kept (extension failed)
+        └── StaleFencingToken           a fenced resource refused a write from a superseded holder
 
 Wrong *types* (a name that is not a ``str``, a ttl that is not a number) raise the builtin
 ``TypeError``, also before any network call.
@@ -31,6 +32,7 @@ __all__ = [
     "LockNotAcquired",
     "QuorumLockError",
     "QuorumUnavailable",
+    "StaleFencingToken",
 ]
 
 
@@ -93,3 +95,24 @@ class LockLost(_LockError):
     remaining validity (the lock is then released everywhere), and by checks of a lock
     whose validity ran out.
     """
+
+
+class StaleFencingToken(QuorumLockError):
+    """Raised by :meth:`quorumlock.RedisFence.execute` when the token is too old.
+
+    A holder with a larger fencing token has written to the resource since: the caller's
+    lock expired (a pause, a slow network) and someone else acquired it. The write was
+    not applied. ``token`` is the refused token, ``highest`` the largest one seen.
+    """
+
+    def __init__(self, message: str, *, token: int, highest: int) -> None:
+        super().__init__(message)
+        self.token = token
+        self.highest = highest
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_stale, (str(self), self.token, self.highest))
+
+
+def _rebuild_stale(message: str, token: int, highest: int) -> StaleFencingToken:
+    return StaleFencingToken(message, token=token, highest=highest)

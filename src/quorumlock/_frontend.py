@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, to_ttl_ms, validate_name
+from quorumlock._algorithm.config import Duration, RedlockConfig, validate_name
 from quorumlock._algorithm.lease import LeasePolicy
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
@@ -49,6 +49,8 @@ class RedlockBase(Generic[LockT]):
         instance_timeout: float | None = None,
         connect_timeout: float = 1.0,
         busy_poll: float = 0.0002,
+        max_ttl: float | None = 60.0,
+        fencing: bool = False,
     ) -> None:
         self._specs: list[ServerSpec] = parse_servers(servers, self._flavour)
         self.config = RedlockConfig(
@@ -58,6 +60,8 @@ class RedlockBase(Generic[LockT]):
             instance_timeout=instance_timeout,
             connect_timeout=connect_timeout,
             busy_poll=busy_poll,
+            max_ttl=max_ttl,
+            fencing=fencing,
         )
         n = len(self._specs)
         if n % 2 == 0:
@@ -148,7 +152,7 @@ class LockBase:
             raise TypeError(f"on_lost must be callable, not {on_lost!r}")
         self._state = LockState(
             name=validate_name(name),
-            ttl_ms=to_ttl_ms(ttl, redlock.config.clock_drift_factor),
+            ttl_ms=redlock.config.ttl_ms(ttl),
             servers=len(redlock.servers),
             config=redlock.config,
             lease=LeasePolicy.build(
@@ -173,6 +177,18 @@ class LockBase:
     def token(self) -> str | None:
         """The random value stored on the servers by the last acquire (None before)."""
         return self._state.token
+
+    @property
+    def fencing_token(self) -> int | None:
+        """The fencing token of the current acquisition (SPEC B2), or None.
+
+        An int when the Redlock was made with ``fencing=True`` and this object holds (or
+        held) the lock; it strictly increases across all holders of this name over time,
+        so a protected resource can refuse a write that carries a smaller one (see
+        :class:`quorumlock.RedisFence` and docs/safety.md). None before an acquire and
+        with fencing off.
+        """
+        return self._state.fence
 
     @property
     def validity(self) -> float:

@@ -43,7 +43,8 @@ class Redlock(RedlockBase["Lock"]):
     Keyword-only options, with their defaults (see :class:`RedlockConfig`):
     ``clock_drift_factor=0.01``, ``retry_delay=0.2``, ``retry_count=None``,
     ``instance_timeout=None`` (derived from each lock's ttl), ``connect_timeout=1.0``,
-    ``busy_poll=0.0002``.
+    ``busy_poll=0.0002``, ``max_ttl=60.0`` (the longest ttl, and the length of the
+    restart quarantine; None turns it off), ``fencing=False``.
 
     Raises ``TypeError`` or :class:`ConfigurationError` for bad arguments, before any
     network call. Thread safe: one ``Redlock`` serves a whole process.

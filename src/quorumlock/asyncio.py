@@ -31,12 +31,13 @@ from quorumlock._algorithm.config import Duration
 from quorumlock._algorithm.flows import Fanout, Flow
 from quorumlock._algorithm.outcomes import render_outcomes
 from quorumlock._exceptions import LockLost
+from quorumlock._fence import AsyncRedisFence as RedisFence
 from quorumlock._frontend import LockBase, RedlockBase
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.servers import Flavour
 from quorumlock._sync import _log_round
 
-__all__ = ["Lock", "Redlock"]
+__all__ = ["Lock", "RedisFence", "Redlock"]
 
 T = TypeVar("T")
 logger = logging.getLogger("quorumlock")

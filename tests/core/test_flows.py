@@ -30,13 +30,14 @@ from quorumlock._algorithm.flows import (
     Flow,
     Op,
     Round,
+    Session,
     Sleep,
     command_args,
     eval_args,
     interpret,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
-from quorumlock._algorithm.scripts import EXTEND, RELEASE
+from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, MARKER_KEY, RELEASE
 
 T = TypeVar("T")
 G, X, E, F, TO = Reply.GRANTED, Reply.TAKEN, Reply.ERROR, Reply.FATAL, Reply.TIMEOUT
@@ -105,12 +106,28 @@ def acquire(s: LockState, net: Script, **kwargs: object) -> bool:
 
 
 def test_acquire_sends_set_nx_px_with_one_token_and_the_ttl_in_ms() -> None:
-    s, net = state(), Script(5)
+    s, net = state(max_ttl=None), Script(5)
     assert acquire(s, net)
     (step,) = net.steps
     assert isinstance(step, Fanout)
     assert command_args(step) == ("SET", "orders:42", s.token, "NX", "PX", 10_000)
     assert step.timeout == pytest.approx(0.05)  # derived from the ttl (R6 step 2)
+
+
+def test_acquire_with_the_quarantine_runs_the_acquire_script_naming_the_server() -> None:
+    s, net = state(max_ttl=30), Script(5)
+    assert acquire(s, net)
+    (step,) = net.steps
+    assert isinstance(step, Fanout)
+    assert step.per_session
+    with pytest.raises(ValueError, match="session"):
+        command_args(step)
+    args = command_args(step, Session("r" * 40, durable=True))
+    assert args == (
+        "EVALSHA", ACQUIRE.sha, 2, "orders:42", MARKER_KEY, s.token, 10_000, 30_000, "0",
+        "r" * 40, "1",
+    )  # fmt: skip
+    assert eval_args(step, Session("r" * 40))[:2] == ("EVAL", ACQUIRE.source)
 
 
 def test_deadline_is_start_plus_ttl_minus_drift() -> None:
@@ -402,10 +419,26 @@ def test_abandon_deletes_the_attempts_keys() -> None:
         (Op.EXTEND, 0, Reply.NOT_HELD),
         (Op.ACQUIRE, b"QUEUED", Reply.ERROR),
         (Op.RELEASE, None, Reply.ERROR),
+        (Op.ACQUIRE, [1, 0, 0], Reply.GRANTED),
+        (Op.ACQUIRE, [0, 0, 0], Reply.TAKEN),
+        (Op.ACQUIRE, [1, 1500, 0], Reply.QUARANTINED),
+        (Op.ACQUIRE, [0, 1, 0], Reply.QUARANTINED),
+        (Op.ACQUIRE, [1, 0], Reply.ERROR),
+        (Op.COMMIT_FENCE, 1, Reply.DONE),
+        (Op.COMMIT_FENCE, 0, Reply.NOT_HELD),
     ],
 )
 def test_interpret_replies(op: Op, raw: object, reply: Reply) -> None:
     assert interpret(op, raw)[0] is reply
+
+
+def test_interpret_acquire_script_reply_carries_the_fence_and_the_quarantine_left() -> None:
+    assert interpret(Op.ACQUIRE, [1, 0, 17]) == (Reply.GRANTED, "", 17)
+    assert interpret(Op.ACQUIRE, [0, 0, 18]) == (Reply.TAKEN, "", 18)
+    reply, detail, fence = interpret(Op.ACQUIRE, [1, 2500, 0])
+    assert (reply, fence) == (Reply.QUARANTINED, None)
+    assert "2.5 s left" in detail
+    assert "granted here" in detail
 
 
 def test_eval_fallback_carries_the_full_source() -> None:

@@ -85,6 +85,13 @@ class RedlockConfig:
       in the kernel while it waits for replies. On loopback and fast LANs this halves the
       latency of a round (waking a sleeping thread costs more than the round trip); 0
       turns it off. It never burns more than this much CPU per round.
+    - ``max_ttl`` (60.0 s): the longest ttl any lock may have, extensions included, and
+      the length of the restart quarantine (SPEC B1): a server that restarted or lost its
+      data counts toward no quorum until ``max_ttl`` has passed since. Every client of
+      the same servers should use the same value. None turns the quarantine off: unsafe
+      after a restart unless the servers fsync every write (docs/safety.md).
+    - ``fencing`` (False): draw a fencing token with every acquisition (SPEC B2),
+      ``Lock.fencing_token``, strictly increasing across all holders over time.
     """
 
     clock_drift_factor: float = 0.01
@@ -93,6 +100,8 @@ class RedlockConfig:
     instance_timeout: float | None = None
     connect_timeout: float = 1.0
     busy_poll: float = 0.0002
+    max_ttl: float | None = 60.0
+    fencing: bool = False
 
     def __post_init__(self) -> None:
         factor = self.clock_drift_factor
@@ -115,6 +124,25 @@ class RedlockConfig:
         object.__setattr__(self, "connect_timeout", timeout)
         busy = seconds(self.busy_poll, "busy_poll", allow_zero=True)
         object.__setattr__(self, "busy_poll", busy)
+        if self.max_ttl is not None:
+            object.__setattr__(self, "max_ttl", seconds(self.max_ttl, "max_ttl"))
+        if not isinstance(self.fencing, bool):
+            raise TypeError(f"fencing must be True or False, not {self.fencing!r}")
+
+    @property
+    def max_ttl_ms(self) -> int:
+        """``max_ttl`` in whole milliseconds (rounded up); 0 when the quarantine is off."""
+        return 0 if self.max_ttl is None else math.ceil(self.max_ttl * 1000)
+
+    def ttl_ms(self, value: object) -> int:
+        """A lock's ttl in milliseconds (see :func:`to_ttl_ms`), at most ``max_ttl``."""
+        ttl_ms = to_ttl_ms(value, self.clock_drift_factor)
+        if self.max_ttl is not None and ttl_ms > self.max_ttl_ms:
+            raise ConfigurationError(
+                f"ttl {value!r} exceeds max_ttl={self.max_ttl:g} s, the longest ttl the "
+                "restart quarantine covers; raise max_ttl on every client of these servers"
+            )
+        return ttl_ms
 
     def timeout_for(self, ttl_ms: int) -> float:
         """The per-instance timeout of a round for a lock of this ttl."""

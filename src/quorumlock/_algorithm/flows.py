@@ -22,8 +22,9 @@ from typing import TypeVar
 
 from quorumlock._algorithm.arithmetic import deadline, quorum, retry_delay
 from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.fencing import draw_fence, fence_committed
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
-from quorumlock._algorithm.scripts import EXTEND, RELEASE
+from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
 
 __all__ = [
     "AcquireResult",
@@ -32,6 +33,7 @@ __all__ = [
     "Flow",
     "Op",
     "Round",
+    "Session",
     "Sleep",
     "acquire_flow",
     "command_args",
@@ -48,17 +50,45 @@ class Op(enum.Enum):
     ACQUIRE = "acquire"
     RELEASE = "release"
     EXTEND = "extend"
+    COMMIT_FENCE = "commit fence"
 
 
 @dataclass(frozen=True, slots=True)
 class Fanout:
-    """Send one command to every server at once; wait up to ``timeout`` for each reply."""
+    """Send one command to every server at once; wait up to ``timeout`` for each reply.
+
+    ``max_ttl_ms`` (0: off) and ``fencing`` select the acquire script (restart
+    quarantine, fencing counter) instead of the plain ``SET``; ``fence`` is the token a
+    ``COMMIT_FENCE`` makes stick.
+    """
 
     op: Op
     key: str
     token: str
     ttl_ms: int
     timeout: float
+    max_ttl_ms: int = 0
+    fencing: bool = False
+    fence: int = 0
+
+    @property
+    def per_session(self) -> bool:
+        """The command names the server process it is sent to: pack it per connection."""
+        return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing)
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """What a connection learnt about its server when it was opened.
+
+    A connection never outlives the server process it was opened to, so ``run_id`` is
+    the identity of the process that runs every command sent on it (the acquire script
+    compares it with the server's incarnation marker). ``durable``: the server fsyncs
+    every write (``appendonly yes`` + ``appendfsync always``), so a restart loses nothing.
+    """
+
+    run_id: str
+    durable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,44 +115,73 @@ Answer = Round | float
 Flow = Generator[Step, Answer, T]
 
 
-def command_args(step: Fanout) -> tuple[str | int, ...]:
+def command_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
     """The command a fan-out sends, as arguments for the client's packer.
 
-    Acquire is the plain ``SET key token NX PX ttl`` of R1; release and extend run the
+    Acquire is the plain ``SET key token NX PX ttl`` of R1, or with the restart
+    quarantine or fencing on (``step.per_session``), the acquire script that runs that
+    ``SET`` and names the ``session``'s server process. Release and extend run the
     scripts by digest (``EVALSHA``). :func:`eval_args` is the fallback for a server that
     answers ``NOSCRIPT`` (it restarted, or its script cache was flushed).
     """
     if step.op is Op.ACQUIRE:
-        return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
+        if not step.per_session:
+            return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
+        if session is None:
+            raise ValueError("the acquire script needs the connection's session")
+        fencing = "1" if step.fencing else "0"
+        durable = "1" if session.durable else "0"
+        return (
+            "EVALSHA", ACQUIRE.sha, 2, step.key, MARKER_KEY, step.token, step.ttl_ms,
+            step.max_ttl_ms, fencing, session.run_id, durable,
+        )  # fmt: skip
     if step.op is Op.RELEASE:
         return ("EVALSHA", RELEASE.sha, 1, step.key, step.token)
+    if step.op is Op.COMMIT_FENCE:
+        return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
 
 
-def eval_args(step: Fanout) -> tuple[str | int, ...]:
+_SCRIPT_OF = {
+    Op.ACQUIRE: ACQUIRE,
+    Op.RELEASE: RELEASE,
+    Op.EXTEND: EXTEND,
+    Op.COMMIT_FENCE: COMMIT_FENCE,
+}
+
+
+def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
     """The ``EVAL`` form of a script command; running it also caches the script."""
-    args = command_args(step)
+    args = command_args(step, session)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    script = RELEASE if step.op is Op.RELEASE else EXTEND
-    return ("EVAL", script.source, *args[2:])
+    return ("EVAL", _SCRIPT_OF[step.op].source, *args[2:])
 
 
-def interpret(op: Op, raw: object) -> tuple[Reply, str]:
-    """Turn a server's (non-error) reply to ``op`` into a :class:`Reply`.
+def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None]:
+    """Turn a server's (non-error) reply to ``op`` into (reply, detail, fencing counter).
 
     Works with raw and decoded replies (a client object given by the user may decode).
+    The acquire script answers ``[granted, quarantine ms left, fencing counter]``.
     """
     if op is Op.ACQUIRE:
         if raw in (b"OK", "OK", True):
-            return Reply.GRANTED, ""
+            return Reply.GRANTED, "", None
         if raw is None:
-            return Reply.TAKEN, ""
+            return Reply.TAKEN, "", None
+        if isinstance(raw, list) and len(raw) == 3 and all(isinstance(x, int) for x in raw):
+            granted, left_ms, fence = raw
+            counter = fence if fence > 0 else None
+            if left_ms > 0:
+                recorded = "granted" if granted else "taken"
+                detail = f"restart quarantine, {left_ms / 1000:.1f} s left; {recorded} here"
+                return Reply.QUARANTINED, detail, counter
+            return (Reply.GRANTED if granted else Reply.TAKEN), "", counter
     elif raw == 1:
-        return Reply.DONE, ""
+        return Reply.DONE, "", None
     elif raw == 0:
-        return Reply.NOT_HELD, ""
-    return Reply.ERROR, f"unexpected reply {raw!r}"
+        return Reply.NOT_HELD, "", None
+    return Reply.ERROR, f"unexpected reply {raw!r}", None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +190,7 @@ class AcquireResult:
     deadline: float | None  # monotonic time the lock holds until; None unless ACQUIRED
     outcomes: tuple[NodeOutcome, ...]  # of the last acquire round
     attempts: int
+    fence: int | None = None  # the fencing token, with fencing on and ACQUIRED
 
 
 def acquire_flow(
@@ -155,12 +215,26 @@ def acquire_flow(
     attempts = 0
     while True:
         attempts += 1
-        acquire = Fanout(Op.ACQUIRE, key, token, ttl_ms, timeout_each)
+        acquire = Fanout(
+            Op.ACQUIRE, key, token, ttl_ms, timeout_each, config.max_ttl_ms, config.fencing
+        )
         round_ = yield acquire
         assert isinstance(round_, Round)
         holds_until = deadline(round_.started, ttl_ms, config.clock_drift_factor)
         verdict = judge_acquire(round_.outcomes, in_time=round_.finished < holds_until)
-        if verdict is Verdict.ACQUIRED:
+        if verdict is Verdict.ACQUIRED and config.fencing:
+            fence = yield from _fence_flow(
+                key=key,
+                token=token,
+                ttl_ms=ttl_ms,
+                timeout=timeout_each,
+                acquired=round_,
+                holds_until=holds_until,
+            )
+            if fence is not None:
+                return AcquireResult(verdict, holds_until, round_.outcomes, attempts, fence)
+            verdict = Verdict.UNFENCED
+        elif verdict is Verdict.ACQUIRED:
             return AcquireResult(verdict, holds_until, round_.outcomes, attempts)
         # R6 step 5: undo on ALL servers, also those that seemed to refuse: a grant may
         # have been written and its reply lost.
@@ -178,6 +252,25 @@ def acquire_flow(
         slept = yield Sleep(pause)
         assert isinstance(slept, float)
         now = slept
+
+
+def _fence_flow(
+    *, key: str, token: str, ttl_ms: int, timeout: float, acquired: Round, holds_until: float
+) -> Flow[int | None]:
+    """The fencing token of an acquisition, made to stick on a majority (SPEC B2).
+
+    Returns None if it could not be made to stick before ``holds_until``. One more round
+    trip only when the servers' counters disagree (see :func:`draw_fence`).
+    """
+    fence, stuck = draw_fence(acquired.outcomes)
+    if stuck:
+        return fence
+    wait = min(timeout, holds_until - acquired.finished)
+    commit = yield Fanout(Op.COMMIT_FENCE, key, token, ttl_ms, wait, fence=fence)
+    assert isinstance(commit, Round)
+    if commit.finished < holds_until and fence_committed(acquired.outcomes, commit.outcomes, fence):
+        return fence
+    return None
 
 
 def release_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:

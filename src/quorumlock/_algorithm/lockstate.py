@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, seconds, to_ttl_ms
+from quorumlock._algorithm.config import Duration, RedlockConfig, seconds
 from quorumlock._algorithm.flows import (
     ExtendResult,
     Flow,
@@ -37,6 +37,12 @@ TOKEN_BYTES = 20
 def new_token() -> str:
     """A token unique across all clients and acquisitions (R2)."""
     return secrets.token_hex(TOKEN_BYTES)
+
+
+#: Verdicts that mean the servers, not another client, kept us from the lock.
+_UNAVAILABLE = frozenset(
+    {Verdict.FATAL, Verdict.UNAVAILABLE, Verdict.QUARANTINED, Verdict.UNFENCED}
+)
 
 
 class LockState:
@@ -66,6 +72,7 @@ class LockState:
         self.acquired_at = 0.0
         self.extensions = 0
         self.token: str | None = None
+        self.fence: int | None = None  # the fencing token of the current acquisition
         self.deadline: float | None = None
         self.outcomes: tuple[NodeOutcome, ...] = ()
         self.lost = False  # an extension failed; the lock was released everywhere
@@ -106,6 +113,7 @@ class LockState:
                 raise ConfigurationError("a timeout cannot be given with blocking=False")
             wait = seconds(timeout, "timeout", allow_zero=True)
         self.deadline = None
+        self.fence = None
         self.lost = False
         self.token = token = self._token_factory()
         result = yield from acquire_flow(
@@ -121,6 +129,7 @@ class LockState:
         self.outcomes = result.outcomes
         if result.verdict is Verdict.ACQUIRED:
             self.deadline = result.deadline
+            self.fence = result.fence
             self.acquired_at = now
             self.extensions = 0
             return True
@@ -129,7 +138,7 @@ class LockState:
             f"could not acquire lock {self.name!r} ({tried}): {result.verdict.value}, "
             f"{quorum(self.servers)} of {self.servers} needed. {render_outcomes(self.outcomes)}"
         )
-        if result.verdict in (Verdict.FATAL, Verdict.UNAVAILABLE):
+        if result.verdict in _UNAVAILABLE:
             raise QuorumUnavailable(detail, name=self.name, outcomes=self.outcomes)
         if raise_on_failure:
             raise LockNotAcquired(detail, name=self.name, outcomes=self.outcomes)
@@ -143,7 +152,7 @@ class LockState:
         then released everywhere and no longer held).
         """
         token, held_until = self._require_held("extend")
-        ttl_ms = self.ttl_ms if ttl is None else to_ttl_ms(ttl, self.config.clock_drift_factor)
+        ttl_ms = self.ttl_ms if ttl is None else self.config.ttl_ms(ttl)
         result = yield from extend_flow(
             key=self.name,
             token=token,

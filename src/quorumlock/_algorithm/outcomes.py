@@ -25,6 +25,7 @@ class Reply(enum.Enum):
     ERROR = "error"  # an error reply or a broken connection; retrying may help
     FATAL = "fatal"  # an error retrying cannot fix: auth, read-only replica, ACL, ...
     TIMEOUT = "timeout"  # no answer within the per-instance timeout
+    QUARANTINED = "quarantined"  # the server lost its memory recently: its answer can't count
 
     @property
     def answered(self) -> bool:
@@ -47,13 +48,15 @@ class NodeOutcome:
 
     ``server`` is a label without credentials (``redis://127.0.0.1:7001/0``), ``detail``
     the error text where there was one, ``latency`` the seconds from the send to the
-    reply (None without a reply).
+    reply (None without a reply), ``fence`` the server's fencing counter drawn by an
+    acquire with fencing on (None otherwise).
     """
 
     server: str
     reply: Reply
     detail: str = ""
     latency: float | None = None
+    fence: int | None = None
 
     def __str__(self) -> str:
         text = f"{self.server}: {self.reply.value}"
@@ -72,6 +75,8 @@ class Verdict(enum.Enum):
     CONTENDED = "held by another client"  # enough servers answered; too few said yes
     EXPIRED = "validity ran out during the attempt"  # quorum, but validity <= 0 (R6.3)
     UNAVAILABLE = "too few servers answered"  # a retry may succeed once they are back
+    QUARANTINED = "too few servers out of restart quarantine"  # a retry succeeds later
+    UNFENCED = "the fencing token could not be made to stick on a majority"
     FATAL = "too few usable servers"  # errors that no retry can fix keep a majority away
 
 
@@ -82,7 +87,8 @@ def judge_acquire(outcomes: Sequence[NodeOutcome], *, in_time: bool) -> Verdict:
     at least ``N // 2 + 1`` servers granted it and ``in_time``. Otherwise the verdict says
     whether waiting can help: ``FATAL`` when errors retrying cannot fix already keep a
     majority out of reach, ``UNAVAILABLE`` when fewer than a majority answered at all,
-    ``CONTENDED`` when they answered but too few said yes.
+    ``QUARANTINED`` when they would have been enough but for servers in restart
+    quarantine (SPEC B1), ``CONTENDED`` when they answered but too few said yes.
     """
     n = len(outcomes)
     needed = quorum(n)
@@ -91,6 +97,8 @@ def judge_acquire(outcomes: Sequence[NodeOutcome], *, in_time: bool) -> Verdict:
         return Verdict.ACQUIRED if in_time else Verdict.EXPIRED
     if n - sum(1 for o in outcomes if o.reply is Reply.FATAL) < needed:
         return Verdict.FATAL
-    if sum(1 for o in outcomes if o.reply.answered) < needed:
-        return Verdict.UNAVAILABLE
+    answered = sum(1 for o in outcomes if o.reply.answered)
+    if answered < needed:
+        quarantined = sum(1 for o in outcomes if o.reply is Reply.QUARANTINED)
+        return Verdict.QUARANTINED if answered + quarantined >= needed else Verdict.UNAVAILABLE
     return Verdict.CONTENDED

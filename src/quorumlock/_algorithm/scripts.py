@@ -1,8 +1,12 @@
 """The Lua scripts quorumlock runs on the servers, with their SHA1 digests.
 
-The bodies are those of the Redis "Distributed locks with Redis" page (release) and of the
-Redlock ports in other languages (extend), so that quorumlock contends correctly with them
-on the same keys (SPEC B6): the value of a lock key is the holder's token as plain text.
+The release and extend bodies are those of the Redis "Distributed locks with Redis" page
+and of the Redlock ports in other languages, so that quorumlock contends correctly with
+them on the same keys (SPEC B6): the value of a lock key is the holder's token as plain
+text, set by ``SET key token NX PX ttl`` (R1). The acquire script runs that very ``SET``
+and, in the same atomic step, checks the server's incarnation marker (restart quarantine,
+SPEC B1) and counts its fencing counter (SPEC B2); see ``docs/safety.md``.
+
 The SHA1 of each source is what ``EVALSHA`` expects; a test checks it against
 ``SCRIPT LOAD`` on a live server.
 """
@@ -12,7 +16,16 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
-__all__ = ["EXTEND", "RELEASE", "Script"]
+__all__ = [
+    "ACQUIRE",
+    "COMMIT_FENCE",
+    "EXTEND",
+    "FENCE_GUARD",
+    "MARKER_KEY",
+    "RELEASE",
+    "SCRIPTS",
+    "Script",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,3 +74,130 @@ else
 end
 """,
 )
+
+#: The one key per server that quorumlock keeps besides the lock keys: a hash with the
+#: server's incarnation (``run_id``), when it last lost its memory (``since``, server ms,
+#: 0 for never), the largest ``max_ttl`` any client declared (ms) and the fencing counter
+#: (``fence``). It has no ttl: its absence means the server's data was lost.
+MARKER_KEY = "quorumlock:incarnation"
+
+#: R1 inside B1 and B2. The SET is exactly R1's; what surrounds it decides whether this
+#: server's answer may count (restart quarantine) and draws a fencing counter.
+#:
+#: A server lost its memory if the marker is missing (a restart without persistence, a
+#: flush: at an unknown moment, so counted from now) or names another process (a restart
+#: that reloaded a snapshot or an AOF not fsynced on every write: counted from the
+#: server's start). It is then quarantined until ``since + max_ttl``: every lock it may
+#: have forgotten was granted before ``since`` with a ttl <= max_ttl, so has expired by
+#: then on every server. During the quarantine the SET still runs (the server records the
+#: locks granted since) but its answer does not count toward any quorum.
+#:
+#: The fencing counter is +1 per attempt, so that the servers that see every attempt stay
+#: in step. After a memory loss it is raised to the server's clock in microseconds at the
+#: first count after the quarantine: above every token issued before the loss, as long as
+#: the servers' clocks agree within max_ttl / 2 (docs/safety.md).
+ACQUIRE = Script(
+    "acquire",
+    """\
+-- quorumlock acquire (SPEC R1, B1, B2): SET NX PX, checked against the restart quarantine
+-- KEYS[1]  the lock key
+-- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence)
+-- ARGV[1]  our token
+-- ARGV[2]  the ttl in milliseconds
+-- ARGV[3]  max_ttl in milliseconds: the quarantine's length; 0 turns it off
+-- ARGV[4]  "1" to draw a fencing counter, "0" not to
+-- ARGV[5]  run_id of the server process the client's connection was opened to
+-- ARGV[6]  "1" if that server runs appendonly yes + appendfsync always, else "0"
+-- returns  {granted (1/0), quarantine left in ms (0: none), fencing counter (0: none)}
+local marker = redis.call("hmget", KEYS[2], "run_id", "since", "max_ttl", "fence")
+local max_ttl = tonumber(ARGV[3])
+local declared = tonumber(marker[3]) or 0
+if max_ttl > declared then
+    redis.call("hset", KEYS[2], "max_ttl", ARGV[3])
+elseif max_ttl > 0 then
+    max_ttl = declared
+end
+local since = tonumber(marker[2]) or 0
+local now = nil
+local function clock_us()
+    local t = redis.call("time")
+    return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+if marker[1] ~= ARGV[5] then
+    now = clock_us()
+    if not marker[1] then
+        since = math.floor(now / 1000)
+    elseif ARGV[6] ~= "1" then
+        local info = redis.call("info", "server")
+        local uptime = tonumber(string.match(info, "uptime_in_seconds:(%d+)"))
+        since = math.floor(now / 1000) - uptime * 1000
+    end
+    redis.call("hset", KEYS[2], "run_id", ARGV[5], "since", string.format("%.0f", since))
+end
+local left = 0
+if since > 0 and max_ttl > 0 then
+    now = now or clock_us()
+    left = math.max(0, since + max_ttl - math.floor(now / 1000))
+end
+local granted = 0
+if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
+    granted = 1
+end
+local fence = 0
+if ARGV[4] == "1" then
+    fence = tonumber(marker[4]) or 0
+    if since > 0 and left == 0 and fence < (since + max_ttl) * 1000 then
+        now = now or clock_us()
+        fence = math.max(fence + 1, now)
+    else
+        fence = fence + 1
+    end
+    redis.call("hset", KEYS[2], "fence", string.format("%.0f", fence))
+end
+return {granted, left, fence}
+""",
+)
+
+#: B2: make a fencing token stick on the servers that granted the lock, so that every
+#: later majority meets a server whose counter is at least this token.
+COMMIT_FENCE = Script(
+    "commit_fence",
+    """\
+-- quorumlock commit fence (SPEC B2): raise the fencing counter to the token drawn
+-- KEYS[1]  the lock key
+-- KEYS[2]  the server's incarnation marker
+-- ARGV[1]  our token
+-- ARGV[2]  the fencing token (an integer)
+-- returns  1 if the key still holds our token (the counter is then >= ARGV[2]), else 0
+local fence = tonumber(redis.call("hget", KEYS[2], "fence")) or 0
+if fence < tonumber(ARGV[2]) then
+    redis.call("hset", KEYS[2], "fence", ARGV[2])
+end
+if redis.call("get", KEYS[1]) == ARGV[1] then
+    return 1
+end
+return 0
+""",
+)
+
+#: B2, the resource side: a write is applied only with a fencing token >= the highest the
+#: resource has seen, in one atomic step with the check.
+FENCE_GUARD = Script(
+    "fence_guard",
+    """\
+-- quorumlock fence guard (SPEC B2): run a command only for a token >= the highest seen
+-- KEYS[1]  where the resource's highest fencing token is kept
+-- ARGV[1]  the writer's fencing token (an integer)
+-- ARGV[2..] the command to run and its arguments
+-- returns  the command's reply, or the error "STALEFENCE <highest>" (nothing was run)
+local highest = redis.call("get", KEYS[1])
+if highest and tonumber(highest) > tonumber(ARGV[1]) then
+    return redis.error_reply("STALEFENCE " .. highest)
+end
+redis.call("set", KEYS[1], ARGV[1])
+return redis.call(unpack(ARGV, 2))
+""",
+)
+
+#: Every script, by name.
+SCRIPTS = {script.name: script for script in (ACQUIRE, COMMIT_FENCE, EXTEND, FENCE_GUARD, RELEASE)}

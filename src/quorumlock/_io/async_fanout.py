@@ -31,9 +31,17 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
 from quorumlock._algorithm.config import RedlockConfig
-from quorumlock._algorithm.flows import Fanout, Round, command_args, eval_args, interpret
+from quorumlock._algorithm.flows import (
+    Fanout,
+    Round,
+    Session,
+    command_args,
+    eval_args,
+    interpret,
+)
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.errors import translate
+from quorumlock._io.incarnation import open_session_async
 from quorumlock._io.servers import AsyncRedisConnection, ServerSpec
 
 __all__ = ["AsyncFanout"]
@@ -42,8 +50,9 @@ __all__ = ["AsyncFanout"]
 class _Pipe:
     """One connection, the queue of rounds waiting on it, and its reader task."""
 
-    def __init__(self, conn: AsyncRedisConnection) -> None:
+    def __init__(self, conn: AsyncRedisConnection, session: Session | None) -> None:
         self.conn = conn
+        self.session = session  # who the server is, when the node probes (see incarnation)
         # redis-py keeps its stream pair private; after the handshake they are ours.
         self._writer: asyncio.StreamWriter = conn._writer  # type: ignore[attr-defined]
         self._stream: asyncio.StreamReader = conn._reader  # type: ignore[attr-defined]
@@ -126,14 +135,18 @@ class _AsyncNode:
         return self._connecting
 
     async def _connect(self) -> _Pipe:
-        conn = self.spec.async_connection(connect_timeout=self._config.connect_timeout)
+        config = self._config
+        conn = self.spec.async_connection(connect_timeout=config.connect_timeout)
+        session = None
         try:
             await conn.connect()
+            if config.max_ttl is not None or config.fencing:
+                session = await open_session_async(conn, config.connect_timeout)
         except BaseException:
             with contextlib.suppress(Exception):
                 await conn.disconnect(nowait=True)
             raise
-        self._pipe = _Pipe(conn)
+        self._pipe = _Pipe(conn, session)
         return self._pipe
 
     async def close(self) -> None:
@@ -179,8 +192,9 @@ class _Round:
     def __init__(self, nodes: Sequence[_AsyncNode], step: Fanout) -> None:
         self.nodes = nodes
         self.step = step
-        # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python).
-        self.packed = _pack(command_args(step))
+        # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python),
+        # unless the command names each server's process (the acquire script).
+        self.packed = b"" if step.per_session else _pack(command_args(step))
         self.sent = time.monotonic()
         self.results: list[NodeOutcome | None] = [None] * len(nodes)
         self.missing = len(nodes)
@@ -197,7 +211,7 @@ class _Round:
             for i, node in enumerate(self.nodes):
                 pipe = node.pipe()
                 if isinstance(pipe, _Pipe):
-                    pipe.request(self, i, self.packed)
+                    self._send(pipe, i)
                 else:
                     self.connecting.add(i)
                     # Shielded: this round may stop waiting; the connect must go on.
@@ -220,7 +234,18 @@ class _Round:
         if exc is not None:
             self.deliver(index, exc)
         else:
-            wait.result().request(self, index, self.packed)
+            self._send(wait.result(), index)
+
+    def _send(self, pipe: _Pipe, index: int) -> None:
+        if not self.step.per_session:
+            pipe.request(self, index, self.packed)
+            return
+        try:
+            packed = _pack(command_args(self.step, pipe.session))
+        except ValueError as exc:
+            self.deliver(index, exc)
+            return
+        pipe.request(self, index, packed)
 
     def deliver(self, index: int, reply: object) -> None:
         """A reply (or the exception that stands for it) for server ``index``."""
@@ -233,13 +258,13 @@ class _Round:
             self.scripted.add(index)
             pipe = self.nodes[index].pipe()
             if isinstance(pipe, _Pipe):
-                pipe.request(self, index, _pack(eval_args(self.step)))
+                pipe.request(self, index, _pack(eval_args(self.step, pipe.session)))
                 return
         if isinstance(reply, BaseException):
             outcome = NodeOutcome(label, *translate(reply))
         else:
-            reply_, detail = interpret(self.step.op, reply)
-            outcome = NodeOutcome(label, reply_, detail, time.monotonic() - self.sent)
+            reply_, detail, fence = interpret(self.step.op, reply)
+            outcome = NodeOutcome(label, reply_, detail, time.monotonic() - self.sent, fence)
         self.results[index] = outcome
         self.missing -= 1
         if self.missing == 0:

@@ -23,13 +23,22 @@ from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from redis.exceptions import NoScriptError, ResponseError
 
 from quorumlock._algorithm.config import RedlockConfig
-from quorumlock._algorithm.flows import Fanout, Round, command_args, eval_args, interpret
+from quorumlock._algorithm.flows import (
+    Fanout,
+    Round,
+    Session,
+    command_args,
+    eval_args,
+    interpret,
+)
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.errors import translate
+from quorumlock._io.incarnation import open_session
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
 __all__ = ["SyncFanout"]
@@ -40,10 +49,12 @@ _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 class _Node:
     """One server: its spec and the idle connections to it."""
 
-    def __init__(self, spec: ServerSpec, connect_timeout: float) -> None:
+    def __init__(self, spec: ServerSpec, connect_timeout: float, probe: bool) -> None:
         self.spec = spec
         self.label = spec.label
         self._connect_timeout = connect_timeout
+        self._probe = probe  # ask each new connection's server who it is (Session)
+        self.sessions: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
         self._idle: deque[RedisConnection] = deque()
         self._pending: Future[None] | None = None
         self._mutex = threading.Lock()
@@ -80,6 +91,12 @@ class _Node:
     def _connect(self) -> None:
         conn = self.spec.connection(connect_timeout=self._connect_timeout)
         conn.connect()
+        if self._probe:
+            try:
+                self.sessions[conn] = open_session(conn, self._connect_timeout)
+            except BaseException:
+                conn.disconnect()
+                raise
         self._idle.append(conn)
 
     def close(self) -> None:
@@ -137,7 +154,8 @@ class SyncFanout:
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
-        self.nodes = [_Node(spec, config.connect_timeout) for spec in specs]
+        probe = config.max_ttl is not None or config.fencing
+        self.nodes = [_Node(spec, config.connect_timeout, probe) for spec in specs]
         self._executor: ThreadPoolExecutor | None = None
         self._executor_pid = 0
         self._executor_mutex = threading.Lock()
@@ -149,13 +167,12 @@ class SyncFanout:
     def run(self, step: Fanout) -> Round:
         """Send ``step``'s command to every server and collect the replies (R7)."""
         outcomes: list[NodeOutcome | None] = [None] * len(self.nodes)
-        args = command_args(step)
         started = time.monotonic()
         deadline = started + step.timeout
         conns = _drop_closed([node.take() for node in self.nodes])
         sent: list[_Exchange] = []
         try:
-            self._send(conns, args, sent, outcomes, started)
+            self._send(conns, step, sent, outcomes, started)
             missing = [i for i, conn in enumerate(conns) if conn is None and outcomes[i] is None]
             attempts: dict[int, Future[None]] = {}
             if missing:
@@ -174,7 +191,7 @@ class SyncFanout:
     def _send(
         self,
         conns: Sequence[RedisConnection | None],
-        args: tuple[str | int, ...],
+        step: Fanout,
         live: list[_Exchange],
         outcomes: list[NodeOutcome | None],
         now: float,
@@ -184,8 +201,10 @@ class SyncFanout:
             if conn is None:
                 continue
             try:
-                if packed is None:
-                    packed = conn.pack_command(*args)
+                if step.per_session:  # the command names this server's process
+                    packed = conn.pack_command(*command_args(step, self._session(i, conn)))
+                elif packed is None:
+                    packed = conn.pack_command(*command_args(step))
                 conn.send_packed_command(packed, check_health=False)
                 live.append(_Exchange(i, conn, now))
             except Exception as exc:
@@ -274,7 +293,7 @@ class SyncFanout:
             else:
                 fresh: list[RedisConnection | None] = [None] * len(self.nodes)
                 fresh[i] = conn
-                self._send(fresh, command_args(step), sent, outcomes, time.monotonic())
+                self._send(fresh, step, sent, outcomes, time.monotonic())
         return sent[before:]
 
     def _read(
@@ -296,7 +315,8 @@ class SyncFanout:
             # again. Same deadline, same connection.
             ex.scripted = True
             try:
-                ex.conn.send_packed_command(ex.conn.pack_command(*eval_args(step)), False)
+                args = eval_args(step, self._session(ex.index, ex.conn))
+                ex.conn.send_packed_command(ex.conn.pack_command(*args), False)
             except Exception as exc:
                 ex.conn.disconnect()
                 outcomes[ex.index] = self._failed(ex.index, exc)
@@ -309,10 +329,13 @@ class SyncFanout:
             ex.conn.disconnect()
             outcomes[ex.index] = NodeOutcome(label, *translate(exc))
             return False
-        reply, detail = interpret(step.op, raw)
+        reply, detail, fence = interpret(step.op, raw)
         latency = time.monotonic() - ex.sent
-        outcomes[ex.index] = NodeOutcome(label, reply, detail, latency)
+        outcomes[ex.index] = NodeOutcome(label, reply, detail, latency, fence)
         return True
+
+    def _session(self, index: int, conn: RedisConnection) -> Session | None:
+        return self.nodes[index].sessions.get(conn)
 
     def _failed(self, index: int, exc: BaseException) -> NodeOutcome:
         reply, detail = translate(exc)

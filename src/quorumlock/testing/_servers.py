@@ -31,6 +31,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, NoReturn, TypedDict, Unpack
 
+import redis
+
+from quorumlock._io.incarnation import stamp_fresh
+
 __all__ = [
     "LocalServer",
     "LocalServerGroup",
@@ -376,6 +380,11 @@ class LocalServer:
         extra_args: further command-line arguments, e.g. ``("--requirepass", "s")``.
         binary: server binary; default: :func:`find_server_binary`.
         unixsocket: also listen on a unix socket in the directory (see :attr:`unix_url`).
+        fresh: at the first start, if the dataset is empty, write quorumlock's incarnation
+            marker as provisioning a brand-new server would, so that the restart
+            quarantine (SPEC B1) does not hold the server out at first use. Restarts
+            are quarantined as usual. False leaves the server unmarked: its first use
+            then starts a quarantine, like a server that lost its data.
 
     Raises:
         ValueError: ``host`` is not a loopback IP literal, ``port`` is out of range, or
@@ -395,6 +404,7 @@ class LocalServer:
         extra_args: Sequence[str] = (),
         binary: Path | None = None,
         unixsocket: bool = False,
+        fresh: bool = True,
     ) -> None:
         host = host.strip("[]")
         try:
@@ -423,6 +433,7 @@ class LocalServer:
         self._extra_args = tuple(str(arg) for arg in extra_args)
         self._binary = Path(binary) if binary is not None else find_server_binary()
         self._unixsocket = unixsocket
+        self._stamp_pending = fresh
         self._proc: subprocess.Popen[bytes] | None = None
         self._paused = False
         self._lock = threading.RLock()
@@ -588,7 +599,41 @@ class LocalServer:
                         continue
                     raise ServerStartError(str(exc), pid=exc.pid, log_tail=exc.log_tail) from None
                 self._port_settled = True
+                if self._stamp_pending:
+                    self._stamp_pending = False
+                    self._stamp()
                 return
+
+    def reset(self) -> None:
+        """Empty the dataset and mark the server as brand new (as ``fresh`` does at start).
+
+        For reusing one running server across independent tests or runs: the locks it
+        held are gone and, unlike after a real loss, no quarantine follows. Never use it
+        while a client may still hold a lock on this server.
+
+        Raises:
+            RuntimeError: the server is not running.
+        """
+        self._require_running("reset")
+        self._stamp(flush=True)
+
+    def _stamp(self, *, flush: bool = False) -> None:
+        """Mark the brand-new server as such (see ``fresh``); skipped if it holds data or
+        is a replica."""
+        password = None
+        args = list(self._extra_args)
+        if "--requirepass" in args[:-1]:
+            password = args[args.index("--requirepass") + 1]
+        client = redis.Redis(host=self._host, port=self.port, password=password)
+        try:
+            if client.info("replication").get("role") != "master":
+                return  # a replica's data is its master's to mark
+            if flush:
+                client.flushall()
+            if not client.dbsize():
+                stamp_fresh(client)
+        finally:
+            client.close()
 
     def _start_once(self, deadline: float, timeout: float) -> None:
         port = self.port
@@ -833,13 +878,14 @@ class _GroupServerOptions(TypedDict, total=False):
     save: bool
     extra_args: Sequence[str]
     unixsocket: bool
+    fresh: bool
 
 
 class LocalServerGroup:
     """``count`` independent :class:`LocalServer` instances (e.g. Redlock's N masters).
 
     Keyword options (``host``, ``appendonly``, ``appendfsync``, ``save``, ``extra_args``,
-    ``unixsocket``) are passed to every server. ``directory``, if given, becomes the
+    ``unixsocket``, ``fresh``) are passed to every server. ``directory``, if given, becomes the
     parent of one ``server-<i>`` subdirectory per server (default: a private temp dir
     each). ``ports`` gives explicit ports (one per server); otherwise each picks a free
     port. ``binary`` is resolved once with :func:`find_server_binary` if not given.
