@@ -43,7 +43,9 @@ def test_demo_end_to_end() -> None:
     assert "restarted server 5" in out
     assert re.search(r"acquisitions\s+[1-9]\d* by 4 workers", out)
     assert re.search(r"overlaps found\s+0\b", out)
-    assert re.search(r"fencing monotonic\s+(yes|n/a)", out)
+    assert re.search(r"fencing monotonic\s+yes\b", out)
+    assert re.search(r"server 5 is quarantined: out of every quorum for [\d.]+ s more", out)
+    assert "server 5 rejoined the quorums" in out
     assert re.search(r"acquire latency\s+p50 [\d.]+ ms, p99 [\d.]+ ms", out)
     assert re.search(r"\[\s*\d+\.\d s\] acquisitions \d+", out)  # progress, without a tty
     assert took < 60

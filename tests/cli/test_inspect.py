@@ -111,3 +111,15 @@ def test_doctor_round_trip_against_a_tiny_instance_timeout(servers: LocalServerG
     assert result.returncode == 1
     checks = checks_of(result.stdout)
     assert checks[("round trip", servers.urls[0])] == "fail"
+
+
+def test_status_shows_the_restart_quarantine(make_servers: ServerFactory, lock_name: str) -> None:
+    group = make_servers(3)
+    group[2].restart()  # empty again: it may have forgotten locks
+    result = run_cli("status", lock_name, "--json", "--max-ttl", "30", servers=group.urls)
+    assert result.returncode == 0, result.stderr
+    left = [s["quarantined_for"] for s in json.loads(result.stdout)["servers"]]
+    assert left[0] == left[1] == 0
+    assert 25 < left[2] <= 30
+    table = run_cli("status", lock_name, servers=group.urls).stdout
+    assert "s left" in table.splitlines()[-3]  # the restarted server's row

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import inspect
 import signal
 import time
 from pathlib import Path
 
-import pytest
 import redis
 
-from quorumlock import Redlock
 from quorumlock.testing import LocalServerGroup
 from tests.cli.conftest import (
     Cli,
@@ -20,8 +17,6 @@ from tests.cli.conftest import (
     spawn_cli,
 )
 from tests.conftest import ServerFactory
-
-HAS_FENCING = "fencing" in inspect.signature(Redlock).parameters
 
 
 def wait_for(predicate: object, timeout: float = 10.0) -> None:
@@ -116,7 +111,6 @@ def test_mutual_exclusion_between_commands(
     assert log.read_text().split() == ["in", "out"] * 4
 
 
-@pytest.mark.skipif(not HAS_FENCING, reason="the core has no fencing tokens yet")
 def test_fencing_token_in_the_environment(cli: Cli, lock_name: str) -> None:
     tokens = []
     for _ in range(3):

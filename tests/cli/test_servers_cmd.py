@@ -30,7 +30,12 @@ def test_start_then_stop(tmp_path: Path) -> None:
             assert client.ping()
             client.close()
         # The servers outlived the command, and work for the other commands.
-        assert run_cli("status", "x", servers=urls).returncode == 0
+        status = run_cli("status", "x", "--json", servers=urls)
+        assert status.returncode == 0
+        # Brand-new servers are marked as such: no restart quarantine at first use.
+        assert [s["quarantined_for"] for s in json.loads(status.stdout)["servers"]] == [0] * 3
+        lock = run_cli("run", "x", "--wait", "0", "--", "true", servers=urls)
+        assert lock.returncode == 0, lock.stderr
         again = run_cli("servers", "start", "--count", "1", "--dir", str(directory))
         assert again.returncode == 1
         assert "still run" in assert_one_line_error(again)

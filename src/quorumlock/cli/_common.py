@@ -7,7 +7,6 @@ or in ``--password-file`` is never shown: not in errors, tables, JSON or log lin
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import logging
 import math
@@ -198,15 +197,9 @@ class Servers:
                 client.close()
 
 
-def redlock_options(**options: Any) -> dict[str, Any]:
-    """``options`` that the installed :class:`quorumlock.Redlock` accepts."""
-    accepted = inspect.signature(Redlock).parameters  # TODO: drop once core has max_ttl
-    return {k: v for k, v in options.items() if k in accepted}
-
-
 def make_redlock(servers: Servers, **options: Any) -> Redlock:
     """A :class:`quorumlock.Redlock` over ``servers``; ``options`` as its keywords."""
-    return Redlock(servers.clients(), **redlock_options(**options))
+    return Redlock(servers.clients(), **options)
 
 
 def _read_password(path: Path) -> str:

@@ -46,7 +46,6 @@ from quorumlock.cli._common import (
     count,
     positive,
     redact,
-    redlock_options,
     resolve_servers,
     say,
 )
@@ -220,7 +219,7 @@ class _Crash:
             self._client = redis.Redis.from_url(server.url, socket_timeout=0.5)
             self.phase, self.since = "restarted", elapsed
         elif self.phase in ("restarted", "quarantined") and self._client is not None:
-            left = self.quarantine = quarantine_of(self._client)
+            left = self.quarantine = quarantine_of(self._client, MAX_TTL)
             if left is None and elapsed - self.since > MAX_TTL + 1:
                 event("(this quorumlock core cannot report quarantines)")
                 self.phase = "rejoined"
@@ -295,7 +294,7 @@ def _worker(
     result = DemoResult()
     go.wait(30)
     stop_at = time.monotonic() + seconds
-    rl = Redlock(urls, **redlock_options(retry_delay=0.02, max_ttl=MAX_TTL, fencing=True))
+    rl = Redlock(urls, retry_delay=0.02, max_ttl=MAX_TTL, fencing=True)
     while time.monotonic() < stop_at:
         lock = rl.lock(LOCK, ttl=TTL)
         began = time.monotonic()

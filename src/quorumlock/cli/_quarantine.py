@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
-import importlib
-
 import redis
 
-__all__ = ["quarantine_of"]
+from quorumlock._io.incarnation import ServerState, read_server_state
+
+__all__ = ["quarantine_of", "server_state"]
 
 
-def quarantine_of(client: redis.Redis) -> float | None:
-    """Seconds of restart quarantine ``client``'s server has left (0.0: none).
+def server_state(client: redis.Redis, max_ttl: float) -> ServerState | None:
+    """``client``'s server's incarnation, for a client whose max_ttl is ``max_ttl``.
 
-    None when the installed core cannot tell (no incarnation marker support) or the
-    server did not answer.
+    None when the server did not answer or refused a command (an ACL without INFO).
     """
     try:
-        incarnation = importlib.import_module("quorumlock._io.incarnation")
-    except ImportError:
+        return read_server_state(client, max_ttl)
+    except (redis.RedisError, ValueError):
         return None
-    try:
-        return float(incarnation.read_server_state(client).quarantined_for)
-    except redis.RedisError:
-        return None
+
+
+def quarantine_of(client: redis.Redis, max_ttl: float) -> float | None:
+    """Seconds of restart quarantine the server has left (0.0: none; None: unknown)."""
+    state = server_state(client, max_ttl)
+    return None if state is None else state.quarantined_for

@@ -21,6 +21,7 @@ from typing import Any, Final
 
 import redis
 
+from quorumlock._io.incarnation import stamp_fresh
 from quorumlock.cli._common import EXIT_ERROR, CliError, Parser, count, say
 from quorumlock.testing import LocalServer, ServerBinaryNotFound, find_server_binary
 
@@ -178,6 +179,7 @@ def _start_one(directory: Path, binary: Path, *, aof: bool) -> dict[str, Any]:
             if proc.poll() is not None:
                 break
             if _answering_pid(server.url) == proc.pid:
+                _stamp_if_new(server.url)
                 return entry
             time.sleep(0.05)
         if proc.poll() is None:
@@ -190,6 +192,22 @@ def _start_one(directory: Path, binary: Path, *, aof: bool) -> dict[str, Any]:
     raise CliError(
         f"a server in {directory} failed to start: {last_error.strip() or 'no log'}", EXIT_ERROR
     )
+
+
+def _stamp_if_new(url: str) -> None:
+    """Mark an empty, brand-new server as such: no restart quarantine at its first use.
+
+    A server that loaded data (an AOF from an earlier run in the same directory) is left
+    alone: if it lost locks, the quarantine must apply.
+    """
+    client = redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+    try:
+        if not client.dbsize():
+            stamp_fresh(client)
+    except (redis.RedisError, RuntimeError):
+        pass
+    finally:
+        client.close()
 
 
 def _answering_pid(url: str) -> int | None:

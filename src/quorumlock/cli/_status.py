@@ -18,11 +18,12 @@ from quorumlock.cli._common import (
     emit_json,
     error_reply,
     lock_name,
+    positive,
     print_table,
     resolve_servers,
     say,
 )
-from quorumlock.cli._quarantine import quarantine_of
+from quorumlock.cli._quarantine import server_state
 
 __all__ = ["ServerStatus", "add_parser", "query"]
 
@@ -47,7 +48,9 @@ class ServerStatus:
     reachable: bool
     holder: str | None = None  # token prefix
     remaining_ttl: float | None = None  # seconds, None without a key
-    quarantined_for: float | None = None  # None: unknown (see quarantine_of)
+    quarantined_for: float | None = None  # None: unknown (see server_state)
+    fence: int | None = None  # the server's fencing counter
+    durable: bool | None = None  # appendonly yes + appendfsync always
     error: str | None = None
 
 
@@ -60,20 +63,27 @@ def add_parser(subparsers: Any) -> Parser:
         epilog=_EPILOG,
     )
     parser.add_argument("name", metavar="NAME", type=lock_name, help="the lock (its key)")
+    parser.add_argument(
+        "--max-ttl",
+        metavar="S",
+        type=positive("--max-ttl"),
+        default=60.0,
+        help="the max_ttl your clients use: how long a restarted server stays out (default 60)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_server_options(parser)
     parser.set_defaults(handler=status)
     return parser
 
 
-def query(servers: Servers, name: str) -> list[ServerStatus]:
+def query(servers: Servers, name: str, max_ttl: float = 60.0) -> list[ServerStatus]:
     """Ask every server at once (a dead one costs at most ``servers.timeout``)."""
     with servers.connected() as clients, ThreadPoolExecutor(len(clients)) as pool:
         pairs = zip(servers.labels, clients, strict=True)
-        return list(pool.map(lambda pair: _one(pair[0], pair[1], name), pairs))
+        return list(pool.map(lambda pair: _one(pair[0], pair[1], name, max_ttl), pairs))
 
 
-def _one(label: str, client: redis.Redis, name: str) -> ServerStatus:
+def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerStatus:
     try:
         pipe = client.pipeline(transaction=False)
         pipe.get(name)
@@ -86,14 +96,18 @@ def _one(label: str, client: redis.Redis, name: str) -> ServerStatus:
         token = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
         result.holder = token[:12]
         result.remaining_ttl = int(pttl) / 1000 if int(pttl) >= 0 else None
-    result.quarantined_for = quarantine_of(client)
+    state = server_state(client, max_ttl)
+    if state is not None:
+        result.quarantined_for = state.quarantined_for
+        result.fence = state.fence
+        result.durable = state.durable
     return result
 
 
 def status(args: argparse.Namespace) -> int:
     servers = resolve_servers(args)
     assert servers is not None
-    results = query(servers, args.name)
+    results = query(servers, args.name, args.max_ttl)
     reachable = sum(r.reachable for r in results)
     needed = quorum(len(results))
     holders: list[str] = [r.holder for r in results if r.holder is not None]
