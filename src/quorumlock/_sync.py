@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 import logging
+import math
 import os
 import threading
 import time
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 
 from quorumlock._algorithm.config import Duration
 from quorumlock._algorithm.flows import Fanout, Flow, Round
-from quorumlock._algorithm.outcomes import render_outcomes
+from quorumlock._algorithm.outcomes import Reply, render_outcomes
 from quorumlock._exceptions import LockLost
 from quorumlock._frontend import LockBase, RedlockBase
 from quorumlock._io.fanout import SyncFanout
@@ -82,7 +83,24 @@ class Redlock(RedlockBase["Lock"]):
             return result
 
 
+#: When each server was last reported in restart quarantine (monotonic), per label.
+_QUARANTINE_WARNED: dict[str, float] = {}
+_QUARANTINE_WARN_EVERY = 10.0
+
+
 def _log_round(step: Fanout, round_: Round) -> None:
+    """One debug line per round; a warning (at most every 10 s per server) for a server in
+    restart quarantine, which is a deployment event an operator should see (SPEC B7)."""
+    for outcome in round_.outcomes:
+        if outcome.reply is Reply.QUARANTINED:
+            last = _QUARANTINE_WARNED.get(outcome.server, -math.inf)
+            if round_.finished - last >= _QUARANTINE_WARN_EVERY:
+                _QUARANTINE_WARNED[outcome.server] = round_.finished
+                logger.warning(
+                    "%s lost its memory (restart or flush) and counts toward no quorum: %s",
+                    outcome.server,
+                    outcome.detail,
+                )
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug(
             "%s %r token=%s… in %.2f ms: %s",

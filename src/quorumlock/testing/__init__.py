@@ -9,8 +9,23 @@ can ``kill -9``, pause (SIGSTOP), resume (SIGCONT) and restart them::
         servers[0].kill()
         servers[1].pause()
         ...
+
+The fault-injection kit (SPEC B5) runs worker processes against such servers under a
+nemesis (:data:`NEMESES`) and checks their history for overlapping holds and stale
+writes::
+
+    from quorumlock.testing import format_table, verify
+
+    reports = [verify(nemesis="kill-restart"), verify(nemesis="kill-restart", quarantine=False)]
+    print(format_table(reports))
+
+:class:`LatencyProxy` adds network delay in front of a server; :func:`check_history` is
+the checker on its own, a pure function over :class:`Hold` and :class:`Write` records.
 """
 
+from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
+from quorumlock.testing._nemesis import NEMESES
+from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import (
     LocalServer,
     LocalServerGroup,
@@ -18,11 +33,23 @@ from quorumlock.testing._servers import (
     ServerStartError,
     find_server_binary,
 )
+from quorumlock.testing._verify import VerifyReport, format_table, verify
 
-__all__ = [
+# Plain ``sorted()`` order (tests/test_servers.py checks it), which puts the constant
+# NEMESES among the classes where ruff's isort-style RUF022 would put it first.
+__all__ = [  # noqa: RUF022
+    "HistoryCheck",
+    "Hold",
+    "LatencyProxy",
     "LocalServer",
     "LocalServerGroup",
+    "NEMESES",
     "ServerBinaryNotFound",
     "ServerStartError",
+    "VerifyReport",
+    "Write",
+    "check_history",
     "find_server_binary",
+    "format_table",
+    "verify",
 ]

@@ -1,0 +1,324 @@
+"""``verify()``: run workers against real servers under a nemesis, and check the history.
+
+One run (SPEC B5)::
+
+    N lock servers (LocalServerGroup)      one resource server, never faulted
+       |  (behind LatencyProxy for "latency")        ^
+       v                                             |  RPUSH, fenced or not
+    W worker processes  --- acquire/hold/write/release loop ---+
+       ^
+       |  kill -9 / restart / SIGSTOP / SIGCONT / delays
+    the nemesis thread (in this process)
+
+Afterwards :func:`~quorumlock.testing.check_history` reads every hold interval and the
+resource's log and counts overlaps and stale writes.
+
+The three configurations of the table:
+
+* ``safe``: restart quarantine on, with ``max_ttl = 2 * ttl`` so a restarted server
+  rejoins within the run, and writes go through the fence (``RedisFence``) with the
+  lock's fencing token;
+* ``no quarantine`` (``quarantine=False``): ``max_ttl=None``. Expected to fail under
+  ``kill-restart``: a restarted server forgot the lock and votes again at once;
+* ``no fencing`` (``fencing=False``): plain ``RPUSH`` to the resource. Expected to fail
+  under ``pause-clients``: a paused holder writes after it was superseded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import random
+import shutil
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import redis
+
+from quorumlock.testing._checker import Write, check_history
+from quorumlock.testing._nemesis import NEMESES, Targets, make_nemesis
+from quorumlock.testing._proxy import LatencyProxy
+from quorumlock.testing._servers import LocalServer, LocalServerGroup
+from quorumlock.testing._worker import WorkerPool, WorkerSpec, decode_payload
+
+__all__ = ["NEMESES", "VerifyReport", "format_table", "verify"]
+
+LOCK_NAME: Final = "quorumlock:verify:lock"
+LOG_KEY: Final = "quorumlock:verify:log"
+FENCE_NAME: Final = "quorumlock:verify:resource"
+
+_REJOIN_FACTOR: Final = 2.0  # the safe configuration's max_ttl, in ttls
+_LEAD_IN: Final = 0.2  # seconds between "go" and the start of the run
+_EXIT_GRACE: Final = 5.0  # seconds past the end (plus 2 ttl) before stragglers are killed
+
+# The work time (between the validity check and the write), in ttls, per nemesis. Short by
+# default, for many acquisitions; long for kill-restart, so that a hold spans several
+# restarts (spaced ttl / 6) and the no-quarantine configuration fails every time.
+_WORK: Final[Mapping[str, tuple[float, float]]] = {"kill-restart": (0.4, 0.7)}
+_DEFAULT_WORK: Final = (0.02, 0.08)
+_REST: Final = (0.0, 0.01)  # seconds a worker rests between release and its next attempt
+
+
+def config_label(*, quarantine: bool, fencing: bool) -> str:
+    """``"safe"``, ``"no quarantine"``, ``"no fencing"`` or ``"no quarantine, no fencing"``."""
+    missing = [name for name, on in (("quarantine", quarantine), ("fencing", fencing)) if not on]
+    return ", ".join(f"no {name}" for name in missing) or "safe"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class VerifyReport:
+    """The outcome of one :func:`verify` run.
+
+    The counts are those of :class:`~quorumlock.testing.HistoryCheck`. ``faults`` is how
+    many faults the nemesis injected; ``errors`` counts failed acquisitions by kind
+    (``"QuorumUnavailable"``, ``"timeout"``...) and anything unexpected a worker hit;
+    ``stragglers`` is how many workers had to be killed after the run.
+    """
+
+    nemesis: str
+    config: str
+    servers: int
+    workers: int
+    duration: float
+    ttl: float
+    quarantine: bool
+    fencing: bool
+    seed: int
+    acquisitions: int
+    acquisitions_per_second: float
+    writes: int
+    overlaps: int
+    stale_writes_accepted: int
+    stale_writes_rejected: int
+    token_order_violations: int
+    longest_gap: float
+    faults: int
+    stragglers: int = 0
+    errors: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def safe(self) -> bool:
+        """No overlapping holds, no stale write accepted, no fencing token out of order."""
+        return (
+            self.overlaps == 0
+            and self.stale_writes_accepted == 0
+            and self.token_order_violations == 0
+        )
+
+    @property
+    def ok(self) -> bool:
+        """:attr:`safe`, and the lock was acquired at least once (so something was tested)."""
+        return self.safe and self.acquisitions > 0
+
+    def summary(self) -> str:
+        """One line: the cell, the counts and the verdict."""
+        verdict = "ok" if self.ok else "UNSAFE" if not self.safe else "no acquisitions"
+        return (
+            f"{self.nemesis} / {self.config} (N={self.servers}, {self.workers} workers, "
+            f"{self.duration:g} s, ttl {self.ttl:g} s, seed {self.seed}): "
+            f"{self.acquisitions} acquisitions ({self.acquisitions_per_second:.1f}/s), "
+            f"{self.overlaps} overlaps, {self.stale_writes_accepted} stale writes accepted, "
+            f"{self.stale_writes_rejected} rejected, {self.token_order_violations} tokens "
+            f"out of order, longest gap {self.longest_gap:.2f} s, {self.faults} faults: "
+            f"{verdict}"
+        )
+
+
+def verify(
+    *,
+    nemesis: str,
+    servers: int = 5,
+    workers: int = 4,
+    duration: float = 4.0,
+    ttl: float = 1.0,
+    quarantine: bool = True,
+    fencing: bool = True,
+    seed: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> VerifyReport:
+    """Run ``workers`` processes contending for one lock on ``servers`` real servers for
+    ``duration`` seconds under ``nemesis``, and check the history.
+
+    Starts ``servers + 1`` local servers (the last one holds the protected resource and is
+    never faulted) and the worker processes, and stops every one of them before
+    returning, also on errors and ``KeyboardInterrupt``.
+
+    Args:
+        nemesis: one of :data:`NEMESES`.
+        servers: N, the number of lock servers.
+        workers: number of worker processes (``pause-clients`` needs at least 2 to show
+            anything).
+        duration: seconds of contention.
+        ttl: the lock's ttl in seconds; the nemeses' schedules scale with it.
+        quarantine: keep restarted servers out of quorums for ``max_ttl = 2 * ttl``
+            (False: ``max_ttl=None``, the unsafe configuration).
+        fencing: acquire fencing tokens and write through :class:`quorumlock.RedisFence`
+            (False: plain writes, the unsafe configuration).
+        seed: seed of every random choice (nemesis schedule, work times); None picks one,
+            reported in the result. Timing still varies from run to run.
+        progress: called with a short message at each step (e.g. ``print``).
+
+    Returns:
+        A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
+
+    Raises:
+        ValueError: unknown ``nemesis``, or ``servers``/``workers`` < 1, or ``duration``
+            or ``ttl`` not positive and finite.
+        ServerBinaryNotFound: no server binary is available.
+        ServerStartError: a server could not be started.
+        RuntimeError: a worker or the nemesis failed (not a safety violation: the run
+            could not be carried out); the message says which and why.
+        TimeoutError: the workers did not become ready within 60 s.
+    """
+    if nemesis not in NEMESES:
+        raise ValueError(f"unknown nemesis {nemesis!r}; choose one of {', '.join(NEMESES)}")
+    for what, count in (("servers", servers), ("workers", workers)):
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"{what} must be an int >= 1, not {count!r}")
+    for what, value in (("duration", duration), ("ttl", ttl)):
+        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+            raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**32)
+    say = progress or (lambda _message: None)
+    label = config_label(quarantine=quarantine, fencing=fencing)
+    rng = random.Random(seed)
+    instance_timeout = min(0.05, ttl / 10)
+    rejoin = _REJOIN_FACTOR * ttl
+    work_low, work_high = _WORK.get(nemesis, _DEFAULT_WORK)
+
+    with contextlib.ExitStack() as stack:
+        run_dir = Path(tempfile.mkdtemp(prefix="quorumlock-verify-"))
+        stack.callback(shutil.rmtree, run_dir, True)
+
+        say(f"starting {servers} lock servers and the resource server")
+        group = stack.enter_context(LocalServerGroup(servers))
+        resource = stack.enter_context(LocalServer())
+        proxies: list[LatencyProxy] = []
+        if nemesis == "latency":
+            for server in group:
+                proxy = LatencyProxy(server.host, server.port, seed=rng.randrange(2**32))
+                proxies.append(stack.enter_context(proxy))
+        urls = [p.url for p in proxies] if proxies else group.urls
+
+        specs = [
+            WorkerSpec(
+                index=index,
+                servers=tuple(urls),
+                resource=resource.url,
+                lock_name=LOCK_NAME,
+                log_key=LOG_KEY,
+                fence_name=FENCE_NAME,
+                ttl=ttl,
+                max_ttl=rejoin if quarantine else None,
+                fencing=fencing,
+                instance_timeout=instance_timeout,
+                retry_delay=min(0.05, ttl / 10),
+                work=(work_low * ttl, work_high * ttl),
+                rest=_REST,
+                acquire_timeout=2 * ttl,
+                records=str(run_dir / f"worker-{index}.jsonl"),
+                flags=str(run_dir / "flags"),
+                seed=rng.randrange(2**32),
+            )
+            for index in range(workers)
+        ]
+        say(f"starting {workers} worker processes")
+        pool = stack.enter_context(WorkerPool(run_dir, specs))
+        pool.start()
+
+        start = time.monotonic() + _LEAD_IN
+        stop = start + duration
+        chaos = make_nemesis(
+            nemesis,
+            Targets(
+                servers=group.servers,
+                workers=pool.handles,
+                proxies=proxies,
+                ttl=ttl,
+                rejoin=rejoin,
+                instance_timeout=instance_timeout,
+                rng=random.Random(rng.randrange(2**32)),
+            ),
+        )
+        say(f"running {nemesis} / {label} for {duration:g} s")
+        pool.go(start, stop)
+        chaos.start(at=start, until=stop)
+        try:
+            time.sleep(max(0.0, stop - time.monotonic()))
+        finally:
+            chaos.stop()  # heals: paused workers resume and can finish
+        pool.wait(stop + 2 * ttl + _EXIT_GRACE)
+
+        say("checking the history")
+        failed = [
+            (index, code) for index, code in enumerate(pool.exit_codes()) if code not in (0, -9)
+        ]
+        if failed:
+            index, code = failed[0]
+            raise RuntimeError(f"worker {index} exited with code {code}:\n{pool.log_tail(index)}")
+        writes = _resource_log(resource)
+        records = list(pool.records())
+        errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
+        rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
+        check = check_history(
+            pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected
+        )
+        report = VerifyReport(
+            nemesis=nemesis,
+            config=label,
+            servers=servers,
+            workers=workers,
+            duration=duration,
+            ttl=ttl,
+            quarantine=quarantine,
+            fencing=fencing,
+            seed=seed,
+            faults=chaos.faults,
+            stragglers=pool.killed,
+            errors=dict(errors),
+            acquisitions=check.acquisitions,
+            acquisitions_per_second=check.acquisitions_per_second,
+            writes=check.writes,
+            overlaps=check.overlaps,
+            stale_writes_accepted=check.stale_writes_accepted,
+            stale_writes_rejected=check.stale_writes_rejected,
+            token_order_violations=check.token_order_violations,
+            longest_gap=check.longest_gap,
+        )
+        say(report.summary())
+    return report
+
+
+def _resource_log(resource: LocalServer) -> list[Write]:
+    client = redis.Redis(host=resource.host, port=resource.port, socket_timeout=10.0)
+    try:
+        raw = client.lrange(LOG_KEY, 0, -1)
+    finally:
+        client.close()
+    assert isinstance(raw, list)
+    return [decode_payload(entry) for entry in raw]
+
+
+def format_table(reports: Iterable[VerifyReport]) -> str:
+    """A markdown table with one row per report (nemesis x configuration)."""
+    header = (
+        "| nemesis | configuration | N | overlaps | stale writes accepted "
+        "| stale writes rejected | acquisitions/s | longest gap (s) | faults | verdict |"
+    )
+    rule = "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"
+    rows = [header, rule]
+    for r in reports:
+        verdict = "ok" if r.ok else "**UNSAFE**" if not r.safe else "no acquisitions"
+        rows.append(
+            f"| {r.nemesis} | {r.config} | {r.servers} | {r.overlaps} "
+            f"| {r.stale_writes_accepted} | {r.stale_writes_rejected} "
+            f"| {r.acquisitions_per_second:.1f} | {r.longest_gap:.2f} | {r.faults} "
+            f"| {verdict} |"
+        )
+    return "\n".join(rows)

@@ -1,0 +1,467 @@
+"""Worker processes of the verify suite: each contends for one lock and writes a resource.
+
+The parent side (:class:`WorkerPool`) runs :func:`main` once per worker in a fresh
+interpreter (``python -c`` importing this module; not ``-m``, which would execute the
+module a second time after ``quorumlock.testing`` imported it). It is a plain subprocess,
+not ``multiprocessing``: nothing of the caller's ``__main__`` is re-imported. The pool only
+ever signals the processes it started, by PID, through their :class:`subprocess.Popen`
+handles.
+
+The protocol, through files in a private run directory and the child's stdin:
+
+1. the parent writes each worker's :class:`WorkerSpec` as JSON and starts the child;
+2. the child imports everything, then appends ``{"kind": "ready"}`` to its record file;
+3. once every child is ready, the parent writes ``{"start": T0, "stop": T1}`` (monotonic
+   times) on each child's stdin and closes it. EOF instead means "exit now";
+4. from T0 until T1 the child loops: acquire, record, work, write, release, rest. Every
+   finished acquisition is appended to the record file as one JSON line, flushed at
+   once, so a child killed later loses at most the acquisition in progress;
+5. the child appends ``{"kind": "done"}`` and exits by itself shortly after T1.
+
+The worker's loop (see :func:`_contend`) is where the faults bite::
+
+    acquire -> start = now; deadline = start + validity
+            -> check validity > 0; set the "in critical section" flag
+            -> sleep a random work time          <- a SIGSTOP here makes a stale holder
+            -> write the payload (fenced or not); clear the flag
+            -> end = min(now, deadline); release; record the hold
+
+The flag lives in a shared memory-mapped file (one byte per worker) that the
+``pause-clients`` nemesis reads to pause a worker between its check and its write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import mmap
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import IO, Any, Final
+
+import redis
+
+from quorumlock import (
+    LockNotAcquired,
+    QuorumLockError,
+    RedisFence,
+    Redlock,
+    StaleFencingToken,
+)
+from quorumlock.testing._checker import Hold, Write
+
+__all__ = ["WorkerHandle", "WorkerPool", "WorkerSpec", "main"]
+
+_READY_TIMEOUT: Final = 60.0
+_POLL: Final = 0.01
+_KILL_WAIT: Final = 5.0
+_ERROR_PAUSE: Final = 0.05  # after an unexpected error, so a broken setup cannot spin
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WorkerSpec:
+    """Everything one worker process needs, serialised as JSON on its command line.
+
+    Times are seconds. ``max_ttl`` None turns the restart quarantine off; ``fencing``
+    False makes the worker write with a plain ``RPUSH`` instead of through the fence.
+    """
+
+    index: int
+    servers: tuple[str, ...]
+    resource: str
+    lock_name: str
+    log_key: str
+    fence_name: str
+    ttl: float
+    max_ttl: float | None
+    fencing: bool
+    instance_timeout: float
+    retry_delay: float
+    work: tuple[float, float]
+    rest: tuple[float, float]
+    acquire_timeout: float
+    records: str
+    flags: str
+    seed: int
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> WorkerSpec:
+        raw: dict[str, Any] = json.loads(text)
+        raw["servers"] = tuple(raw["servers"])
+        raw["work"] = (float(raw["work"][0]), float(raw["work"][1]))
+        raw["rest"] = (float(raw["rest"][0]), float(raw["rest"][1]))
+        return cls(**raw)
+
+
+def encode_payload(worker: int, acquired: float, token: int | None) -> str:
+    """The value a worker appends to the resource log: who wrote, for which acquisition."""
+    return json.dumps({"worker": worker, "acquired": acquired, "token": token})
+
+
+def decode_payload(raw: bytes | str) -> Write:
+    """A :class:`Write` from a resource log entry.
+
+    Raises:
+        ValueError: the entry is not a payload written by :func:`encode_payload`.
+    """
+    try:
+        data = json.loads(raw)
+        token = data["token"]
+        return Write(
+            worker=int(data["worker"]),
+            acquired=float(data["acquired"]),
+            token=None if token is None else int(token),
+        )
+    except (KeyError, TypeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"not a verify payload: {raw!r}") from exc
+
+
+# --------------------------------------------------------------------------------------
+# The child side
+# --------------------------------------------------------------------------------------
+
+
+class _Records:
+    """Append-only JSON-lines record file; every line is flushed when written."""
+
+    def __init__(self, path: str) -> None:
+        self._file: IO[str] = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+
+    def add(self, **record: object) -> None:
+        self._file.write(json.dumps(record) + "\n")
+
+    def close(self) -> None:
+        self._file.close()
+
+
+_ENTRY: Final = "import sys; from quorumlock.testing._worker import main; sys.exit(main())"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of one worker process: ``python -c "$_ENTRY" SPEC``.
+
+    ``SPEC`` is a path to a JSON :class:`WorkerSpec`. Returns the exit status: 0 after a
+    normal run (or when the parent closed stdin without a start line), 2 for bad usage,
+    130 after a ``KeyboardInterrupt``. Other exceptions propagate (exit status 1, with a
+    traceback in the worker's log, which :func:`verify` quotes).
+    """
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print(f"usage: python -c {_ENTRY!r} SPEC.json", file=sys.stderr)
+        return 2
+    spec = WorkerSpec.from_json(Path(args[0]).read_text(encoding="utf-8"))
+    records = _Records(spec.records)
+    try:
+        records.add(kind="ready", pid=os.getpid())
+        line = sys.stdin.readline()  # bounded by the parent: it writes a line or closes
+        if not line.strip():
+            return 0
+        window = json.loads(line)
+        _contend(spec, records, start=float(window["start"]), stop=float(window["stop"]))
+        records.add(kind="done")
+        return 0
+    except KeyboardInterrupt:  # Ctrl-C reaches the whole process group: leave quietly
+        return 130
+    finally:
+        records.close()
+
+
+def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) -> None:
+    rng = random.Random(spec.seed)
+    resource = redis.Redis.from_url(spec.resource, socket_timeout=5.0)
+    write = _writer(spec, resource)
+    redlock = Redlock(
+        list(spec.servers),
+        max_ttl=spec.max_ttl,
+        fencing=spec.fencing,
+        instance_timeout=spec.instance_timeout,
+        retry_delay=spec.retry_delay,
+    )
+    flags_fd = os.open(spec.flags, os.O_RDWR)
+    flags = mmap.mmap(flags_fd, 0)
+    os.close(flags_fd)
+    try:
+        time.sleep(max(0.0, start - time.monotonic()))
+        while (left := stop - time.monotonic()) > 0:
+            lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            try:
+                acquired = lock.acquire(blocking=True, timeout=min(spec.acquire_timeout, left))
+            except LockNotAcquired as exc:  # QuorumUnavailable included
+                records.add(kind="error", error=type(exc).__name__)
+                time.sleep(spec.retry_delay)  # in case it was raised without waiting
+                continue
+            except Exception as exc:
+                _unexpected(records, exc)
+                continue
+            if not acquired:
+                records.add(kind="error", error="timeout")
+                continue
+            began = time.monotonic()
+            # validity is read after began: began + validity never exceeds the deadline.
+            deadline = began + lock.validity
+            token = lock.fencing_token
+            outcome = "skipped"
+            try:
+                if lock.validity > 0:
+                    flags[spec.index] = 1
+                    try:
+                        time.sleep(rng.uniform(*spec.work))
+                        payload = encode_payload(spec.index, began, token)
+                        outcome = "accepted" if write(token, payload) else "rejected"
+                    finally:
+                        flags[spec.index] = 0
+            except Exception as exc:
+                outcome = "failed"
+                _unexpected(records, exc)
+            finally:
+                ended = min(time.monotonic(), deadline)
+                with contextlib.suppress(QuorumLockError, RuntimeError):
+                    lock.release()
+                records.add(
+                    kind="hold", start=began, end=max(ended, began), token=token, write=outcome
+                )
+            time.sleep(rng.uniform(*spec.rest))
+    finally:
+        flags.close()
+        redlock.close()
+        resource.close()
+
+
+def _writer(spec: WorkerSpec, resource: redis.Redis) -> Callable[[int | None, str], bool]:
+    """How this worker appends to the resource log: True if applied, False if refused.
+
+    With fencing, through :class:`quorumlock.RedisFence` (refusing a token lower than one
+    it has seen); without, a plain ``RPUSH`` that nothing can refuse.
+    """
+    if not spec.fencing:
+
+        def plain(token: int | None, payload: str) -> bool:
+            resource.rpush(spec.log_key, payload)
+            return True
+
+        return plain
+
+    fence = RedisFence(resource, spec.fence_name)
+
+    def fenced(token: int | None, payload: str) -> bool:
+        if token is None:
+            raise RuntimeError("fencing=True, but the lock returned no fencing token")
+        try:
+            fence.execute(token, "RPUSH", spec.log_key, payload)
+        except StaleFencingToken:
+            return False
+        return True
+
+    return fenced
+
+
+def _unexpected(records: _Records, exc: Exception) -> None:
+    records.add(kind="error", error=type(exc).__name__, detail=str(exc)[:200])
+    traceback.print_exception(exc, file=sys.stderr)
+    time.sleep(_ERROR_PAUSE)
+
+
+# --------------------------------------------------------------------------------------
+# The parent side
+# --------------------------------------------------------------------------------------
+
+
+def _child_environment() -> dict[str, str]:
+    """This environment, with this copy of quorumlock first on ``PYTHONPATH`` (so a child
+    imports the same code even when the parent runs from an uninstalled checkout)."""
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
+    return env
+
+
+class WorkerHandle:
+    """One worker process started by :class:`WorkerPool`: signals go to its PID only."""
+
+    def __init__(self, index: int, proc: subprocess.Popen[bytes], flags: mmap.mmap) -> None:
+        self.index = index
+        self._proc = proc
+        self._flags = flags
+        self.paused = False
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
+    def alive(self) -> bool:
+        return self._proc.poll() is None
+
+    @property
+    def in_critical_section(self) -> bool:
+        """True between the worker's validity check and the end of its write."""
+        return self._flags[self.index] == 1
+
+    def pause(self) -> None:
+        """SIGSTOP the worker (no-op once it has exited: Popen never signals a reaped PID)."""
+        self._proc.send_signal(signal.SIGSTOP)
+        self.paused = True
+
+    def resume(self) -> None:
+        """SIGCONT the worker (harmless when it is not stopped or has exited)."""
+        self._proc.send_signal(signal.SIGCONT)
+        self.paused = False
+
+
+class WorkerPool:
+    """Starts, releases, waits for and (if they overrun) kills the worker processes.
+
+    Every process it starts is killed by :meth:`close` if it is still running, also when
+    the caller is interrupted. Use it as a context manager. ``run_dir`` receives each
+    worker's spec and log; the specs name their record files and the shared flags file.
+
+    Raises:
+        ValueError: the specs are not numbered 0, 1, 2... or name different flags files.
+    """
+
+    def __init__(self, run_dir: Path, specs: Sequence[WorkerSpec]) -> None:
+        if [spec.index for spec in specs] != list(range(len(specs))):
+            raise ValueError("worker specs must be numbered 0, 1, 2... in order")
+        if len({spec.flags for spec in specs}) != 1:
+            raise ValueError("every worker spec must name the same flags file")
+        self._dir = run_dir
+        self._specs = tuple(specs)
+        self._procs: list[subprocess.Popen[bytes]] = []
+        self._logs: list[Path] = []
+        flags_path = Path(specs[0].flags)
+        flags_path.write_bytes(b"\0" * len(specs))
+        with flags_path.open("r+b") as fh:
+            self._flags = mmap.mmap(fh.fileno(), 0)
+        self.handles: list[WorkerHandle] = []
+        self.killed = 0
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start every worker and wait until all are ready.
+
+        Raises:
+            RuntimeError: a worker exited during start-up (its stderr is quoted).
+            TimeoutError: the workers were not all ready within 60 s.
+        """
+        for spec in self._specs:
+            spec_path = self._dir / f"worker-{spec.index}.json"
+            spec_path.write_text(spec.to_json(), encoding="utf-8")
+            log_path = self._dir / f"worker-{spec.index}.log"
+            self._logs.append(log_path)
+            with log_path.open("wb") as log:
+                proc = subprocess.Popen(
+                    [sys.executable, "-c", _ENTRY, str(spec_path)],
+                    cwd=self._dir,  # nothing in the caller's directory shadows a module
+                    env=_child_environment(),
+                    stdin=subprocess.PIPE,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    close_fds=True,
+                )
+            self._procs.append(proc)
+            self.handles.append(WorkerHandle(spec.index, proc, self._flags))
+        deadline = time.monotonic() + _READY_TIMEOUT
+        waiting = set(range(len(self._specs)))
+        while waiting:
+            for index in list(waiting):
+                if any(r.get("kind") == "ready" for r in self._read(index)):
+                    waiting.discard(index)
+                elif self._procs[index].poll() is not None:
+                    raise RuntimeError(
+                        f"worker {index} exited with code {self._procs[index].returncode} "
+                        f"during start-up:\n{self.log_tail(index)}"
+                    )
+            if waiting and time.monotonic() > deadline:
+                raise TimeoutError(f"workers {sorted(waiting)} not ready in {_READY_TIMEOUT} s")
+            if waiting:
+                time.sleep(_POLL)
+
+    def go(self, start: float, stop: float) -> None:
+        """Tell every worker to contend from ``start`` until ``stop`` (monotonic times)."""
+        line = json.dumps({"start": start, "stop": stop}).encode() + b"\n"
+        for proc in self._procs:
+            stdin = proc.stdin
+            if stdin is None:
+                continue
+            with contextlib.suppress(OSError):  # BrokenPipeError: it died; seen later
+                stdin.write(line)
+                stdin.flush()
+            with contextlib.suppress(OSError):
+                stdin.close()
+
+    def wait(self, deadline: float) -> None:
+        """Wait until every worker exited, or ``deadline``; then kill the stragglers."""
+        for proc in self._procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        self.close()
+
+    def close(self) -> None:
+        """SIGKILL (by PID) every worker still running, and reap them all. Idempotent."""
+        for proc in self._procs:
+            if proc.poll() is None:
+                with contextlib.suppress(OSError):
+                    proc.kill()  # ends a SIGSTOPped process too
+                self.killed += 1
+        for proc in self._procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=_KILL_WAIT)
+            if proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    proc.stdin.close()
+        if not self._flags.closed:
+            with contextlib.suppress(BufferError):
+                self._flags.close()
+
+    def exit_codes(self) -> list[int | None]:
+        return [proc.poll() for proc in self._procs]
+
+    def log_tail(self, index: int, lines: int = 20) -> str:
+        try:
+            text = self._logs[index].read_text(encoding="utf-8", errors="replace")
+        except (OSError, IndexError):
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        """Every complete record line of every worker (a torn last line is skipped)."""
+        for index in range(len(self._specs)):
+            yield from self._read(index)
+
+    def holds(self) -> list[Hold]:
+        return [
+            Hold(worker=r["worker"], start=r["start"], end=r["end"], token=r["token"])
+            for r in self.records()
+            if r.get("kind") == "hold"
+        ]
+
+    def _read(self, index: int) -> list[dict[str, Any]]:
+        path = Path(self._specs[index].records)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        result: list[dict[str, Any]] = []
+        for line in text.splitlines():
+            with contextlib.suppress(json.JSONDecodeError):
+                record = json.loads(line)
+                if isinstance(record, dict):
+                    record["worker"] = index
+                    result.append(record)
+        return result

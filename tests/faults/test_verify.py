@@ -1,0 +1,167 @@
+"""The fault-injection suite on real servers and real processes (SPEC B5).
+
+The CI matrix runs every nemesis against the safe configuration (restart quarantine and
+fencing on) and asserts that the checker found nothing, and runs the two cells that are
+*expected* to fail, asserting that they do: without the quarantine, ``kill-restart``
+must produce overlapping holds; without fencing, ``pause-clients`` must get stale writes
+accepted by the resource. A suite that cannot make the unsafe configurations fail would
+prove nothing about the safe one.
+
+Each run takes about 4 s of contention plus 1-2 s of set-up and tear-down.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from quorumlock.testing import NEMESES, VerifyReport, format_table, verify
+
+DURATION = 4.0
+
+
+def children() -> set[int]:
+    """PIDs of this process's live children (Linux /proc)."""
+    me = str(os.getpid())
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rpartition(")")[2].split()
+        if len(fields) > 1 and fields[1] == me and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
+
+
+def explain(report: VerifyReport) -> str:
+    return f"{report.summary()}; errors {dict(report.errors)}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("nemesis", NEMESES)
+def test_the_safe_configuration_survives_every_nemesis(nemesis: str) -> None:
+    before = children()
+    report = verify(nemesis=nemesis, duration=DURATION)
+    assert (report.config, report.quarantine, report.fencing) == ("safe", True, True)
+    assert report.overlaps == 0, explain(report)
+    assert report.stale_writes_accepted == 0, explain(report)
+    assert report.token_order_violations == 0, explain(report)
+    assert report.acquisitions > 0, explain(report)
+    assert report.writes > 0, explain(report)
+    assert report.ok, explain(report)
+    assert report.stragglers == 0, explain(report)  # every worker stopped by itself
+    if nemesis != "none":
+        assert report.faults > 0, explain(report)
+    if nemesis == "pause-clients":
+        # The paused holders did try to write late: the fence is what stopped them.
+        assert report.stale_writes_rejected > 0, explain(report)
+    assert children() <= before  # every server and worker of the run is gone
+
+
+@pytest.mark.slow
+def test_without_the_quarantine_kill_restart_breaks_mutual_exclusion() -> None:
+    report = verify(nemesis="kill-restart", servers=3, quarantine=False, duration=DURATION)
+    assert report.config == "no quarantine"
+    assert report.overlaps > 0, explain(report)
+    assert not report.safe
+    assert not report.ok
+
+
+@pytest.mark.slow
+def test_without_fencing_a_paused_client_writes_stale_data() -> None:
+    report = verify(nemesis="pause-clients", fencing=False, duration=DURATION)
+    assert report.config == "no fencing"
+    assert report.stale_writes_accepted > 0, explain(report)
+    assert report.stale_writes_rejected == 0  # there was no fence to reject anything
+    assert report.overlaps == 0, explain(report)  # the lock itself was not at fault
+    assert not report.ok
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_leaves_no_process_behind() -> None:
+    before = children()
+    timers: list[threading.Timer] = []
+
+    def progress(message: str) -> None:
+        if message.startswith("running"):
+            # SIGINT this process mid-run, while a worker may be SIGSTOPped.
+            timer = threading.Timer(1.5, os.kill, (os.getpid(), signal.SIGINT))
+            timers.append(timer)
+            timer.start()
+
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        verify(nemesis="pause-clients", duration=30.0, progress=progress)
+    for timer in timers:
+        timer.join(5.0)
+    assert time.monotonic() - began < 20.0
+    assert children() <= before
+
+
+def test_verify_refuses_bad_arguments() -> None:
+    with pytest.raises(ValueError, match="unknown nemesis"):
+        verify(nemesis="meteor")
+    with pytest.raises(ValueError, match="servers"):
+        verify(nemesis="none", servers=0)
+    with pytest.raises(ValueError, match="workers"):
+        verify(nemesis="none", workers=0)
+    with pytest.raises(ValueError, match="duration"):
+        verify(nemesis="none", duration=float("inf"))
+    with pytest.raises(ValueError, match="ttl"):
+        verify(nemesis="none", ttl=0)
+
+
+def test_the_nemeses() -> None:
+    assert NEMESES == (
+        "none",
+        "kill-restart",
+        "kill-delayed-restart",
+        "pause-servers",
+        "pause-clients",
+        "latency",
+    )
+
+
+def report(nemesis: str, *, overlaps: int = 0, stale: int = 0, **config: bool) -> VerifyReport:
+    return VerifyReport(
+        nemesis=nemesis,
+        config="safe" if not config else "no fencing",
+        servers=5,
+        workers=4,
+        duration=4.0,
+        ttl=1.0,
+        quarantine=config.get("quarantine", True),
+        fencing=config.get("fencing", True),
+        seed=1,
+        acquisitions=40,
+        acquisitions_per_second=10.0,
+        writes=40,
+        overlaps=overlaps,
+        stale_writes_accepted=stale,
+        stale_writes_rejected=3,
+        token_order_violations=0,
+        longest_gap=1.25,
+        faults=7,
+    )
+
+
+def test_format_table() -> None:
+    table = format_table([report("pause-clients"), report("pause-clients", stale=2, fencing=False)])
+    lines = table.splitlines()
+    assert lines[0].startswith("| nemesis | configuration | N | overlaps | stale writes accepted")
+    assert lines[2] == "| pause-clients | safe | 5 | 0 | 0 | 3 | 10.0 | 1.25 | 7 | ok |"
+    assert lines[3] == (
+        "| pause-clients | no fencing | 5 | 0 | 2 | 3 | 10.0 | 1.25 | 7 | **UNSAFE** |"
+    )
+    assert len(lines) == 4
+    assert report("none").ok
+    assert not report("none", overlaps=1).safe
