@@ -6,14 +6,14 @@ protected resource that checks fencing tokens. The checker counts overlapping ho
 stale writes; a run passes when there were none it should have prevented.
 
 The machinery lives in :mod:`quorumlock.testing` (``verify``, ``NEMESES``,
-``format_table``); this module only parses options, shows progress and prints.
+``format_table``, see docs/safety.md); this module only parses options, shows progress
+and prints.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib
 import sys
 import textwrap
 import time
@@ -23,6 +23,14 @@ from typing import Any
 from tqdm import tqdm
 
 from quorumlock.cli._common import CliError, Parser, count, emit_json, positive, say
+from quorumlock.testing import (
+    NEMESES,
+    ServerBinaryNotFound,
+    ServerStartError,
+    VerifyReport,
+    format_table,
+)
+from quorumlock.testing import verify as run_one
 
 __all__ = ["add_parser"]
 
@@ -34,32 +42,21 @@ longest time nobody held the lock. The exit status is 1 if any nemesis found a v
 
 examples:
   quorumlock verify                              # every nemesis, ~4 s each
-  quorumlock verify --nemesis kill --nemesis pause-client --duration 10
-  quorumlock verify --no-quarantine --nemesis restart   # show what the quarantine prevents
+  quorumlock verify --nemesis kill-restart --nemesis pause-clients --duration 10
+  quorumlock verify --no-quarantine --nemesis kill-restart  # what the quarantine prevents
   quorumlock verify --json > verify.json
 """
 
 
-def _kit() -> Any:
-    """``quorumlock.testing``, if it has the fault-injection kit (``verify``)."""
-    testing = importlib.import_module("quorumlock.testing")
-    return testing if hasattr(testing, "verify") else None
-
-
-def _nemeses() -> list[str]:
-    kit = _kit()
-    return sorted(kit.NEMESES) if kit is not None else []
-
-
 def add_parser(subparsers: Any) -> Parser:
-    names = _nemeses()
+    names = list(NEMESES)
     parser: Parser = subparsers.add_parser(
         "verify",
         help="fault injection: check mutual exclusion and fencing under crashes and pauses",
         description=textwrap.fill(
             "Run the fault-injection checker (SPEC B5) against embedded servers: workers "
             "contend for a lock while a nemesis injects faults; overlapping holds and stale "
-            "writes are counted. Nemeses: " + (", ".join(names) or "none installed") + ".",
+            "writes are counted. Nemeses: " + ", ".join(names) + ".",
             88,
         ),
         epilog=_EPILOG,
@@ -68,7 +65,7 @@ def add_parser(subparsers: Any) -> Parser:
         "--nemesis",
         metavar="NAME",
         action="append",
-        choices=names or None,
+        choices=names,
         help="a nemesis to run (repeat for several; default: all)",
     )
     parser.add_argument(
@@ -103,14 +100,11 @@ def add_parser(subparsers: Any) -> Parser:
 
 
 def verify(args: argparse.Namespace) -> int:
-    kit = _kit()
-    if kit is None:
-        raise CliError("this quorumlock has no fault-injection kit (quorumlock.testing.verify)")
     if args.duration > 600:
         raise CliError("--duration must be at most 600 s")
-    nemeses: Sequence[str] = args.nemesis or sorted(kit.NEMESES)
+    nemeses: Sequence[str] = args.nemesis or NEMESES
     live = sys.stderr.isatty()
-    reports: list[Any] = []
+    reports: list[VerifyReport] = []
     bar = tqdm(
         total=len(nemeses) * args.duration,
         bar_format="{desc} {bar:20}| {elapsed}<{remaining}",
@@ -123,20 +117,21 @@ def verify(args: argparse.Namespace) -> int:
         for index, nemesis in enumerate(nemeses, 1):
             label = f"[{index}/{len(nemeses)}] {nemesis}"
             bar.set_description_str(label)
-            if not live:
-                say(f"verify: {label}: {args.duration:g} s ...", err=True)
             began = time.monotonic()
-            report = kit.verify(
-                nemesis=nemesis,
-                servers=args.count,
-                workers=args.workers,
-                duration=args.duration,
-                ttl=args.ttl,
-                quarantine=args.quarantine,
-                fencing=args.fencing,
-                seed=args.seed,
-                progress=_progress(bar, label, live),
-            )
+            try:
+                report = run_one(
+                    nemesis=nemesis,
+                    servers=args.count,
+                    workers=args.workers,
+                    duration=args.duration,
+                    ttl=args.ttl,
+                    quarantine=args.quarantine,
+                    fencing=args.fencing,
+                    seed=args.seed,
+                    progress=_progress(bar, label, live),
+                )
+            except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
+                raise CliError(f"verify {nemesis}: {exc}") from None
             reports.append(report)
             bar.n = round(index * args.duration, 1)
             bar.refresh()
@@ -148,12 +143,12 @@ def verify(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(
             {
-                "reports": [_as_dict(report) for report in reports],
+                "reports": [{**dataclasses.asdict(r), "safe": r.safe, "ok": r.ok} for r in reports],
                 "ok": all(report.ok for report in reports),
             }
         )
     else:
-        say(kit.format_table(reports))
+        say(format_table(reports))
     failed = [str(report.nemesis) for report in reports if not report.ok]
     if failed:
         say(f"quorumlock: error: violations found under: {', '.join(failed)}", err=True)
@@ -161,19 +156,13 @@ def verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(bar: Any, label: str, live: bool) -> Callable[..., None]:
-    """A progress callback for the kit: shows whatever it reports next to the nemesis."""
+def _progress(bar: Any, label: str, live: bool) -> Callable[[str], None]:
+    """The kit's progress messages: next to the bar on a terminal, else lines on stderr."""
 
-    def report(*args: object, **kwargs: object) -> None:
-        if not live:
-            return
-        text = " ".join(str(a) for a in args) or " ".join(f"{k}={v}" for k, v in kwargs.items())
-        bar.set_description_str(f"{label}: {text}" if text else label)
+    def report(message: str) -> None:
+        if live:
+            bar.set_description_str(f"{label}: {message}")
+        else:
+            say(f"verify: {label}: {message}", err=True)
 
     return report
-
-
-def _as_dict(report: Any) -> dict[str, Any]:
-    if dataclasses.is_dataclass(report) and not isinstance(report, type):
-        return dataclasses.asdict(report)
-    return dict(vars(report))
