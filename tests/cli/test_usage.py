@@ -164,3 +164,11 @@ def test_unreachable_servers_doctor() -> None:
     assert result.returncode == 1
     assert "reachable" in assert_one_line_error(result)
     assert "pa55word" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("words", [["demo"], ["bench", "--quick"]])
+def test_no_server_binary(words: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUORUMLOCK_SERVER_BINARY", "/nonexistent/valkey-server")
+    result = run_cli(*words)
+    assert result.returncode == 1
+    assert "QUORUMLOCK_SERVER_BINARY" in assert_one_line_error(result)

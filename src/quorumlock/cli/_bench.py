@@ -23,12 +23,13 @@ from quorumlock.cli._common import (
     Servers,
     add_server_options,
     count,
+    embedded_server_binary,
     emit_json,
     positive,
     resolve_servers,
     say,
 )
-from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
+from quorumlock.testing import LocalServerGroup
 
 __all__ = ["add_parser"]
 
@@ -115,10 +116,7 @@ def _urls(servers: Servers | None) -> Iterator[tuple[list[str], bool]]:
             raise CliError("bench runs on servers without a password")
         yield servers.labels, False
         return
-    try:
-        group = LocalServerGroup(5)
-    except ServerBinaryNotFound as exc:
-        raise CliError(str(exc)) from None
+    group = LocalServerGroup(5, binary=embedded_server_binary())
     with group:
         yield group.urls, True
 

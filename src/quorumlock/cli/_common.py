@@ -26,6 +26,8 @@ from tabulate import tabulate
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.servers import ServerSpec, mask_url, parse_servers
 from quorumlock._sync import Redlock
+from quorumlock.testing import ServerBinaryNotFound, find_server_binary
+from quorumlock.testing._servers import ENV_BINARY, _bundled_binary
 
 __all__ = [
     "ENV_SERVERS",
@@ -200,6 +202,24 @@ class Servers:
 def make_redlock(servers: Servers, **options: Any) -> Redlock:
     """A :class:`quorumlock.Redlock` over ``servers``; ``options`` as its keywords."""
     return Redlock(servers.clients(), **options)
+
+
+def embedded_server_binary() -> Path:
+    """The binary of the servers the CLI starts itself (demo, bench, servers start).
+
+    ``$QUORUMLOCK_SERVER_BINARY`` if set; otherwise the project's own ``valkey-server``
+    (the ``server`` extra), so that the demo runs the same server on every machine;
+    otherwise a ``redis-server``/``valkey-server`` on PATH. Raises :class:`CliError`
+    when there is none.
+    """
+    try:
+        if not os.environ.get(ENV_BINARY, "").strip():
+            bundled = _bundled_binary()
+            if bundled is not None:
+                return bundled
+        return find_server_binary()
+    except ServerBinaryNotFound as exc:
+        raise CliError(str(exc)) from None
 
 
 def _read_password(path: Path) -> str:

@@ -44,13 +44,14 @@ from quorumlock.cli._common import (
     Servers,
     add_server_options,
     count,
+    embedded_server_binary,
     positive,
     redact,
     resolve_servers,
     say,
 )
 from quorumlock.cli._quarantine import quarantine_of
-from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
+from quorumlock.testing import LocalServerGroup
 
 __all__ = ["DemoResult", "add_parser", "check_holds"]
 
@@ -134,10 +135,7 @@ def _servers(servers: Servers | None) -> Iterator[tuple[list[str], LocalServerGr
         say(f"using {len(servers)} servers from --servers/${ENV_SERVERS} (no crash injected)")
         yield servers.labels, None
         return
-    try:
-        group = LocalServerGroup(5)
-    except ServerBinaryNotFound as exc:
-        raise CliError(str(exc)) from None
+    group = LocalServerGroup(5, binary=embedded_server_binary())
     with group:
         say("started 5 local servers:")
         for index, server in enumerate(group, 1):

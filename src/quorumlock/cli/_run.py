@@ -168,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         lock = redlock.lock(
             args.name, ttl=args.ttl, auto_extend=True, max_hold=math.inf, on_lost=on_lost
         )
-        if not _acquire(lock, args.wait):
+        if not _acquire(lock, args.wait, args.timeout):
             waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
             say(f"quorumlock: lock {args.name!r} is held by someone else{waited}", err=True)
             return EXIT_NOT_ACQUIRED
@@ -178,8 +178,13 @@ def run(args: argparse.Namespace) -> int:
             lock.release()  # R9, also after a loss; never raises for unreachable servers
 
 
-def _acquire(lock: Any, wait: float | None) -> bool:
-    """One attempt first: unreachable servers are an error at once, not a silent wait.
+def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
+    """Acquire within ``wait`` seconds (None: no limit; 0: one try).
+
+    Servers that cannot be used are an error (:data:`EXIT_UNAVAILABLE`) rather than a
+    silent wait, but only once they had ``connect_timeout`` to come up: a first round
+    can find every connection still being set up (its per-server timeout is a small
+    share of the ttl), and those connections are ready for the next round.
 
     SIGTERM while waiting interrupts the acquire like Ctrl-C does, so that keys a
     minority already granted are deleted before the process ends.
@@ -187,12 +192,21 @@ def _acquire(lock: Any, wait: float | None) -> bool:
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _interrupt)
+    began = time.monotonic()
     try:
-        if lock.acquire(blocking=False):
-            return True
+        while True:
+            try:
+                if lock.acquire(blocking=False):
+                    return True
+                break  # held by someone else
+            except QuorumUnavailable as exc:
+                if time.monotonic() - began >= connect_timeout:
+                    raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
+                time.sleep(_POLL)
         if wait == 0:
             return False
-        return bool(lock.acquire(blocking=True, timeout=wait))
+        left = None if wait is None else max(0.0, wait - (time.monotonic() - began))
+        return bool(lock.acquire(blocking=True, timeout=left))
     except QuorumUnavailable as exc:
         raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
     finally:

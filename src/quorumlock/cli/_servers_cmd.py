@@ -22,8 +22,15 @@ from typing import Any, Final
 import redis
 
 from quorumlock._io.incarnation import stamp_fresh
-from quorumlock.cli._common import EXIT_ERROR, CliError, Parser, count, say
-from quorumlock.testing import LocalServer, ServerBinaryNotFound, find_server_binary
+from quorumlock.cli._common import (
+    EXIT_ERROR,
+    CliError,
+    Parser,
+    count,
+    embedded_server_binary,
+    say,
+)
+from quorumlock.testing import LocalServer
 
 __all__ = ["add_parser"]
 
@@ -105,10 +112,7 @@ def start_servers(args: argparse.Namespace) -> int:
                 f"servers started earlier still run in {directory} (pids "
                 f"{', '.join(map(str, alive))}): quorumlock servers stop --dir {args.dir}"
             )
-    try:
-        binary = find_server_binary()
-    except ServerBinaryNotFound as exc:
-        raise CliError(str(exc)) from None
+    binary = embedded_server_binary()
     directory.mkdir(parents=True, exist_ok=True)
     entries: list[dict[str, Any]] = []
     try:
