@@ -76,10 +76,12 @@ class RedisFence:
         token = _check_token(token)
         if not command:
             raise ValueError("no command given")
+        args = (self.fence_key, token, *command)
         try:
-            return self._client.evalsha(FENCE_GUARD.sha, 1, self.fence_key, token, *command)
-        except rx.NoScriptError:
-            return self._client.eval(FENCE_GUARD.source, 1, self.fence_key, token, *command)
+            try:
+                return self._client.evalsha(FENCE_GUARD.sha, 1, *args)
+            except rx.NoScriptError:  # the resource server lost its script cache
+                return self._client.eval(FENCE_GUARD.source, 1, *args)
         except rx.ResponseError as exc:
             if (stale := _stale(exc, token, self.resource)) is not None:
                 raise stale from None
@@ -106,10 +108,12 @@ class AsyncRedisFence:
         token = _check_token(token)
         if not command:
             raise ValueError("no command given")
+        args = (self.fence_key, token, *command)
         try:
-            return await self._client.evalsha(FENCE_GUARD.sha, 1, self.fence_key, token, *command)
-        except rx.NoScriptError:
-            return await self._client.eval(FENCE_GUARD.source, 1, self.fence_key, token, *command)
+            try:
+                return await self._client.evalsha(FENCE_GUARD.sha, 1, *args)
+            except rx.NoScriptError:  # the resource server lost its script cache
+                return await self._client.eval(FENCE_GUARD.source, 1, *args)
         except rx.ResponseError as exc:
             if (stale := _stale(exc, token, self.resource)) is not None:
                 raise stale from None

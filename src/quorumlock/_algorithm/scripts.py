@@ -129,8 +129,10 @@ if marker[1] ~= ARGV[5] then
         since = math.floor(now / 1000)
     elseif ARGV[6] ~= "1" then
         local info = redis.call("info", "server")
+        -- uptime is a difference of whole seconds: the start is less than uptime - 1
+        -- seconds ago at the earliest; counting from then never ends the quarantine early
         local uptime = tonumber(string.match(info, "uptime_in_seconds:(%d+)"))
-        since = math.floor(now / 1000) - uptime * 1000
+        since = math.floor(now / 1000) - math.max(uptime - 1, 0) * 1000
     end
     redis.call("hset", KEYS[2], "run_id", ARGV[5], "since", string.format("%.0f", since))
 end

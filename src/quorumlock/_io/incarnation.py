@@ -157,7 +157,7 @@ def read_server_state(client: redis.Redis, max_ttl: float = 60.0) -> ServerState
     if not marker:
         since = now_ms
     elif not marked and not session.durable:
-        since = now_ms - int(uptime * 1000)
+        since = now_ms - int(max(uptime - 1, 0) * 1000)  # as the acquire script counts
     left = max(0.0, (since + longest * 1000 - now_ms) / 1000) if since else 0.0
     return ServerState(
         run_id=session.run_id,
