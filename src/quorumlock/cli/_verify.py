@@ -42,7 +42,7 @@ resource accepted and rejected, and the longest time nobody held the lock. The e
 status is 1 if any nemesis found a violation.
 
 examples:
-  quorumlock verify                              # every nemesis, ~4 s each
+  quorumlock verify                              # every nemesis, ~6 s each
   quorumlock verify --nemesis kill-restart --nemesis pause-clients --duration 10
   quorumlock verify --no-quarantine --nemesis kill-restart  # what the quarantine prevents
   quorumlock verify --json > verify.json
