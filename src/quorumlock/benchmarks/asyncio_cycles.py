@@ -28,8 +28,9 @@ Contenders:
 
 The method is the one of ``uncontended.py`` (and reuses its result and report code):
 warm-up, then rounds in which every contender gets one time slice, in an order rotated
-from round to round; medians over rounds. Run ``python benchmarks/asyncio_cycles.py
---help`` for the options; benchmarks/README.md explains the numbers.
+from round to round; medians over rounds. Run ``python -m
+quorumlock.benchmarks.asyncio_cycles --help`` for the options; README.md next to this
+file explains the numbers.
 """
 
 from __future__ import annotations
@@ -51,12 +52,7 @@ from typing import Any, Final, Protocol
 import redis.asyncio
 
 from quorumlock.asyncio import Redlock
-
-if not __package__:
-    # Run as ``python benchmarks/asyncio_cycles.py``: make ``benchmarks`` importable.
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.uncontended import (
+from quorumlock.benchmarks.uncontended import (
     Batch,
     ContenderResult,
     NotInstalled,
@@ -450,7 +446,7 @@ async def _measure(
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     defaults = BenchConfig()
     parser = argparse.ArgumentParser(
-        prog="python benchmarks/asyncio_cycles.py",
+        prog="python -m quorumlock.benchmarks.asyncio_cycles",
         description="Asyncio Redlocks (N=5) side by side in one run: quorumlock.asyncio, "
         "pottery AIORedlock, aioredlock; one task, then many tasks at once.",
     )

@@ -21,7 +21,8 @@ is warmed up, then each round gives every contender one time slice, in an order 
 from round to round, so a slow minute hits all contenders alike. A ratio between two
 contenders is only meaningful inside one run; this script computes them for you.
 
-Run ``python benchmarks/uncontended.py --help`` for the options; see benchmarks/README.md.
+Run ``quorumlock bench --help`` (or ``python -m quorumlock.benchmarks.uncontended --help``)
+for the options; see README.md next to this file.
 """
 
 from __future__ import annotations
@@ -764,7 +765,7 @@ def _server_description(urls: Sequence[str], started: bool) -> dict[str, Any]:
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        prog="python benchmarks/uncontended.py",
+        prog="python -m quorumlock.benchmarks.uncontended",
         description="Uncontended acquire+release cycles: quorumlock vs other Python locks, "
         "interleaved on the same servers in one run.",
     )

@@ -1,0 +1,117 @@
+"""The parser of every command, and the one place where errors become exit statuses."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from types import ModuleType
+
+import quorumlock
+from quorumlock._exceptions import ConfigurationError, QuorumLockError
+from quorumlock.cli import _bench, _demo, _doctor, _run, _servers_cmd, _status, _verify
+from quorumlock.cli._common import (
+    EXIT_ERROR,
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    one_line,
+    redact,
+    setup_logging,
+)
+
+__all__ = ["build_parser", "main"]
+
+_COMMANDS: tuple[ModuleType, ...] = (_demo, _run, _status, _doctor, _servers_cmd, _bench, _verify)
+
+_DESCRIPTION = """\
+quorumlock: distributed locks over N independent Redis/Valkey servers (Redlock).
+
+Servers come from --servers URL,URL,... or $QUORUMLOCK_SERVERS (redis://, rediss://
+for TLS, unix://; user:password@ for ACL, or --password-file). Passwords are never
+printed. Run 'quorumlock COMMAND --help' for a command's options and examples.
+"""
+
+_EPILOG = """\
+examples:
+  quorumlock demo
+  eval "$(quorumlock servers start --count 3 | tail -n 1)"
+  quorumlock run nightly-report --ttl 30 -- ./report.sh --full
+  quorumlock status nightly-report
+  quorumlock doctor --json
+
+exit statuses: 0 success, 1 failure (a check failed, servers unreachable), 2 bad input;
+'quorumlock run' exits with its command's status (see 'quorumlock run --help').
+"""
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="quorumlock", description=_DESCRIPTION, epilog=_EPILOG)
+    parser.add_argument(
+        "--version", action="version", version=f"quorumlock {quorumlock.__version__}"
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
+    subparsers.required = True
+    for command in _COMMANDS:
+        sub = command.add_parser(subparsers)
+        if command is not _servers_cmd:  # its actions have their own --debug
+            sub.add_argument(
+                "--debug", action="store_true", help="log every round, show tracebacks of errors"
+            )
+    return parser
+
+
+def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """``run`` takes its command after ``--``: split it off before argparse sees it."""
+    if "--" not in argv:
+        return argv, None
+    index = argv.index("--")
+    return argv[:index], argv[index + 1 :]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
+    options, command = _split_command(list(sys.argv[1:] if argv is None else argv))
+    debug = "--debug" in options
+    setup_logging(debug)
+    try:
+        args, extras = build_parser().parse_known_args(options)
+        if extras:
+            if args.command == "run" and command is None:
+                raise CliError(
+                    "missing '--' before the command: "
+                    "quorumlock run NAME [options] -- CMD [ARGS...]",
+                    EXIT_USAGE,
+                )
+            where = " ".join(w for w in (args.command, getattr(args, "action", None)) if w)
+            raise CliError(
+                f"unrecognized arguments: {' '.join(extras)} (see: quorumlock {where} --help)",
+                EXIT_USAGE,
+            )
+        if command is not None and args.command != "run":
+            raise CliError(f"{args.command} takes no command after '--'", EXIT_USAGE)
+        args.child_command = command
+        handler: Callable[[argparse.Namespace], int] = args.handler
+        return handler(args)
+    except CliError as exc:
+        return _fail(str(exc), exc.code, debug)
+    except ConfigurationError as exc:
+        return _fail(str(exc), EXIT_USAGE, debug)
+    except QuorumLockError as exc:
+        return _fail(str(exc), EXIT_ERROR, debug)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130, debug)
+        return 130
+    except OSError as exc:
+        return _fail(f"{type(exc).__name__}: {exc}", EXIT_ERROR, debug)
+    except Exception as exc:  # a bug: still one line, the traceback with --debug
+        hint = "" if debug else " (run with --debug for the traceback)"
+        return _fail(f"internal error: {type(exc).__name__}: {exc}{hint}", EXIT_ERROR, debug)
+
+
+def _fail(message: str, code: int, debug: bool) -> int:
+    if debug:
+        sys.stderr.write(redact(traceback.format_exc()))
+    print(f"quorumlock: error: {redact(one_line(message))}", file=sys.stderr, flush=True)
+    return code

@@ -1,0 +1,185 @@
+"""``quorumlock bench``: the uncontended benchmark of ``quorumlock.benchmarks.uncontended``.
+
+It needs only the core: peers (pottery, python-redis-lock) join the table when they are
+importable (``pip install 'quorumlock[bench]'``); redis-py's own Lock and the bare floor
+are always there, since redis-py is a dependency.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from tqdm import tqdm
+
+from quorumlock.benchmarks import uncontended as bench
+from quorumlock.cli._common import (
+    CliError,
+    Parser,
+    Servers,
+    add_server_options,
+    count,
+    embedded_server_binary,
+    emit_json,
+    positive,
+    resolve_servers,
+    say,
+)
+from quorumlock.testing import LocalServerGroup
+
+__all__ = ["add_parser"]
+
+_EPILOG = """\
+Every contender runs the same cycle (new lock object, acquire without blocking, release)
+on the same servers, interleaved in rotated rounds so a noisy minute hits all alike.
+Contenders: quorumlock (N=1, N=5), redis-py's Lock, a bare floor (raw SET NX PX and the
+compare-and-delete), and pottery and python-redis-lock when they are installed. Method
+and numbers: src/quorumlock/benchmarks/README.md.
+
+examples:
+  quorumlock bench                  # ~20 s on 5 embedded servers
+  quorumlock bench --quick          # ~3 s smoke run
+  quorumlock bench --json > bench.json
+  quorumlock bench --servers redis://a:6379,redis://b:6379,redis://c:6379,redis://d:6379,redis://e:6379
+"""
+
+
+def add_parser(subparsers: Any) -> Parser:
+    parser: Parser = subparsers.add_parser(
+        "bench",
+        help="benchmark uncontended acquire+release against other Python locks",
+        description="Uncontended acquire+release cycles: quorumlock next to the other "
+        "Python locks that are installed, in one run on the same servers (5 embedded "
+        "servers unless --servers or $QUORUMLOCK_SERVERS name others).",
+        epilog=_EPILOG,
+    )
+    parser.add_argument("--rounds", metavar="N", type=count("--rounds"), help="rounds (default 7)")
+    parser.add_argument(
+        "--slice",
+        metavar="S",
+        type=positive("--slice"),
+        help="seconds per contender per round (default 0.3)",
+    )
+    parser.add_argument(
+        "--max-cycles",
+        metavar="N",
+        type=count("--max-cycles"),
+        help="at most this many cycles per slice (default 20000)",
+    )
+    parser.add_argument(
+        "--warmup",
+        metavar="S",
+        type=positive("--warmup", allow_zero=True),
+        help="warm-up seconds per contender (default 0.5)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a smoke run of about 3 s: 1 round, tiny slices"
+    )
+    parser.add_argument(
+        "--no-gc-collect",
+        dest="gc_collect",
+        action="store_false",
+        help="do not run gc.collect() before each slice",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    add_server_options(parser)
+    parser.set_defaults(handler=run_bench)
+    return parser
+
+
+def _config(args: argparse.Namespace) -> bench.Config:
+    base = (
+        bench.Config(rounds=1, slice_seconds=0.05, warmup_seconds=0.03)
+        if args.quick
+        else bench.Config()
+    )
+    config = bench.Config(
+        rounds=args.rounds or base.rounds,
+        slice_seconds=args.slice or base.slice_seconds,
+        max_cycles=args.max_cycles or base.max_cycles,
+        warmup_seconds=base.warmup_seconds if args.warmup is None else args.warmup,
+        collect_garbage=args.gc_collect,
+    )
+    if config.slice_seconds > 60 or config.warmup_seconds > 60:
+        raise CliError("--slice and --warmup must be at most 60 s")
+    return config
+
+
+@contextlib.contextmanager
+def _urls(servers: Servers | None) -> Iterator[tuple[list[str], bool]]:
+    if servers is not None:
+        if any(spec.kwargs.get("password") for spec in servers.specs):
+            raise CliError("bench runs on servers without a password")
+        yield servers.labels, False
+        return
+    group = LocalServerGroup(5, binary=embedded_server_binary())
+    with group:
+        yield group.urls, True
+
+
+def run_bench(args: argparse.Namespace) -> int:
+    config = _config(args)
+    servers = resolve_servers(args, required=False)
+    started_at = time.monotonic()
+    live = sys.stderr.isatty()
+    with _urls(servers) as (urls, started):
+        meta: dict[str, Any] = {
+            "config": {
+                "rounds": config.rounds,
+                "slice_seconds": config.slice_seconds,
+                "max_cycles": config.max_cycles,
+                "warmup_seconds": config.warmup_seconds,
+                "gc_collect": config.collect_garbage,
+                "ttl_seconds": bench.TTL_SECONDS,
+            },
+            "servers": bench._server_description(urls, started),
+            **bench.environment(),
+        }
+        progress = tqdm(
+            total=config.rounds,
+            desc="warming up",
+            bar_format="{desc}: {bar:20}| {n}/{total} rounds {elapsed}",
+            disable=not live,
+            leave=False,
+            ncols=80,
+            nrows=24,
+        )
+        if not live:
+            say(f"bench: warming up {len(bench.CONTENDERS)} contenders", err=True)
+
+        def log(message: str) -> None:
+            if live:
+                progress.set_description_str("measuring", refresh=False)
+                progress.update(1)
+            else:
+                say(f"bench: {message}", err=True)
+
+        try:
+            results = bench.run_benchmark(urls, config, log=log)
+        finally:
+            progress.close()
+    meta["wall_seconds"] = round(time.monotonic() - started_at, 2)
+    summaries = [r.summary() for r in results if r.status != "not installed"]
+    shown = {s["slug"] for s in summaries}
+    ratios = [
+        ratio
+        for ratio, spec in zip(
+            bench.compute_ratios({s["slug"]: s for s in summaries}), bench.RATIOS, strict=True
+        )
+        if spec.numerator in shown and spec.denominator in shown
+    ]
+    if args.json:
+        emit_json({"meta": meta, "results": summaries, "ratios": ratios})
+    else:
+        say(bench.render(summaries, ratios, meta))
+        missing = [r.label for r in results if r.status == "not installed"]
+        if missing:
+            say(
+                f"\nnot installed, left out: {', '.join(missing)} (pip install 'quorumlock[bench]')"
+            )
+        say(f"(wall time {meta['wall_seconds']:.1f} s)")
+    return 0

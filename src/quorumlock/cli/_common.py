@@ -1,0 +1,350 @@
+"""What every command shares: errors and exit codes, servers and secrets, output.
+
+Every message the CLI prints goes through :func:`redact`, so a password given in a URL
+or in ``--password-file`` is never shown: not in errors, tables, JSON or log lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, NoReturn
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import redis
+from tabulate import tabulate
+
+from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.servers import ServerSpec, mask_url, parse_servers
+from quorumlock._sync import Redlock
+from quorumlock.testing import ServerBinaryNotFound, find_server_binary
+from quorumlock.testing._servers import ENV_BINARY, _bundled_binary
+
+__all__ = [
+    "ENV_SERVERS",
+    "EXIT_ERROR",
+    "EXIT_USAGE",
+    "CliError",
+    "Parser",
+    "Servers",
+    "add_server_options",
+    "emit_json",
+    "print_table",
+    "redact",
+    "resolve_servers",
+    "say",
+]
+
+ENV_SERVERS: Final = "QUORUMLOCK_SERVERS"
+
+#: Exit statuses shared by every command (``run`` adds its own, see ``_run.py``).
+EXIT_ERROR: Final = 1  # the command failed: a check failed, servers unreachable, ...
+EXIT_USAGE: Final = 2  # bad input: unknown command or option, malformed URL, empty name
+
+_SECRETS: set[str] = set()
+
+
+class CliError(Exception):
+    """An error to print as one line on stderr, exiting with ``code``."""
+
+    def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def add_secret(secret: str) -> None:
+    """Never print ``secret`` (nor its URL-decoded form) from now on."""
+    for value in (secret, unquote(secret)):
+        if value:
+            _SECRETS.add(value)
+
+
+def redact(text: str) -> str:
+    """``text`` with URL passwords and every known secret replaced by ``***``."""
+    text = mask_url(text)
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return text
+
+
+def one_line(text: str) -> str:
+    """Collapse a message to one line (errors are one line on stderr)."""
+    return "; ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def say(message: str = "", *, err: bool = False) -> None:
+    """Print a redacted line to stdout (or stderr), flushed."""
+    print(redact(message), file=sys.stderr if err else sys.stdout, flush=True)
+
+
+def emit_json(data: Any) -> None:
+    """Print ``data`` as JSON on stdout (redacted like everything else)."""
+    say(json.dumps(data, indent=2, sort_keys=False))
+
+
+def print_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], *, wrap: int | None = None
+) -> None:
+    """A plain-text table; ``wrap`` folds the last column at that many characters."""
+    widths: list[int | None] | None = None
+    if wrap is not None:
+        widths = [None] * (len(headers) - 1) + [wrap]
+    say(
+        tabulate(
+            rows,
+            headers=list(headers),
+            tablefmt="simple",
+            disable_numparse=True,
+            maxcolwidths=widths,
+        )
+    )
+
+
+class _RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+def _show_warning(message: Warning | str, *args: object, **kwargs: object) -> None:
+    say(f"quorumlock: warning: {one_line(str(message))}", err=True)
+
+
+def setup_logging(debug: bool) -> None:
+    """Send quorumlock's log records to stderr, redacted: warnings, or all with --debug.
+
+    Python warnings (an even number of servers, ...) become one redacted line each.
+    """
+    warnings.showwarning = _show_warning
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_RedactingFormatter("quorumlock: %(levelname)s: %(message)s"))
+    logger = logging.getLogger("quorumlock")
+    logger.handlers[:] = [handler]
+    logger.setLevel(logging.DEBUG if debug else logging.WARNING)
+    logger.propagate = False
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (exit status 2), not a usage dump."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        raise CliError(f"{message} (see: {self.prog} --help)", EXIT_USAGE)
+
+
+def add_server_options(parser: argparse.ArgumentParser, *, timeout: float = 1.0) -> None:
+    group = parser.add_argument_group("servers")
+    group.add_argument(
+        "--servers",
+        metavar="URLS",
+        help=f"comma-separated server URLs (redis://, rediss://, unix://); default: ${ENV_SERVERS}",
+    )
+    group.add_argument(
+        "--password-file",
+        metavar="FILE",
+        type=Path,
+        help="read the password (ACL or requirepass) from FILE, for URLs that carry none",
+    )
+    group.add_argument(
+        "--timeout",
+        metavar="S",
+        type=float,
+        default=timeout,
+        help=f"seconds to wait to connect to a server or for its reply (default {timeout:g})",
+    )
+
+
+@dataclass(frozen=True)
+class Servers:
+    """The servers a command was given, parsed and validated (no network call yet)."""
+
+    specs: list[ServerSpec]
+    timeout: float
+
+    @property
+    def labels(self) -> list[str]:
+        return [spec.label for spec in self.specs]
+
+    def __len__(self) -> int:
+        return len(self.specs)
+
+    def clients(self) -> list[redis.Redis]:
+        """One redis-py client per server (for the redlock and the direct commands)."""
+        return [self.client(spec) for spec in self.specs]
+
+    def client(self, spec: ServerSpec) -> redis.Redis:
+        kwargs = dict(spec.kwargs)
+        kwargs.update(socket_timeout=self.timeout, socket_connect_timeout=self.timeout)
+        pool = redis.ConnectionPool(connection_class=spec.connection_class, **kwargs)
+        return redis.Redis(connection_pool=pool)
+
+    @contextmanager
+    def connected(self) -> Iterator[list[redis.Redis]]:
+        clients = self.clients()
+        try:
+            yield clients
+        finally:
+            for client in clients:
+                client.close()
+
+
+def make_redlock(servers: Servers, **options: Any) -> Redlock:
+    """A :class:`quorumlock.Redlock` over ``servers``; ``options`` as its keywords."""
+    return Redlock(servers.clients(), **options)
+
+
+def embedded_server_binary() -> Path:
+    """The binary of the servers the CLI starts itself (demo, bench, servers start).
+
+    ``$QUORUMLOCK_SERVER_BINARY`` if set; otherwise the project's own ``valkey-server``
+    (the ``server`` extra), so that the demo runs the same server on every machine;
+    otherwise a ``redis-server``/``valkey-server`` on PATH. Raises :class:`CliError`
+    when there is none.
+    """
+    try:
+        if not os.environ.get(ENV_BINARY, "").strip():
+            bundled = _bundled_binary()
+            if bundled is not None:
+                return bundled
+        return find_server_binary()
+    except ServerBinaryNotFound as exc:
+        raise CliError(str(exc)) from None
+
+
+def _read_password(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot read --password-file {str(path)!r}: {exc.strerror}") from None
+    password = text.rstrip("\r\n")
+    if not password:
+        raise CliError(f"--password-file {str(path)!r} is empty", EXIT_USAGE)
+    if "\n" in password:
+        raise CliError(f"--password-file {str(path)!r} must hold one line", EXIT_USAGE)
+    return password
+
+
+def _remember_password(url: str) -> None:
+    """Register the password a URL carries (``user:pw@`` or ``?password=``) as a secret."""
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:
+        return  # parse_servers reports it, masked
+    if password:
+        add_secret(password)
+    for value in parse_qs(parts.query).get("password", []):
+        add_secret(value)
+
+
+def split_urls(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def resolve_servers(args: argparse.Namespace, *, required: bool = True) -> Servers | None:
+    """The servers of ``--servers`` or ``$QUORUMLOCK_SERVERS``, with ``--password-file``.
+
+    Raises :class:`CliError` (exit status 2) when none are given and ``required``, and
+    for malformed URLs or a server listed twice.
+    """
+    raw = args.servers if args.servers is not None else os.environ.get(ENV_SERVERS, "")
+    urls = split_urls(raw)
+    for url in urls:
+        _remember_password(url)
+    if not urls:
+        if not required:
+            return None
+        source = "--servers is empty" if args.servers is not None else "no servers given"
+        raise CliError(
+            f"{source}: pass --servers URL,URL,... or set {ENV_SERVERS} "
+            "(quorumlock servers start prints one)",
+            EXIT_USAGE,
+        )
+    timeout = args.timeout
+    if not timeout > 0:
+        raise CliError(f"--timeout must be > 0, not {timeout:g}", EXIT_USAGE)
+    try:
+        specs = parse_servers(urls)
+    except ConfigurationError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    password_file: Path | None = args.password_file
+    if password_file is not None:
+        password = _read_password(password_file)
+        add_secret(password)
+        specs = [
+            spec
+            if spec.kwargs.get("password")
+            else ServerSpec(
+                spec.label,
+                spec.identity,
+                spec.connection_class,
+                {**spec.kwargs, "password": password},
+            )
+            for spec in specs
+        ]
+    return Servers(specs, timeout)
+
+
+def positive(what: str, *, allow_zero: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds > 0 (>= 0 with ``allow_zero``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, not {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{what} must be finite, not {text!r}")
+        if value < 0 or (value == 0 and not allow_zero):
+            bound = ">= 0" if allow_zero else "> 0"
+            raise argparse.ArgumentTypeError(f"{what} must be {bound}, not {text!r}")
+        return value
+
+    return parse
+
+
+def count(what: str, minimum: int = 1) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{what} must be >= {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+def lock_name(text: str) -> str:
+    """An argparse type: a lock name (non-empty, no NUL)."""
+    if not text:
+        raise argparse.ArgumentTypeError("the lock name must not be empty")
+    if "\x00" in text:
+        raise argparse.ArgumentTypeError("the lock name must not contain NUL characters")
+    return text
+
+
+def error_reply(exc: BaseException) -> str:
+    """A short, redacted description of a failed server call."""
+    if isinstance(exc, redis.exceptions.TimeoutError):
+        return "timed out"
+    if isinstance(exc, redis.exceptions.AuthenticationError | redis.exceptions.NoPermissionError):
+        return f"refused: {one_line(str(exc))}"
+    if isinstance(exc, redis.exceptions.ConnectionError):
+        text = one_line(str(exc))
+        return f"unreachable: {text}" if text else "unreachable"
+    return f"{type(exc).__name__}: {one_line(str(exc))}"

@@ -1,0 +1,353 @@
+"""``quorumlock doctor``: audit every configured server against SPEC B4.
+
+Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit status 1.
+
+- **reachable**: the server answers (with the credentials given).
+- **role**: it is a master. A replica is read-only, and a master with asynchronous
+  replicas loses locks on failover (SPEC Part 1), so Redlock wants independent masters.
+- **persistence** (R11): ``appendonly yes`` with ``appendfsync always`` survives a crash
+  with every lock. Anything less loses recent locks on a restart, which is safe only
+  because quorumlock keeps a restarted server out of quorums for ``max_ttl`` (R11 b, B1):
+  a warning, since every client must then keep ``max_ttl`` at least its longest ttl.
+- **eviction**: lock keys carry a ttl, so ``volatile-*`` and ``allkeys-*`` policies may
+  evict them under memory pressure: a lock silently vanishes. ``noeviction`` passes.
+- **cluster**: a cluster node redirects keys of other slots; Redlock needs standalone
+  masters (a cluster can still be one instance through a cluster client in the API).
+- **round trip**: the slowest of several PINGs against the per-instance timeout of a lock
+  of ``--ttl`` (R6 step 2): above half of it warns, above all of it fails.
+- **clock rate** (R12): ``TIME`` read twice on every server ``--clock-sample`` s apart; a
+  server whose clock advances at a rate that differs from the others' median by more
+  than the clock drift factor (1 %) fails, by more than a quarter of it warns.
+- **servers**: N even or below 3 warns (R5): a majority of an even N tolerates no more
+  failures than N - 1, and N = 1 is not fault tolerant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Literal
+
+import redis
+
+from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
+from quorumlock.cli._common import (
+    EXIT_ERROR,
+    CliError,
+    Parser,
+    Servers,
+    add_server_options,
+    emit_json,
+    error_reply,
+    positive,
+    print_table,
+    resolve_servers,
+    say,
+)
+
+__all__ = ["Check", "add_parser", "audit"]
+
+Result = Literal["pass", "warn", "fail"]
+ALL: Final = "(all)"
+_PINGS: Final = 10
+_DRIFT_FACTOR: Final = 0.01
+
+_EPILOG = """\
+checks: reachable, role (master), persistence (R11), eviction policy, cluster mode,
+round trip vs the per-instance timeout, clock rate across servers (R12), and the number
+of servers (odd, >= 3). 'quorumlock doctor --help' lists them; docs/cli.md explains each.
+The exit status is 1 if any check fails, 0 otherwise (warnings included).
+
+examples:
+  quorumlock doctor
+  quorumlock doctor --servers rediss://:pw@a:6380,rediss://:pw@b:6380,rediss://:pw@c:6380
+  quorumlock doctor --ttl 2 --json | jq '.checks[] | select(.result != "pass")'
+"""
+
+
+@dataclass
+class Check:
+    check: str
+    server: str
+    result: Result
+    detail: str
+
+
+@dataclass
+class _Probe:
+    """What one server told us (phase 1), and its second clock reading (phase 2)."""
+
+    label: str
+    client: redis.Redis
+    error: str | None = None
+    info: dict[str, Any] = field(default_factory=dict)
+    appendfsync: str | None = None
+    rtts: list[float] = field(default_factory=list)
+    clock: list[tuple[float, float]] = field(default_factory=list)  # (local, server) s
+
+
+def add_parser(subparsers: Any) -> Parser:
+    parser: Parser = subparsers.add_parser(
+        "doctor",
+        help="audit the servers: role, persistence, eviction, cluster, latency, clocks",
+        description="Audit every configured server for use as a Redlock instance (SPEC B4) "
+        "and print a table with pass / warn / fail per check.",
+        epilog=_EPILOG,
+    )
+    parser.add_argument(
+        "--ttl",
+        metavar="S",
+        type=positive("--ttl"),
+        default=10.0,
+        help="the ttl your locks use, for the round-trip check (default 10)",
+    )
+    parser.add_argument(
+        "--instance-timeout",
+        metavar="S",
+        type=positive("--instance-timeout"),
+        default=None,
+        help="the per-instance timeout your Redlock uses (default: derived from --ttl)",
+    )
+    parser.add_argument(
+        "--clock-sample",
+        metavar="S",
+        type=positive("--clock-sample"),
+        default=1.0,
+        help="seconds between the two clock readings (default 1; longer is more precise)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_server_options(parser)
+    parser.set_defaults(handler=doctor)
+    return parser
+
+
+def doctor(args: argparse.Namespace) -> int:
+    servers = resolve_servers(args)
+    assert servers is not None
+    timeout = (
+        args.instance_timeout
+        if args.instance_timeout is not None
+        else default_instance_timeout(round(args.ttl * 1000))
+    )
+    checks = audit(servers, instance_timeout=timeout, clock_sample=args.clock_sample)
+    counts = {r: sum(c.result == r for c in checks) for r in ("pass", "warn", "fail")}
+    if args.json:
+        emit_json(
+            {
+                "servers": servers.labels,
+                "instance_timeout": timeout,
+                "checks": [asdict(c) for c in checks],
+                "summary": counts,
+                "ok": counts["fail"] == 0,
+            }
+        )
+    else:
+        print_table(
+            ["check", "server", "result", "detail"],
+            [[c.check, c.server, c.result.upper(), c.detail] for c in checks],
+            wrap=70,
+        )
+        say(f"\n{counts['pass']} passed, {counts['warn']} warnings, {counts['fail']} failed")
+    if counts["fail"]:
+        failed = sorted({c.check for c in checks if c.result == "fail"})
+        say(f"quorumlock: error: doctor found failures: {', '.join(failed)}", err=True)
+        return EXIT_ERROR
+    return 0
+
+
+def audit(servers: Servers, *, instance_timeout: float, clock_sample: float) -> list[Check]:
+    """Probe every server in parallel and judge what they said."""
+    if clock_sample > 60:
+        raise CliError("--clock-sample must be at most 60 s")
+    with servers.connected() as clients, ThreadPoolExecutor(len(clients)) as pool:
+        probes = [
+            _Probe(label, client) for label, client in zip(servers.labels, clients, strict=True)
+        ]
+        list(pool.map(_probe, probes))
+        if any(p.error is None for p in probes):
+            time.sleep(clock_sample)
+            list(pool.map(_read_clock, [p for p in probes if p.error is None]))
+    checks: list[Check] = []
+    for probe in probes:
+        checks += _judge(probe, instance_timeout)
+    checks += _judge_clocks(probes)
+    checks.append(_judge_count(len(probes)))
+    return checks
+
+
+def _probe(probe: _Probe) -> None:
+    client = probe.client
+    try:
+        client.ping()  # connects: not a round trip of a lock
+        for _ in range(_PINGS):
+            began = time.perf_counter()
+            client.ping()
+            probe.rtts.append(time.perf_counter() - began)
+        for section in ("server", "replication", "persistence", "memory", "cluster"):
+            probe.info.update(client.info(section))
+        _read_clock(probe)
+    except redis.RedisError as exc:
+        probe.error = error_reply(exc)
+        return
+    try:
+        reply = client.config_get("appendfsync")
+        probe.appendfsync = str(reply.get("appendfsync")) if reply else None
+    except redis.RedisError:
+        probe.appendfsync = None  # CONFIG renamed or not permitted
+
+
+def _read_clock(probe: _Probe) -> None:
+    try:
+        before = time.monotonic()
+        seconds, micros = probe.client.time()
+        after = time.monotonic()
+    except redis.RedisError as exc:
+        probe.error = probe.error or error_reply(exc)
+        return
+    probe.clock.append(((before + after) / 2, seconds + micros / 1e6))
+
+
+def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
+    label = probe.label
+    if probe.error is not None:
+        return [Check("reachable", label, "fail", probe.error)]
+    info = probe.info
+    version = info.get("valkey_version") or info.get("redis_version") or "?"
+    name = info.get("server_name") or "redis"
+    checks = [Check("reachable", label, "pass", f"{name} {version}")]
+
+    role = str(info.get("role", "?"))
+    if role == "master":
+        replicas = int(info.get("connected_slaves", 0))
+        if replicas:
+            checks.append(
+                Check(
+                    "role",
+                    label,
+                    "warn",
+                    f"master with {replicas} replica(s): a failover to an asynchronous "
+                    "replica can lose locks; Redlock wants independent masters",
+                )
+            )
+        else:
+            checks.append(Check("role", label, "pass", "master"))
+    else:
+        checks.append(Check("role", label, "fail", f"role is {role}: a lock needs a master"))
+
+    aof = bool(int(info.get("aof_enabled", 0)))
+    fsync = probe.appendfsync
+    if aof and fsync == "always":
+        checks.append(
+            Check("persistence", label, "pass", "appendonly yes, appendfsync always (R11 a)")
+        )
+    else:
+        what = f"appendonly yes, appendfsync {fsync or '?'}" if aof else "appendonly no"
+        checks.append(
+            Check(
+                "persistence",
+                label,
+                "warn",
+                f"{what}: a crash forgets recent locks; safe only with the restart "
+                "quarantine, max_ttl >= every ttl in use (R11 b)",
+            )
+        )
+
+    policy = str(info.get("maxmemory_policy", "?"))
+    maxmemory = int(info.get("maxmemory", 0))
+    if policy == "noeviction":
+        checks.append(Check("eviction", label, "pass", "maxmemory-policy noeviction"))
+    elif maxmemory == 0:
+        checks.append(
+            Check(
+                "eviction",
+                label,
+                "warn",
+                f"maxmemory-policy {policy}: no maxmemory yet, but once one is set lock "
+                "keys can be evicted; use noeviction",
+            )
+        )
+    else:
+        checks.append(
+            Check(
+                "eviction",
+                label,
+                "fail",
+                f"maxmemory-policy {policy} with maxmemory {maxmemory}: lock keys can be "
+                "evicted; use noeviction",
+            )
+        )
+
+    if int(info.get("cluster_enabled", 0)):
+        checks.append(
+            Check(
+                "cluster",
+                label,
+                "fail",
+                "cluster mode: keys of other slots are redirected; use standalone masters",
+            )
+        )
+    else:
+        checks.append(Check("cluster", label, "pass", "standalone"))
+
+    worst = max(probe.rtts)
+    median = statistics.median(probe.rtts)
+    detail = (
+        f"median {median * 1000:.2f} ms, max {worst * 1000:.2f} ms of {len(probe.rtts)} pings; "
+        f"per-instance timeout {instance_timeout * 1000:.0f} ms"
+    )
+    if worst >= instance_timeout:
+        checks.append(Check("round trip", label, "fail", detail))
+    elif worst >= instance_timeout / 2:
+        checks.append(Check("round trip", label, "warn", detail))
+    else:
+        checks.append(Check("round trip", label, "pass", detail))
+    return checks
+
+
+def _judge_clocks(probes: list[_Probe]) -> list[Check]:
+    rates: dict[str, float] = {}
+    for probe in probes:
+        if probe.error is None and len(probe.clock) == 2:
+            (local0, server0), (local1, server1) = probe.clock
+            if local1 > local0:
+                rates[probe.label] = (server1 - server0) / (local1 - local0)
+    if not rates:
+        return []
+    median = statistics.median(rates.values())
+    checks: list[Check] = []
+    for label, rate in rates.items():
+        relative = rate / median - 1
+        local = rate - 1
+        detail = (
+            f"{relative * 100:+.3f} % vs the servers' median, {local * 100:+.3f} % vs this "
+            f"machine (drift allowance {_DRIFT_FACTOR * 100:g} %)"
+        )
+        if abs(relative) > _DRIFT_FACTOR:
+            result: Result = "fail"
+        elif abs(relative) > _DRIFT_FACTOR / 4:
+            result = "warn"
+        else:
+            result = "pass"
+        checks.append(Check("clock rate", label, result, detail))
+    return checks
+
+
+def _judge_count(n: int) -> Check:
+    if n == 1:
+        return Check(
+            "servers", ALL, "warn", "1 server: correct, but not fault tolerant (use 3 or 5)"
+        )
+    if n % 2 == 0:
+        return Check(
+            "servers",
+            ALL,
+            "warn",
+            f"{n} servers tolerate {n - quorum(n)} down, no more than {n - 1} would "
+            f"(a majority is {quorum(n)}); use an odd number",
+        )
+    return Check(
+        "servers", ALL, "pass", f"{n} servers, majority {quorum(n)}: tolerates {n - quorum(n)} down"
+    )

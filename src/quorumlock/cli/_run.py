@@ -1,0 +1,323 @@
+"""``quorumlock run NAME -- CMD``: run a command while holding a lock, like flock(1).
+
+The lock is a lease: it is acquired with ``--ttl`` and extended in the background for as
+long as the command runs (``auto_extend=True, max_hold=inf``). If an extension fails and
+the lock is lost, the command must stop at once, because someone else may now hold the
+lock: it gets SIGTERM, then SIGKILL after ``--grace`` seconds, and ``run`` exits with
+:data:`EXIT_LOST` whatever the command's own status was.
+
+Timeline of a loss (ttl 30 s, extensions every ~10 s)::
+
+    t=0      acquire, validity 29.7 s; CMD starts
+    t=10     extension confirmed by a majority: validity 29.7 s again
+    t=20     extension fails (servers partitioned away); retried while validity lasts
+    t=49.7   validity gone, lock.lost is set: SIGTERM to CMD's process group
+    t=59.7   CMD still running after --grace 10 s: SIGKILL; exit status 124
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any, Final
+
+from quorumlock._exceptions import QuorumUnavailable
+from quorumlock.cli._common import (
+    EXIT_USAGE,
+    CliError,
+    Parser,
+    add_server_options,
+    lock_name,
+    make_redlock,
+    one_line,
+    positive,
+    resolve_servers,
+    say,
+)
+
+__all__ = [
+    "EXIT_CANNOT_EXECUTE",
+    "EXIT_LOST",
+    "EXIT_NOT_ACQUIRED",
+    "EXIT_NOT_FOUND",
+    "EXIT_UNAVAILABLE",
+    "add_parser",
+]
+
+EXIT_UNAVAILABLE: Final = 69  # sysexits EX_UNAVAILABLE: too few servers usable
+EXIT_NOT_ACQUIRED: Final = 75  # sysexits EX_TEMPFAIL: someone else held the lock
+EXIT_LOST: Final = 124  # the lock was lost while the command ran (as timeout(1): killed)
+EXIT_CANNOT_EXECUTE: Final = 126  # as a shell: the command is not executable
+EXIT_NOT_FOUND: Final = 127  # as a shell: the command was not found
+
+FENCING_ENV: Final = "QUORUMLOCK_FENCING_TOKEN"
+_POLL: Final = 0.05  # how often the command and the lease are looked at
+_FORWARDED: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+_EPILOG = f"""\
+The lock is acquired (waiting up to --wait seconds), kept alive in the background while
+CMD runs (extended well before its ttl runs out), and released when CMD exits. Nothing
+is printed on success: run exits with CMD's status (128+N if CMD died of signal N).
+
+If the lock is lost while CMD runs (a majority of the servers stopped confirming the
+extensions), CMD is sent SIGTERM, then SIGKILL after --grace seconds. CMD runs in its
+own process group (when stdin is not a terminal), so its children are signalled too.
+SIGTERM, SIGHUP and SIGINT sent to quorumlock are passed on to CMD, and the lock is
+released once CMD exits. With --fencing, CMD finds its fencing token (an integer that
+grows with every acquisition of NAME) in ${FENCING_ENV}.
+
+exit statuses:
+  0-255  CMD's own status (128+N: CMD was killed by signal N)
+  2      bad input: a missing '--', an empty NAME, a malformed URL, a bad option
+  {EXIT_UNAVAILABLE}     too few servers reachable to form a majority (nothing was run)
+  {EXIT_NOT_ACQUIRED}     NAME was held by someone else for all of --wait (nothing was run)
+  {EXIT_LOST}    the lock was lost while CMD ran: CMD was terminated
+  {EXIT_CANNOT_EXECUTE}    CMD could not be executed; {EXIT_NOT_FOUND}: CMD was not found
+
+examples:
+  quorumlock run nightly-report -- ./report.sh --full
+  quorumlock run db-migrate --wait 0 -- alembic upgrade head    # skip if it is running
+  quorumlock run deploy --ttl 60 --wait 300 --fencing -- sh -c 'deploy --fence "${FENCING_ENV}"'
+  QUORUMLOCK_SERVERS=redis://a:6379,redis://b:6379,redis://c:6379 quorumlock run job -- ./job
+"""
+
+
+def add_parser(subparsers: Any) -> Parser:
+    parser: Parser = subparsers.add_parser(
+        "run",
+        help="run a command while holding a lock, like flock(1) across machines",
+        description="Run CMD while holding the lock NAME on a majority of the servers.",
+        usage="quorumlock run NAME [--ttl S] [--wait S] [--servers URLS] [options] "
+        "-- CMD [ARGS...]",
+        epilog=_EPILOG,
+    )
+    parser.add_argument("name", metavar="NAME", type=lock_name, help="the lock (its key)")
+    parser.add_argument(
+        "--ttl",
+        metavar="S",
+        type=positive("--ttl"),
+        default=30.0,
+        help="lease time in seconds, renewed while CMD runs (default 30); another client "
+        "can take the lock at most this long after this machine stops renewing it",
+    )
+    parser.add_argument(
+        "--wait",
+        metavar="S",
+        type=positive("--wait", allow_zero=True),
+        default=None,
+        help="wait at most S seconds for the lock (default: no limit; 0: try once)",
+    )
+    parser.add_argument(
+        "--grace",
+        metavar="S",
+        type=positive("--grace", allow_zero=True),
+        default=10.0,
+        help="after a lost lock, seconds between SIGTERM and SIGKILL (default 10)",
+    )
+    parser.add_argument(
+        "--fencing",
+        action="store_true",
+        help=f"issue a fencing token, passed to CMD as ${FENCING_ENV}",
+    )
+    parser.add_argument(
+        "--max-ttl",
+        metavar="S",
+        type=positive("--max-ttl"),
+        default=60.0,
+        help="the longest ttl any client uses: a restarted server is kept out of quorums "
+        "this long (default 60; --ttl must not exceed it)",
+    )
+    add_server_options(parser)
+    parser.set_defaults(handler=run)
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    command: list[str] | None = args.child_command
+    if command is None:
+        raise CliError(
+            "missing '--' before the command: quorumlock run NAME [options] -- CMD [ARGS...]",
+            EXIT_USAGE,
+        )
+    if not command:
+        raise CliError("no command after '--'", EXIT_USAGE)
+    if args.ttl > args.max_ttl:
+        raise CliError(
+            f"--ttl {args.ttl:g} exceeds --max-ttl {args.max_ttl:g}: raise --max-ttl "
+            "(the quarantine of a restarted server) to at least the ttl",
+            EXIT_USAGE,
+        )
+    servers = resolve_servers(args)
+    assert servers is not None
+    lost_reason: list[str] = []
+
+    def on_lost(lock: Any) -> None:
+        lost_reason.append(_loss_reason(lock))
+
+    with make_redlock(
+        servers, max_ttl=args.max_ttl, fencing=args.fencing, connect_timeout=args.timeout
+    ) as redlock:
+        lock = redlock.lock(
+            args.name, ttl=args.ttl, auto_extend=True, max_hold=math.inf, on_lost=on_lost
+        )
+        if not _acquire(lock, args.wait, args.timeout):
+            waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
+            say(f"quorumlock: lock {args.name!r} is held by someone else{waited}", err=True)
+            return EXIT_NOT_ACQUIRED
+        try:
+            return _supervise(lock, command, args, lost_reason)
+        finally:
+            lock.release()  # R9, also after a loss; never raises for unreachable servers
+
+
+def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
+    """Acquire within ``wait`` seconds (None: no limit; 0: one try).
+
+    Servers that cannot be used are an error (:data:`EXIT_UNAVAILABLE`) rather than a
+    silent wait, but only once they had ``connect_timeout`` to come up: a first round
+    can find every connection still being set up (its per-server timeout is a small
+    share of the ttl), and those connections are ready for the next round.
+
+    SIGTERM while waiting interrupts the acquire like Ctrl-C does, so that keys a
+    minority already granted are deleted before the process ends.
+    """
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+    began = time.monotonic()
+    try:
+        while True:
+            try:
+                if lock.acquire(blocking=False):
+                    return True
+                break  # held by someone else
+            except QuorumUnavailable as exc:
+                if time.monotonic() - began >= connect_timeout:
+                    raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
+                time.sleep(_POLL)
+        if wait == 0:
+            return False
+        left = None if wait is None else max(0.0, wait - (time.monotonic() - began))
+        return bool(lock.acquire(blocking=True, timeout=left))
+    except QuorumUnavailable as exc:
+        raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: list[str]) -> int:
+    env = dict(os.environ)
+    token = getattr(lock, "fencing_token", None)
+    if token is not None:
+        env[FENCING_ENV] = str(token)
+    own_group = not _stdin_is_terminal()
+    previous: dict[int, Any] = {}
+    try:
+        child = subprocess.Popen(command, env=env, process_group=0 if own_group else None)
+    except FileNotFoundError:
+        raise CliError(f"command not found: {command[0]}", EXIT_NOT_FOUND) from None
+    except PermissionError:
+        raise CliError(f"command not executable: {command[0]}", EXIT_CANNOT_EXECUTE) from None
+    except OSError as exc:
+        raise CliError(f"cannot run {command[0]}: {exc.strerror}", EXIT_CANNOT_EXECUTE) from None
+
+    def signal_child(signum: int) -> None:
+        if child.poll() is not None:
+            return
+        try:
+            if own_group:
+                os.killpg(child.pid, signum)
+            else:
+                child.send_signal(signum)
+        except ProcessLookupError:
+            pass
+
+    def forward(signum: int, frame: FrameType | None) -> None:
+        signal_child(signum)
+
+    if threading.current_thread() is threading.main_thread():
+        for signum in _FORWARDED:
+            # With a terminal, CMD shares our process group: Ctrl-C reaches it directly.
+            handler: Callable[[int, FrameType | None], Any] | int = (
+                signal.SIG_IGN if signum == signal.SIGINT and not own_group else forward
+            )
+            previous[signum] = signal.signal(signum, handler)
+    try:
+        while child.poll() is None:
+            if lock.lost.wait(_POLL):
+                return _stop_after_loss(child, signal_child, args, lost)
+        status = _status_of(child.returncode)
+        if lock.lost.is_set():  # lost as CMD ended: its work may not have been covered
+            say(
+                f"quorumlock: lock {args.name!r} was lost as the command ended "
+                f"({_reason(lost)}); the command's status was {status}",
+                err=True,
+            )
+            return EXIT_LOST
+        return status
+    finally:
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+
+
+def _stop_after_loss(
+    child: subprocess.Popen[bytes],
+    signal_child: Callable[[int], None],
+    args: argparse.Namespace,
+    lost: list[str],
+) -> int:
+    say(
+        f"quorumlock: lock {args.name!r} was lost ({_reason(lost)}): "
+        f"sending SIGTERM to the command (pid {child.pid})",
+        err=True,
+    )
+    signal_child(signal.SIGTERM)
+    deadline = time.monotonic() + args.grace
+    while child.poll() is None and time.monotonic() < deadline:
+        time.sleep(_POLL)
+    if child.poll() is None:
+        say(
+            f"quorumlock: the command ignored SIGTERM for {args.grace:g} s: sending SIGKILL",
+            err=True,
+        )
+        signal_child(signal.SIGKILL)
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            say(f"quorumlock: pid {child.pid} survived SIGKILL for 10 s", err=True)
+    return EXIT_LOST
+
+
+def _status_of(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _loss_reason(lock: Any) -> str:
+    outcomes = getattr(lock, "outcomes", ())
+    if not outcomes:
+        return "its validity ran out"
+    return "the extension failed: " + "; ".join(str(o) for o in outcomes)
+
+
+def _reason(lost: list[str]) -> str:
+    return lost[0] if lost else "its validity ran out"
+
+
+def _stdin_is_terminal() -> bool:
+    try:
+        return sys.stdin is not None and os.isatty(sys.stdin.fileno())
+    except (OSError, ValueError):
+        return False

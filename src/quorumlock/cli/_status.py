@@ -1,0 +1,164 @@
+"""``quorumlock status NAME``: what every server says about one lock, read-only."""
+
+from __future__ import annotations
+
+import argparse
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import redis
+
+from quorumlock._algorithm.arithmetic import quorum
+from quorumlock.cli._common import (
+    EXIT_ERROR,
+    Parser,
+    Servers,
+    add_server_options,
+    emit_json,
+    error_reply,
+    lock_name,
+    positive,
+    print_table,
+    resolve_servers,
+    say,
+)
+from quorumlock.cli._quarantine import server_state
+
+__all__ = ["ServerStatus", "add_parser", "query"]
+
+_EPILOG = """\
+Columns: reachable; the holder's token (its first 12 characters: tokens are random, so
+equal prefixes on a majority mean one holder); the key's remaining ttl on that server;
+quarantine: a server that restarted and may have forgotten its locks stays out of every
+quorum for max_ttl seconds (SPEC R11, B1), and this says how long it still has to wait.
+
+The exit status is 0 when a majority of the servers answered, 1 otherwise.
+
+examples:
+  quorumlock status nightly-report
+  quorumlock status orders:42 --servers redis://10.0.0.1:6379,redis://10.0.0.2:6379,...
+  quorumlock status nightly-report --json | jq '.servers[] | .remaining_ttl'
+"""
+
+
+@dataclass
+class ServerStatus:
+    server: str
+    reachable: bool
+    holder: str | None = None  # token prefix
+    remaining_ttl: float | None = None  # seconds, None without a key
+    quarantined_for: float | None = None  # None: unknown (see server_state)
+    fence: int | None = None  # the server's fencing counter
+    durable: bool | None = None  # appendonly yes + appendfsync always
+    error: str | None = None
+
+
+def add_parser(subparsers: Any) -> Parser:
+    parser: Parser = subparsers.add_parser(
+        "status",
+        help="show who holds a lock, on every server",
+        description="Show, for each server: reachable, the holder's token prefix, the "
+        "remaining ttl of the lock, and whether the server is in restart quarantine.",
+        epilog=_EPILOG,
+    )
+    parser.add_argument("name", metavar="NAME", type=lock_name, help="the lock (its key)")
+    parser.add_argument(
+        "--max-ttl",
+        metavar="S",
+        type=positive("--max-ttl"),
+        default=60.0,
+        help="the max_ttl your clients use: how long a restarted server stays out (default 60)",
+    )
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_server_options(parser)
+    parser.set_defaults(handler=status)
+    return parser
+
+
+def query(servers: Servers, name: str, max_ttl: float = 60.0) -> list[ServerStatus]:
+    """Ask every server at once (a dead one costs at most ``servers.timeout``)."""
+    with servers.connected() as clients, ThreadPoolExecutor(len(clients)) as pool:
+        pairs = zip(servers.labels, clients, strict=True)
+        return list(pool.map(lambda pair: _one(pair[0], pair[1], name, max_ttl), pairs))
+
+
+def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerStatus:
+    try:
+        pipe = client.pipeline(transaction=False)
+        pipe.get(name)
+        pipe.pttl(name)
+        value, pttl = pipe.execute()
+    except redis.RedisError as exc:
+        return ServerStatus(label, False, error=error_reply(exc))
+    result = ServerStatus(label, True)
+    if value is not None:
+        token = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        result.holder = token[:12]
+        result.remaining_ttl = int(pttl) / 1000 if int(pttl) >= 0 else None
+    state = server_state(client, max_ttl)
+    if state is not None:
+        result.quarantined_for = state.quarantined_for
+        result.fence = state.fence
+        result.durable = state.durable
+    return result
+
+
+def status(args: argparse.Namespace) -> int:
+    servers = resolve_servers(args)
+    assert servers is not None
+    results = query(servers, args.name, args.max_ttl)
+    reachable = sum(r.reachable for r in results)
+    needed = quorum(len(results))
+    holders: list[str] = [r.holder for r in results if r.holder is not None]
+    top = max(set(holders), key=holders.count) if holders else ""
+    agreeing = holders.count(top) if top else 0
+    held_by_majority = agreeing >= needed
+    if args.json:
+        emit_json(
+            {
+                "name": args.name,
+                "servers": [asdict(r) for r in results],
+                "reachable": reachable,
+                "quorum": needed,
+                "holder": top if held_by_majority else None,
+            }
+        )
+    else:
+        rows = [
+            [
+                r.server,
+                "yes" if r.reachable else f"no: {r.error}",
+                f"{r.holder}…" if r.holder else "-",
+                f"{r.remaining_ttl:.3f} s" if r.remaining_ttl is not None else "-",
+                _quarantine_text(r),
+            ]
+            for r in results
+        ]
+        print_table(["server", "reachable", "holder", "ttl left", "quarantine"], rows)
+        if held_by_majority:
+            say(f"\n{args.name!r} is held: token {top}… on {agreeing} of {len(results)}")
+        elif reachable < needed:
+            say(f"\n{args.name!r}: unknown, too few servers answered")
+        elif holders:
+            say(f"\n{args.name!r} is not held by a majority ({len(holders)} key(s) left)")
+        else:
+            say(f"\n{args.name!r} is free")
+    if reachable < needed:
+        say(
+            f"quorumlock: error: only {reachable} of {len(results)} servers reachable, "
+            f"{needed} needed for a majority",
+            err=True,
+        )
+        return EXIT_ERROR
+    return 0
+
+
+def _quarantine_text(result: ServerStatus) -> str:
+    if not result.reachable:
+        return "-"
+    if result.quarantined_for is None:
+        return "unknown"
+    if result.quarantined_for > 0:
+        return f"yes, {result.quarantined_for:.1f} s left"
+    return "no"

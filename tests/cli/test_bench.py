@@ -1,0 +1,44 @@
+"""``quorumlock bench``: a real (quick) run, with and without the peer libraries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from tests.cli.conftest import clean_env, command, run_cli
+
+
+def test_bench_quick_json() -> None:
+    result = run_cli("bench", "--quick", "--json", timeout=120)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    slugs = {r["slug"]: r for r in data["results"]}
+    for slug in ("quorumlock-n1", "quorumlock-n5", "redis-py-n1", "floor-n1", "floor-n5"):
+        assert slugs[slug]["status"] == "ok", slugs[slug]
+        assert slugs[slug]["cycles"] > 0
+    assert "round 1/1 done" in result.stderr  # progress, without a tty
+
+
+def test_bench_with_only_the_core(tmp_path: Path) -> None:
+    """Peers that cannot be imported are left out, and so are their ratios."""
+    for name in ("pottery", "redis_lock"):
+        package = tmp_path / name
+        package.mkdir()
+        (package / "__init__.py").write_text("raise ImportError('hidden by the test')\n")
+    env = clean_env()
+    env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), env.get("PYTHONPATH", "")])
+    result = subprocess.run(
+        [*command(), "bench", "--quick"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "quorumlock" in result.stdout
+    assert "redis-py Lock" in result.stdout
+    assert "pottery" not in result.stdout.split("not installed, left out:")[0]
+    assert "not installed, left out: pottery Redlock, python-redis-lock" in result.stdout

@@ -1,0 +1,89 @@
+"""``quorumlock demo`` end to end, and its cleanup on Ctrl-C."""
+
+from __future__ import annotations
+
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cli.conftest import clean_env, command, pid_alive, run_cli
+
+pytestmark = pytest.mark.slow
+
+
+def children_of(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (Linux /proc)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def test_demo_end_to_end() -> None:
+    began = time.monotonic()
+    result = run_cli("demo", "--seconds", "6", timeout=60)
+    took = time.monotonic() - began
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    assert "started 5 local servers" in out
+    assert "kill -9 server 5" in out
+    assert "restarted server 5" in out
+    assert re.search(r"acquisitions\s+[1-9]\d* by 4 workers", out)
+    assert re.search(r"overlaps found\s+0\b", out)
+    assert re.search(r"fencing monotonic\s+yes\b", out)
+    assert re.search(r"server 5 is quarantined: out of every quorum for [\d.]+ s more", out)
+    assert "server 5 rejoined the quorums" in out
+    assert re.search(r"acquire latency\s+p50 [\d.]+ ms, p99 [\d.]+ ms", out)
+    assert re.search(r"\[\s*\d+\.\d s\] acquisitions \d+", out)  # progress, without a tty
+    assert took < 60
+    pids = [int(p) for p in re.findall(r"pid (\d+)", out)]
+    assert pids
+    assert not any(pid_alive(pid) for pid in pids)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_demo_cleans_up_on_interrupt(signum: int) -> None:
+    proc = subprocess.Popen(
+        [*command(), "demo", "--seconds", "30"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=clean_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        lines = []
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            lines.append(line)
+            if "acquisitions" in line or not line:
+                break
+        assert any("acquisitions" in line for line in lines), lines
+        started = children_of(proc.pid)
+        assert len(started) >= 5 + 4  # servers and workers
+        proc.send_signal(signum)
+        status = proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    assert status == 130
+    deadline = time.monotonic() + 10
+    while any(pid_alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(pid_alive(pid) for pid in started)

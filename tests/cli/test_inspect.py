@@ -1,0 +1,125 @@
+"""``quorumlock status`` and ``quorumlock doctor`` on real servers, healthy and not."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import redis
+
+from quorumlock.testing import LocalServerGroup
+from tests.cli.conftest import Cli, assert_one_line_error, run_cli, spawn_cli
+from tests.conftest import ServerFactory
+
+
+def test_status_of_a_free_lock(cli: Cli, lock_name: str) -> None:
+    result = cli("status", lock_name)
+    assert result.returncode == 0, result.stderr
+    assert f"{lock_name!r} is free" in result.stdout
+    data = json.loads(cli("status", lock_name, "--json").stdout)
+    assert data["reachable"] == 5
+    assert data["quorum"] == 3
+    assert data["holder"] is None
+    assert all(s["reachable"] and s["holder"] is None for s in data["servers"])
+
+
+def test_status_of_a_held_lock(cli: Cli, servers: LocalServerGroup, lock_name: str) -> None:
+    holder = spawn_cli("run", lock_name, "--ttl", "20", "--", "sleep", "3", servers=servers.urls)
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            data = json.loads(cli("status", lock_name, "--json").stdout)
+            if data["holder"] is not None or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert data["holder"] is not None
+        assert len(data["holder"]) == 12
+        for server in data["servers"]:
+            assert server["holder"] == data["holder"]
+            assert 0 < server["remaining_ttl"] <= 20
+        table = cli("status", lock_name).stdout
+        assert f"{data['holder']}…" in table
+        assert "is held" in table
+    finally:
+        holder.wait(timeout=30)
+
+
+def test_status_with_some_servers_down(make_servers: ServerFactory, lock_name: str) -> None:
+    group = make_servers(3)
+    group[2].kill()
+    result = run_cli("status", lock_name, "--json", servers=group.urls)
+    assert result.returncode == 0  # a majority answered
+    data = json.loads(result.stdout)
+    assert [s["reachable"] for s in data["servers"]] == [True, True, False]
+    group[1].kill()
+    result = run_cli("status", lock_name, servers=group.urls)
+    assert result.returncode == 1
+    assert "only 1 of 3" in assert_one_line_error(result)
+
+
+def checks_of(output: str) -> dict[tuple[str, str], str]:
+    data = json.loads(output)
+    return {(c["check"], c["server"]): c["result"] for c in data["checks"]}
+
+
+def test_doctor_on_healthy_servers(servers: LocalServerGroup) -> None:
+    result = run_cli("doctor", "--clock-sample", "0.3", "--json", servers=servers.urls)
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["ok"] is True
+    checks = checks_of(result.stdout)
+    for url in servers.urls:
+        for name in ("reachable", "role", "eviction", "cluster", "round trip", "clock rate"):
+            assert checks[(name, url)] == "pass", (name, url)
+        assert checks[("persistence", url)] == "warn"  # no fsync-always AOF
+    assert checks[("servers", "(all)")] == "pass"
+    table = run_cli("doctor", "--clock-sample", "0.1", servers=servers.urls)
+    assert table.returncode == 0
+    assert "PASS" in table.stdout
+    assert "0 failed" in table.stdout
+
+
+def test_doctor_fails_a_replica_an_evicting_server_and_warns_on_even_n(
+    make_servers: ServerFactory,
+) -> None:
+    group = make_servers(
+        2, appendonly=True, appendfsync="always", extra_args=("--maxmemory", "100mb")
+    )
+    first, second = group
+    client = redis.Redis(host=second.host, port=second.port)
+    client.replicaof(first.host, first.port)
+    client.close()
+    client = redis.Redis(host=first.host, port=first.port)
+    client.config_set("maxmemory-policy", "volatile-lru")
+    client.close()
+    result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=group.urls)
+    assert result.returncode == 1
+    assert "role" in assert_one_line_error(result)
+    checks = checks_of(result.stdout)
+    assert checks[("role", second.url)] == "fail"
+    assert checks[("role", first.url)] == "warn"  # a master with a replica
+    assert checks[("eviction", first.url)] == "fail"
+    assert checks[("persistence", first.url)] == "pass"
+    assert checks[("servers", "(all)")] == "warn"
+
+
+def test_doctor_round_trip_against_a_tiny_instance_timeout(servers: LocalServerGroup) -> None:
+    result = run_cli(
+        "doctor", "--instance-timeout", "0.000001", "--clock-sample", "0.1", "--json",
+        servers=servers.urls[:3],
+    )  # fmt: skip
+    assert result.returncode == 1
+    checks = checks_of(result.stdout)
+    assert checks[("round trip", servers.urls[0])] == "fail"
+
+
+def test_status_shows_the_restart_quarantine(make_servers: ServerFactory, lock_name: str) -> None:
+    group = make_servers(3)
+    group[2].restart()  # empty again: it may have forgotten locks
+    result = run_cli("status", lock_name, "--json", "--max-ttl", "30", servers=group.urls)
+    assert result.returncode == 0, result.stderr
+    left = [s["quarantined_for"] for s in json.loads(result.stdout)["servers"]]
+    assert left[0] == left[1] == 0
+    assert 25 < left[2] <= 30
+    table = run_cli("status", lock_name, servers=group.urls).stdout
+    assert "s left" in table.splitlines()[-3]  # the restarted server's row

@@ -1,0 +1,241 @@
+"""``quorumlock run``: the real command, with real children, on real servers."""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+import redis
+
+from quorumlock.testing import LocalServerGroup
+from tests.cli.conftest import (
+    Cli,
+    assert_one_line_error,
+    pid_alive,
+    run_cli,
+    spawn_cli,
+)
+from tests.conftest import ServerFactory
+
+
+def wait_for(predicate: object, timeout: float = 10.0) -> None:
+    assert callable(predicate)
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)
+
+
+def held_on(group: LocalServerGroup, name: str) -> int:
+    count = 0
+    for url in group.urls:
+        client = redis.Redis.from_url(url, socket_timeout=2)
+        count += client.exists(name)
+        client.close()
+    return count
+
+
+def test_exit_status_is_the_commands(cli: Cli, lock_name: str) -> None:
+    assert cli("run", lock_name, "--", "sh", "-c", "exit 3").returncode == 3
+    assert cli("run", lock_name, "--", "true").returncode == 0
+
+
+def test_the_lock_is_held_while_the_command_runs_and_released_after(
+    cli: Cli, servers: LocalServerGroup, lock_name: str
+) -> None:
+    holder = spawn_cli("run", lock_name, "--", "sleep", "1", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+    finally:
+        assert holder.wait(timeout=30) == 0
+    assert held_on(servers, lock_name) == 0
+
+
+def test_signal_death_is_128_plus_n(cli: Cli, lock_name: str) -> None:
+    assert cli("run", lock_name, "--", "sh", "-c", "kill -KILL $$").returncode == 128 + 9
+
+
+def test_command_not_found_and_not_executable(cli: Cli, lock_name: str, tmp_path: Path) -> None:
+    result = cli("run", lock_name, "--", "no-such-command-here")
+    assert result.returncode == 127
+    assert "not found" in assert_one_line_error(result)
+    script = tmp_path / "plain.txt"
+    script.write_text("not a program")
+    result = cli("run", lock_name, "--", str(script))
+    assert result.returncode == 126
+    assert_one_line_error(result)
+
+
+def test_wait_zero_tries_once(servers: LocalServerGroup, cli: Cli, lock_name: str) -> None:
+    holder = spawn_cli("run", lock_name, "--", "sleep", "3", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        began = time.monotonic()
+        result = cli("run", lock_name, "--wait", "0", "--", "echo", "ran")
+        assert result.returncode == 75
+        assert "ran" not in result.stdout
+        assert "held by someone else" in result.stderr
+        assert time.monotonic() - began < 2.5
+    finally:
+        holder.wait(timeout=30)
+
+
+def test_wait_gives_up_after_the_time_then_succeeds_once_free(
+    servers: LocalServerGroup, cli: Cli, lock_name: str
+) -> None:
+    holder = spawn_cli("run", lock_name, "--", "sleep", "2", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        began = time.monotonic()
+        assert cli("run", lock_name, "--wait", "0.5", "--", "true").returncode == 75
+        assert time.monotonic() - began >= 0.5
+        result = cli("run", lock_name, "--wait", "20", "--", "echo", "ran")
+        assert result.returncode == 0
+        assert result.stdout == "ran\n"
+    finally:
+        assert holder.wait(timeout=30) == 0
+
+
+def test_mutual_exclusion_between_commands(
+    servers: LocalServerGroup, lock_name: str, tmp_path: Path
+) -> None:
+    log = tmp_path / "log"
+    body = f"echo in >> {log}; sleep 0.2; echo out >> {log}"
+    procs = [
+        spawn_cli("run", lock_name, "--wait", "30", "--", "sh", "-c", body, servers=servers.urls)
+        for _ in range(4)
+    ]
+    for proc in procs:
+        assert proc.wait(timeout=60) == 0
+    assert log.read_text().split() == ["in", "out"] * 4
+
+
+def test_fencing_token_in_the_environment(cli: Cli, lock_name: str) -> None:
+    tokens = []
+    for _ in range(3):
+        result = cli(
+            "run", lock_name, "--fencing", "--", "sh", "-c", "echo $QUORUMLOCK_FENCING_TOKEN"
+        )
+        assert result.returncode == 0, result.stderr
+        tokens.append(int(result.stdout))
+    assert tokens == sorted(set(tokens))
+    result = cli("run", lock_name, "--", "sh", "-c", 'echo "${QUORUMLOCK_FENCING_TOKEN-none}"')
+    assert result.stdout.strip() == "none"
+
+
+def test_sigterm_to_quorumlock_reaches_the_command(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    proc = spawn_cli("run", lock_name, "--", "sleep", "30", servers=servers.urls)
+    wait_for(lambda: held_on(servers, lock_name) >= 3)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+    assert held_on(servers, lock_name) == 0  # released once the command ended
+
+
+STUBBORN = """
+echo $$ > {pidfile}
+trap 'echo TERM >> {log}' TERM
+while :; do sleep 0.05; done
+"""
+
+
+def test_a_lost_lock_terminates_a_stubborn_command(
+    make_servers: ServerFactory, lock_name: str, tmp_path: Path
+) -> None:
+    """The child outlives the lock: SIGTERM (ignored), SIGKILL after the grace, status 124."""
+    group = make_servers(3)
+    pidfile, log = tmp_path / "pid", tmp_path / "log"
+    script = STUBBORN.format(pidfile=pidfile, log=log)
+    proc = spawn_cli(
+        "run", lock_name, "--ttl", "1", "--grace", "1", "--", "sh", "-c", script,
+        servers=group.urls,
+    )  # fmt: skip
+    try:
+        wait_for(pidfile.exists)
+        wait_for(lambda: pidfile.read_text().strip() != "")
+        child = int(pidfile.read_text())
+        time.sleep(1.5)  # a few renewals went through
+        assert proc.poll() is None
+        began = time.monotonic()
+        group[0].kill()
+        group[1].kill()  # no majority left: the lease cannot be renewed
+        status = proc.wait(timeout=30)
+        took = time.monotonic() - began
+        _, stderr = proc.communicate(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert status == 124
+    assert "was lost" in stderr
+    assert "SIGKILL" in stderr
+    assert log.read_text().split() == ["TERM"]  # it got SIGTERM first, and ignored it
+    assert not pid_alive(child)
+    assert took < 1 + 1 + 5  # validity (<= ttl) + grace + slack
+
+
+def test_a_lost_lock_stops_a_cooperative_command_at_once(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Someone deletes the key everywhere: the next renewal finds it gone."""
+    proc = spawn_cli("run", lock_name, "--ttl", "1", "--", "sleep", "30", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        for url in servers.urls:
+            client = redis.Redis.from_url(url, socket_timeout=2)
+            client.delete(lock_name)
+            client.close()
+        status = proc.wait(timeout=10)
+        _, stderr = proc.communicate(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert status == 124
+    assert "was lost" in stderr
+    assert "SIGKILL" not in stderr  # sleep dies of SIGTERM
+
+
+def test_password_file_for_acl(make_servers: ServerFactory, tmp_path: Path, lock_name: str) -> None:
+    group = make_servers(3, extra_args=("--requirepass", "s3cr3t-pw"))
+    secret = tmp_path / "pw"
+    secret.write_text("s3cr3t-pw\n")
+    ok = run_cli(
+        "run", lock_name, "--password-file", str(secret), "--", "echo", "in", servers=group.urls
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert ok.stdout == "in\n"
+    secret.write_text("wrong-pw\n")
+    bad = run_cli(
+        "run", lock_name, "--password-file", str(secret), "--", "true", servers=group.urls
+    )
+    assert bad.returncode == 69
+    assert_one_line_error(bad)
+    in_url = [url.replace("redis://", "redis://:s3cr3t-pw@") for url in group.urls]
+    shown = run_cli("status", lock_name, "--debug", servers=in_url)
+    assert shown.returncode == 0, shown.stderr
+    assert "s3cr3t-pw" not in shown.stdout + shown.stderr
+    doctor = run_cli("doctor", "--clock-sample", "0.1", "--debug", servers=in_url)
+    assert "s3cr3t-pw" not in doctor.stdout + doctor.stderr
+
+
+def test_run_is_quick_to_start(cli: Cli, lock_name: str) -> None:
+    began = time.monotonic()
+    assert cli("run", lock_name, "--", "true").returncode == 0
+    assert time.monotonic() - began < 5  # interpreter start + two rounds, generous
+
+
+def test_sigterm_while_waiting_leaves_no_key(servers: LocalServerGroup, lock_name: str) -> None:
+    holder = spawn_cli("run", lock_name, "--", "sleep", "2", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        waiter = spawn_cli("run", lock_name, "--", "echo", "ran", servers=servers.urls)
+        time.sleep(1.0)  # it is waiting now
+        waiter.send_signal(signal.SIGTERM)
+        out, err = waiter.communicate(timeout=20)
+        assert waiter.returncode == 130
+        assert "ran" not in out
+        assert err.strip().splitlines() == ["quorumlock: error: interrupted"]
+    finally:
+        assert holder.wait(timeout=30) == 0
+    assert held_on(servers, lock_name) == 0

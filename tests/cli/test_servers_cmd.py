@@ -1,0 +1,77 @@
+"""``quorumlock servers start/stop``: servers that outlive the command, stopped by PID."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import redis
+
+from tests.cli.conftest import assert_one_line_error, pid_alive, run_cli
+
+
+def test_start_then_stop(tmp_path: Path) -> None:
+    directory = tmp_path / "run"
+    started = run_cli("servers", "start", "--count", "3", "--dir", str(directory))
+    state = directory / "servers.json"
+    try:
+        assert started.returncode == 0, started.stderr
+        lines = started.stdout.strip().splitlines()
+        assert lines[-1].startswith("export QUORUMLOCK_SERVERS=redis://127.0.0.1:")
+        urls = lines[-1].split("=", 1)[1].split(",")
+        assert len(urls) == 3
+        pids = [entry["pid"] for entry in json.loads(state.read_text())["servers"]]
+        for url in urls:
+            client = redis.Redis.from_url(url, socket_timeout=2)
+            assert client.ping()
+            client.close()
+        # The servers outlived the command, and work for the other commands.
+        status = run_cli("status", "x", "--json", servers=urls)
+        assert status.returncode == 0
+        # Brand-new servers are marked as such: no restart quarantine at first use.
+        assert [s["quarantined_for"] for s in json.loads(status.stdout)["servers"]] == [0] * 3
+        lock = run_cli("run", "x", "--wait", "0", "--", "true", servers=urls)
+        assert lock.returncode == 0, lock.stderr
+        again = run_cli("servers", "start", "--count", "1", "--dir", str(directory))
+        assert again.returncode == 1
+        assert "still run" in assert_one_line_error(again)
+        stopped = run_cli("servers", "stop", "--dir", str(directory))
+        assert stopped.returncode == 0, stopped.stderr
+        assert "stopped 3 of 3 servers" in stopped.stdout
+        deadline = time.monotonic() + 10
+        while any(pid_alive(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(pid_alive(pid) for pid in pids)
+        assert not state.exists()
+    finally:
+        _kill_leftovers(state)
+
+
+def test_stop_without_start(tmp_path: Path) -> None:
+    result = run_cli("servers", "stop", "--dir", str(tmp_path))
+    assert result.returncode == 1
+    assert "no servers were started" in assert_one_line_error(result)
+
+
+def test_stop_leaves_a_reused_pid_alone(tmp_path: Path) -> None:
+    """A state file whose PID now belongs to another process: that process is not killed."""
+    directory = tmp_path / "run"
+    directory.mkdir()
+    entry = {"pid": os.getpid(), "start_time": 1, "url": "redis://127.0.0.1:1", "argv": ["x"]}
+    (directory / "servers.json").write_text(json.dumps({"servers": [entry]}))
+    result = run_cli("servers", "stop", "--dir", str(directory))
+    assert result.returncode == 0
+    assert "was not running" in result.stdout  # and this test process is still alive
+
+
+def _kill_leftovers(state: Path) -> None:
+    """If a test failed half way: SIGKILL the servers this test started (by their PID)."""
+    if not state.exists():
+        return
+    for entry in json.loads(state.read_text())["servers"]:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(entry["pid"]), signal.SIGKILL)

@@ -1,0 +1,174 @@
+"""Bad input gives one line on stderr and a non-zero status, never a traceback."""
+
+from __future__ import annotations
+
+import pytest
+
+from quorumlock.testing import LocalServerGroup
+from tests.cli.conftest import Cli, assert_one_line_error, run_cli
+
+COMMANDS = [
+    ["demo"],
+    ["run"],
+    ["status"],
+    ["doctor"],
+    ["servers"],
+    ["servers", "start"],
+    ["servers", "stop"],
+    ["bench"],
+    ["verify"],
+]
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=" ".join)
+def test_every_command_has_help_with_examples(words: list[str]) -> None:
+    result = run_cli(*words, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "usage: quorumlock" in result.stdout
+    assert "examples:" in result.stdout
+
+
+def test_top_level_help_and_version() -> None:
+    result = run_cli("--help")
+    assert result.returncode == 0
+    for word in ("demo", "run", "status", "doctor", "servers", "bench", "verify"):
+        assert word in result.stdout
+    assert run_cli("--version").stdout.startswith("quorumlock ")
+
+
+def test_unknown_command() -> None:
+    result = run_cli("frobnicate")
+    assert result.returncode == 2
+    assert "invalid choice: 'frobnicate'" in assert_one_line_error(result)
+
+
+def test_no_command() -> None:
+    result = run_cli()
+    assert result.returncode == 2
+    assert_one_line_error(result)
+
+
+def test_run_without_double_dash(cli: Cli) -> None:
+    result = cli("run", "job", "true")
+    assert result.returncode == 2
+    assert "missing '--'" in assert_one_line_error(result)
+
+
+def test_run_with_nothing_after_double_dash(cli: Cli) -> None:
+    result = cli("run", "job", "--")
+    assert result.returncode == 2
+    assert "no command after '--'" in assert_one_line_error(result)
+
+
+def test_double_dash_elsewhere_is_refused(cli: Cli) -> None:
+    result = cli("status", "job", "--", "true")
+    assert result.returncode == 2
+    assert_one_line_error(result)
+
+
+@pytest.mark.parametrize(
+    "words", [["run", "", "--", "true"], ["status", ""]], ids=["run", "status"]
+)
+def test_empty_name(cli: Cli, words: list[str]) -> None:
+    result = cli(*words)
+    assert result.returncode == 2
+    assert "must not be empty" in assert_one_line_error(result)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:6379",
+        "redis://127.0.0.1:notaport",
+        "redis://127.0.0.1:99999",
+        "redis://",
+        "redis://[::1",
+        "redis://127.0.0.1:6379/notadb",
+        "unix://",
+    ],
+)
+@pytest.mark.parametrize("command", ["status", "doctor", "run"])
+def test_malformed_urls(url: str, command: str) -> None:
+    words = {"status": ["status", "x"], "doctor": ["doctor"], "run": ["run", "x", "--", "true"]}
+    result = run_cli(*words[command][:2], "--servers", url, *words[command][2:])
+    assert result.returncode == 2
+    assert "malformed server URL" in assert_one_line_error(result)
+
+
+def test_malformed_url_never_shows_its_password() -> None:
+    result = run_cli("status", "x", "--servers", "redis://alice:hunter2@[::1:6379")
+    line = assert_one_line_error(result)
+    assert "hunter2" not in result.stdout + result.stderr
+    assert "alice:***@" in line
+
+
+def test_same_server_twice(servers: LocalServerGroup) -> None:
+    url = servers.urls[0]
+    result = run_cli("status", "x", "--servers", f"{url},{url}")
+    assert result.returncode == 2
+    assert "listed twice" in assert_one_line_error(result)
+
+
+@pytest.mark.parametrize("command", [["status", "x"], ["doctor"], ["run", "x", "--", "true"]])
+def test_no_servers_configured(command: list[str]) -> None:
+    result = run_cli(*command)
+    assert result.returncode == 2
+    assert "QUORUMLOCK_SERVERS" in assert_one_line_error(result)
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["run", "x", "--ttl", "-1", "--", "true"], "--ttl must be > 0"),
+        (["run", "x", "--ttl", "abc", "--", "true"], "--ttl must be a number"),
+        (["run", "x", "--wait", "nan", "--", "true"], "--wait must be finite"),
+        (["run", "x", "--ttl", "90", "--", "true"], "exceeds --max-ttl"),
+        (["doctor", "--clock-sample", "0"], "--clock-sample must be > 0"),
+        (["servers", "start", "--count", "0"], "--count must be >= 1"),
+        (["status", "x", "--bogus"], "unrecognized arguments: --bogus"),
+    ],
+)
+def test_bad_option_values(cli: Cli, words: list[str], message: str) -> None:
+    result = cli(*words)
+    assert result.returncode == 2
+    assert message in assert_one_line_error(result)
+
+
+def test_debug_shows_the_traceback() -> None:
+    result = run_cli("status", "x", "--servers", "http://x", "--debug")
+    assert result.returncode == 2
+    assert "Traceback" in result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("quorumlock: error: ")
+
+
+UNREACHABLE = ["redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://:pa55word@127.0.0.1:3"]
+
+
+def test_unreachable_servers_run() -> None:
+    result = run_cli("run", "x", "--", "true", servers=UNREACHABLE)
+    assert result.returncode == 69
+    line = assert_one_line_error(result)
+    assert "127.0.0.1:1" in line
+    assert "pa55word" not in result.stderr
+
+
+def test_unreachable_servers_status() -> None:
+    result = run_cli("status", "x", servers=UNREACHABLE)
+    assert result.returncode == 1
+    assert "only 0 of 3 servers reachable" in assert_one_line_error(result)
+    assert "pa55word" not in result.stdout + result.stderr
+
+
+def test_unreachable_servers_doctor() -> None:
+    result = run_cli("doctor", "--json", servers=UNREACHABLE)
+    assert result.returncode == 1
+    assert "reachable" in assert_one_line_error(result)
+    assert "pa55word" not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("words", [["demo"], ["bench", "--quick"]])
+def test_no_server_binary(words: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUORUMLOCK_SERVER_BINARY", "/nonexistent/valkey-server")
+    result = run_cli(*words)
+    assert result.returncode == 1
+    assert "QUORUMLOCK_SERVER_BINARY" in assert_one_line_error(result)
