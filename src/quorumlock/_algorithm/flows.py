@@ -41,6 +41,8 @@ __all__ = [
     "extend_flow",
     "interpret",
     "release_flow",
+    "session_args",
+    "shared_args",
 ]
 
 T = TypeVar("T")
@@ -120,26 +122,39 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
 
     Acquire is the plain ``SET key token NX PX ttl`` of R1, or with the restart
     quarantine or fencing on (``step.per_session``), the acquire script that runs that
-    ``SET`` and names the ``session``'s server process. Release and extend run the
-    scripts by digest (``EVALSHA``). :func:`eval_args` is the fallback for a server that
-    answers ``NOSCRIPT`` (it restarted, or its script cache was flushed).
+    ``SET`` and names the ``session``'s server process: :func:`shared_args` followed by
+    :func:`session_args`. Release and extend run the scripts by digest (``EVALSHA``).
+    :func:`eval_args` is the fallback for a server that answers ``NOSCRIPT`` (it
+    restarted, or its script cache was flushed).
     """
+    if not step.per_session:
+        return shared_args(step)
+    if session is None:
+        raise ValueError("the acquire script needs the connection's session")
+    return shared_args(step) + session_args(session)
+
+
+def shared_args(step: Fanout) -> tuple[str | int, ...]:
+    """The part of the command that is the same for every server (all of it, unless
+    ``step.per_session``: then the session's arguments come last)."""
     if step.op is Op.ACQUIRE:
         if not step.per_session:
             return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
-        if session is None:
-            raise ValueError("the acquire script needs the connection's session")
         fencing = "1" if step.fencing else "0"
-        durable = "1" if session.durable else "0"
         return (
             "EVALSHA", ACQUIRE.sha, 2, step.key, MARKER_KEY, step.token, step.ttl_ms,
-            step.max_ttl_ms, fencing, session.run_id, durable,
+            step.max_ttl_ms, fencing,
         )  # fmt: skip
     if step.op is Op.RELEASE:
         return ("EVALSHA", RELEASE.sha, 1, step.key, step.token)
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
+
+
+def session_args(session: Session) -> tuple[str, str]:
+    """The acquire script's last two arguments: the server process, and its durability."""
+    return (session.run_id, "1" if session.durable else "0")
 
 
 _SCRIPT_OF = {

@@ -37,13 +37,13 @@ from quorumlock._algorithm.flows import (
     Op,
     Round,
     Session,
-    command_args,
     eval_args,
     interpret,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import open_session_async
+from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import AsyncRedisConnection, ServerSpec
 
 __all__ = ["AsyncFanout"]
@@ -189,20 +189,14 @@ class AsyncFanout:
             await node.close()
 
 
-def _pack(args: tuple[str | int, ...]) -> bytes:
-    packed: bytes = hiredis.pack_command(args)  # type: ignore[arg-type]  # stub is too narrow
-    return packed
-
-
 class _Round:
     """One fan-out: which server still owes a reply, and the future that ends the wait."""
 
     def __init__(self, nodes: Sequence[_AsyncNode], step: Fanout) -> None:
         self.nodes = nodes
         self.step = step
-        # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python),
-        # unless the command names each server's process (the acquire script).
-        self.packed = b"" if step.per_session else _pack(command_args(step))
+        # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python).
+        self.packer = RoundPacker(step)
         self.sent = time.monotonic()
         self.results: list[NodeOutcome | None] = [None] * len(nodes)
         self.missing = len(nodes)
@@ -256,11 +250,8 @@ class _Round:
             self._send(wait.result(), index)
 
     def _send(self, pipe: _Pipe, index: int) -> None:
-        if not self.step.per_session:
-            pipe.request(self, index, self.packed)
-            return
         try:
-            packed = _pack(command_args(self.step, pipe.session))
+            packed = self.packer.packed(pipe.session)
         except ValueError as exc:
             self.deliver(index, exc)
             return
@@ -277,7 +268,7 @@ class _Round:
             self.scripted.add(index)
             pipe = self.nodes[index].pipe()
             if isinstance(pipe, _Pipe):
-                pipe.request(self, index, _pack(eval_args(self.step, pipe.session)))
+                pipe.request(self, index, pack(eval_args(self.step, pipe.session)))
                 return
         if isinstance(reply, BaseException):
             outcome = NodeOutcome(label, *translate(reply))

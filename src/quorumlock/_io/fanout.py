@@ -34,13 +34,13 @@ from quorumlock._algorithm.flows import (
     Op,
     Round,
     Session,
-    command_args,
     eval_args,
     interpret,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import open_session
+from quorumlock._io.packing import RoundPacker
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
 __all__ = ["SyncFanout"]
@@ -212,16 +212,13 @@ class SyncFanout:
         outcomes: list[NodeOutcome | None],
         now: float,
     ) -> None:
-        packed = None
+        packer = RoundPacker(step)
         for i, conn in enumerate(conns):
             if conn is None:
                 continue
             try:
-                if step.per_session:  # the command names this server's process
-                    packed = conn.pack_command(*command_args(step, self._session(i, conn)))
-                elif packed is None:
-                    packed = conn.pack_command(*command_args(step))
-                conn.send_packed_command(packed, check_health=False)
+                packed = packer.packed(self._session(i, conn))
+                conn.send_packed_command([packed], check_health=False)
                 live.append(_Exchange(i, conn, now))
             except Exception as exc:
                 conn.disconnect()
