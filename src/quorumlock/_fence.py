@@ -36,6 +36,16 @@ def _check_token(token: object) -> int:
     return token
 
 
+def _guard_args(
+    fence_key: str, token: object, command: tuple[str | int | float | bytes, ...]
+) -> tuple[str, int, *tuple[str | int | float | bytes, ...]]:
+    """The guard script's KEYS and ARGV, checked before anything is sent."""
+    checked = _check_token(token)
+    if not command:
+        raise ValueError("no command given")
+    return (fence_key, checked, *command)
+
+
 def _stale(exc: rx.ResponseError, token: int, resource: str) -> StaleFencingToken | None:
     text = str(exc)
     if not text.startswith(_STALE):
@@ -73,17 +83,14 @@ class RedisFence:
 
     def execute(self, token: int, *command: str | int | float | bytes) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""
-        token = _check_token(token)
-        if not command:
-            raise ValueError("no command given")
-        args = (self.fence_key, token, *command)
+        args = _guard_args(self.fence_key, token, command)
         try:
             try:
                 return self._client.evalsha(FENCE_GUARD.sha, 1, *args)
             except rx.NoScriptError:  # the resource server lost its script cache
                 return self._client.eval(FENCE_GUARD.source, 1, *args)
         except rx.ResponseError as exc:
-            if (stale := _stale(exc, token, self.resource)) is not None:
+            if (stale := _stale(exc, args[1], self.resource)) is not None:
                 raise stale from None
             raise
 
@@ -105,17 +112,14 @@ class AsyncRedisFence:
 
     async def execute(self, token: int, *command: str | int | float | bytes) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""
-        token = _check_token(token)
-        if not command:
-            raise ValueError("no command given")
-        args = (self.fence_key, token, *command)
+        args = _guard_args(self.fence_key, token, command)
         try:
             try:
                 return await self._client.evalsha(FENCE_GUARD.sha, 1, *args)
             except rx.NoScriptError:  # the resource server lost its script cache
                 return await self._client.eval(FENCE_GUARD.source, 1, *args)
         except rx.ResponseError as exc:
-            if (stale := _stale(exc, token, self.resource)) is not None:
+            if (stale := _stale(exc, args[1], self.resource)) is not None:
                 raise stale from None
             raise
 

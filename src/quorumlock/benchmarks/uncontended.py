@@ -853,6 +853,22 @@ def _servers(spec: str | None) -> Iterator[tuple[list[str], bool]]:
         yield group.urls, True
 
 
+def run_metadata(config: Config, urls: list[str], started: bool) -> dict[str, Any]:
+    """What a run's report says about itself: its settings, its servers, the machine."""
+    return {
+        "config": {
+            "rounds": config.rounds,
+            "slice_seconds": config.slice_seconds,
+            "max_cycles": config.max_cycles,
+            "warmup_seconds": config.warmup_seconds,
+            "gc_collect": config.collect_garbage,
+            "ttl_seconds": TTL_SECONDS,
+        },
+        "servers": _server_description(urls, started),
+        **environment(),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     config = _config(args)
@@ -864,18 +880,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     started_at = time.monotonic()
     try:
         with _servers(args.servers) as (urls, started):
-            meta: dict[str, Any] = {
-                "config": {
-                    "rounds": config.rounds,
-                    "slice_seconds": config.slice_seconds,
-                    "max_cycles": config.max_cycles,
-                    "warmup_seconds": config.warmup_seconds,
-                    "gc_collect": config.collect_garbage,
-                    "ttl_seconds": TTL_SECONDS,
-                },
-                "servers": _server_description(urls, started),
-                **environment(),
-            }
+            meta = run_metadata(config, urls, started)
             log(f"servers ready: {', '.join(urls)}")
             results = run_benchmark(urls, config, log=log)
     except KeyboardInterrupt:

@@ -127,18 +127,7 @@ def run_bench(args: argparse.Namespace) -> int:
     started_at = time.monotonic()
     live = sys.stderr.isatty()
     with _urls(servers) as (urls, started):
-        meta: dict[str, Any] = {
-            "config": {
-                "rounds": config.rounds,
-                "slice_seconds": config.slice_seconds,
-                "max_cycles": config.max_cycles,
-                "warmup_seconds": config.warmup_seconds,
-                "gc_collect": config.collect_garbage,
-                "ttl_seconds": bench.TTL_SECONDS,
-            },
-            "servers": bench._server_description(urls, started),
-            **bench.environment(),
-        }
+        meta = bench.run_metadata(config, urls, started)
         progress = tqdm(
             total=config.rounds,
             desc="warming up",
