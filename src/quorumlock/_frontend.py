@@ -51,6 +51,7 @@ class RedlockBase(Generic[LockT]):
         busy_poll: float = 0.0002,
         max_ttl: float | None = 60.0,
         fencing: bool = False,
+        wake_on_release: bool = True,
     ) -> None:
         self._specs: list[ServerSpec] = parse_servers(servers, self._flavour)
         self.config = RedlockConfig(
@@ -62,6 +63,7 @@ class RedlockBase(Generic[LockT]):
             busy_poll=busy_poll,
             max_ttl=max_ttl,
             fencing=fencing,
+            wake_on_release=wake_on_release,
         )
         n = len(self._specs)
         if n % 2 == 0:

@@ -19,11 +19,12 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from quorumlock._algorithm.config import Duration
-from quorumlock._algorithm.flows import Fanout, Flow, Round
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
 from quorumlock._algorithm.outcomes import Reply, render_outcomes
 from quorumlock._exceptions import LockLost
 from quorumlock._frontend import LockBase, RedlockBase
 from quorumlock._io.fanout import SyncFanout
+from quorumlock._io.wakeups import SyncWakeups, Waiter
 
 __all__ = ["Lock", "Redlock"]
 
@@ -45,7 +46,8 @@ class Redlock(RedlockBase["Lock"]):
     ``clock_drift_factor=0.01``, ``retry_delay=0.2``, ``retry_count=None``,
     ``instance_timeout=None`` (derived from each lock's ttl), ``connect_timeout=1.0``,
     ``busy_poll=0.0002``, ``max_ttl=60.0`` (the longest ttl, and the length of the
-    restart quarantine; None turns it off), ``fencing=False``.
+    restart quarantine; None turns it off), ``fencing=False``, ``wake_on_release=True``
+    (a blocking acquire is woken by the release it waits for, not by its next poll).
 
     Raises ``TypeError`` or :class:`ConfigurationError` for bad arguments, before any
     network call. Thread safe: one ``Redlock`` serves a whole process.
@@ -53,12 +55,14 @@ class Redlock(RedlockBase["Lock"]):
 
     def _setup(self) -> None:
         self._fanout = SyncFanout(self._specs, self.config)
+        self._wakeups = SyncWakeups(self._specs, self.config.connect_timeout)
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
 
     def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
         self._fanout.close()
+        self._wakeups.close()
 
     def __enter__(self) -> Redlock:
         return self
@@ -68,19 +72,39 @@ class Redlock(RedlockBase["Lock"]):
 
     def _run(self, flow: Flow[T]) -> T:
         """Drive a sans-I/O flow: the whole sync I/O policy is these lines."""
+        waiter: Waiter | None = None
         try:
             step = next(flow)
             while True:
                 if isinstance(step, Fanout):
+                    if waiter is not None and step.op is Op.ACQUIRE:
+                        waiter.rearm()  # only releases after this send may wake us
                     round_ = self._fanout.run(step)
                     _log_round(step, round_)
                     step = flow.send(round_)
-                else:
+                elif isinstance(step, Sleep):
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
+                elif isinstance(step, Watch):
+                    waiter = self._wakeups.watch(step.key, step.timeout)
+                    step = flow.send(time.monotonic())
+                else:
+                    notified = _wait(waiter, step)
+                    step = flow.send(Woken(time.monotonic(), notified))
         except StopIteration as stop:
             result: T = stop.value
             return result
+        finally:
+            if waiter is not None:
+                self._wakeups.unwatch(waiter)
+
+
+def _wait(waiter: Waiter | None, step: Wait) -> bool:
+    """A :class:`Wait`: until a release is announced or the time is up."""
+    if waiter is None:  # a flow waits only after it watched: keep the pause anyway
+        time.sleep(step.seconds)
+        return False
+    return waiter.wait(step.seconds)
 
 
 #: When each server was last reported in restart quarantine (monotonic), per label.

@@ -28,12 +28,13 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from quorumlock._algorithm.config import Duration
-from quorumlock._algorithm.flows import Fanout, Flow
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Sleep, Watch, Woken
 from quorumlock._algorithm.outcomes import render_outcomes
 from quorumlock._exceptions import LockLost
 from quorumlock._fence import AsyncRedisFence as RedisFence
 from quorumlock._frontend import LockBase, RedlockBase
 from quorumlock._io.async_fanout import AsyncFanout
+from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
 from quorumlock._sync import _log_round
 
@@ -54,11 +55,13 @@ class Redlock(RedlockBase["Lock"]):
 
     def _setup(self) -> None:
         self._fanout = AsyncFanout(self._specs, self.config)
+        self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
         self._lock_class = Lock
 
     async def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
         await self._fanout.close()
+        self._wakeups.close()
 
     async def __aenter__(self) -> Redlock:
         return self
@@ -68,19 +71,34 @@ class Redlock(RedlockBase["Lock"]):
 
     async def _run(self, flow: Flow[T]) -> T:
         """Drive a sans-I/O flow: the whole asyncio I/O policy is these lines."""
+        waiter: AsyncWaiter | None = None
         try:
             step = next(flow)
             while True:
                 if isinstance(step, Fanout):
+                    if waiter is not None and step.op is Op.ACQUIRE:
+                        waiter.rearm()  # only releases after this send may wake us
                     round_ = await self._fanout.run(step)
                     _log_round(step, round_)
                     step = flow.send(round_)
-                else:
+                elif isinstance(step, Sleep):
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
+                elif isinstance(step, Watch):
+                    waiter = await self._wakeups.watch(step.key, step.timeout)
+                    step = flow.send(time.monotonic())
+                elif waiter is None:  # a flow waits only after it watched
+                    await asyncio.sleep(step.seconds)
+                    step = flow.send(Woken(time.monotonic(), False))
+                else:
+                    notified = await waiter.wait(step.seconds)
+                    step = flow.send(Woken(time.monotonic(), notified))
         except StopIteration as stop:
             result: T = stop.value
             return result
+        finally:
+            if waiter is not None:
+                self._wakeups.unwatch(waiter)
 
 
 class Lock(LockBase):

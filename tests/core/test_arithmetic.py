@@ -16,6 +16,7 @@ from quorumlock._algorithm.arithmetic import (
     quorum,
     retry_delay,
     validity,
+    wake_stagger,
 )
 
 ttls_ms = st.integers(min_value=1, max_value=10**9)
@@ -135,3 +136,37 @@ def test_retry_delay_spreads_over_its_range() -> None:
 def test_retry_delay_rejects_a_bad_random_draw(u: float) -> None:
     with pytest.raises(ValueError, match="uniform"):
         retry_delay(0.2, u)
+
+
+@given(
+    st.floats(min_value=0.0, max_value=10.0, allow_nan=False),
+    st.integers(min_value=0, max_value=50),
+    st.floats(min_value=0.0, max_value=1.0),
+    st.floats(min_value=0.001, max_value=100.0),
+)
+def test_wake_stagger_is_uniform_over_a_spread_that_doubles_with_misses_up_to_the_ceiling(
+    round_seconds: float, misses: int, uniform: float, ceiling: float
+) -> None:
+    base = max(0.001, 2 * round_seconds)
+    spread = base
+    for _ in range(misses):
+        if spread >= ceiling:
+            break
+        spread *= 2
+    spread = min(spread, ceiling)
+    assert wake_stagger(round_seconds, misses, uniform, ceiling) == pytest.approx(spread * uniform)
+    assert wake_stagger(round_seconds, misses, uniform, ceiling) <= max(ceiling, 0.001)
+
+
+def test_wake_stagger_examples() -> None:
+    assert wake_stagger(0.0002, 0, 1.0, 0.2) == pytest.approx(0.001)  # fast rounds: 1 ms
+    assert wake_stagger(0.004, 0, 0.5, 0.2) == pytest.approx(0.004)
+    assert wake_stagger(0.004, 2, 0.5, 0.2) == pytest.approx(0.016)
+    assert wake_stagger(0.004, 9, 1.0, 0.2) == pytest.approx(0.2)  # never beyond retry_delay
+    assert wake_stagger(0.004, 3, 1.0, 10.0) == pytest.approx(0.064)
+
+
+@pytest.mark.parametrize(("misses", "uniform"), [(-1, 0.5), (0, 1.5), (0, -0.1)])
+def test_wake_stagger_rejects_bad_draws(misses: int, uniform: float) -> None:
+    with pytest.raises(ValueError, match="must be"):
+        wake_stagger(0.001, misses, uniform, 0.2)

@@ -107,3 +107,9 @@ def test_bad_config_types(options: dict[str, object]) -> None:
 
 def test_configuration_error_is_a_value_error() -> None:
     assert issubclass(ConfigurationError, ValueError)
+
+
+def test_wake_on_release_must_be_a_bool() -> None:
+    assert RedlockConfig().wake_on_release is True
+    with pytest.raises(TypeError, match="wake_on_release"):
+        RedlockConfig(wake_on_release=1)  # type: ignore[arg-type]

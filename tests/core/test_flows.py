@@ -26,12 +26,17 @@ from quorumlock import (
 )
 from quorumlock._algorithm.arithmetic import deadline
 from quorumlock._algorithm.flows import (
+    HOLDER_PREFIX,
     Fanout,
     Flow,
     Op,
     Round,
     Session,
     Sleep,
+    Wait,
+    Watch,
+    Woken,
+    announce_cleanup,
     command_args,
     eval_args,
     interpret,
@@ -53,8 +58,12 @@ class Script:
     extend: Reply = Reply.DONE
     round_time: float = 0.004
     now: float = 1000.0
-    steps: list[Fanout | Sleep] = field(default_factory=list)
+    # Whether a release is announced during the Wait after attempt N, and how long after
+    # the Wait began (None: no announcement, the Wait lasts its full pause).
+    announce: Callable[[int], float | None] = lambda attempt: None
+    steps: list[Fanout | Sleep | Watch | Wait] = field(default_factory=list)
     attempts: int = 0
+    watching: bool = False
 
     def run(self, flow: Flow[T]) -> T:
         try:
@@ -65,6 +74,19 @@ class Script:
                     assert step.seconds >= 0
                     self.now += step.seconds
                     step = flow.send(self.now)
+                    continue
+                if isinstance(step, Watch):
+                    assert not self.watching, "a flow watches once"
+                    self.watching = True
+                    self.now += self.round_time
+                    step = flow.send(self.now)
+                    continue
+                if isinstance(step, Wait):
+                    assert self.watching, "a flow waits only after it watched"
+                    after = self.announce(self.attempts)
+                    notified = after is not None and after < step.seconds
+                    self.now += after if after is not None and notified else step.seconds
+                    step = flow.send(Woken(self.now, notified))
                     continue
                 if step.op is Op.ACQUIRE:
                     self.attempts += 1
@@ -86,7 +108,9 @@ class Script:
             return result
 
     def ops(self) -> list[str]:
-        return [s.op.value if isinstance(s, Fanout) else "sleep" for s in self.steps]
+        return [
+            s.op.value if isinstance(s, Fanout) else type(s).__name__.lower() for s in self.steps
+        ]
 
 
 def state(n: int = 5, ttl_ms: int = 10_000, **options: object) -> LockState:
@@ -182,7 +206,8 @@ def test_acquired_iff_round_ends_before_the_deadline(round_time: float) -> None:
 
 
 def test_blocking_acquire_retries_with_jitter_until_it_succeeds() -> None:
-    s, net = state(retry_delay=0.2), Script(5, acquire=lambda a: [X] * 5 if a < 4 else [G] * 5)
+    s = state(retry_delay=0.2, wake_on_release=False)
+    net = Script(5, acquire=lambda a: [X] * 5 if a < 4 else [G] * 5)
     assert acquire(s, net, blocking=True)
     assert net.ops() == ["acquire", "release", "sleep"] * 3 + ["acquire"]
     sleeps = [st_.seconds for st_ in net.steps if isinstance(st_, Sleep)]
@@ -195,7 +220,7 @@ def test_jitter_uses_the_random_draw() -> None:
         name="n",
         ttl_ms=1000,
         servers=3,
-        config=RedlockConfig(retry_delay=0.2),
+        config=RedlockConfig(retry_delay=0.2, wake_on_release=False),
         uniform=lambda: next(draws),
     )
     net = Script(3, acquire=lambda a: [X] * 3 if a < 3 else [G] * 3)
@@ -299,7 +324,8 @@ def test_release_compares_and_deletes_on_all_servers() -> None:
     assert net.run(s.release())
     step = net.steps[-1]
     assert isinstance(step, Fanout)
-    assert command_args(step) == ("EVALSHA", RELEASE.sha, 1, "orders:42", s.token)
+    # "1": announce the release to the waiters (the script publishes only if it deleted)
+    assert command_args(step) == ("EVALSHA", RELEASE.sha, 1, "orders:42", s.token, "1")
     assert not s.held
 
 
@@ -433,9 +459,9 @@ def test_interpret_replies(op: Op, raw: object, reply: Reply) -> None:
 
 
 def test_interpret_acquire_script_reply_carries_the_fence_and_the_quarantine_left() -> None:
-    assert interpret(Op.ACQUIRE, [1, 0, 17]) == (Reply.GRANTED, "", 17)
-    assert interpret(Op.ACQUIRE, [0, 0, 18]) == (Reply.TAKEN, "", 18)
-    reply, detail, fence = interpret(Op.ACQUIRE, [1, 2500, 0])
+    assert interpret(Op.ACQUIRE, [1, 0, 17]) == (Reply.GRANTED, "", 17, None)
+    assert interpret(Op.ACQUIRE, [0, 0, 18]) == (Reply.TAKEN, "", 18, None)
+    reply, detail, fence, _ = interpret(Op.ACQUIRE, [1, 2500, 0])
     assert (reply, fence) == (Reply.QUARANTINED, None)
     assert "2.5 s left" in detail
     assert "granted here" in detail
@@ -458,3 +484,147 @@ def test_all_subsets_of_taken_servers_for_n_1_3_5() -> None:
             replies = [X if i in taken else G for i in range(n)]
             s, net = state(n), Script(n, acquire=lambda a, r=replies: r)  # type: ignore[misc]
             assert acquire(s, net) == (n - len(taken) >= n // 2 + 1), (n, taken)
+
+
+# --------------------------------------------------------------------------------------
+# Waking on release (issue 6): subscribe once, retry at once, then wait for announcements
+# --------------------------------------------------------------------------------------
+
+
+def test_first_failure_subscribes_then_retries_at_once_then_waits() -> None:
+    s = state(retry_delay=0.2)
+    net = Script(5, acquire=lambda a: [X] * 5 if a < 4 else [G] * 5)
+    assert acquire(s, net, blocking=True)
+    assert net.ops() == [
+        "acquire", "release", "watch",  # subscribe after the first failure...
+        "acquire", "release", "wait",  # ...and retry without a pause: no lost release
+        "acquire", "release", "wait",
+        "acquire",
+    ]  # fmt: skip
+    waits = [x.seconds for x in net.steps if isinstance(x, Wait)]
+    assert waits == [pytest.approx(0.15)] * 2  # the R8 pause is the fallback
+
+
+def test_non_blocking_acquire_never_subscribes() -> None:
+    s, net = state(), Script(5, acquire=lambda a: [X] * 5)
+    assert not acquire(s, net)
+    assert net.ops() == ["acquire", "release"]
+
+
+def test_without_wake_on_release_the_flow_only_polls() -> None:
+    s = state(wake_on_release=False)
+    net = Script(5, acquire=lambda a: [X] * 5 if a < 3 else [G] * 5)
+    assert acquire(s, net, blocking=True)
+    assert "watch" not in net.ops()
+    assert "wait" not in net.ops()
+
+
+def test_an_announced_release_ends_the_wait_and_the_next_try_follows_within_the_stagger() -> None:
+    # Attempt 2 fails; the release is announced 30 ms into the following wait.
+    s = state(retry_delay=0.2)
+    net = Script(
+        5,
+        acquire=lambda a: [X] * 5 if a < 3 else [G] * 5,
+        announce=lambda attempt: 0.030 if attempt == 2 else None,
+    )
+    assert acquire(s, net, blocking=True)
+    assert net.ops()[-3:] == ["wait", "sleep", "acquire"]
+    stagger = net.steps[-2]
+    assert isinstance(stagger, Sleep)
+    # uniform() = 0.5 and a 4 ms round: half of max(1 ms, 2 x 4 ms) = 4 ms
+    assert stagger.seconds == pytest.approx(0.004)
+
+
+def test_the_stagger_grows_with_each_announcement_that_brought_no_lock() -> None:
+    s = state(retry_delay=0.2)
+    net = Script(
+        5,
+        acquire=lambda a: [X] * 5 if a < 12 else [G] * 5,
+        announce=lambda attempt: 0.001,  # every wait is cut short: others keep winning
+    )
+    assert acquire(s, net, blocking=True)
+    staggers = [x.seconds for x in net.steps if isinstance(x, Sleep)]
+    assert staggers == [pytest.approx(min(0.004 * 2**k, 0.1)) for k in range(len(staggers))]
+
+
+def test_the_stagger_never_outlasts_the_timeout() -> None:
+    s = state(retry_delay=0.2)
+    net = Script(5, acquire=lambda a: [X] * 5, announce=lambda attempt: 0.001)
+    start = net.now
+    assert not acquire(s, net, blocking=True, timeout=0.5)
+    assert net.now - start <= 0.5 + 2 * net.round_time + 1e-9
+
+
+def test_the_subscription_wait_is_bounded_by_the_timeout() -> None:
+    s = state(connect_timeout=5.0)
+    net = Script(5, acquire=lambda a: [X] * 5)
+    acquire(s, net, blocking=True, timeout=0.3)
+    watch = next(x for x in net.steps if isinstance(x, Watch))
+    assert watch.key == "orders:42"
+    assert watch.timeout <= 0.3
+
+
+def outcome_of(i: int, spec: str) -> NodeOutcome:
+    """``"G"`` granted, ``"E"`` error, ``"Q"`` quarantined, ``"T"`` timeout, and
+    ``"a"``, ``"b"``, ... TAKEN by that holder (``"X"``: taken, holder not said)."""
+    fixed = {"G": Reply.GRANTED, "E": Reply.ERROR, "Q": Reply.QUARANTINED, "T": Reply.TIMEOUT}
+    if spec in fixed:
+        return NodeOutcome(f"s{i}", fixed[spec])
+    return NodeOutcome(f"s{i}", Reply.TAKEN, holder=None if spec == "X" else spec)
+
+
+@pytest.mark.parametrize(
+    ("replies", "announce"),
+    [
+        ("GGabc", True),  # 5 servers, 2-1-1-1: nobody has a majority, our undo may free it
+        ("GGaab", True),  # 2-2-1 split
+        ("Gaabb", True),  # 1-2-2 split
+        ("GGaaa", False),  # a holds a majority: waking the others is useless
+        ("aaabb", False),
+        ("GGXXX", False),  # holders not said: counted as one, a majority
+        ("GGGXX", True),  # (would have been acquired: the rule itself is pure)
+        ("GGabE", False),  # a server did not answer: its state is unknown
+        ("GGabQ", False),  # a server in quarantine
+        ("GGabT", False),
+        ("Gab", True),  # 3 servers, 1-1-1
+        ("Gaa", False),
+        ("G", True),  # one server: granted is a majority
+        ("a", False),
+        ("GGGaaab", True),  # 7 servers, 3-3-1
+        ("GaaaaXX", False),  # a has 4 of 7
+    ],
+)
+def test_announce_cleanup_cases(replies: str, announce: bool) -> None:
+    outcomes = tuple(outcome_of(i, r) for i, r in enumerate(replies))
+    assert announce_cleanup(outcomes) is announce
+
+
+@given(st.lists(st.sampled_from("GEQTXabc"), min_size=1, max_size=9))
+def test_announce_cleanup_iff_every_server_answered_and_no_holder_has_a_majority(
+    replies: list[str],
+) -> None:
+    outcomes = tuple(outcome_of(i, r) for i, r in enumerate(replies))
+    answered = all(r not in "EQT" for r in replies)
+    biggest = max((replies.count(h) for h in "Xabc"), default=0)
+    expected = answered and biggest < len(replies) // 2 + 1
+    assert announce_cleanup(outcomes) is expected
+
+
+@pytest.mark.parametrize(("replies", "announce"), [("GGaab", True), ("GGaaa", False)])
+def test_the_undo_of_a_failed_attempt_carries_the_announce_rule(
+    replies: str, announce: bool
+) -> None:
+    outcomes = tuple(outcome_of(i, r) for i, r in enumerate(replies))
+    flow = state().acquire(blocking=False, timeout=None, now=0.0)
+    assert isinstance(next(flow), Fanout)
+    undo = flow.send(Round(0.0, 0.004, outcomes))
+    assert isinstance(undo, Fanout)
+    assert undo.op is Op.RELEASE
+    assert undo.notify is announce
+
+
+def test_interpret_keeps_a_prefix_of_the_holders_token() -> None:
+    reply, _, _, holder = interpret(Op.ACQUIRE, [0, 0, 0, b"f" * 40])
+    assert reply is Reply.TAKEN
+    assert holder == "f" * HOLDER_PREFIX
+    assert interpret(Op.ACQUIRE, [1, 0, 0])[3] is None

@@ -29,6 +29,7 @@ __all__ = [
     "quorum",
     "retry_delay",
     "validity",
+    "wake_stagger",
 ]
 
 #: Added to every drift (R6 step 4): 1 ms for Redis' expiry precision + 1 ms minimum drift.
@@ -90,3 +91,34 @@ def retry_delay(base: float, uniform: float) -> float:
     if not 0.0 <= uniform <= 1.0:
         raise ValueError(f"uniform must be in [0, 1], not {uniform}")
     return base / 2 + base / 2 * uniform
+
+
+#: The smallest spread of the pause a woken waiter takes (see :func:`wake_stagger`).
+WAKE_STAGGER_MIN = 0.001
+
+
+def wake_stagger(round_seconds: float, misses: int, uniform: float, ceiling: float) -> float:
+    """The random pause of a waiter woken by a release announcement, before it tries.
+
+    Every waiter of a name is woken by the same announcement. Were they all to try at
+    once, each server would grant the first request to reach it, and with three or more
+    of them the grants could scatter so that nobody gets a majority (a split vote), and
+    all would try again together. So each waits uniform in ``[0, spread)``, where the
+    spread is twice the last round's duration (at least 1 ms), long enough for the
+    first one's round to reach every server ahead of the second's. It doubles after each
+    announcement that did not bring this waiter the lock (``misses``), which spreads a
+    crowd of waiters thinner, up to ``ceiling`` (the R8 ``retry_delay``): a name that
+    keeps being announced without ever being free (stale grants of a crashed client in
+    a split) costs no more than polling. The mean cost for a lone waiter is half a
+    millisecond, against ``retry_delay / 2`` or more for a polling waiter.
+    """
+    if not 0.0 <= uniform <= 1.0:
+        raise ValueError(f"uniform must be in [0, 1], not {uniform}")
+    if misses < 0:
+        raise ValueError(f"misses must be >= 0, not {misses}")
+    spread = max(WAKE_STAGGER_MIN, 2 * round_seconds)
+    for _ in range(misses):
+        if spread >= ceiling:
+            break
+        spread *= 2
+    return min(spread, max(ceiling, WAKE_STAGGER_MIN)) * uniform

@@ -92,6 +92,10 @@ class RedlockConfig:
       after a restart unless the servers fsync every write (docs/safety.md).
     - ``fencing`` (False): draw a fencing token with every acquisition (SPEC B2),
       ``Lock.fencing_token``, strictly increasing across all holders over time.
+    - ``wake_on_release`` (True): a blocking acquire that finds the lock taken subscribes
+      to the lock's release announcements on the servers and retries as soon as one
+      arrives, instead of after its ``retry_delay`` pause, which stays as the fallback
+      for a lost announcement and for a lock that expires (docs/algorithm.md).
     """
 
     clock_drift_factor: float = 0.01
@@ -102,6 +106,7 @@ class RedlockConfig:
     busy_poll: float = 0.0002
     max_ttl: float | None = 60.0
     fencing: bool = False
+    wake_on_release: bool = True
 
     def __post_init__(self) -> None:
         factor = self.clock_drift_factor
@@ -128,6 +133,8 @@ class RedlockConfig:
             object.__setattr__(self, "max_ttl", seconds(self.max_ttl, "max_ttl"))
         if not isinstance(self.fencing, bool):
             raise TypeError(f"fencing must be True or False, not {self.fencing!r}")
+        if not isinstance(self.wake_on_release, bool):
+            raise TypeError(f"wake_on_release must be True or False, not {self.wake_on_release!r}")
 
     @property
     def max_ttl_ms(self) -> int:

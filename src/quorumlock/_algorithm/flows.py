@@ -7,7 +7,11 @@ the sync and asyncio front ends run the very same flows and cannot drift apart:
 - it yields :class:`Fanout`: send one command to every server at once (R7) and wait for
   each reply up to ``timeout``; the driver answers with a :class:`Round` that carries the
   monotonic times read just before the first send and just after the last reply;
-- it yields :class:`Sleep`: pause; the driver answers with the monotonic time after it.
+- it yields :class:`Sleep`: pause; the driver answers with the monotonic time after it;
+- it yields :class:`Watch`: subscribe to the release announcements of a key for the rest
+  of the flow; the driver answers with the monotonic time after it;
+- it yields :class:`Wait`: pause until a release of the watched key is announced, or at
+  most ``seconds``; the driver answers with a :class:`Woken`.
 
 The flow's return value is its result. A driver is a dozen lines: see ``_run`` in
 ``quorumlock._sync`` and ``quorumlock.asyncio``.
@@ -16,17 +20,18 @@ The flow's return value is its result. A driver is a dozen lines: see ``_run`` i
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from quorumlock._algorithm.arithmetic import deadline, quorum, retry_delay
+from quorumlock._algorithm.arithmetic import deadline, quorum, retry_delay, wake_stagger
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.fencing import draw_fence, fence_committed
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
 
 __all__ = [
+    "HOLDER_PREFIX",
     "AcquireResult",
     "ExtendResult",
     "Fanout",
@@ -35,7 +40,11 @@ __all__ = [
     "Round",
     "Session",
     "Sleep",
+    "Wait",
+    "Watch",
+    "Woken",
     "acquire_flow",
+    "announce_cleanup",
     "command_args",
     "eval_args",
     "extend_flow",
@@ -61,7 +70,8 @@ class Fanout:
 
     ``max_ttl_ms`` (0: off) and ``fencing`` select the acquire script (restart
     quarantine, fencing counter) instead of the plain ``SET``; ``fence`` is the token a
-    ``COMMIT_FENCE`` makes stick.
+    ``COMMIT_FENCE`` makes stick; ``notify`` makes a ``RELEASE`` announce itself to the
+    waiters of the key.
     """
 
     op: Op
@@ -72,6 +82,7 @@ class Fanout:
     max_ttl_ms: int = 0
     fencing: bool = False
     fence: int = 0
+    notify: bool = False
 
     @property
     def per_session(self) -> bool:
@@ -112,8 +123,37 @@ class Sleep:
     seconds: float
 
 
-Step = Fanout | Sleep
-Answer = Round | float
+@dataclass(frozen=True, slots=True)
+class Watch:
+    """Subscribe to the release announcements of ``key`` on every server, for the rest of
+    the flow, waiting up to ``timeout`` for a majority of them to confirm. Announcements
+    received since the last ``ACQUIRE`` fan-out was sent wake the next :class:`Wait`.
+
+    The driver answers with the monotonic time after it. It unsubscribes when the flow
+    ends, however it ends.
+    """
+
+    key: str
+    timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class Wait:
+    """Pause up to ``seconds``, or until a release of the watched key is announced."""
+
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class Woken:
+    """How a :class:`Wait` ended: the monotonic time, and whether an announcement came."""
+
+    now: float
+    notified: bool
+
+
+Step = Fanout | Sleep | Watch | Wait
+Answer = Round | float | Woken
 Flow = Generator[Step, Answer, T]
 
 
@@ -146,7 +186,7 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
             step.max_ttl_ms, fencing,
         )  # fmt: skip
     if step.op is Op.RELEASE:
-        return ("EVALSHA", RELEASE.sha, 1, step.key, step.token)
+        return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "1" if step.notify else "0")
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
@@ -173,30 +213,45 @@ def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, 
     return ("EVAL", _SCRIPT_OF[step.op].source, *args[2:])
 
 
-def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None]:
-    """Turn a server's (non-error) reply to ``op`` into (reply, detail, fencing counter).
+#: How much of a holder's token an acquire keeps to tell holders apart (never shown).
+HOLDER_PREFIX = 16
+
+
+def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
+    """Turn a server's (non-error) reply to ``op`` into (reply, detail, fencing counter,
+    holder).
 
     Works with raw and decoded replies (a client object given by the user may decode).
-    The acquire script answers ``[granted, quarantine ms left, fencing counter]``.
+    The acquire script answers ``[granted, quarantine ms left, fencing counter]`` and,
+    when it was not granted, the holder's token, of which the first
+    :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`).
     """
     if op is Op.ACQUIRE:
         if raw in (b"OK", "OK", True):
-            return Reply.GRANTED, "", None
+            return Reply.GRANTED, "", None, None
         if raw is None:
-            return Reply.TAKEN, "", None
-        if isinstance(raw, list) and len(raw) == 3 and all(isinstance(x, int) for x in raw):
-            granted, left_ms, fence = raw
+            return Reply.TAKEN, "", None, None
+        if (
+            isinstance(raw, list)
+            and len(raw) in (3, 4)
+            and all(isinstance(x, int) for x in raw[:3])
+        ):
+            granted, left_ms, fence = raw[:3]
             counter = fence if fence > 0 else None
+            holder = None
+            if len(raw) == 4 and isinstance(raw[3], bytes | str):
+                value = raw[3].decode(errors="replace") if isinstance(raw[3], bytes) else raw[3]
+                holder = value[:HOLDER_PREFIX]
             if left_ms > 0:
                 recorded = "granted" if granted else "taken"
                 detail = f"restart quarantine, {left_ms / 1000:.1f} s left; {recorded} here"
-                return Reply.QUARANTINED, detail, counter
-            return (Reply.GRANTED if granted else Reply.TAKEN), "", counter
+                return Reply.QUARANTINED, detail, counter, holder
+            return (Reply.GRANTED if granted else Reply.TAKEN), "", counter, holder
     elif raw == 1:
-        return Reply.DONE, "", None
+        return Reply.DONE, "", None, None
     elif raw == 0:
-        return Reply.NOT_HELD, "", None
-    return Reply.ERROR, f"unexpected reply {raw!r}", None
+        return Reply.NOT_HELD, "", None, None
+    return Reply.ERROR, f"unexpected reply {raw!r}", None, None
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +261,30 @@ class AcquireResult:
     outcomes: tuple[NodeOutcome, ...]  # of the last acquire round
     attempts: int
     fence: int | None = None  # the fencing token, with fencing on and ACQUIRED
+
+
+def announce_cleanup(outcomes: Sequence[NodeOutcome]) -> bool:
+    """Whether the release that undoes a failed attempt should wake the other waiters.
+
+    Yes when every server answered GRANTED or TAKEN and no single holder has the key on
+    a majority: then nobody holds the lock (a split vote: our grants and those of the
+    others who tried at the same moment are all that keep it), and once everyone's
+    attempt is undone the lock is free. No when one holder has a majority: waking the
+    waiters would only make them fail again (over and over while the holder keeps the
+    lock). No when a server did not answer or is in quarantine: its state is unknown, so
+    the waiters keep to their polling pause.
+
+    Holders are told apart by ``NodeOutcome.holder``; a TAKEN without it (the plain
+    ``SET`` with the quarantine and fencing off) is counted as one same holder, which
+    can only make an announcement less likely, never wrong.
+    """
+    holders: dict[str | None, int] = {}
+    for outcome in outcomes:
+        if outcome.reply is Reply.TAKEN:
+            holders[outcome.holder] = holders.get(outcome.holder, 0) + 1
+        elif outcome.reply is not Reply.GRANTED:
+            return False
+    return max(holders.values(), default=0) < quorum(len(outcomes))
 
 
 def acquire_flow(
@@ -224,9 +303,25 @@ def acquire_flow(
     One attempt when ``blocking`` is false. Otherwise attempts go on until one succeeds,
     ``config.retry_count`` retries were made, ``timeout`` seconds passed since ``now``, or
     the verdict is ``FATAL`` (no retry can help). ``uniform()`` draws the jitter.
+
+    With ``config.wake_on_release``, the first failed attempt of a blocking acquire
+    subscribes to the key's release announcements (:class:`Watch`) and tries again at
+    once, so that a release that happened before the subscription took effect is not
+    missed. From then on each pause (:class:`Wait`) ends early when a release is
+    announced, followed by a short random stagger (see
+    :func:`~quorumlock._algorithm.arithmetic.wake_stagger`); the R8 pause stays as the
+    fallback for an announcement that is lost and for a lock that expires. Timeline
+    (N = 5, retry_delay 0.2 s)::
+
+        t = 0.000   attempt 1: 5 x TAKEN; undo; subscribe; a majority confirms by 0.001
+        t = 0.001   attempt 2 (at once): 5 x TAKEN; undo; wait up to 0.1 to 0.2 s
+        t = 0.050   the holder releases: every server deletes its key and announces it
+        t = 0.0502  woken; stagger uniform in [0, 1 ms): attempt 3 at 0.0507: granted
     """
     give_up_at = None if timeout is None else now + timeout
     timeout_each = config.timeout_for(ttl_ms)
+    watching = False
+    misses = 0  # announcements that woke us without bringing us the lock
     attempts = 0
     while True:
         attempts += 1
@@ -253,20 +348,41 @@ def acquire_flow(
             return AcquireResult(verdict, holds_until, round_.outcomes, attempts)
         # R6 step 5: undo on ALL servers, also those that seemed to refuse: a grant may
         # have been written and its reply lost.
-        cleanup = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout_each)
+        notify = announce_cleanup(round_.outcomes)
+        cleanup = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify)
         assert isinstance(cleanup, Round)
         now = cleanup.finished
         out_of_retries = config.retry_count is not None and attempts > config.retry_count
         if not blocking or verdict is Verdict.FATAL or out_of_retries:
             return AcquireResult(verdict, None, round_.outcomes, attempts)
+        if give_up_at is not None and now >= give_up_at:
+            return AcquireResult(verdict, None, round_.outcomes, attempts)
+        if config.wake_on_release and not watching:
+            watching = True
+            wait = config.connect_timeout
+            if give_up_at is not None:
+                wait = min(wait, give_up_at - now)
+            watched = yield Watch(key, wait)
+            assert isinstance(watched, float)
+            continue  # at once: a release before the subscription would go unnoticed
         pause = retry_delay(config.retry_delay, uniform())
         if give_up_at is not None:
-            if now >= give_up_at:
-                return AcquireResult(verdict, None, round_.outcomes, attempts)
             pause = min(pause, give_up_at - now)
-        slept = yield Sleep(pause)
-        assert isinstance(slept, float)
-        now = slept
+        if not watching:
+            slept = yield Sleep(pause)
+            assert isinstance(slept, float)
+            continue
+        woken = yield Wait(pause)
+        assert isinstance(woken, Woken)
+        if woken.notified:
+            elapsed = round_.finished - round_.started
+            stagger = wake_stagger(elapsed, misses, uniform(), config.retry_delay)
+            if give_up_at is not None:
+                stagger = min(stagger, max(0.0, give_up_at - woken.now))
+            misses += 1
+            if stagger > 0:
+                slept = yield Sleep(stagger)
+                assert isinstance(slept, float)
 
 
 def _fence_flow(
@@ -290,7 +406,7 @@ def _fence_flow(
 
 def release_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
     """Compare-and-delete on all servers, whatever we believe each holds (R9)."""
-    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, config.timeout_for(ttl_ms))
+    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, config.timeout_for(ttl_ms), notify=True)
     assert isinstance(round_, Round)
     return round_
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from quorumlock._algorithm.arithmetic import quorum
 
@@ -49,7 +49,9 @@ class NodeOutcome:
     ``server`` is a label without credentials (``redis://127.0.0.1:7001/0``), ``detail``
     the error text where there was one, ``latency`` the seconds from the send to the
     reply (None without a reply), ``fence`` the server's fencing counter drawn by an
-    acquire with fencing on (None otherwise).
+    acquire with fencing on (None otherwise). ``holder`` tells apart who holds the key
+    where an acquire was refused (TAKEN): a short prefix of the holder's token when the
+    server said it (the acquire script does), None otherwise; it is not shown anywhere.
     """
 
     server: str
@@ -57,6 +59,7 @@ class NodeOutcome:
     detail: str = ""
     latency: float | None = None
     fence: int | None = None
+    holder: str | None = field(default=None, repr=False, compare=False)
 
     def __str__(self) -> str:
         text = f"{self.server}: {self.reply.value}"

@@ -23,6 +23,7 @@ __all__ = [
     "FENCE_GUARD",
     "MARKER_KEY",
     "RELEASE",
+    "RELEASED_PREFIX",
     "SCRIPTS",
     "Script",
 ]
@@ -40,17 +41,31 @@ class Script:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
+#: Release announcements go to this prefix + the lock key (a pub/sub channel per name).
+RELEASED_PREFIX = "quorumlock:released:"
+
 #: R3/R9 compare-and-delete. A plain DEL could remove another client's lock after ours
-#: expired; this deletes the key only while it still holds our token.
+#: expired; this deletes the key only while it still holds our token. The delete is the
+#: Redis page's; what follows it only tells waiting quorumlock clients that the key is
+#: gone (a blocking acquire subscribes to :data:`RELEASED_PREFIX` + key, see
+#: ``docs/algorithm.md``), so that the next waiter takes the lock about one round trip
+#: after the release instead of after its polling pause. ``ARGV[2]`` is "1" to announce
+#: the release, anything else (or nothing, as other clients call it) not to.
 RELEASE = Script(
     "release",
     """\
--- quorumlock release (SPEC R3): compare-and-delete
+-- quorumlock release (SPEC R3): compare-and-delete, then wake the waiters
 -- KEYS[1]  the lock key
 -- ARGV[1]  the token we stored when acquiring
+-- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
 -- returns  1 if the key held our token and was deleted, 0 otherwise
 if redis.call("get", KEYS[1]) == ARGV[1] then
-    return redis.call("del", KEYS[1])
+    redis.call("del", KEYS[1])
+    if ARGV[2] == "1" then
+        -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
+        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+    end
+    return 1
 else
     return 0
 end
@@ -108,7 +123,8 @@ ACQUIRE = Script(
 -- ARGV[4]  "1" to draw a fencing counter, "0" not to
 -- ARGV[5]  run_id of the server process the client's connection was opened to
 -- ARGV[6]  "1" if that server runs appendonly yes + appendfsync always, else "0"
--- returns  {granted (1/0), quarantine left in ms (0: none), fencing counter (0: none)}
+-- returns  {granted (1/0), quarantine left in ms (0: none), fencing counter (0: none),
+--           and when not granted, the value (the holder's token) found in the key}
 local marker = redis.call("hmget", KEYS[2], "run_id", "since", "max_ttl", "fence")
 local max_ttl = tonumber(ARGV[3])
 local declared = tonumber(marker[3]) or 0
@@ -142,8 +158,11 @@ if since > 0 and max_ttl > 0 then
     left = math.max(0, since + max_ttl - math.floor(now / 1000))
 end
 local granted = 0
+local holder = false
 if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
     granted = 1
+else
+    holder = redis.call("get", KEYS[1])
 end
 local fence = 0
 if ARGV[4] == "1" then
@@ -156,7 +175,7 @@ if ARGV[4] == "1" then
     end
     redis.call("hset", KEYS[2], "fence", string.format("%.0f", fence))
 end
-return {granted, left, fence}
+return {granted, left, fence, holder}
 """,
 )
 

@@ -273,8 +273,9 @@ class _Round:
         if isinstance(reply, BaseException):
             outcome = NodeOutcome(label, *translate(reply))
         else:
-            reply_, detail, fence = interpret(self.step.op, reply)
-            outcome = NodeOutcome(label, reply_, detail, time.monotonic() - self.sent, fence)
+            reply_, detail, fence, holder = interpret(self.step.op, reply)
+            latency = time.monotonic() - self.sent
+            outcome = NodeOutcome(label, reply_, detail, latency, fence, holder)
         self.results[index] = outcome
         self.missing -= 1
         if self.missing == 0 or (self.in_grace and self._granted_majority()):

@@ -357,9 +357,9 @@ class SyncFanout:
             ex.conn.disconnect()
             outcomes[ex.index] = NodeOutcome(label, *translate(exc))
             return False
-        reply, detail, fence = interpret(step.op, raw)
+        reply, detail, fence, holder = interpret(step.op, raw)
         latency = time.monotonic() - ex.sent
-        outcomes[ex.index] = NodeOutcome(label, reply, detail, latency, fence)
+        outcomes[ex.index] = NodeOutcome(label, reply, detail, latency, fence, holder)
         return True
 
     def _session(self, index: int, conn: RedisConnection) -> Session | None:

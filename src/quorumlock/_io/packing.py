@@ -17,7 +17,7 @@ from quorumlock._algorithm.flows import Fanout, Session, command_args, session_a
 __all__ = ["RoundPacker", "pack"]
 
 
-def pack(args: tuple[str | int, ...]) -> bytes:
+def pack(args: tuple[str | int | bytes, ...]) -> bytes:
     """RESP bytes of one command: ``*<n>\\r\\n`` then each argument as a bulk string."""
     packed: bytes = hiredis.pack_command(args)  # type: ignore[arg-type]  # stub is too narrow
     return packed

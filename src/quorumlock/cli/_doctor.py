@@ -17,7 +17,8 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
   of ``--ttl`` (R6 step 2): above half of it warns, above all of it fails.
 - **clock rate** (R12): ``TIME`` read twice on every server ``--clock-sample`` s apart; a
   server whose clock advances at a rate that differs from the others' median by more
-  than the clock drift factor (1 %) fails, by more than a quarter of it warns.
+  than the clock drift factor (1 %) fails, by more than a quarter of it warns; the
+  uncertainty of the readings (half a round trip each) is given the benefit of the doubt.
 - **servers**: N even or below 3 warns (R5): a majority of an even N tolerates no more
   failures than N - 1, and N = 1 is not fault tolerant.
 """
@@ -86,7 +87,8 @@ class _Probe:
     info: dict[str, Any] = field(default_factory=dict)
     appendfsync: str | None = None
     rtts: list[float] = field(default_factory=list)
-    clock: list[tuple[float, float]] = field(default_factory=list)  # (local, server) s
+    # (local midpoint, server, half the round trip: how far off the midpoint may be) s
+    clock: list[tuple[float, float, float]] = field(default_factory=list)
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -207,7 +209,7 @@ def _read_clock(probe: _Probe) -> None:
     except redis.RedisError as exc:
         probe.error = probe.error or error_reply(exc)
         return
-    probe.clock.append(((before + after) / 2, seconds + micros / 1e6))
+    probe.clock.append(((before + after) / 2, seconds + micros / 1e6, (after - before) / 2))
 
 
 def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
@@ -308,26 +310,35 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
 
 
 def _judge_clocks(probes: list[_Probe]) -> list[Check]:
-    rates: dict[str, float] = {}
+    """Each server's clock rate against the others' median.
+
+    A reading is known only to within half its round trip: the uncertainty of a rate is
+    the two half round trips over the sample, and a server is judged on the part of its
+    deviation that the uncertainty cannot explain (a slow reply on a loaded machine is
+    not a fast clock).
+    """
+    rates: dict[str, tuple[float, float]] = {}  # label -> (rate, uncertainty)
     for probe in probes:
         if probe.error is None and len(probe.clock) == 2:
-            (local0, server0), (local1, server1) = probe.clock
+            (local0, server0, error0), (local1, server1, error1) = probe.clock
             if local1 > local0:
-                rates[probe.label] = (server1 - server0) / (local1 - local0)
+                elapsed = local1 - local0
+                rates[probe.label] = ((server1 - server0) / elapsed, (error0 + error1) / elapsed)
     if not rates:
         return []
-    median = statistics.median(rates.values())
+    median = statistics.median(rate for rate, _ in rates.values())
     checks: list[Check] = []
-    for label, rate in rates.items():
+    for label, (rate, uncertainty) in rates.items():
         relative = rate / median - 1
         local = rate - 1
+        beyond = max(0.0, abs(relative) - uncertainty)
         detail = (
-            f"{relative * 100:+.3f} % vs the servers' median, {local * 100:+.3f} % vs this "
-            f"machine (drift allowance {_DRIFT_FACTOR * 100:g} %)"
+            f"{relative * 100:+.3f} % (± {uncertainty * 100:.3f} %) vs the servers' median, "
+            f"{local * 100:+.3f} % vs this machine (drift allowance {_DRIFT_FACTOR * 100:g} %)"
         )
-        if abs(relative) > _DRIFT_FACTOR:
+        if beyond > _DRIFT_FACTOR:
             result: Result = "fail"
-        elif abs(relative) > _DRIFT_FACTOR / 4:
+        elif beyond > _DRIFT_FACTOR / 4:
             result = "warn"
         else:
             result = "pass"

@@ -1,0 +1,238 @@
+"""Release announcements for the asyncio API: the twin of ``quorumlock._io.wakeups``.
+
+One subscriber connection per server and ``Redlock``, owned by one task that reads it
+(with hiredis, like the fan-out's reader) and writes the subscriptions the waiting tasks
+ask for. Connections and tasks belong to the event loop that made them; another loop (or
+a forked child) starts afresh. A task stops after a while without waiters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import Sequence
+
+import hiredis
+
+from quorumlock._io.packing import pack
+from quorumlock._io.servers import ServerSpec
+from quorumlock._io.wakeups import (
+    IDLE_STOP,
+    RECONNECT_PAUSE,
+    enough,
+    release_channel,
+    warn_refused,
+)
+
+__all__ = ["AsyncWaiter", "AsyncWakeups"]
+
+
+class AsyncWaiter:
+    """One blocking acquire's view of the announcements for its key."""
+
+    __slots__ = ("_event", "channel")
+
+    def __init__(self, channel: bytes) -> None:
+        self.channel = channel
+        self._event = asyncio.Event()
+
+    def rearm(self) -> None:
+        """Forget earlier announcements: call it just before sending an attempt."""
+        self._event.clear()
+
+    async def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`."""
+        if self._event.is_set():
+            return True
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(0.0, seconds)):
+                await self._event.wait()
+        return self._event.is_set()
+
+    def notify(self) -> None:
+        self._event.set()
+
+
+class AsyncWakeups:
+    """The subscriptions of one asyncio ``Redlock``."""
+
+    def __init__(self, specs: Sequence[ServerSpec], connect_timeout: float) -> None:
+        self._specs = list(specs)
+        self._connect_timeout = connect_timeout
+        self._waiters: dict[bytes, set[AsyncWaiter]] = {}
+        self._listeners: list[_AsyncListener] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = os.getpid()
+        self._changed: asyncio.Condition | None = None
+
+    async def watch(self, key: str, timeout: float) -> AsyncWaiter:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.watch`."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._pid != os.getpid():
+            for listener in self._listeners:
+                listener.stop()
+            self._waiters.clear()
+            self._listeners = [
+                _AsyncListener(spec, self, self._connect_timeout) for spec in self._specs
+            ]
+            self._loop, self._pid = loop, os.getpid()
+            self._changed = asyncio.Condition()
+        assert self._changed is not None
+        waiter = AsyncWaiter(release_channel(key))
+        channel_waiters = self._waiters.setdefault(waiter.channel, set())
+        channel_waiters.add(waiter)
+        if len(channel_waiters) == 1:
+            for listener in self._listeners:
+                listener.want()
+        listeners = self._listeners
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout), self._changed:
+                await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
+        return waiter
+
+    def unwatch(self, waiter: AsyncWaiter) -> None:
+        channel_waiters = self._waiters.get(waiter.channel)
+        if channel_waiters is None:
+            return
+        channel_waiters.discard(waiter)
+        if not channel_waiters:
+            del self._waiters[waiter.channel]
+            for listener in self._listeners:
+                listener.poke()
+
+    def close(self) -> None:
+        """Stop the subscriber tasks (waiters still waiting fall back to polling)."""
+        for listener in self._listeners:
+            listener.stop()
+        self._listeners = []
+        self._waiters.clear()
+        self._loop = None
+
+    # Called by the subscriber tasks.
+
+    def wanted(self, listener: _AsyncListener) -> set[bytes] | None:
+        if listener not in self._listeners:
+            return None
+        return set(self._waiters)
+
+    async def confirmed(self) -> None:
+        if self._changed is not None:
+            async with self._changed:
+                self._changed.notify_all()
+
+    def deliver(self, channel: bytes) -> None:
+        for waiter in self._waiters.get(channel, ()):
+            waiter.notify()
+
+
+class _AsyncListener:
+    """The subscriber connection to one server and the task that owns it."""
+
+    def __init__(self, spec: ServerSpec, hub: AsyncWakeups, connect_timeout: float) -> None:
+        self._spec = spec
+        self._hub = hub
+        self._connect_timeout = connect_timeout
+        self.confirmed: set[bytes] = set()
+        self.refused = False  # the server answered a SUBSCRIBE with an error (NOPERM)
+        self._task: asyncio.Task[None] | None = None
+        self._poked = asyncio.Event()
+        self._stopped = False
+
+    def want(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        self.poke()
+
+    def poke(self) -> None:
+        self._poked.set()
+
+    def stop(self) -> None:
+        self._stopped = True
+        if self._task is not None and not self._task.done():
+            with contextlib.suppress(RuntimeError):  # its loop may be closed already
+                self._task.cancel()
+
+    async def _run(self) -> None:
+        while not self._stopped:
+            outcome = await self._session()
+            if outcome == "retired":
+                return
+            if outcome == "failed":
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(RECONNECT_PAUSE):
+                        await self._poked.wait()
+
+    async def _session(self) -> str:
+        conn = self._spec.async_connection(connect_timeout=self._connect_timeout)
+        try:
+            await conn.connect()
+            writer: asyncio.StreamWriter = conn._writer  # type: ignore[attr-defined]
+            stream: asyncio.StreamReader = conn._reader  # type: ignore[attr-defined]
+            reader = hiredis.Reader()
+            subscribed: set[bytes] = set()
+            idle_since: float | None = None
+            incoming: asyncio.Task[bytes] | None = None
+            try:
+                while not self._stopped:
+                    wanted = self._hub.wanted(self)
+                    if wanted is None:
+                        self._stopped = True
+                        break
+                    if not wanted:
+                        now = time.monotonic()
+                        idle_since = idle_since or now
+                        if now - idle_since >= IDLE_STOP:
+                            return "retired"
+                    else:
+                        idle_since = None
+                    if added := wanted - subscribed:
+                        writer.write(pack(("SUBSCRIBE", *added)))
+                        subscribed |= added
+                    if removed := subscribed - wanted:
+                        writer.write(pack(("UNSUBSCRIBE", *removed)))
+                        subscribed -= removed
+                        self.confirmed = self.confirmed - removed
+                    self._poked.clear()
+                    if incoming is None:
+                        incoming = asyncio.ensure_future(stream.read(65536))
+                    poked = asyncio.ensure_future(self._poked.wait())
+                    done, _ = await asyncio.wait(
+                        {incoming, poked}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
+                    )
+                    poked.cancel()
+                    if incoming not in done:
+                        continue
+                    data, incoming = incoming.result(), None
+                    if not data:
+                        raise ConnectionError("the server closed the connection")
+                    reader.feed(data)
+                    while (message := reader.gets()) is not False:
+                        await self._handle(message)
+            finally:
+                if incoming is not None:
+                    incoming.cancel()
+            return "stopped"
+        except Exception:
+            return "failed"
+        finally:
+            self.confirmed = set()
+            with contextlib.suppress(Exception):
+                await conn.disconnect(nowait=True)
+
+    async def _handle(self, message: object) -> None:
+        if isinstance(message, Exception):  # an error reply: the ACL denies the channel
+            self.refused = True
+            warn_refused(self._spec.label, message)
+            await self._hub.confirmed()
+            return
+        if not isinstance(message, list) or len(message) < 3:
+            return
+        kind, channel = message[0], message[1]
+        if kind == b"message" and isinstance(channel, bytes):
+            self._hub.deliver(channel)
+        elif kind == b"subscribe" and isinstance(channel, bytes):
+            self.refused = False
+            self.confirmed = self.confirmed | {channel}
+            await self._hub.confirmed()

@@ -1,0 +1,311 @@
+"""Release announcements for the sync API: waiters woken when a lock is released.
+
+The release script publishes on ``quorumlock:released:<key>`` on each server where it
+deleted the key (``_algorithm/scripts.py``). A blocking acquire that found the lock taken
+subscribes to that channel on every server (:meth:`SyncWakeups.watch`) and waits on a
+:class:`Waiter` instead of sleeping: the next attempt starts about one round trip after
+the release. Polling with the R8 pause stays as the fallback, so a lost announcement, a
+server we cannot subscribe on, or a lock that expires instead of being released only
+costs the time it cost before.
+
+One subscriber connection per server and ``Redlock``, shared by every waiting thread and
+every name, and one daemon thread per server that owns it: it alone reads and writes that
+socket (a TLS socket must not be used by two threads at once), and the waiting threads
+hand it their subscriptions through a wake-up pipe. The thread stops after a while
+without waiters, and a forked child starts its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import select
+import socket
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import hiredis
+
+from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.scripts import RELEASED_PREFIX
+from quorumlock._io.packing import pack
+from quorumlock._io.servers import RedisConnection, ServerSpec
+
+__all__ = ["Subscriber", "SyncWakeups", "Waiter", "enough", "release_channel", "warn_refused"]
+
+logger = logging.getLogger("quorumlock")
+
+#: A subscriber thread with no channel to listen to stops after this long.
+IDLE_STOP = 10.0
+#: Pause between connection attempts to a server that is down.
+RECONNECT_PAUSE = 0.5
+
+
+def release_channel(key: str) -> bytes:
+    """The pub/sub channel on which the release of ``key`` is announced."""
+    return (RELEASED_PREFIX + key).encode()
+
+
+class Waiter:
+    """One blocking acquire's view of the announcements for its key."""
+
+    __slots__ = ("_event", "channel")
+
+    def __init__(self, channel: bytes) -> None:
+        self.channel = channel
+        self._event = threading.Event()
+
+    def rearm(self) -> None:
+        """Forget earlier announcements: call it just before sending an attempt."""
+        self._event.clear()
+
+    def wait(self, seconds: float) -> bool:
+        """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`."""
+        return self._event.wait(max(0.0, seconds))
+
+    def notify(self) -> None:
+        self._event.set()
+
+
+class SyncWakeups:
+    """The subscriptions of one ``Redlock``: which waiters listen to which channel."""
+
+    def __init__(self, specs: Sequence[ServerSpec], connect_timeout: float) -> None:
+        self._specs = list(specs)
+        self._connect_timeout = connect_timeout
+        self._cond = threading.Condition(threading.Lock())
+        self._waiters: dict[bytes, set[Waiter]] = {}
+        self._listeners: list[_Listener] = []
+        self._pid = os.getpid()
+
+    def watch(self, key: str, timeout: float) -> Waiter:
+        """Listen to the announcements for ``key``; wait up to ``timeout`` until a majority
+        of the servers confirmed the subscription (a release elsewhere may go unheard:
+        the R8 pause covers it). Always pair with :meth:`unwatch`."""
+        waiter = Waiter(release_channel(key))
+        with self._cond:
+            if self._pid != os.getpid():  # a forked child: the parent's threads are gone
+                self._waiters.clear()
+                self._listeners = []
+                self._pid = os.getpid()
+            if not self._listeners:
+                self._listeners = [
+                    _Listener(spec, self, self._connect_timeout) for spec in self._specs
+                ]
+            listeners = self._listeners
+            channel_waiters = self._waiters.setdefault(waiter.channel, set())
+            channel_waiters.add(waiter)
+            if len(channel_waiters) == 1:
+                for listener in listeners:
+                    listener.want(waiter.channel)
+            give_up = time.monotonic() + timeout
+            while not enough(listeners, waiter.channel):
+                left = give_up - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(left)
+        return waiter
+
+    def unwatch(self, waiter: Waiter) -> None:
+        with self._cond:
+            channel_waiters = self._waiters.get(waiter.channel)
+            if channel_waiters is None or self._pid != os.getpid():
+                return
+            channel_waiters.discard(waiter)
+            if not channel_waiters:
+                del self._waiters[waiter.channel]
+                for listener in self._listeners:
+                    listener.drop(waiter.channel)
+
+    def close(self) -> None:
+        """Stop the subscriber threads (waiters still waiting fall back to polling)."""
+        with self._cond:
+            listeners, self._listeners = self._listeners, []
+            self._waiters.clear()
+        for listener in listeners:
+            listener.stop()
+
+    # Called by the subscriber threads.
+
+    def wanted(self, listener: _Listener) -> set[bytes] | None:
+        """The channels ``listener`` should be subscribed to; None once it was replaced."""
+        with self._cond:
+            if listener not in self._listeners:
+                return None
+            return set(self._waiters)
+
+    def retire(self, listener: _Listener) -> bool:
+        """Whether an idle ``listener``'s thread may stop: yes if no channel is wanted.
+
+        A later :meth:`watch` starts a new thread for it.
+        """
+        with self._cond:
+            if self._waiters:
+                return False
+            listener.thread = None
+            return True
+
+    def confirmed(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
+
+    def deliver(self, channel: bytes) -> None:
+        with self._cond:
+            waiters = list(self._waiters.get(channel, ()))
+        for waiter in waiters:
+            waiter.notify()
+
+
+def enough(listeners: Sequence[Subscriber], channel: bytes) -> bool:
+    """A majority confirmed the subscription, or too few can for waiting to help."""
+    confirmed = sum(1 for li in listeners if channel in li.confirmed)
+    refused = sum(1 for li in listeners if li.refused)
+    needed = quorum(len(listeners))
+    return confirmed >= needed or len(listeners) - refused < needed
+
+
+class Subscriber(Protocol):
+    """What :func:`enough` reads of a subscriber connection (sync or asyncio)."""
+
+    confirmed: set[bytes]
+    refused: bool
+
+
+def warn_refused(label: str, error: object) -> None:
+    """Log once per server that it refuses our subscriptions (an ACL without channels)."""
+    if label not in _REFUSED_WARNED:
+        _REFUSED_WARNED.add(label)
+        logger.warning(
+            "%s refuses the release announcements (%s): waiters there poll instead; "
+            "allow the channels &quorumlock:released:* to this user",
+            label,
+            error,
+        )
+
+
+_REFUSED_WARNED: set[str] = set()
+
+
+class _Listener:
+    """The subscriber connection to one server and the thread that owns it."""
+
+    def __init__(self, spec: ServerSpec, hub: SyncWakeups, connect_timeout: float) -> None:
+        self._spec = spec
+        self._hub = hub
+        self._connect_timeout = connect_timeout
+        self.confirmed: set[bytes] = set()  # channels the server confirmed (thread writes)
+        self.refused = False  # the server answered a SUBSCRIBE with an error (NOPERM)
+        self._stopped = False
+        self._poke_r, self._poke_w = socket.socketpair()
+        self._poke_r.setblocking(False)
+        self._poke_w.setblocking(False)
+        # The thread that owns the connection; None when there is none (under the hub's
+        # lock). A thread that finds it is no longer this one ends.
+        self.thread: threading.Thread | None = None
+
+    def want(self, channel: bytes) -> None:
+        """A channel was added (called under the hub's lock)."""
+        if self.thread is None:
+            self.thread = threading.Thread(
+                target=self._run, name=f"quorumlock-wakeups {self._spec.label}", daemon=True
+            )
+            self.thread.start()
+        self._poke()
+
+    def drop(self, channel: bytes) -> None:
+        """A channel has no waiter left (called under the hub's lock)."""
+        self._poke()
+
+    def stop(self) -> None:
+        self._stopped = True
+        self._poke()
+
+    def _poke(self) -> None:
+        with contextlib.suppress(OSError):  # a full pipe already says "look again"
+            self._poke_w.send(b"x")
+
+    def _current(self) -> bool:
+        return not self._stopped and self.thread is threading.current_thread()
+
+    def _run(self) -> None:
+        while self._current():
+            if not self._session():
+                select.select([self._poke_r], [], [], RECONNECT_PAUSE)
+                self._drain_pokes()
+
+    def _session(self) -> bool:
+        """One connection's life: subscribe, listen, until it fails or is not needed.
+
+        Returns False after a failure (the caller pauses before reconnecting).
+        """
+        conn: RedisConnection | None = None
+        try:
+            conn = self._spec.connection(connect_timeout=self._connect_timeout)
+            conn.connect()
+            sock: Any = getattr(conn, "_sock")  # noqa: B009 (redis-py keeps it private)
+            reader = hiredis.Reader()
+            subscribed: set[bytes] = set()
+            idle_since: float | None = None
+            while self._current():
+                wanted = self._hub.wanted(self)
+                if wanted is None:
+                    self._stopped = True
+                    break
+                if not wanted:
+                    now = time.monotonic()
+                    idle_since = idle_since or now
+                    if now - idle_since >= IDLE_STOP and self._hub.retire(self):
+                        break
+                else:
+                    idle_since = None
+                if added := wanted - subscribed:
+                    sock.sendall(pack(("SUBSCRIBE", *added)))
+                    subscribed |= added
+                if removed := subscribed - wanted:
+                    sock.sendall(pack(("UNSUBSCRIBE", *removed)))
+                    subscribed -= removed
+                    self.confirmed -= removed
+                pending = getattr(sock, "pending", None)
+                if pending is None or not pending():
+                    ready, _, _ = select.select([sock, self._poke_r], [], [], 1.0)
+                    if self._poke_r in ready:
+                        self._drain_pokes()
+                    if sock not in ready:
+                        continue
+                data = sock.recv(65536)
+                if not data:
+                    raise ConnectionError("the server closed the connection")
+                reader.feed(data)
+                while (message := reader.gets()) is not False:
+                    self._handle(message)
+            return True
+        except Exception:
+            return False
+        finally:
+            self.confirmed = set()
+            if conn is not None:
+                conn.disconnect()
+
+    def _handle(self, message: object) -> None:
+        if isinstance(message, Exception):  # an error reply: the ACL denies the channel
+            self.refused = True
+            warn_refused(self._spec.label, message)
+            self._hub.confirmed()
+            return
+        if not isinstance(message, list) or len(message) < 3:
+            return
+        kind, channel = message[0], message[1]
+        if kind == b"message" and isinstance(channel, bytes):
+            self._hub.deliver(channel)
+        elif kind == b"subscribe" and isinstance(channel, bytes):
+            self.refused = False
+            self.confirmed = self.confirmed | {channel}
+            self._hub.confirmed()
+
+    def _drain_pokes(self) -> None:
+        with contextlib.suppress(OSError):
+            while self._poke_r.recv(4096):
+                pass
