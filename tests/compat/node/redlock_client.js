@@ -18,6 +18,9 @@
 //       {"op": "release", "id": "a"}                              -> {"ok"}
 //       {"op": "quit"}
 //     Each acquire is one attempt (retryCount 0). A failure is {"ok": false, "error"}.
+//     node-redlock 5 settles a call as soon as a majority agreed; the session answers
+//     only once every server has (it awaits the call's per-attempt statistics), so that
+//     a test that looks at each server next sees no write still in flight.
 //
 // Every wait is bounded: the contend loop by DURATION (plus one acquire's retries), the
 // "go" barrier by 30 s, every Redis command by ioredis' commandTimeout.
@@ -167,6 +170,16 @@ async function contend(options) {
   return result;
 }
 
+// Wait until every server answered the call that produced `outcome` (a Lock, the result
+// of a release, or an error): node-redlock 5 keeps a promise of each attempt's statistics
+// that settles when all votes are in. node-redlock 4 settles only then anyway.
+async function allAnswered(outcome) {
+  const attempts = outcome && outcome.attempts;
+  if (Array.isArray(attempts)) {
+    await Promise.all(attempts.filter((a) => a && typeof a.then === "function"));
+  }
+}
+
 async function session(options) {
   const clients = options.servers.split(",").map(connect);
   const redlock = makeRedlock(clients, { retryCount: 0, retryDelay: 10, retryJitter: 0 });
@@ -180,19 +193,22 @@ async function session(options) {
       if (command.op === "quit") break;
       if (command.op === "acquire") {
         const lock = await redlock.acquire(command.name, command.ttl);
+        await allAnswered(lock);
         locks.set(command.id, lock);
         reply({ ok: true, value: lock.value });
       } else if (command.op === "extend") {
         const lock = await redlock.extend(locks.get(command.id), command.ttl);
+        await allAnswered(lock);
         locks.set(command.id, lock);
         reply({ ok: true, value: lock.value });
       } else if (command.op === "release") {
-        await redlock.release(locks.get(command.id));
+        await allAnswered(await redlock.release(locks.get(command.id)));
         reply({ ok: true });
       } else {
         reply({ ok: false, error: `unknown op ${command.op}` });
       }
     } catch (error) {
+      await allAnswered(error);
       reply({ ok: false, error: describe(error) });
     }
   }
