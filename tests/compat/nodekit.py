@@ -46,7 +46,8 @@ IOREDIS_VERSION: Final = "5.11.1"
 CLIENT_SCRIPT: Final = Path(__file__).parent / "node" / "redlock_client.js"
 REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 CACHE_DIR: Final = REPO_ROOT / ".cache" / "node"
-NPM_TIMEOUT: Final = 240.0
+# Within pytest-timeout's 120 s per test, which counts the fixture's first setup.
+NPM_TIMEOUT: Final = 100.0
 REPLY_TIMEOUT: Final = 15.0
 
 
@@ -135,7 +136,7 @@ def install_redlock(node: Node, version: str) -> NodeRedlock:
             "--no-audit",
             "--no-fund",
             "--fetch-retries=1",
-            "--fetch-timeout=60000",
+            "--fetch-timeout=30000",
             f"redlock@{version}",
             f"ioredis@{IOREDIS_VERSION}",
         ]
@@ -157,7 +158,10 @@ def install_redlock(node: Node, version: str) -> NodeRedlock:
                 f"within {NPM_TIMEOUT:.0f} s (is the npm registry reachable?)"
             ) from None
         if done.returncode != 0 or _installed_version(modules, "redlock") != version:
-            tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-8:])
+            # npm's first error lines say what went wrong (code, errno, the request)
+            lines = (done.stderr or done.stdout).strip().splitlines()
+            errors = [line for line in lines if line.startswith("npm error ")]
+            tail = "\n".join((errors or lines)[:5])
             raise NodeUnavailable(
                 f"npm install redlock@{version} ioredis@{IOREDIS_VERSION} failed "
                 f"(exit {done.returncode}):\n{tail}"

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from quorumlock import QuorumUnavailable, Redlock, Reply
+from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply
+from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock.testing import LocalServerGroup
 from tests.compat.nodekit import NodeRedlock, NodeSession
 from tests.conftest import ServerFactory, values
 
@@ -47,3 +49,21 @@ def test_node_redlock_does_not_honour_the_restart_quarantine(
     assert a.release() is False  # only x remembered A's key
     rl_a.close()
     rl_b.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="bug outside B6: validate_name accepts the marker key's name; such a lock shares "
+    "its key with the incarnation marker and is reported 'taken' on every server, forever",
+)
+def test_a_lock_named_like_the_marker_key_is_refused_as_bad_input(
+    servers: LocalServerGroup,
+) -> None:
+    """Any client's lock names must stay out of quorumlock's own keys (compatibility.md);
+    quorumlock should refuse the one name that is its marker, before any network call."""
+    rl = Redlock(servers.urls[:3])
+    try:
+        with pytest.raises(ConfigurationError):
+            rl.lock(MARKER_KEY, ttl=1)
+    finally:
+        rl.close()
