@@ -391,6 +391,40 @@ def test_exporter_stops_renewing_after_the_handover(
     api.run(body)
 
 
+def test_a_renewal_in_flight_does_not_outlive_the_handover(
+    api: Api, make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A frozen server makes a lease renewal last its whole instance timeout (1 s); the
+    lock is exported while it is in flight. sync: the export waits for it; asyncio: the
+    export cancels it. Either way the exporter does not hold the lock again when the
+    renewal would have completed, and renews it no more."""
+    group = make_servers(3)
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=1.0)
+        lock = rl.lock(lock_name, ttl=3, auto_extend=True, max_hold=30)
+        assert await call(lock.acquire())
+        plan = lock._state.next_step(time.monotonic())
+        assert plan is not None
+        assert plan.extend_ms is not None
+        group[2].pause()
+        try:
+            await asyncio.sleep(max(0.0, plan.at - time.monotonic()) + 0.3)
+            assert lock.extensions == 0  # the renewal is waiting for the frozen server
+            handle = await call(lock.export())
+            extensions = lock.extensions
+            await asyncio.sleep(1.2)  # the renewal would have completed by now
+            assert not lock.held
+            assert lock.extensions == extensions
+        finally:
+            group[2].resume()
+        adopted = rl.adopt(handle)
+        assert adopted.held
+        assert await call(adopted.release())
+
+    api.run(body)
+
+
 # --------------------------------------------------------------------------------------
 # bugs found on the way (outside this feature)
 # --------------------------------------------------------------------------------------

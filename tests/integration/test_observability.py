@@ -181,12 +181,15 @@ def test_events_of_losses(api: Api, servers: LocalServerGroup, lock_name: str) -
         rec.events.clear()
         with pytest.raises(LockLost):
             await call(lock.extend())
+        with pytest.raises(LockLost):
+            await call(lock.extend())  # lost already: no second LostEvent
         assert await call(lock.release()) is False
         assert rec.take() == [
             "round:extend",
             "round:release",  # a failed extension releases everywhere
             "extend",
             "lost",
+            "extend",
             "round:release",
             "release",
         ]
@@ -217,6 +220,15 @@ def test_events_of_losses(api: Api, servers: LocalServerGroup, lock_name: str) -
         assert lost.reason == "validity ran out"
         await call(lock.release())
         assert len(rec.of(LostEvent)) == 1
+        rec.events.clear()
+
+        # Keys gone inside a with block: the release and the end of the block both
+        # notice; one LostEvent.
+        with pytest.raises(LockLost):
+            async with holding(rl.lock(lock_name, ttl=10)):
+                delete_everywhere(servers, lock_name)
+        (lost,) = rec.of(LostEvent)
+        assert lost.reason == "not held at release"
         rec.events.clear()
 
         # A release that finds the key gone from a majority.
