@@ -93,6 +93,7 @@ class RedlockBase(Generic[LockT]):
                 stacklevel=2,
             )
         self._random = random.SystemRandom()
+        self._labels = tuple(spec.label for spec in self._specs)  # for lock handles
         self._setup()
 
     def _setup(self) -> None:
@@ -263,7 +264,7 @@ class LockBase:
         self._blocking = blocking
         self._on_lost = on_lost
         self._observer = redlock._observer
-        self._servers = tuple(redlock.servers)
+        self._servers: tuple[str, ...] = redlock._labels
         self._lost_noted = False  # a LostEvent was sent for the current acquisition
         self._enter_held = False  # adopted: entering ``with`` must not acquire again
 
