@@ -13,7 +13,8 @@ an SDK, the API's no-op providers make it cost little. quorumlock needs OpenTele
 for this module only (redis-py may import it by itself when it is installed).
 
 Spans (kind INTERNAL), each timed to cover the operation, child of the span current
-where the operation ran (lease renewals run on the lease thread or task: no parent):
+where the operation ran: sync lease renewals run on the lease thread (no parent), asyncio
+ones in the lease task, which started with the context of the acquire:
 
 - ``quorumlock.acquire``: ``quorumlock.lock.name``, ``quorumlock.servers`` (labels,
   never a password), ``quorumlock.attempts``, ``quorumlock.acquired``,

@@ -24,6 +24,7 @@ from quorumlock import LockLost
 from quorumlock.otel import OpenTelemetryObserver
 from quorumlock.testing import LocalServerGroup
 from tests.integration.apis import Api, call
+from tests.integration.test_both_apis import wait_for
 from tests.integration.test_observability import delete_everywhere
 
 
@@ -200,6 +201,35 @@ def test_spans_and_metrics_of_real_locking(
         + [dict(p.attributes) for p in telemetry.points("quorumlock.server.replies")]
     )
     assert all(token not in everything for token in tokens)
+
+
+def test_renewal_spans(
+    api: Api, servers: LocalServerGroup, lock_name: str, telemetry: Telemetry
+) -> None:
+    """Lease renewals get spans too: without a parent on the sync lease thread; in
+    asyncio, the lease task keeps the context of the acquire."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, observer=telemetry.observer, instance_timeout=1.0)
+        lock = rl.lock(lock_name, ttl=0.6, auto_extend=True, max_hold=30)
+        tracer = telemetry.tracer_provider.get_tracer("test")
+        with tracer.start_as_current_span("work") as work:
+            assert await call(lock.acquire())
+        assert await wait_for(lambda: lock.extensions >= 1, 5)
+        assert await call(lock.release())
+        renewals = [
+            s for s in telemetry.finished() if attributes_of(s).get("quorumlock.renewal") is True
+        ]
+        assert renewals
+        assert attributes_of(renewals[0])["quorumlock.extended"] is True
+        parent = renewals[0].parent
+        if api.flavour == "sync":
+            assert parent is None
+        else:
+            assert parent is not None
+            assert parent.span_id == work.get_span_context().span_id
+
+    api.run(body)
 
 
 def test_acquire_span_is_an_error_when_servers_are_unavailable(
