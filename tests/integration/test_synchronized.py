@@ -248,8 +248,7 @@ def test_type_checkers_keep_the_signature() -> None:
 
     def checked_not_called() -> None:  # for mypy only
         assert_type(work(1, b="x"), float)
-        coroutine = awork(1, b="x")
-        assert_type(coroutine, Coroutine[Any, Any, float])
+        coroutine = assert_type(awork(1, b="x"), Coroutine[Any, Any, float])
         coroutine.close()
         work("1")  # type: ignore[arg-type]
         awork(1, c=2).close()  # type: ignore[call-arg]
