@@ -12,6 +12,7 @@ Everything public is importable from here; the modules behind it are private.
 """
 
 from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._exceptions import (
     ConfigurationError,
@@ -23,15 +24,28 @@ from quorumlock._exceptions import (
 )
 from quorumlock._fence import RedisFence
 from quorumlock._frontend import QuorumLockWarning
+from quorumlock._observe import (
+    AcquireEvent,
+    ExtendEvent,
+    LockObserver,
+    LostEvent,
+    ReleaseEvent,
+    RoundEvent,
+)
 from quorumlock._sync import Lock, Redlock
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AcquireEvent",
     "ConfigurationError",
+    "ExtendEvent",
     "Lock",
+    "LockHandle",
     "LockLost",
     "LockNotAcquired",
+    "LockObserver",
+    "LostEvent",
     "NodeOutcome",
     "QuorumLockError",
     "QuorumLockWarning",
@@ -39,7 +53,9 @@ __all__ = [
     "RedisFence",
     "Redlock",
     "RedlockConfig",
+    "ReleaseEvent",
     "Reply",
+    "RoundEvent",
     "StaleFencingToken",
     "__version__",
 ]

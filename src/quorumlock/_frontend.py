@@ -7,6 +7,7 @@ reported (an event and a callback, or the cancellation of the protected block).
 
 from __future__ import annotations
 
+import inspect
 import logging
 import random
 import time
@@ -15,15 +16,33 @@ from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, validate_name
+from quorumlock._algorithm.config import Duration, RedlockConfig, seconds, validate_name
+from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lease import LeasePolicy
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
+from quorumlock._exceptions import ConfigurationError, LockLost
 from quorumlock._io.servers import AsyncServerArg, Flavour, ServerArg, ServerSpec, parse_servers
+from quorumlock._observe import (
+    AcquireEvent,
+    ExtendEvent,
+    LockObserver,
+    LostEvent,
+    ReleaseEvent,
+    check_observer,
+    notify,
+)
 
-__all__ = ["LockBase", "QuorumLockWarning", "RedlockBase"]
+__all__ = ["LockBase", "QuorumLockWarning", "RedlockBase", "is_async_callable"]
 
 logger = logging.getLogger("quorumlock")
+
+
+def is_async_callable(func: object) -> bool:
+    """``func`` is an ``async def`` function, or an object with an ``async def __call__``."""
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+        getattr(type(func), "__call__", None)  # noqa: B004 - the method, not a callable test
+    )
 
 
 class QuorumLockWarning(UserWarning):
@@ -52,7 +71,9 @@ class RedlockBase(Generic[LockT]):
         max_ttl: float | None = 60.0,
         fencing: bool = False,
         wake_on_release: bool = True,
+        observer: LockObserver | None = None,
     ) -> None:
+        self._observer = check_observer(observer)
         self._specs: list[ServerSpec] = parse_servers(servers, self._flavour)
         self.config = RedlockConfig(
             clock_drift_factor=clock_drift_factor,
@@ -74,6 +95,7 @@ class RedlockBase(Generic[LockT]):
                 stacklevel=2,
             )
         self._random = random.SystemRandom()
+        self._labels = tuple(spec.label for spec in self._specs)  # for lock handles
         self._setup()
 
     def _setup(self) -> None:
@@ -128,6 +150,87 @@ class RedlockBase(Generic[LockT]):
             on_lost=on_lost,
         )
 
+    def adopt(
+        self,
+        handle: LockHandle,
+        *,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[LockT], object] | None = None,
+        clock_skew: Duration = 0.0,
+        check_servers: bool = True,
+    ) -> LockT:
+        """A held lock from a handle that ``Lock.export()`` made, maybe in another process.
+
+        The lock can be extended, released, checked and used as a context manager
+        (entering it does not acquire again; leaving it releases). Its validity is the
+        handle's, minus the time since the export on this machine's wall clock, minus
+        ``clock_skew``: the most the exporter's and this machine's wall clocks may differ
+        (0 on one machine). Call ``extend()`` at once to measure a fresh validity on this
+        machine's own clock. The lease options are those of :meth:`lock`; ``max_hold``
+        counts from the adoption. The first round of a Redlock that has not reached the
+        servers yet must connect within the per-instance timeout (only an acquire waits
+        for first connections): adopt with a Redlock that has been used, or one with an
+        ``instance_timeout`` that covers connecting.
+
+        Raises ``TypeError`` if ``handle`` is not a :class:`LockHandle`,
+        :class:`ConfigurationError` if it names other servers than this Redlock's (unless
+        ``check_servers=False``: the same servers under other names) or a ttl above
+        ``max_ttl``, and :class:`LockLost` if its validity has already run out. Makes no
+        network call.
+        """
+        if not isinstance(handle, LockHandle):
+            raise TypeError(f"handle must be a quorumlock.LockHandle, not {handle!r}")
+        skew = seconds(clock_skew, "clock_skew", allow_zero=True)
+        if not isinstance(check_servers, bool):
+            raise TypeError(f"check_servers must be a bool, not {check_servers!r}")
+        if check_servers and sorted(handle.servers) != sorted(self.servers):
+            raise ConfigurationError(
+                f"the handle of lock {handle.name!r} was exported by a Redlock over "
+                f"{list(handle.servers)}, not {self.servers}; pass check_servers=False if "
+                "they are the same servers under other names"
+            )
+        if len(handle.servers) != len(self.servers):
+            raise ConfigurationError(
+                f"the handle of lock {handle.name!r} was exported by a Redlock over "
+                f"{len(handle.servers)} servers, not {len(self.servers)}"
+            )
+        lock = self.lock(
+            handle.name,
+            ttl=handle.ttl,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+        now = time.monotonic()  # before the wall clock: the validity is counted from here
+        now_wall = time.time()
+        ahead = clock_disagreement(handle, now_wall=now_wall, clock_skew=skew)
+        if ahead > 0:
+            logger.warning(
+                "clock anomaly: the handle of lock %r was exported %.3f s in the future "
+                "beyond clock_skew=%g s: the wall clocks disagree more than allowed, or one "
+                "was stepped; its validity may be overestimated (extend it at once)",
+                handle.name,
+                ahead,
+                skew,
+            )
+        validity = adopted_validity(handle, now_wall=now_wall, clock_skew=skew)
+        if validity <= 0:
+            raise LockLost(
+                f"the handle of lock {handle.name!r} expired {-validity:.3f} s ago: it was "
+                f"exported with {handle.validity:.3f} s of validity",
+                name=handle.name,
+            )
+        lock._state.adopt(
+            token=handle.token, fence=handle.fencing_token, validity=validity, now=now
+        )
+        lock._lost_noted = False
+        lock._enter_held = True
+        lock._start_holding()
+        return lock
+
     def __repr__(self) -> str:
         return f"{type(self).__module__.split('._')[0]}.Redlock({self.servers!r})"
 
@@ -165,6 +268,14 @@ class LockBase:
         self._timeout = timeout
         self._blocking = blocking
         self._on_lost = on_lost
+        self._observer = redlock._observer
+        self._servers: tuple[str, ...] = redlock._labels
+        self._lost_noted = False  # a LostEvent was sent for the current acquisition
+        self._enter_held = False  # adopted: entering ``with`` must not acquire again
+
+    def _start_holding(self) -> None:
+        """Start what a held lock needs (lease keeping, loss watching) in the front end."""
+        raise NotImplementedError
 
     @property
     def name(self) -> str:
@@ -223,6 +334,78 @@ class LockBase:
                 self.name,
                 render_outcomes(self.outcomes),
             )
+            self._note_lost("not held at release")
+
+    def _export(self, keep: bool) -> LockHandle:
+        """The handle of the held lock; unless ``keep``, this object stops holding it.
+
+        Raises ``RuntimeError`` if this object does not hold the lock, and
+        :class:`LockLost` if it was lost or its validity ran out.
+        """
+        if not isinstance(keep, bool):
+            raise TypeError(f"keep must be a bool, not {keep!r}")
+        exported_at = time.time()  # before the validity is read: the adopter errs short
+        try:
+            token, validity = self._state.export(now=time.monotonic(), keep=keep)
+        except LockLost:
+            self._note_lost("validity ran out")
+            raise
+        return LockHandle(
+            name=self.name,
+            token=token,
+            ttl=self.ttl,
+            fencing_token=self.fencing_token,
+            validity=validity,
+            exported_at=exported_at,
+            servers=self._servers,
+        )
+
+    # Observer events. Callers check ``self._observer is not None`` first, so that no
+    # event is built (and no clock is read) when there is no observer.
+
+    def _note_acquire(self, acquired: bool, started: float) -> None:
+        if self._observer is None:
+            return
+        state = self._state
+        event = AcquireEvent(
+            self.name,
+            acquired,
+            state.verdict.name.lower(),
+            state.attempts,
+            time.monotonic() - started,
+            state.fence if acquired else None,
+            state.outcomes,
+        )
+        notify(self._observer, event)
+
+    def _note_extend(self, started: float, *, renewal: bool, extended: bool) -> None:
+        if self._observer is None:
+            return
+        now = time.monotonic()
+        event = ExtendEvent(
+            self.name,
+            extended,
+            renewal,
+            now - started,
+            self._state.validity(now) if extended else 0.0,
+            "" if extended else (self._state.reason or "it had been lost before"),
+            self._state.outcomes,
+        )
+        notify(self._observer, event)
+
+    def _note_release(self, released: bool, started: float) -> None:
+        if self._observer is None:
+            return
+        event = ReleaseEvent(self.name, released, time.monotonic() - started, self.outcomes)
+        notify(self._observer, event)
+
+    def _note_lost(self, reason: str) -> None:
+        """A loss, told to the observer once per acquisition."""
+        if self._lost_noted:
+            return
+        self._lost_noted = True
+        if self._observer is not None:
+            notify(self._observer, LostEvent(self.name, reason, self.outcomes))
 
     def _lost_by_exit(self, was_lost: bool, released: bool) -> bool:
         """Whether leaving a ``with`` block must raise :class:`LockLost`.
@@ -251,6 +434,7 @@ class LockBase:
             raise self._state.lost_error()
         error = self._state.expire(time.monotonic())
         if error is not None:
+            self._note_lost("validity ran out")
             raise error
         raise RuntimeError(f"lock {self.name!r} is not held by this Lock object")
 

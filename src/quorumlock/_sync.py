@@ -7,7 +7,9 @@ kept by one daemon thread per ``Redlock`` (:class:`_LeaseKeeper`), never one per
 
 from __future__ import annotations
 
+import functools
 import heapq
+import inspect
 import itertools
 import logging
 import math
@@ -15,20 +17,25 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from quorumlock._algorithm.config import Duration
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
+from quorumlock._algorithm.handoff import TOKEN_PREFIX, LockHandle
 from quorumlock._algorithm.outcomes import Reply, render_outcomes
-from quorumlock._exceptions import LockLost
-from quorumlock._frontend import LockBase, RedlockBase
+from quorumlock._exceptions import LockLost, LockNotAcquired
+from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
+from quorumlock._observe import STALL, clock_anomaly, round_hook
 
 __all__ = ["Lock", "Redlock"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
@@ -47,7 +54,9 @@ class Redlock(RedlockBase["Lock"]):
     ``instance_timeout=None`` (derived from each lock's ttl), ``connect_timeout=1.0``,
     ``busy_poll=0.0002``, ``max_ttl=60.0`` (the longest ttl, and the length of the
     restart quarantine; None turns it off), ``fencing=False``, ``wake_on_release=True``
-    (a blocking acquire is woken by the release it waits for, not by its next poll).
+    (a blocking acquire is woken by the release it waits for, not by its next poll),
+    ``observer=None`` (a :class:`LockObserver` told of every acquire, extend, release,
+    loss and round).
 
     Raises ``TypeError`` or :class:`ConfigurationError` for bad arguments, before any
     network call. Thread safe: one ``Redlock`` serves a whole process.
@@ -58,6 +67,64 @@ class Redlock(RedlockBase["Lock"]):
         self._wakeups = SyncWakeups(self._specs, self.config.connect_timeout)
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
+        self._after_round = round_hook(_log_round, self._observer)
+
+    def synchronized(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Lock], object] | None = None,
+    ) -> Callable[[Callable[P, R]], Callable[P, R]]:
+        """A decorator: every call of the function runs under the lock ``name``.
+
+        Each call acquires a fresh :meth:`lock` with these options, exactly as
+        ``with rl.lock(name, ...)`` does (so it raises what that raises: a
+        :class:`LockNotAcquired` when the lock stayed taken, :class:`LockLost` when the
+        lock was lost before the call returned), runs the function and releases the
+        lock, also when the function raises. Bad options raise ``TypeError`` or
+        :class:`ConfigurationError` here, at decoration time; decorating a coroutine
+        function (use :class:`quorumlock.asyncio.Redlock`) or a generator function
+        (the lock would be released before the generator runs) raises ``TypeError``.
+        """
+        options: dict[str, Any] = {
+            "ttl": ttl,
+            "timeout": timeout,
+            "blocking": blocking,
+            "auto_extend": auto_extend,
+            "max_extensions": max_extensions,
+            "max_hold": max_hold,
+            "on_lost": on_lost,
+        }
+        self.lock(name, **options)  # validate now, not at the first call
+
+        def decorate(func: Callable[P, R]) -> Callable[P, R]:
+            if not callable(func):
+                raise TypeError(f"synchronized decorates a function, not {func!r}")
+            if is_async_callable(func):
+                raise TypeError(
+                    f"{func!r} is a coroutine function: decorate it with "
+                    "quorumlock.asyncio.Redlock.synchronized"
+                )
+            if inspect.isgeneratorfunction(func) or inspect.isasyncgenfunction(func):
+                raise TypeError(
+                    f"{func!r} is a generator function: the lock would be released "
+                    "before its body runs"
+                )
+
+            @functools.wraps(func)
+            def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+                with self.lock(name, **options):
+                    return func(*args, **kwargs)
+
+            return locked
+
+        return decorate
 
     def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
@@ -80,7 +147,7 @@ class Redlock(RedlockBase["Lock"]):
                     if waiter is not None and step.op is Op.ACQUIRE:
                         waiter.rearm()  # only releases after this send may wake us
                     round_ = self._fanout.run(step)
-                    _log_round(step, round_)
+                    self._after_round(step, round_)
                     step = flow.send(round_)
                 elif isinstance(step, Sleep):
                     time.sleep(step.seconds)
@@ -114,7 +181,12 @@ _QUARANTINE_WARN_EVERY = 10.0
 
 def _log_round(step: Fanout, round_: Round) -> None:
     """One debug line per round; a warning (at most every 10 s per server) for a server in
-    restart quarantine, which is a deployment event an operator should see (SPEC B7)."""
+    restart quarantine, which is a deployment event an operator should see, and one for
+    a round whose timing shows a stalled process or a clock that jumped (SPEC B7)."""
+    elapsed = round_.finished - round_.started
+    if elapsed < 0 or elapsed > step.timeout + STALL:
+        anomaly = clock_anomaly(step, round_)
+        logger.warning("clock anomaly in %s of lock %r: %s", step.op.value, step.key, anomaly)
     for outcome in round_.outcomes:
         if outcome.reply is Reply.QUARANTINED:
             last = _QUARANTINE_WARNED.get(outcome.server, -math.inf)
@@ -130,8 +202,8 @@ def _log_round(step: Fanout, round_: Round) -> None:
             "%s %r token=%s… in %.2f ms: %s",
             step.op.value,
             step.key,
-            step.token[:8],
-            (round_.finished - round_.started) * 1000,
+            step.token[:TOKEN_PREFIX],
+            elapsed * 1000,
             render_outcomes(round_.outcomes),
         )
 
@@ -168,28 +240,39 @@ class Lock(LockBase):
             return self._acquire(blocking, timeout, raise_on_failure=False)
 
     def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
+        started = time.monotonic()
         flow = self._state.acquire(
             blocking=blocking,
             timeout=timeout,
-            now=time.monotonic(),
+            now=started,
             raise_on_failure=raise_on_failure,
         )
         try:
             acquired = self._redlock._run(flow)
+        except LockNotAcquired:
+            if self._observer is not None:
+                self._note_acquire(False, started)
+            raise
         except BaseException as exc:
             if not isinstance(exc, Exception):
                 # Interrupted mid-acquire (KeyboardInterrupt, SystemExit): some servers
                 # may have granted the lock already. Delete our keys before leaving.
                 self._cleanup()
             raise
+        if self._observer is not None:
+            self._note_acquire(acquired, started)
         if acquired:
-            self._generation += 1
-            self._renew_failed = False
-            self.lost.clear()
-            _HELD.add(self)
-            if self._state.lease.auto_extend or self._on_lost is not None:
-                self._schedule()
+            self._lost_noted = False
+            self._start_holding()
         return acquired
+
+    def _start_holding(self) -> None:
+        self._generation += 1
+        self._renew_failed = False
+        self.lost.clear()
+        _HELD.add(self)
+        if self._state.lease.auto_extend or self._on_lost is not None:
+            self._schedule()
 
     def extend(self, ttl: Duration | None = None) -> float:
         """Reset the lock's ttl on a majority (R10); returns the new validity in seconds.
@@ -199,11 +282,17 @@ class Lock(LockBase):
         ``RuntimeError`` if this object does not hold the lock.
         """
         with self._mutex:
+            now = time.monotonic()
             try:
-                return self._redlock._run(self._state.extend(ttl=ttl, now=time.monotonic()))
+                validity = self._redlock._run(self._state.extend(ttl=ttl, now=now))
             except LockLost as exc:
+                if self._observer is not None:
+                    self._note_extend(now, renewal=False, extended=False)
                 self._report_lost(exc)
                 raise
+            if self._observer is not None:
+                self._note_extend(now, renewal=False, extended=True)
+            return validity
 
     def release(self) -> bool:
         """Release the lock on all servers (R9).
@@ -214,12 +303,37 @@ class Lock(LockBase):
         ttl. Waits for a lease extension in flight, and none happens after it.
         """
         with self._mutex:
+            started = time.monotonic() if self._observer is not None else 0.0
             self._generation += 1
+            self._enter_held = False
             _HELD.discard(self)
             was_lost = self._state.lost
             released = self._redlock._run(self._state.release())
+            if self._observer is not None:
+                self._note_release(released, started)
             self._released(released, was_lost)
             return released
+
+    def export(self, *, keep: bool = False) -> LockHandle:
+        """Hand the held lock over: a :class:`LockHandle` for ``Redlock.adopt()``.
+
+        The handle is small and serialisable (JSON, pickle), to be adopted by another
+        process, maybe on another machine. By default this object stops holding the
+        lock, without releasing it: it no longer extends, renews or releases it, and
+        leaving its ``with`` block does nothing. ``keep=True`` keeps it held here too
+        (two owners: either may extend or release it, and a release ends it for both).
+
+        Raises ``RuntimeError`` if this object does not hold the lock and
+        :class:`LockLost` if it was lost or its validity ran out. Waits for a lease
+        renewal in flight, and none happens after a hand-over.
+        """
+        with self._mutex:
+            handle = self._export(keep)
+            if not keep:
+                self._generation += 1  # the lease thread forgets this lock
+                self._enter_held = False
+                _HELD.discard(self)
+            return handle
 
     def _cleanup(self) -> None:
         try:
@@ -245,7 +359,7 @@ class Lock(LockBase):
             if step.extend_ms is None:  # no more extensions: watch the deadline
                 error = self._state.expire(now)
                 if error is not None:
-                    self._report_lost(error)
+                    self._report_lost(error, "validity ran out")
                 elif step.at > now:
                     self._redlock._keeper.watch(self, step.at, generation)
                 return
@@ -255,11 +369,15 @@ class Lock(LockBase):
             try:
                 renewed = self._redlock._run(self._state.renew(ttl_ms=step.extend_ms, now=now))
             except LockLost as exc:
+                if self._observer is not None:
+                    self._note_extend(now, renewal=True, extended=False)
                 self._report_lost(exc)
                 return
             except Exception:  # a bug must not kill the lease thread; retry, then expire
                 logger.exception("lease renewal of %r failed", self.name)
                 renewed = False
+            if self._observer is not None:
+                self._note_extend(now, renewal=True, extended=renewed)
             if not renewed:
                 logger.warning(
                     "lease renewal of %r failed, %.3f s of validity left: %s",
@@ -270,10 +388,11 @@ class Lock(LockBase):
             self._renew_failed = not renewed
             self._schedule(failed=not renewed)
 
-    def _report_lost(self, error: LockLost) -> None:
+    def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
         _HELD.discard(self)
         self._generation += 1
         logger.warning("%s", error)
+        self._note_lost(reason)
         self.lost.set()
         if self._on_lost is not None:
             try:
@@ -283,6 +402,10 @@ class Lock(LockBase):
 
     def __enter__(self) -> Lock:
         with self._mutex:
+            if self._enter_held:  # adopted: held already
+                self._enter_held = False
+                self.check()
+                return self
             self._acquire(self._blocking, self._timeout, raise_on_failure=True)
         return self
 
@@ -299,6 +422,7 @@ class Lock(LockBase):
             released = self.release()
         if exc_type is None and self._lost_by_exit(was_lost, released):
             # Loss is never silent: the block ran (at least partly) without the lock.
+            self._note_lost("validity ran out")
             raise LockLost(
                 f"lock {self.name!r} was lost before the end of the with block",
                 name=self.name,

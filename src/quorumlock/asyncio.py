@@ -22,25 +22,31 @@ even when the task awaiting it is cancelled. When a lock is lost inside ``async 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
+from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from quorumlock._algorithm.config import Duration
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Sleep, Watch, Woken
+from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.outcomes import render_outcomes
-from quorumlock._exceptions import LockLost
+from quorumlock._exceptions import LockLost, LockNotAcquired
 from quorumlock._fence import AsyncRedisFence as RedisFence
-from quorumlock._frontend import LockBase, RedlockBase
+from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
+from quorumlock._observe import round_hook
 from quorumlock._sync import _log_round
 
 __all__ = ["Lock", "RedisFence", "Redlock"]
 
 T = TypeVar("T")
+P = ParamSpec("P")
+R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
@@ -48,7 +54,9 @@ class Redlock(RedlockBase["Lock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs or ``redis.asyncio.Redis`` clients. ``busy_poll`` is accepted
-    for symmetry and ignored: the event loop does the waiting.
+    for symmetry and ignored: the event loop does the waiting. The ``observer`` is
+    called on the event loop. ``adopt()`` makes no network call and is not awaited; with
+    ``auto_extend`` or ``on_lost`` it must be called while the event loop runs.
     """
 
     _flavour: Flavour = "async"
@@ -57,6 +65,53 @@ class Redlock(RedlockBase["Lock"]):
         self._fanout = AsyncFanout(self._specs, self.config)
         self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
         self._lock_class = Lock
+        self._after_round = round_hook(_log_round, self._observer)
+
+    def synchronized(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Lock], object] | None = None,
+    ) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Coroutine[Any, Any, R]]]:
+        """A decorator for ``async def`` functions: each call runs under the lock ``name``.
+
+        The asyncio twin of :meth:`quorumlock.Redlock.synchronized`: each call enters
+        ``async with rl.lock(name, ...)``, so a lock lost during the call cancels it and
+        raises :class:`LockLost`. Only coroutine functions can be decorated (a plain
+        function raises ``TypeError``: use :class:`quorumlock.Redlock` for those).
+        """
+        options: dict[str, Any] = {
+            "ttl": ttl,
+            "timeout": timeout,
+            "blocking": blocking,
+            "auto_extend": auto_extend,
+            "max_extensions": max_extensions,
+            "max_hold": max_hold,
+            "on_lost": on_lost,
+        }
+        self.lock(name, **options)  # validate now, not at the first call
+
+        def decorate(func: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+            if not is_async_callable(func):
+                raise TypeError(
+                    f"{func!r} is not a coroutine function (async def): decorate plain "
+                    "functions with quorumlock.Redlock.synchronized"
+                )
+
+            @functools.wraps(func)
+            async def locked(*args: P.args, **kwargs: P.kwargs) -> R:
+                async with self.lock(name, **options):
+                    return await func(*args, **kwargs)
+
+            return locked
+
+        return decorate
 
     async def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
@@ -79,7 +134,7 @@ class Redlock(RedlockBase["Lock"]):
                     if waiter is not None and step.op is Op.ACQUIRE:
                         waiter.rearm()  # only releases after this send may wake us
                     round_ = await self._fanout.run(step)
-                    _log_round(step, round_)
+                    self._after_round(step, round_)
                     step = flow.send(round_)
                 elif isinstance(step, Sleep):
                     await asyncio.sleep(step.seconds)
@@ -114,6 +169,7 @@ class Lock(LockBase):
         self._owner: asyncio.Task[Any] | None = None  # the task inside ``async with``
         self._owner_cancelling = 0
         self._cancelled_owner = False
+        self._handed_over = False  # exported inside ``async with``: leaving it does nothing
         self.lost = asyncio.Event()
 
     async def acquire(self, blocking: bool = True, timeout: Duration | None = None) -> bool:
@@ -127,30 +183,48 @@ class Lock(LockBase):
     async def _acquire(
         self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
     ) -> bool:
+        started = time.monotonic()
         flow = self._state.acquire(
             blocking=blocking,
             timeout=timeout,
-            now=time.monotonic(),
+            now=started,
             raise_on_failure=raise_on_failure,
         )
         try:
             acquired = await self._redlock._run(flow)
+        except LockNotAcquired:
+            if self._observer is not None:
+                self._note_acquire(False, started)
+            raise
         except asyncio.CancelledError:
             await _complete(self._redlock._run(self._state.abandon()))
             raise
+        if self._observer is not None:
+            self._note_acquire(acquired, started)
         if acquired:
-            self.lost.clear()
-            if self._state.lease.auto_extend or self._on_lost is not None:
-                self._start_keeper()
+            self._lost_noted = False
+            self._start_holding()
         return acquired
+
+    def _start_holding(self) -> None:
+        self.lost.clear()
+        self._handed_over = False
+        if self._state.lease.auto_extend or self._on_lost is not None:
+            self._start_keeper()
 
     async def extend(self, ttl: Duration | None = None) -> float:
         """Extend the lock: see :meth:`quorumlock.Lock.extend`, same contract."""
+        now = time.monotonic()
         try:
-            return await self._redlock._run(self._state.extend(ttl=ttl, now=time.monotonic()))
+            validity = await self._redlock._run(self._state.extend(ttl=ttl, now=now))
         except LockLost as exc:
+            if self._observer is not None:
+                self._note_extend(now, renewal=False, extended=False)
             self._report_lost(exc)
             raise
+        if self._observer is not None:
+            self._note_extend(now, renewal=False, extended=True)
+        return validity
 
     async def release(self) -> bool:
         """Release the lock: see :meth:`quorumlock.Lock.release`, same contract.
@@ -158,10 +232,27 @@ class Lock(LockBase):
         A lease extension in flight is stopped first, and none happens after. The release
         completes even if the awaiting task is cancelled.
         """
+        started = time.monotonic() if self._observer is not None else 0.0
+        self._enter_held = False
         was_lost = self._state.lost
         released: bool = await _complete(self._release())
+        if self._observer is not None:
+            self._note_release(released, started)
         self._released(released, was_lost)
         return released
+
+    async def export(self, *, keep: bool = False) -> LockHandle:
+        """Hand the held lock over: see :meth:`quorumlock.Lock.export`, same contract.
+
+        Unless ``keep``, the lease task is stopped before this returns, and leaving an
+        ``async with`` block of this lock then does nothing.
+        """
+        handle = self._export(keep)
+        if not keep:
+            self._enter_held = False
+            self._handed_over = True
+            await _complete(self._stop_keeper())
+        return handle
 
     async def _release(self) -> bool:
         await self._stop_keeper()
@@ -192,7 +283,7 @@ class Lock(LockBase):
             if step.extend_ms is None:
                 error = self._state.expire(now)
                 if error is not None:
-                    self._report_lost(error)
+                    self._report_lost(error, "validity ran out")
                     return
                 continue
             try:
@@ -200,8 +291,12 @@ class Lock(LockBase):
                     self._state.renew(ttl_ms=step.extend_ms, now=now)
                 )
             except LockLost as exc:
+                if self._observer is not None:
+                    self._note_extend(now, renewal=True, extended=False)
                 self._report_lost(exc)
                 return
+            if self._observer is not None:
+                self._note_extend(now, renewal=True, extended=renewed)
             if not renewed:
                 logger.warning(
                     "lease renewal of %r failed, %.3f s of validity left: %s",
@@ -213,8 +308,9 @@ class Lock(LockBase):
                 if retry is not None:
                     await asyncio.sleep(max(0.0, retry.at - time.monotonic()))
 
-    def _report_lost(self, error: LockLost) -> None:
+    def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
         logger.warning("%s", error)
+        self._note_lost(reason)
         self.lost.set()
         if self._on_lost is not None:
             try:
@@ -227,7 +323,11 @@ class Lock(LockBase):
             owner.cancel(f"quorumlock: {error}")
 
     async def __aenter__(self) -> Lock:
-        await self._acquire(self._blocking, self._timeout, raise_on_failure=True)
+        if self._enter_held:  # adopted: held already
+            self._enter_held = False
+            self.check()
+        else:
+            await self._acquire(self._blocking, self._timeout, raise_on_failure=True)
         self._owner = asyncio.current_task()
         self._owner_cancelling = self._owner.cancelling() if self._owner else 0
         self._cancelled_owner = False
@@ -246,6 +346,9 @@ class Lock(LockBase):
         self._cancelled_owner = False
         if lost_here and owner is not None:
             owner.uncancel()
+        if self._handed_over:  # exported in the block: the adopter holds it now
+            self._handed_over = False
+            return
         was_lost = self._state.lost or self.lost.is_set() or self.validity == 0
         released = True
         if self._state.held or self._state.lost:
@@ -261,6 +364,7 @@ class Lock(LockBase):
                 outcomes=self.outcomes,
             ) from exc
         if exc_type is None and self._lost_by_exit(was_lost, released):
+            self._note_lost("validity ran out")
             raise LockLost(
                 f"lock {self.name!r} was lost before the end of the async with block",
                 name=self.name,

@@ -76,6 +76,10 @@ class LockState:
         self.deadline: float | None = None
         self.outcomes: tuple[NodeOutcome, ...] = ()
         self.lost = False  # an extension failed; the lock was released everywhere
+        # How the last acquire ended, and why the last extension failed (observers).
+        self.verdict = Verdict.CONTENDED
+        self.attempts = 0
+        self.reason = ""
         self._token_factory = token_factory
         self._uniform = uniform
 
@@ -127,6 +131,8 @@ class LockState:
             uniform=self._uniform,
         )
         self.outcomes = result.outcomes
+        self.verdict = result.verdict
+        self.attempts = result.attempts
         if result.verdict is Verdict.ACQUIRED:
             self.deadline = result.deadline
             self.fence = result.fence
@@ -151,6 +157,7 @@ class LockState:
         held by this object and :class:`LockLost` when the extension failed (the lock is
         then released everywhere and no longer held).
         """
+        self.reason = ""
         token, held_until = self._require_held("extend")
         ttl_ms = self.ttl_ms if ttl is None else self.config.ttl_ms(ttl)
         result = yield from extend_flow(
@@ -168,6 +175,7 @@ class LockState:
         still valid (try again soon). Raises :class:`LockLost` when the lock is lost.
         Raises ``RuntimeError`` if the lock is no longer held (released meanwhile).
         """
+        self.reason = ""
         token, held_until = self._require_held("renew")
         result = yield from extend_flow(
             key=self.name,
@@ -180,12 +188,14 @@ class LockState:
         )
         if result.deadline is None and not result.lost:
             self.outcomes = result.outcomes
+            self.reason = result.reason
             return False
         self._extended(result, now)
         return True
 
     def _extended(self, result: ExtendResult, now: float) -> float:
         self.outcomes = result.outcomes
+        self.reason = result.reason
         if result.deadline is None:
             self.deadline = None
             self.lost = True
@@ -257,6 +267,33 @@ class LockState:
         )
         self.outcomes = round_.outcomes
         return round_.count(Reply.DONE) >= quorum(self.servers)
+
+    def export(self, *, now: float, keep: bool) -> tuple[str, float]:
+        """The token and the validity left at ``now``, to hand the lock over.
+
+        Unless ``keep``, this object stops holding the lock (without releasing it): it
+        will neither extend nor release it. Raises ``RuntimeError`` if it does not hold
+        the lock and :class:`LockLost` if it was lost or its validity ran out.
+        """
+        token, deadline = self._require_held("export")
+        error = self.expire(now)
+        if error is not None:
+            raise error
+        if not keep:
+            self.deadline = None
+        return token, deadline - now
+
+    def adopt(self, *, token: str, fence: int | None, validity: float, now: float) -> None:
+        """Hold the lock exported with ``token``, for ``validity`` seconds from ``now``."""
+        if self.deadline is not None and now < self.deadline:
+            raise RuntimeError(f"lock {self.name!r} is already held by this Lock object")
+        self.token = token
+        self.fence = fence
+        self.deadline = now + validity
+        self.acquired_at = now
+        self.extensions = 0
+        self.lost = False
+        self.outcomes = ()
 
     def abandon(self) -> Flow[None]:
         """Best-effort cleanup after an interrupted acquire: delete our token's keys."""

@@ -1,0 +1,221 @@
+"""Observability (SPEC B7): the observer protocol, its events, and clock-anomaly checks.
+
+A :class:`LockObserver` given to ``Redlock(..., observer=...)`` is called synchronously
+after each operation: on the calling thread, on the lease thread (sync renewals), or on
+the event loop (asyncio). With no observer, nothing here runs and no event is built.
+An exception raised by an observer is logged and never reaches the locking code.
+
+Events never carry a lock's token.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from quorumlock._algorithm.flows import Fanout, Round
+from quorumlock._algorithm.outcomes import NodeOutcome
+
+__all__ = [
+    "AcquireEvent",
+    "ExtendEvent",
+    "LockObserver",
+    "LostEvent",
+    "ReleaseEvent",
+    "RoundEvent",
+    "check_observer",
+    "clock_anomaly",
+    "notify",
+    "round_hook",
+]
+
+logger = logging.getLogger("quorumlock")
+
+
+@dataclass(frozen=True, slots=True)
+class AcquireEvent:
+    """An acquire call ended (``acquire()``, entering ``with``, a ``synchronized`` call).
+
+    ``result`` is ``"acquired"`` or why not: ``"contended"`` (held by another client),
+    ``"expired"`` (a majority granted it, too late), ``"unavailable"`` (too few servers
+    answered), ``"quarantined"`` (too few out of restart quarantine), ``"unfenced"`` (the
+    fencing token did not stick) or ``"fatal"`` (errors no retry can fix). ``seconds``
+    covers every attempt and pause; ``outcomes`` are the last attempt's.
+    """
+
+    name: str
+    acquired: bool
+    result: str
+    attempts: int
+    seconds: float
+    fencing_token: int | None
+    outcomes: tuple[NodeOutcome, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExtendEvent:
+    """An extension ended: ``extend()``, or a lease renewal (``renewal=True``).
+
+    ``validity`` is the new validity in seconds (0.0 when not extended); ``reason`` says
+    why it failed ("" on success). A failed renewal that left the lock valid is retried.
+    """
+
+    name: str
+    extended: bool
+    renewal: bool
+    seconds: float
+    validity: float
+    reason: str
+    outcomes: tuple[NodeOutcome, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseEvent:
+    """A release ended. ``released``: a majority still held our key (see ``release()``)."""
+
+    name: str
+    released: bool
+    seconds: float
+    outcomes: tuple[NodeOutcome, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LostEvent:
+    """A held lock was lost; reported once per acquisition.
+
+    ``reason`` is one of ``"extension failed"`` (a majority did not confirm an extension
+    in time), ``"validity ran out"`` (no renewal, or the lease bound was reached, and the
+    holder noticed: lease thread, ``check()``, end of ``with``) and ``"not held at
+    release"`` (a majority no longer had our key when the holder released it).
+    """
+
+    name: str
+    reason: str
+    outcomes: tuple[NodeOutcome, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEvent:
+    """One command sent to every server at once (a round), and each server's answer.
+
+    ``op`` is ``"acquire"``, ``"extend"``, ``"release"`` (a release round also cleans up
+    after every failed acquire attempt) or ``"commit fence"``. ``seconds`` is the round's
+    duration; each outcome has the server label, its reply and its latency (None without
+    a reply).
+    """
+
+    name: str
+    op: str
+    seconds: float
+    outcomes: tuple[NodeOutcome, ...]
+
+
+@runtime_checkable
+class LockObserver(Protocol):
+    """What ``Redlock(..., observer=...)`` calls. Subclass it to get no-op defaults.
+
+    Each method receives one event and returns nothing; it runs synchronously, so it
+    should be quick (hand the event to a queue for anything slow). An exception raised
+    here is logged on the ``quorumlock`` logger and otherwise ignored.
+    """
+
+    def on_acquire(self, event: AcquireEvent) -> None:
+        """An acquire call ended, acquired or not."""
+        return
+
+    def on_extend(self, event: ExtendEvent) -> None:
+        """An extension (explicit or lease renewal) ended."""
+        return
+
+    def on_release(self, event: ReleaseEvent) -> None:
+        """A release ended."""
+        return
+
+    def on_lost(self, event: LostEvent) -> None:
+        """A held lock was lost."""
+        return
+
+    def on_round(self, event: RoundEvent) -> None:
+        """A round of one command to every server ended (several per operation)."""
+        return
+
+
+_METHODS = ("on_acquire", "on_extend", "on_release", "on_lost", "on_round")
+
+
+def check_observer(observer: object) -> LockObserver | None:
+    """``observer`` if it implements :class:`LockObserver` (or None); else ``TypeError``."""
+    if observer is None:
+        return None
+    missing = [m for m in _METHODS if not callable(getattr(observer, m, None))]
+    if missing or not isinstance(observer, LockObserver):
+        raise TypeError(
+            f"observer must implement quorumlock.LockObserver; {observer!r} lacks "
+            f"{', '.join(missing)}"
+        )
+    return observer
+
+
+def notify(
+    observer: LockObserver,
+    event: AcquireEvent | ExtendEvent | ReleaseEvent | LostEvent | RoundEvent,
+) -> None:
+    """Hand ``event`` to the observer method for its type; log what it raises."""
+    method = _METHOD_OF[type(event)]
+    try:
+        getattr(observer, method)(event)
+    except Exception:
+        logger.exception("observer %r raised in %s; ignored", observer, method)
+
+
+_METHOD_OF: dict[type, str] = {
+    AcquireEvent: "on_acquire",
+    ExtendEvent: "on_extend",
+    ReleaseEvent: "on_release",
+    LostEvent: "on_lost",
+    RoundEvent: "on_round",
+}
+
+
+def round_hook(
+    log_round: Callable[[Fanout, Round], None], observer: LockObserver | None
+) -> Callable[[Fanout, Round], None]:
+    """What a front end's driver calls after each round: ``log_round`` alone when there
+    is no observer (not even a wrapper), else ``log_round`` and then the observer."""
+    if observer is None:
+        return log_round
+
+    def after_round(step: Fanout, round_: Round) -> None:
+        log_round(step, round_)
+        seconds = round_.finished - round_.started
+        notify(observer, RoundEvent(step.key, step.op.value, seconds, round_.outcomes))
+
+    return after_round
+
+
+#: A round that outlasts its own timeout by more than this was not slowed by the
+#: servers (the fan-out stops waiting at the timeout): the client process or its
+#: machine stalled (GC, swap, SIGSTOP, a suspended VM), or its clock jumped.
+STALL = 1.0
+
+
+def clock_anomaly(step: Fanout, round_: Round) -> str | None:
+    """Why ``round_``'s timing cannot be right, or None.
+
+    A round that ended before it started means the monotonic clock went backwards; one
+    that outlasted its timeout by more than :data:`STALL` seconds means the client was
+    stalled. Either way, time measured across it is not to be trusted: a lock held by
+    this process may have expired without its holder noticing in time.
+    """
+    elapsed = round_.finished - round_.started
+    if elapsed < 0:
+        return f"the monotonic clock went backwards by {-elapsed:.3f} s during a round"
+    if elapsed > step.timeout + STALL:
+        return (
+            f"a round took {elapsed:.3f} s, {elapsed - step.timeout:.3f} s past its "
+            f"{step.timeout * 1000:.0f} ms timeout: this process or its machine stalled "
+            "(GC, swap, SIGSTOP, a suspended VM) or the clock jumped"
+        )
+    return None

@@ -1,0 +1,90 @@
+"""Observability, pure parts: clock-anomaly detection and the no-observer fast path."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from quorumlock import LockObserver, NodeOutcome, Reply
+from quorumlock._algorithm.flows import Fanout, Op, Round
+from quorumlock._observe import STALL, RoundEvent, check_observer, clock_anomaly, round_hook
+from quorumlock._sync import _log_round
+
+TOKEN = "0123456789abcdef0123456789abcdef01234567"
+
+
+def step(timeout: float = 0.05) -> Fanout:
+    return Fanout(Op.ACQUIRE, "orders:42", TOKEN, 10_000, timeout)
+
+
+def round_(started: float, finished: float) -> Round:
+    return Round(started, finished, (NodeOutcome("redis://a:1", Reply.GRANTED, latency=0.001),))
+
+
+def test_clock_anomaly_flags_stalls_and_backward_clocks_only() -> None:
+    assert clock_anomaly(step(), round_(100.0, 100.004)) is None
+    assert clock_anomaly(step(), round_(100.0, 100.05 + STALL)) is None  # at the bound
+    stalled = clock_anomaly(step(), round_(100.0, 103.0))
+    assert stalled is not None
+    assert "stalled" in stalled
+    assert "2.950 s past its 50 ms timeout" in stalled
+    backwards = clock_anomaly(step(), round_(100.0, 99.5))
+    assert backwards is not None
+    assert "backwards by 0.500 s" in backwards
+
+
+def test_log_round_warns_of_a_stalled_round(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG, logger="quorumlock"):
+        _log_round(step(), round_(100.0, 100.004))
+        assert [r.levelno for r in caplog.records] == [logging.DEBUG]
+        debug = caplog.records[0].getMessage()
+        assert debug.startswith(f"acquire 'orders:42' token={TOKEN[:8]}… in 4.00 ms: ")
+        assert "redis://a:1: granted" in debug
+        caplog.clear()
+        _log_round(step(), round_(100.0, 103.0))
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1
+    assert "clock anomaly in acquire of lock 'orders:42'" in warnings[0].getMessage()
+    assert all(TOKEN not in r.getMessage() for r in caplog.records)
+
+
+def test_without_an_observer_the_round_hook_is_the_logger_itself() -> None:
+    """Zero cost when no observer is set: not even a wrapper around the logging."""
+    assert round_hook(_log_round, None) is _log_round
+
+
+def test_round_hook_logs_then_tells_the_observer() -> None:
+    seen: list[RoundEvent] = []
+    logged: list[Fanout] = []
+
+    class Rounds(LockObserver):
+        def on_round(self, event: RoundEvent) -> None:
+            seen.append(event)
+
+    hook = round_hook(lambda s, r: logged.append(s), Rounds())
+    hook(step(), round_(100.0, 100.004))
+    assert len(logged) == 1
+    assert len(seen) == 1
+    assert seen[0].name == "orders:42"
+    assert seen[0].op == "acquire"
+    assert seen[0].seconds == pytest.approx(0.004)
+    assert seen[0].outcomes[0].latency == 0.001
+
+
+def test_observers_are_checked() -> None:
+    assert check_observer(None) is None
+
+    class Partial:
+        def on_acquire(self, event: object) -> None:
+            pass
+
+    with pytest.raises(TypeError, match="on_extend, on_release, on_lost, on_round"):
+        check_observer(Partial())
+
+    class Nothing(LockObserver):
+        pass  # every method inherited: a no-op
+
+    observer = Nothing()
+    assert check_observer(observer) is observer
+    observer.on_acquire(None)  # type: ignore[arg-type]
