@@ -170,9 +170,8 @@ class RedlockBase(Generic[LockT]):
         (0 on one machine). Call ``extend()`` at once to measure a fresh validity on this
         machine's own clock. The lease options are those of :meth:`lock`; ``max_hold``
         counts from the adoption. The first round of a Redlock that has not reached the
-        servers yet must connect within the per-instance timeout (only an acquire waits
-        for first connections): adopt with a Redlock that has been used, or one with an
-        ``instance_timeout`` that covers connecting.
+        servers yet waits for its connections (up to ``connect_timeout``), as an acquire
+        does.
 
         Raises ``TypeError`` if ``handle`` is not a :class:`LockHandle`,
         :class:`ConfigurationError` if it names other servers than this Redlock's (unless

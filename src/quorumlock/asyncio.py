@@ -355,6 +355,8 @@ class Lock(LockBase):
             released = await self.release()
         else:
             await self._stop_keeper()
+            if not lost_here:
+                return  # released inside the block, as the sync __exit__ allows
         if lost_here and exc_type is asyncio.CancelledError:
             if owner is not None and owner.cancelling() > self._owner_cancelling:
                 return  # someone else cancelled us too: let CancelledError propagate

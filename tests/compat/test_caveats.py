@@ -51,11 +51,6 @@ def test_node_redlock_does_not_honour_the_restart_quarantine(
     rl_b.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug outside B6: validate_name accepts the marker key's name; such a lock shares "
-    "its key with the incarnation marker and is reported 'taken' on every server, forever",
-)
 def test_a_lock_named_like_the_marker_key_is_refused_as_bad_input(
     servers: LocalServerGroup,
 ) -> None:

@@ -8,15 +8,20 @@ from datetime import timedelta
 import pytest
 
 from quorumlock import ConfigurationError, RedlockConfig
-from quorumlock._algorithm.config import seconds, to_ttl_ms, validate_name
+from quorumlock._algorithm.config import RESERVED_PREFIX, seconds, to_ttl_ms, validate_name
+from quorumlock._algorithm.scripts import MARKER_KEY
 
 
-@pytest.mark.parametrize("name", ["orders:42", "x", "ключ", "a b", "{tag}:1"])
+@pytest.mark.parametrize(
+    "name", ["orders:42", "x", "ключ", "a b", "{tag}:1", "quorumlock:job", "quorumlock:released:x"]
+)
 def test_good_names(name: str) -> None:
     assert validate_name(name) == name
 
 
-@pytest.mark.parametrize("name", ["", "a\x00b"])
+@pytest.mark.parametrize(
+    "name", ["", "a\x00b", "quorumlock:incarnation", "quorumlock:incarnation:{1}"]
+)
 def test_bad_names(name: str) -> None:
     with pytest.raises(ConfigurationError):
         validate_name(name)
@@ -113,3 +118,7 @@ def test_wake_on_release_must_be_a_bool() -> None:
     assert RedlockConfig().wake_on_release is True
     with pytest.raises(TypeError, match="wake_on_release"):
         RedlockConfig(wake_on_release=1)  # type: ignore[arg-type]
+
+
+def test_the_reserved_prefix_is_the_marker_key() -> None:
+    assert MARKER_KEY.startswith(RESERVED_PREFIX)

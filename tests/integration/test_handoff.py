@@ -430,13 +430,6 @@ def test_a_renewal_in_flight_does_not_outlive_the_handover(
 # --------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_io fan-out: the first-contact grace (wait for connections up to "
-    "connect_timeout) applies to acquire rounds only, on the premise that a server never "
-    "reached holds none of our keys; an adopted lock's keys were set by another process, "
-    "so its first extend/release in a fresh Redlock times out 'still connecting'",
-)
 def test_first_round_of_an_adopted_lock_waits_for_connections(
     api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
@@ -462,7 +455,7 @@ def test_first_round_of_an_adopted_lock_waits_for_connections(
         handle = await call(lock.export())
         fresh = api.redlock(urls, instance_timeout=0.25)
         adopted = fresh.adopt(handle)
-        assert await call(adopted.extend()) > 9  # fails: "still connecting"
+        assert await call(adopted.extend()) > 9  # waits for its connections
 
     try:
         api.run(body)
@@ -471,11 +464,6 @@ def test_first_round_of_an_adopted_lock_waits_for_connections(
             proxy.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="asyncio Lock.__aexit__ raises LockLost after an explicit release() inside the "
-    "block (validity == 0 is taken for a loss); the sync __exit__ returns quietly",
-)
 def test_release_inside_async_with_is_not_a_loss(servers: LocalServerGroup, lock_name: str) -> None:
     async def body() -> None:
         rl = quorumlock.asyncio.Redlock(servers.urls)

@@ -55,8 +55,17 @@ def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
     return ttl_ms
 
 
+#: quorumlock's own keys on the servers (the incarnation markers) start with this: no lock
+#: name may (``scripts.MARKER_KEY``; the purity rule keeps config from importing it).
+RESERVED_PREFIX = "quorumlock:incarnation"
+
+
 def validate_name(name: object) -> str:
-    """A lock name: a non-empty ``str``, used as the key on every server as it is."""
+    """A lock name: a non-empty ``str``, used as the key on every server as it is.
+
+    Names starting with ``quorumlock:incarnation`` are refused: the servers' incarnation
+    markers are kept there.
+    """
     if not isinstance(name, str):
         raise TypeError(f"a lock name must be a str, not {type(name).__name__}")
     if not name:
@@ -64,6 +73,11 @@ def validate_name(name: object) -> str:
     if "\x00" in name:
         # Legal for Redis, but a NUL in a name is nearly always a bug in the caller.
         raise ConfigurationError(f"a lock name must not contain NUL characters: {name!r}")
+    if name.startswith(RESERVED_PREFIX):
+        raise ConfigurationError(
+            f"lock name {name!r} starts with {RESERVED_PREFIX!r}: that is the key of the "
+            "servers' incarnation marker, which quorumlock keeps for itself"
+        )
     return name
 
 

@@ -34,7 +34,6 @@ from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
-    Op,
     Round,
     Session,
     eval_args,
@@ -178,10 +177,9 @@ class AsyncFanout:
         """Send ``step``'s command to every server at once and collect the replies (R7)."""
         started = time.monotonic()
         round_ = _Round(self.nodes, step)
-        # First contact: an acquire may wait for connections while no majority granted
-        # it (see SyncFanout._collect).
-        grace = self.config.connect_timeout if step.op is Op.ACQUIRE else step.timeout
-        await round_.collect(started + step.timeout, started + grace)
+        # First contact: a round may wait for connections while no majority granted (or
+        # confirmed) it (see SyncFanout._collect).
+        await round_.collect(started + step.timeout, started + self.config.connect_timeout)
         return Round(started, time.monotonic(), round_.outcomes())
 
     async def close(self) -> None:
@@ -292,8 +290,10 @@ class _Round:
         self._finish()
 
     def _granted_majority(self) -> bool:
-        granted = sum(1 for r in self.results if r is not None and r.reply is Reply.GRANTED)
-        return granted >= quorum(len(self.nodes))
+        done = sum(
+            1 for r in self.results if r is not None and r.reply in (Reply.GRANTED, Reply.DONE)
+        )
+        return done >= quorum(len(self.nodes))
 
     def _finish(self) -> None:
         if not self.done.done():

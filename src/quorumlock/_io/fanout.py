@@ -31,7 +31,6 @@ from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
-    Op,
     Round,
     Session,
     eval_args,
@@ -46,6 +45,8 @@ from quorumlock._io.servers import RedisConnection, ServerSpec
 __all__ = ["SyncFanout"]
 
 _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
+#: The replies that make a round succeed when a majority gives them.
+_SUCCESS = (Reply.GRANTED, Reply.DONE)
 
 
 class _Node:
@@ -185,7 +186,7 @@ class SyncFanout:
             if missing:
                 executor = self._helper()
                 attempts = {i: self.nodes[i].connecting(executor) for i in missing}
-                if step.op is Op.ACQUIRE and any(not self.nodes[i].tried for i in missing):
+                if any(not self.nodes[i].tried for i in missing):
                     grace_until = max(deadline, started + self.config.connect_timeout)
             reusable = self._collect(
                 step,
@@ -236,13 +237,13 @@ class SyncFanout:
     ) -> list[_Exchange]:
         """Read every reply as it arrives, until the deadline; busy-poll briefly first.
 
-        First contact: an acquire that connects to a server for the first time may wait
-        for connections (TLS, AUTH, the session probe) until ``grace_until``, but only
-        while no majority has granted it. The first acquire of a new Redlock then does
-        not fail for a per-instance timeout meant for replies, and a server frozen at
-        first contact still costs nothing once a majority has answered. The wait counts
-        against the validity like any other. (Release and extend never need it: a server
-        we never reached holds none of our keys.)
+        First contact: a round that connects to a server for the first time may wait for
+        connections (TLS, AUTH, the session probe) until ``grace_until``, but only while
+        no majority has granted (or, for an extend or a release, confirmed) it. The first
+        acquire of a new Redlock then does not fail for a per-instance timeout meant for
+        replies, nor does the first extend of a lock adopted from another process, and a
+        server frozen at first contact still costs nothing once a majority has answered.
+        The wait counts against the validity like any other.
 
         Servers still being connected to (``attempts``) get the command as soon as their
         connection is up, while the replies of the others are read: a connection that
@@ -264,8 +265,8 @@ class SyncFanout:
                     poller.register(ex.fd, _POLL_IN)
             now = time.monotonic()
             if now >= deadline and now < grace_until and attempts:
-                granted = sum(1 for o in outcomes if o is not None and o.reply is Reply.GRANTED)
-                if granted < needed:
+                done = sum(1 for o in outcomes if o is not None and o.reply in _SUCCESS)
+                if done < needed:
                     deadline = grace_until  # first contact: wait on for the connections
             if now >= deadline:
                 # One last look without waiting: replies that arrived in time are read,
