@@ -29,6 +29,7 @@ __all__ = [
     "SOCKET_TIMEOUT",
     "Hold",
     "NotInstalled",
+    "Table",
     "client",
     "clip",
     "describe_environment",
@@ -47,6 +48,8 @@ __all__ = [
     "server_description",
     "shares",
     "table",
+    "target_row",
+    "targets_table",
     "version",
 ]
 
@@ -302,3 +305,67 @@ def clip(text: str, width: int = 80) -> str:
 def num(value: float | None, fmt: str) -> str:
     """``value`` formatted, or ``-`` when missing or NaN."""
     return "-" if value is None or math.isnan(value) else format(value, fmt)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a report, rendered as plain text (terminal) or Markdown (docs)."""
+
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    right: frozenset[int] = frozenset()
+    title: str = ""
+    notes: str = ""
+
+    def text(self) -> str:
+        parts = [self.title] if self.title else []
+        parts.append(table(self.header, self.rows, set(self.right)))
+        if self.notes:
+            parts.append(self.notes)
+        return "\n".join(parts)
+
+    def markdown(self) -> str:
+        def cells(row: Sequence[str]) -> str:
+            return "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
+
+        align = ["--:" if i in self.right else "---" for i in range(len(self.header))]
+        parts = [f"**{self.title}**\n"] if self.title else []
+        parts += [cells(self.header), "|" + "|".join(align) + "|"]
+        parts += [cells(row) for row in self.rows]
+        if self.notes:
+            parts += ["", self.notes]
+        return "\n".join(parts)
+
+
+def target_row(
+    name: str,
+    value: float | None,
+    target: float | None = None,
+    *,
+    at_least: bool = True,
+    unit: str = "x",
+) -> dict[str, Any]:
+    """One line of a figure's ratio table: a value, and how it compares with a target."""
+    sign = ">=" if at_least else "<"
+    return {
+        "name": name,
+        "value": value,
+        "unit": unit,
+        "target": None
+        if target is None
+        else f"{sign} {target:g}{'x' if unit == 'x' else ' ' + unit}",
+        "result": judge(value, target, at_least=at_least),
+    }
+
+
+def targets_table(rows: Sequence[Mapping[str, Any]], title: str = "") -> Table:
+    """The rows of :func:`target_row` (or of ``compute_ratios``) as a table."""
+    body = []
+    for row in rows:
+        value = row["value"]
+        unit = row.get("unit", "x")
+        shown = (
+            "-" if value is None else (f"{value:.2f}x" if unit == "x" else f"{value:.2f} {unit}")
+        )
+        body.append([row["name"], shown, row["target"] or "", row["result"]])
+    return Table(["ratio or value", "measured", "target", "result"], body, frozenset({1}), title)

@@ -46,6 +46,7 @@ from quorumlock import Redlock
 from quorumlock.benchmarks._common import (
     SOCKET_TIMEOUT,
     NotInstalled,
+    Table,
     client,
     clip,
     describe_environment,
@@ -59,7 +60,6 @@ from quorumlock.benchmarks._common import (
     ratio,
     rotated,
     server_description,
-    table,
     version,
 )
 
@@ -73,7 +73,9 @@ __all__ = [
     "environment",
     "main",
     "percentile",
+    "ratios_rows",
     "ratios_table",
+    "results_rows",
     "results_table",
     "rotated",
     "run_benchmark",
@@ -598,6 +600,11 @@ def compute_ratios(
 
 def results_table(summaries: Sequence[dict[str, Any]]) -> str:
     """One row per contender: latency, cycles/s and its spread over rounds, failures."""
+    return results_rows(summaries).text()
+
+
+def results_rows(summaries: Sequence[dict[str, Any]]) -> Table:
+    """:func:`results_table` as a :class:`Table` (for Markdown too)."""
     rows = []
     for s in summaries:
         rates = [r for r in s["cycles_per_second_by_round"] if r]
@@ -622,11 +629,20 @@ def results_table(summaries: Sequence[dict[str, Any]]) -> str:
             ]
         )
     header = ["contender", "N", "median us", "p99 us", "cycles/s", "rounds min-max", "cycles"]
-    return table([*header, "failed", "note"], rows, right={1, 2, 3, 4, 5, 6, 7})
+    return Table([*header, "failed", "note"], rows, frozenset({1, 2, 3, 4, 5, 6, 7}))
 
 
 def ratios_table(ratios: Sequence[dict[str, Any]]) -> str:
     """The ratios from :func:`compute_ratios`, then how many targets were met."""
+    targeted = [r for r in ratios if r["target"] is not None]
+    met = sum(r["result"] == "pass" for r in targeted)
+    unknown = sum(r["result"] == "n/a" for r in targeted)
+    tail = f" ({unknown} not measured)" if unknown else ""
+    return "\n".join([ratios_rows(ratios).text(), "", f"targets met: {met}/{len(targeted)}{tail}"])
+
+
+def ratios_rows(ratios: Sequence[dict[str, Any]]) -> Table:
+    """The ratios from :func:`compute_ratios` as a :class:`Table`."""
     ratio_rows = []
     for r in ratios:
         rng = (
@@ -643,13 +659,7 @@ def ratios_table(ratios: Sequence[dict[str, Any]]) -> str:
                 r["result"],
             ]
         )
-    lines = [table(["ratio", "value", "rounds", "target", "result"], ratio_rows, right={1, 2})]
-    targeted = [r for r in ratios if r["target"] is not None]
-    met = sum(r["result"] == "pass" for r in targeted)
-    unknown = sum(r["result"] == "n/a" for r in targeted)
-    tail = f" ({unknown} not measured)" if unknown else ""
-    lines += ["", f"targets met: {met}/{len(targeted)}{tail}"]
-    return "\n".join(lines)
+    return Table(["ratio", "value", "rounds", "target", "result"], ratio_rows, frozenset({1, 2}))
 
 
 def render(
