@@ -234,6 +234,24 @@ class AioredlockLock:
         self._loop.close()
 
 
+class NoLock:
+    """A "lock" that excludes nobody: the overlap checks' own test (tests/test_benchmarks.py
+    runs it to see that the checks catch two holders at once). No figure uses it."""
+
+    def __init__(self, urls: Sequence[str], name: str) -> None:
+        pass
+
+    def acquire(self, timeout: float) -> bool:
+        time.sleep(0.0005)  # a holder stays inside long enough for others to walk in
+        return True
+
+    def release(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 #: slug -> (how to build it, servers it locks). The parent names contenders by slug.
 CONTENDERS: Final[dict[str, tuple[Callable[[Sequence[str], str], BlockingLock], int]]] = {
     "quorumlock": (QuorumlockLock, 5),
@@ -241,6 +259,7 @@ CONTENDERS: Final[dict[str, tuple[Callable[[Sequence[str], str], BlockingLock], 
     "redis-py": (RedisPyLock, 1),
     "redis-lock": (RedisLockLock, 1),
     "aioredlock": (AioredlockLock, 5),
+    "no-lock": (NoLock, 1),
 }
 
 

@@ -36,7 +36,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TextIO
 
 from quorumlock.benchmarks import (
     _plots,
@@ -486,7 +486,14 @@ def _progress(message: str) -> None:
     print(f"  ... {message}", file=sys.stderr, flush=True)
 
 
-def main(argv: Sequence[str] | None = None, *, log: Callable[[str], None] = _progress) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    log: Callable[[str], None] = _progress,
+    out: TextIO | None = None,
+) -> int:
+    """Run the suite as its command line says; the report goes to ``out`` (stdout)."""
+    stream = out if out is not None else sys.stdout
     args = _parse_args(argv)
     config = quick_config() if args.quick else SuiteConfig()
     signal.signal(signal.SIGTERM, on_sigterm)  # servers and workers stop on SIGTERM too
@@ -517,7 +524,7 @@ def main(argv: Sequence[str] | None = None, *, log: Callable[[str], None] = _pro
     meta["wall_seconds"] = round(time.monotonic() - began, 1)
     meta["figure_seconds"] = run.seconds
 
-    print(render_text(run, meta))
+    print(render_text(run, meta), file=stream)
     plots: Path | None = None
     if not args.no_plots:
         plots = args.plots or (
@@ -526,7 +533,8 @@ def main(argv: Sequence[str] | None = None, *, log: Callable[[str], None] = _pro
             else Path("docs/benchmarks")
         )
         written, why = _plots.write_all(run.figures, plots)
-        print(f"plots: {', '.join(str(p) for p in written) or 'none'}{f' ({why})' if why else ''}")
+        listed = ", ".join(str(p) for p in written) or "none"
+        print(f"plots: {listed}{f' ({why})' if why else ''}", file=stream)
     if args.json is not None:
         document = {
             "meta": meta,
@@ -537,11 +545,11 @@ def main(argv: Sequence[str] | None = None, *, log: Callable[[str], None] = _pro
         args.json.write_text(json.dumps(document, indent=2) + "\n")
     if args.write_docs is not None:
         write_docs(args.write_docs, render_markdown(run, meta, plots, args.write_docs))
-        print(f"docs: rewrote the generated section of {args.write_docs}")
+        print(f"docs: rewrote the generated section of {args.write_docs}", file=stream)
     problems = crashes(run)
     for problem in problems:
         print(f"FAILED: {problem}", file=sys.stderr)
-    print(f"(wall time {meta['wall_seconds']:.1f} s)")
+    print(f"(wall time {meta['wall_seconds']:.1f} s)", file=stream)
     return 1 if problems else 0
 
 
