@@ -92,7 +92,10 @@ def _summary(slug: str, rates: list[float], status: str = "ok") -> dict[str, Any
 def test_compute_ratios_pairs_rounds_and_judges_targets() -> None:
     spec = uncontended.Ratio("a/b", "a", "b", "cycles_per_second", 2.0)
     info = uncontended.Ratio("b/a", "b", "a", "cycles_per_second")
-    summaries = {"a": _summary("a", [100.0, 300.0, 200.0]), "b": _summary("b", [50.0, 100.0, 200.0])}
+    summaries = {
+        "a": _summary("a", [100.0, 300.0, 200.0]),
+        "b": _summary("b", [50.0, 100.0, 200.0]),
+    }
     got, other = uncontended.compute_ratios(summaries, [spec, info])
     assert got["value"] == pytest.approx(200 / 100)
     assert (got["per_round_min"], got["per_round_max"]) == (1.0, 3.0)
@@ -172,7 +175,12 @@ def test_handover_summary() -> None:
     ms = 1_000_000
     holds = [Hold(i % 2, i * 10 * ms, i * 10 * ms + ms, i * 10 * ms + 2 * ms) for i in range(5)]
     row = handover.summarize(handover.CONTENDERS[0], 1, [_slice(holds, 2)], "ok")
-    assert (row["handovers"], row["p50_ms"], row["overlaps"], row["counter_ok"]) == (4, 8.0, 0, True)
+    assert (row["handovers"], row["p50_ms"], row["overlaps"], row["counter_ok"]) == (
+        4,
+        8.0,
+        0,
+        True,
+    )
     lost = handover.summarize(handover.CONTENDERS[0], 1, [_slice(holds, 2, counted=4)], "ok")
     assert not lost["counter_ok"]  # an increment lost to a concurrent holder
 
@@ -266,17 +274,15 @@ def test_the_smallest_suite_end_to_end(five: LocalServerGroup, tmp_path: Path) -
     config = suite.SuiteConfig(
         server_counts=(1, 5),
         uncontended=uncontended.Config(rounds=1, slice_seconds=0.02, warmup_seconds=0.01),
-        handover=handover.HandoverConfig(waiters=(1,), rounds=1, slice_seconds=0.6),
-        contention=contention.ContentionConfig(processes=(2,), rounds=1, slice_seconds=0.3),
-        many=many_names.ManyConfig(count=20, peer_count=5, ttl=1.5, window=0.3),
+        handover=handover.HandoverConfig(waiters=(1,), rounds=1, slice_seconds=0.4),
+        contention=contention.ContentionConfig(processes=(2,), rounds=1, slice_seconds=0.2),
+        many=many_names.ManyConfig(count=20, peer_count=5, ttl=1.5, window=0.2),
         asyncio=asyncio_cycles.BenchConfig(
             rounds=1, slice_seconds=0.1, warmup_seconds=0.05, tasks=5
         ),
     )
     messages: list[str] = []
-    run = suite.run_suite(
-        five.urls, config, suite.FIGURES, log=messages.append, work_dir=tmp_path
-    )
+    run = suite.run_suite(five.urls, config, suite.FIGURES, log=messages.append, work_dir=tmp_path)
     assert run.errors == {}
     assert suite.crashes(run) == []
     assert set(run.figures) == set(suite.FIGURES)

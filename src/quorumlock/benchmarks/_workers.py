@@ -438,7 +438,10 @@ class _Holder(Protocol):
     retries: int
 
     def clear(self) -> None: ...
-    def hold(self, name: str) -> None: ...
+    def hold(self, name: str) -> bool:
+        """Acquire one more lock (several attempts at most); False if none succeeded."""
+        ...
+
     def extensions(self) -> int | None: ...
     def lost(self) -> int | None: ...
     def release_all(self) -> int: ...
@@ -452,7 +455,7 @@ class _QuorumlockHolder:
         self._locks: list[Any] = []
         self.retries = 0
 
-    def hold(self, name: str) -> None:
+    def hold(self, name: str) -> bool:
         for attempt in range(_HOLD_ATTEMPTS):
             # A fresh name per attempt: a failed attempt's keys may stay for the ttl on
             # servers whose late replies granted it and whose cleanup timed out too.
@@ -462,14 +465,13 @@ class _QuorumlockHolder:
             try:
                 if lock.acquire(blocking=False):
                     self._locks.append(lock)
-                    return
+                    return True
             except QuorumUnavailable:
                 # The per-server timeout derived from a short ttl (20 ms at 3 s) can run
                 # out on a loaded machine, or while the lease thread renews many locks.
-                if attempt == _HOLD_ATTEMPTS - 1:
-                    raise
+                pass
             self.retries += 1
-        raise RuntimeError(f"could not acquire {name!r} in {_HOLD_ATTEMPTS} attempts")
+        return False
 
     def clear(self) -> None:
         self._locks.clear()
@@ -510,11 +512,12 @@ class _RedisLockHolder:
         self._locks: list[Any] = []
         self.retries = 0
 
-    def hold(self, name: str) -> None:
+    def hold(self, name: str) -> bool:
         lock = self._module.Lock(self._client, name, expire=self._expire, auto_renewal=True)
         if not lock.acquire(blocking=False):
-            raise RuntimeError(f"could not acquire {name!r}")
+            return False
         self._locks.append(lock)
+        return True
 
     def clear(self) -> None:
         self._locks.clear()
@@ -547,11 +550,12 @@ class _PlainHolder:
         self._locks: list[Any] = []
         self.retries = 0
 
-    def hold(self, name: str) -> None:
+    def hold(self, name: str) -> bool:
         lock = self._make(name)
         if not lock.acquire(blocking=False):
-            raise RuntimeError(f"could not acquire {name!r}")
+            return False
         self._locks.append(lock)
+        return True
 
     def clear(self) -> None:
         self._locks.clear()
@@ -617,7 +621,8 @@ def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
     try:
         # Connections opened and scripts loaded before measuring: their buffers are not
         # a held lock's cost.
-        holder.hold(f"{prefix}:warm")
+        if not holder.hold(f"{prefix}:warm"):
+            raise RuntimeError("could not acquire the warm-up lock")
         holder.release_all()
         holder.clear()
         holder.retries = 0
@@ -626,9 +631,10 @@ def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
         tracemalloc.start()
         traced_before = tracemalloc.get_traced_memory()[0]
         started = time.monotonic()
-        for index in range(count):
-            holder.hold(f"{prefix}:{index}")
+        held = sum(holder.hold(f"{prefix}:{index}") for index in range(count))
         result["acquire_seconds"] = time.monotonic() - started
+        result["held"] = held
+        result["acquire_failures"] = count - held
         result["acquire_retries"] = holder.retries
         gc.collect()
         result["traced_bytes"] = tracemalloc.get_traced_memory()[0] - traced_before

@@ -93,7 +93,7 @@ def summarize(spec: _Many, reply: dict[str, Any], config: ManyConfig) -> dict[st
     }
     if row["status"] != "ok":
         return row
-    count = int(reply["count"])
+    count = int(reply["held"])  # the locks actually held: per-lock figures divide by it
     window = float(reply["window_measured"])
     calls = reply["server_calls"]
     renewed = spec.slug in ("quorumlock", "redis-lock")
@@ -112,6 +112,8 @@ def summarize(spec: _Many, reply: dict[str, Any], config: ManyConfig) -> dict[st
         ttl=float(reply["ttl"]) if renewed else None,
         acquire_seconds=reply["acquire_seconds"],
         acquire_retries=reply["acquire_retries"],
+        acquire_failures=reply["acquire_failures"],
+        asked=int(reply["count"]),
         traced_bytes_per_lock=reply["traced_bytes"] / count,
         rss_bytes_per_lock=None if reply["rss_bytes"] is None else reply["rss_bytes"] / count,
         threads=reply["threads"],
@@ -193,7 +195,7 @@ def tables(result: dict[str, Any]) -> list[Table]:
     for r in result["rows"]:
         label = r["label"] + (f" {r['version']}" if r["version"] else "")
         if r["status"] != "ok":
-            body.append([label, str(r["servers"]), *["-"] * 9, r["status"]])
+            body.append([label, str(r["servers"]), *["-"] * 10, r["status"]])
             continue
         body.append(
             [
@@ -208,6 +210,7 @@ def tables(result: dict[str, Any]) -> list[Table]:
                 num(r["server_commands_per_second"], ",.0f"),
                 "-" if r["lost"] is None else str(r["lost"]),
                 num(r["acquire_seconds"], ".1f"),
+                str(r["acquire_retries"]),
                 r["renewal"],
             ]
         )
@@ -216,14 +219,17 @@ def tables(result: dict[str, Any]) -> list[Table]:
         f"Renewed locks: ttl {cfg['ttl']:g} s (python-redis-lock: whole seconds); window "
         f"{cfg['window']:g} s. B/lock: tracemalloc growth over the acquisitions, and "
         "resident-set growth (thread stacks included), per lock. ext/s due: the rate the "
-        "library's own schedule asks for. Server cmd/s: INFO commandstats, all servers."
+        "library's own schedule asks for. Server cmd/s: INFO commandstats, all servers. "
+        "lost: locks lost by the end of the window. retries: failed acquire attempts "
+        "(quorumlock: up to 5 per lock, each on a fresh name; a lock whose 5 failed is "
+        "left out of 'locks')."
     )
     header = ["contender", "N", "locks", "B/lock traced", "B/lock RSS", "threads", "ext/s"]
     return [
         Table(
-            [*header, "ext/s due", "server cmd/s", "lost", "acquire s", "renewal"],
+            [*header, "ext/s due", "server cmd/s", "lost", "acquire s", "retries", "renewal"],
             body,
-            frozenset(range(1, 11)),
+            frozenset(range(1, 12)),
             "Figure 4: many locks held at once",
             notes,
         ),

@@ -453,6 +453,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--only",
+        metavar="FIGURES",
         default=",".join(FIGURES),
         help=f"comma-separated figures to run (default all: {','.join(FIGURES)})",
     )
