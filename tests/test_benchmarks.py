@@ -317,3 +317,13 @@ def test_the_smallest_suite_end_to_end(five: LocalServerGroup, tmp_path: Path) -
     markdown = suite.render_markdown(run, meta, tmp_path / "plots", tmp_path / "benchmarks.md")
     assert markdown.startswith(suite.DOCS_BEGIN)
     assert "![Figure 2: hand-over latency](plots/handover.png)" in markdown
+
+
+def test_what_fails_the_run_is_a_crash_or_an_overlap_never_a_timing() -> None:
+    run = suite.Run(errors={"many": "WorkerError: worker 0 (pid 1): exited"})
+    row = {"status": "ok", "overlaps": 0, "counter_ok": True, "label": "pottery Redlock"}
+    slow = {**row, "p50_ms": 1e6}  # a terrible number is a result, not a failure
+    run.figures["handover"] = {"rows": [slow]}
+    assert suite.crashes(run) == ["many crashed: WorkerError: worker 0 (pid 1): exited"]
+    run.figures["contention"] = {"rows": [{**row, "counter_ok": False}]}
+    assert suite.crashes(run)[1:] == ["contention: pottery Redlock had overlapping holds"]
