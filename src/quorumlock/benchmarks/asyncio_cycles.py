@@ -482,7 +482,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="CI smoke run of about 5 s: 1 round, short slices, 100 tasks, every contender",
+        help="smoke run of about 5 s: 1 round, short slices, 100 tasks, every contender",
     )
     parser.add_argument(
         "--no-gc-collect", action="store_false", dest="gc_collect", help="no gc.collect()"

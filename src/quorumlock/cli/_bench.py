@@ -56,7 +56,7 @@ examples:
 
 the whole suite (five figures on 9 embedded servers; ~8 min, --quick ~40 s):
   quorumlock bench --suite                       # tables; plots in docs/benchmarks/
-  quorumlock bench --suite --quick --no-plots    # the CI smoke run, without plots
+  quorumlock bench --suite --quick --no-plots    # a smoke run, tables only
   quorumlock bench --suite --only handover,contention --plots /tmp/plots
   quorumlock bench --suite --write-docs          # also rewrite docs/benchmarks.md's tables
 """
