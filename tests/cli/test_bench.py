@@ -42,3 +42,32 @@ def test_bench_with_only_the_core(tmp_path: Path) -> None:
     assert "redis-py Lock" in result.stdout
     assert "pottery" not in result.stdout.split("not installed, left out:")[0]
     assert "not installed, left out: pottery Redlock, python-redis-lock" in result.stdout
+
+
+def test_bench_suite_quick_json() -> None:
+    """``--suite``: the suite's figure 1 on its own 9 servers, JSON on stdout."""
+    result = run_cli(
+        "bench", "--suite", "--quick", "--only", "uncontended", "--no-plots", "--json", timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert data["errors"] == {}
+    assert set(data["figures"]) == {"uncontended"}
+    slugs = {r["slug"]: r for r in data["figures"]["uncontended"]["results"]}
+    for n in (1, 3, 5, 7, 9):
+        assert slugs[f"quorumlock-n{n}"]["status"] == "ok", slugs[f"quorumlock-n{n}"]
+        assert slugs[f"floor-n{n}"]["cycles"] > 0
+    assert "Figure 1: uncontended acquire+release vs N" in result.stderr  # the tables
+    assert data["targets"][0]["name"].startswith("1. uncontended N=5")
+
+
+def test_bench_suite_options_need_suite_and_vice_versa() -> None:
+    result = run_cli("bench", "--only", "handover", timeout=60)
+    assert result.returncode == 2
+    assert "--only goes with --suite" in result.stderr
+    result = run_cli("bench", "--suite", "--rounds", "3", timeout=60)
+    assert result.returncode == 2
+    assert "drop --rounds" in result.stderr
+    result = run_cli("bench", "--suite", "--only", "nonsense", timeout=60)
+    assert result.returncode == 2
+    assert "unknown figure" in result.stderr

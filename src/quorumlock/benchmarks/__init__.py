@@ -1,6 +1,9 @@
 """Side-by-side benchmarks of quorumlock and the other Python locks (see README.md here).
 
-``uncontended`` backs ``quorumlock bench``; ``asyncio_cycles`` runs as
-``python -m quorumlock.benchmarks.asyncio_cycles``. Peers (pottery, python-redis-lock,
-aioredlock) are imported only if installed: ``pip install 'quorumlock[bench]'``.
+``suite`` runs the whole suite (``python -m quorumlock.benchmarks.suite``, or
+``quorumlock bench --suite``; results in docs/benchmarks.md); ``uncontended`` backs
+``quorumlock bench``; ``asyncio_cycles`` runs as ``python -m
+quorumlock.benchmarks.asyncio_cycles``. Peers (pottery, python-redis-lock, aioredlock) are
+imported only if installed, and matplotlib only to draw plots: ``pip install
+'quorumlock[bench]'``.
 """

@@ -52,23 +52,25 @@ from typing import Any, Final, Protocol
 import redis.asyncio
 
 from quorumlock.asyncio import Redlock
+from quorumlock.benchmarks._common import (
+    NotInstalled,
+    clip,
+    describe_environment,
+    environment,
+    import_peer,
+    local_servers,
+    on_sigterm,
+    rotated,
+    server_description,
+    version,
+)
 from quorumlock.benchmarks.uncontended import (
     Batch,
     ContenderResult,
-    NotInstalled,
     Ratio,
-    _clip,
-    _import,
-    _on_sigterm,
-    _server_description,
-    _servers,
-    _version,
     compute_ratios,
-    describe_environment,
-    environment,
     ratios_table,
     results_table,
-    rotated,
 )
 
 __all__ = ["BenchConfig", "Scenario", "main", "run_scenario"]
@@ -170,7 +172,7 @@ class PotteryRunner:
     """
 
     def __init__(self, urls: Sequence[str], scenario: Scenario) -> None:
-        self._aioredlock_class = _import("pottery").AIORedlock
+        self._aioredlock_class = import_peer("pottery").AIORedlock
         pools = [
             redis.asyncio.ConnectionPool.from_url(
                 url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
@@ -204,7 +206,7 @@ class AioredlockRunner:
     """aioredlock's ``Aioredlock`` (aioredis 1.x pools), one try per lock."""
 
     def __init__(self, urls: Sequence[str], scenario: Scenario) -> None:
-        self._manager = _import("aioredlock").Aioredlock(list(urls), retry_count=1)
+        self._manager = import_peer("aioredlock").Aioredlock(list(urls), retry_count=1)
 
     async def cycle(self, key: str) -> bool:
         lock = await self._manager.lock(key, lock_timeout=TTL_SECONDS)  # LockError if not
@@ -247,7 +249,7 @@ class _Tally:
 
 def _one_line(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}".strip()
-    return _clip(text.splitlines()[0] if text else type(exc).__name__, 120)
+    return clip(text.splitlines()[0] if text else type(exc).__name__, 120)
 
 
 async def _cycle_until(
@@ -337,9 +339,12 @@ async def run_scenario(
     keys: dict[str, list[str]] = {}
     try:
         for contender in CONTENDERS:
-            version = _version(contender.package)
             result = ContenderResult(
-                contender.label, contender.slug, SERVERS, contender.package, version
+                contender.label,
+                contender.slug,
+                SERVERS,
+                contender.package,
+                version(contender.package),
             )
             results.append(result)
             try:
@@ -477,7 +482,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="CI smoke run of about 5 s: 1 round, short slices, 100 tasks, every contender",
+        help="smoke run of about 5 s: 1 round, short slices, 100 tasks, every contender",
     )
     parser.add_argument(
         "--no-gc-collect", action="store_false", dest="gc_collect", help="no gc.collect()"
@@ -516,16 +521,16 @@ def _progress(message: str) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     config = _config(args := _parse_args(argv))
-    signal.signal(signal.SIGTERM, _on_sigterm)  # servers stop on SIGTERM too
+    signal.signal(signal.SIGTERM, on_sigterm)  # servers stop on SIGTERM too
     began = time.monotonic()
     try:
-        with _servers(args.servers) as (given, started):
+        with local_servers(args.servers) as (given, started):
             if len(given) < SERVERS:
                 raise SystemExit(f"error: --servers needs {SERVERS} URLs, got {len(given)}")
             urls = given[:SERVERS]
             meta: dict[str, Any] = {
                 "config": {**asdict(config), "ttl_seconds": TTL_SECONDS},
-                "servers": _server_description(urls, started),
+                "servers": server_description(urls, started),
                 "loop": "asyncio (default event loop)",
                 **environment(),
             }
@@ -533,7 +538,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 sections = asyncio.run(_measure(urls, config, _progress))
             finally:  # the loop's SIGTERM handler is gone with it: cover the servers' stop
-                signal.signal(signal.SIGTERM, _on_sigterm)
+                signal.signal(signal.SIGTERM, on_sigterm)
     except KeyboardInterrupt:
         print("interrupted; connections and servers closed", file=sys.stderr)
         return 130

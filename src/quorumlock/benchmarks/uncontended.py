@@ -29,28 +29,39 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib
-import importlib.metadata
 import json
-import math
-import os
-import platform
 import secrets
 import signal
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType, ModuleType
-from typing import Any, Final, Protocol, TypeVar, cast
+from typing import Any, Final, Protocol, cast
 
 import redis
 
 from quorumlock import Redlock
-from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
+from quorumlock.benchmarks._common import (
+    SOCKET_TIMEOUT,
+    NotInstalled,
+    Table,
+    client,
+    clip,
+    describe_environment,
+    environment,
+    import_peer,
+    judge,
+    local_servers,
+    num,
+    on_sigterm,
+    percentile,
+    ratio,
+    rotated,
+    server_description,
+    version,
+)
 
 __all__ = [
     "Batch",
@@ -62,7 +73,9 @@ __all__ = [
     "environment",
     "main",
     "percentile",
+    "ratios_rows",
     "ratios_table",
+    "results_rows",
     "results_table",
     "rotated",
     "run_benchmark",
@@ -70,9 +83,6 @@ __all__ = [
 
 TTL_SECONDS: Final = 10
 TTL_MS: Final = TTL_SECONDS * 1000
-#: Socket timeouts for every redis-py client the benchmark opens, so that no cycle can
-#: hang on a frozen server: a loop is bounded by its time slice plus this.
-SOCKET_TIMEOUT: Final = 5.0
 KEY_PREFIX: Final = "quorumlock-bench:uncontended"
 
 #: The compare-and-delete of the Redis "Distributed locks with Redis" page (SPEC R3).
@@ -103,23 +113,6 @@ class Runner(Protocol):
         ...
 
 
-class NotInstalled(Exception):
-    """The contender's package cannot be imported."""
-
-
-def _import(module: str) -> ModuleType:
-    try:
-        return importlib.import_module(module)
-    except ImportError as exc:
-        raise NotInstalled(f"not installed ({exc})") from exc
-
-
-def _client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(
-        url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
-    )
-
-
 class QuorumlockRunner:
     """quorumlock as users write it: one ``Redlock`` per process, a lock object per use."""
 
@@ -141,8 +134,8 @@ class PotteryRunner:
     """pottery 3.x ``Redlock``: ``auto_release_time`` is in seconds (it sends ``* 1000``)."""
 
     def __init__(self, urls: Sequence[str], key: str) -> None:
-        self._pottery = _import("pottery")
-        self._masters = [_client(url) for url in urls]
+        self._pottery = import_peer("pottery")
+        self._masters = [client(url) for url in urls]
         self._master_set = frozenset(self._masters)
         self._key = key
 
@@ -164,7 +157,7 @@ class RedisPyRunner:
     """redis-py's own single-instance ``Lock`` (``timeout`` is in seconds)."""
 
     def __init__(self, urls: Sequence[str], key: str) -> None:
-        self._client = _client(urls[0])
+        self._client = client(urls[0])
         self._key = key
 
     def cycle(self) -> bool:
@@ -182,8 +175,8 @@ class RedisLockRunner:
     """python-redis-lock (module ``redis_lock``), ``expire`` in seconds."""
 
     def __init__(self, urls: Sequence[str], key: str) -> None:
-        self._redis_lock = _import("redis_lock")
-        self._client = _client(urls[0])
+        self._redis_lock = import_peer("redis_lock")
+        self._client = client(urls[0])
         self._key = key
 
     def cycle(self) -> bool:
@@ -293,6 +286,23 @@ CONTENDERS: Final[tuple[Contender, ...]] = (
 )
 
 
+def contenders_for(counts: Sequence[int]) -> tuple[Contender, ...]:
+    """The Redlocks (quorumlock, pottery, the bare floor) at each server count in
+    ``counts``, then the single-instance locks (redis-py, python-redis-lock) at N = 1."""
+    multi = (
+        ("quorumlock", "quorumlock", "quorumlock", QuorumlockRunner),
+        ("bare floor, redis-py", "floor", "redis", BareFloorRunner),
+        ("pottery Redlock", "pottery", "pottery", PotteryRunner),
+    )
+    chosen = [
+        Contender(label, f"{slug}-n{n}", n, package, build)
+        for label, slug, package, build in multi
+        for n in counts
+    ]
+    single = [c for c in CONTENDERS if c.slug in ("redis-py-n1", "redis-lock-n1")]
+    return (*chosen, *single)
+
+
 # --------------------------------------------------------------------------- measuring
 
 
@@ -352,14 +362,6 @@ def run_batch(cycle: Callable[[], bool], seconds: float, max_cycles: int) -> Bat
     return Batch(latencies, cycles, failures, after - start, error)
 
 
-def percentile(sorted_values: Sequence[int], fraction: float) -> float:
-    """Nearest-rank percentile of already sorted values."""
-    if not sorted_values:
-        return math.nan
-    rank = max(1, math.ceil(fraction * len(sorted_values)))
-    return float(sorted_values[rank - 1])
-
-
 @dataclass
 class ContenderResult:
     """Everything measured for one contender in one run."""
@@ -414,41 +416,29 @@ class Config:
     collect_garbage: bool = True
 
 
-def _version(package: str) -> str | None:
-    try:
-        return importlib.metadata.version(package)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-T = TypeVar("T")
-
-
-def rotated(items: Sequence[T], round_index: int) -> list[T]:
-    """The order of round ``round_index``: ``items`` rotated left by that many places.
-
-    Over ``len(items)`` rounds each item runs once in each position, so a slow minute of
-    the machine hits every contender alike.
-    """
-    shift = round_index % len(items) if items else 0
-    return [*items[shift:], *items[:shift]]
-
-
 def run_benchmark(
-    urls: Sequence[str], config: Config, *, log: Callable[[str], None]
+    urls: Sequence[str],
+    config: Config,
+    *,
+    log: Callable[[str], None],
+    contenders: Sequence[Contender] = CONTENDERS,
 ) -> list[ContenderResult]:
-    """Warm up every contender, then run ``config.rounds`` rotated rounds of slices."""
+    """Warm up every contender, then run ``config.rounds`` rotated rounds of slices.
+
+    ``contenders`` defaults to ``quorumlock bench``'s; the suite passes
+    :func:`contenders_for` with more server counts. Each uses ``urls[:servers]``.
+    """
     run_id = secrets.token_hex(4)
     results: list[ContenderResult] = []
     runners: dict[str, Runner] = {}
     try:
-        for contender in CONTENDERS:
+        for contender in contenders:
             result = ContenderResult(
                 contender.label,
                 contender.slug,
                 contender.servers,
                 contender.package,
-                _version(contender.package),
+                version(contender.package),
             )
             results.append(result)
             if contender.servers > len(urls):
@@ -574,74 +564,47 @@ def compute_ratios(
 ) -> list[dict[str, Any]]:
     """Each ratio from the run's aggregates, plus its range over the paired rounds."""
     out: list[dict[str, Any]] = []
-    for ratio in ratios:
-        num = summaries.get(ratio.numerator, {})
-        den = summaries.get(ratio.denominator, {})
+    for spec in ratios:
+        top = summaries.get(spec.numerator, {})
+        bottom = summaries.get(spec.denominator, {})
         value: float | None = None
         low = high = None
-        if num.get("status") == "ok" and den.get("status") == "ok":
-            a, b = num.get(ratio.metric), den.get(ratio.metric)
-            if a is not None and b:
-                value = a / b
+        if top.get("status") == "ok" and bottom.get("status") == "ok":
+            value = ratio(top.get(spec.metric), bottom.get(spec.metric))
             # Each round ran both contenders within a few seconds of each other: the
             # per-round ratios show how much of the noise survives the pairing.
-            xs, ys = num[_BY_ROUND[ratio.metric]], den[_BY_ROUND[ratio.metric]]
-            per_round = []
+            xs, ys = top[_BY_ROUND[spec.metric]], bottom[_BY_ROUND[spec.metric]]
+            per_round: list[float] = []
             if len(xs) == len(ys):  # round i of one is paired with round i of the other
-                per_round = [x / y for x, y in zip(xs, ys, strict=True) if x is not None and y]
+                pairs = (ratio(x, y) for x, y in zip(xs, ys, strict=True))
+                per_round = [r for r in pairs if r is not None]
             if per_round:
                 low, high = min(per_round), max(per_round)
-        result = "info"
-        if ratio.target is not None:
-            if value is None:
-                result = "n/a"
-            elif ratio.at_least:
-                result = "pass" if value >= ratio.target else "MISS"
-            else:
-                result = "pass" if value <= ratio.target else "MISS"
         out.append(
             {
-                "name": ratio.name,
-                "metric": ratio.metric,
+                "name": spec.name,
+                "metric": spec.metric,
                 "value": value,
                 "per_round_min": low,
                 "per_round_max": high,
                 "target": (
                     None
-                    if ratio.target is None
-                    else f"{'>=' if ratio.at_least else '<='} {ratio.target:g}x"
+                    if spec.target is None
+                    else f"{'>=' if spec.at_least else '<='} {spec.target:g}x"
                 ),
-                "result": result,
+                "result": judge(value, spec.target, at_least=spec.at_least),
             }
         )
     return out
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
-    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: Sequence[str]) -> str:
-        parts = [
-            cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
-            for i, cell in enumerate(cells)
-        ]
-        return "  ".join(parts).rstrip()
-
-    rule = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), rule, *(line(row) for row in rows)])
-
-
-def _clip(text: str, width: int = 80) -> str:
-    """One table cell of at most ``width`` characters (the JSON keeps the full text)."""
-    return text if len(text) <= width else text[: width - 3] + "..."
-
-
-def _num(value: float | None, fmt: str) -> str:
-    return "-" if value is None or math.isnan(value) else format(value, fmt)
-
-
 def results_table(summaries: Sequence[dict[str, Any]]) -> str:
     """One row per contender: latency, cycles/s and its spread over rounds, failures."""
+    return results_rows(summaries).text()
+
+
+def results_rows(summaries: Sequence[dict[str, Any]]) -> Table:
+    """:func:`results_table` as a :class:`Table` (for Markdown too)."""
     rows = []
     for s in summaries:
         rates = [r for r in s["cycles_per_second_by_round"] if r]
@@ -649,28 +612,37 @@ def results_table(summaries: Sequence[dict[str, Any]]) -> str:
         installed = s["version"] and s["status"] != "not installed"
         label = s["label"] + (f" {s['version']}" if installed else "")
         if s["status"] != "ok":
-            rows.append([label, str(s["servers"]), *["-"] * 6, _clip(s["status"])])
+            rows.append([label, str(s["servers"]), *["-"] * 6, clip(s["status"])])
             continue
         note = f"first error: {s['first_error']}" if s["first_error"] else ""
         rows.append(
             [
                 label,
                 str(s["servers"]),
-                _num(s["median_us"], ",.1f"),
-                _num(s["p99_us"], ",.1f"),
-                _num(s["cycles_per_second"], ",.0f"),
+                num(s["median_us"], ",.1f"),
+                num(s["p99_us"], ",.1f"),
+                num(s["cycles_per_second"], ",.0f"),
                 spread,
                 f"{s['cycles']:,}",
                 f"{s['failures']:,}",
-                _clip(note),
+                clip(note),
             ]
         )
     header = ["contender", "N", "median us", "p99 us", "cycles/s", "rounds min-max", "cycles"]
-    return _table([*header, "failed", "note"], rows, right={1, 2, 3, 4, 5, 6, 7})
+    return Table([*header, "failed", "note"], rows, frozenset({1, 2, 3, 4, 5, 6, 7}))
 
 
 def ratios_table(ratios: Sequence[dict[str, Any]]) -> str:
     """The ratios from :func:`compute_ratios`, then how many targets were met."""
+    targeted = [r for r in ratios if r["target"] is not None]
+    met = sum(r["result"] == "pass" for r in targeted)
+    unknown = sum(r["result"] == "n/a" for r in targeted)
+    tail = f" ({unknown} not measured)" if unknown else ""
+    return "\n".join([ratios_rows(ratios).text(), "", f"targets met: {met}/{len(targeted)}{tail}"])
+
+
+def ratios_rows(ratios: Sequence[dict[str, Any]]) -> Table:
+    """The ratios from :func:`compute_ratios` as a :class:`Table`."""
     ratio_rows = []
     for r in ratios:
         rng = (
@@ -687,13 +659,7 @@ def ratios_table(ratios: Sequence[dict[str, Any]]) -> str:
                 r["result"],
             ]
         )
-    lines = [_table(["ratio", "value", "rounds", "target", "result"], ratio_rows, right={1, 2})]
-    targeted = [r for r in ratios if r["target"] is not None]
-    met = sum(r["result"] == "pass" for r in targeted)
-    unknown = sum(r["result"] == "n/a" for r in targeted)
-    tail = f" ({unknown} not measured)" if unknown else ""
-    lines += ["", f"targets met: {met}/{len(targeted)}{tail}"]
-    return "\n".join(lines)
+    return Table(["ratio", "value", "rounds", "target", "result"], ratio_rows, frozenset({1, 2}))
 
 
 def render(
@@ -720,47 +686,6 @@ def render(
 
 
 # --------------------------------------------------------------------------- main
-
-
-def environment() -> dict[str, Any]:
-    """The client side of a run: Python, platform, CPUs, redis-py and hiredis versions."""
-    return {
-        "python": platform.python_version(),
-        "platform": platform.platform(terse=True),
-        "cpus": os.cpu_count(),
-        "redis_py": _version("redis"),
-        "hiredis": _version("hiredis"),
-    }
-
-
-def describe_environment(env: dict[str, Any]) -> str:
-    """:func:`environment` on one line."""
-    return (
-        f"Python {env['python']} on {env['platform']}, {env['cpus']} CPUs, "
-        f"redis-py {env['redis_py']}, hiredis {env['hiredis'] or 'no'}"
-    )
-
-
-def _server_description(urls: Sequence[str], started: bool) -> dict[str, Any]:
-    versions = []
-    for url in urls:
-        client = _client(url)
-        try:
-            info = client.info("server")
-            name = info.get("server_name") or "redis"
-            version = info.get("valkey_version") or info.get("redis_version") or "?"
-            versions.append(f"{name} {version}")
-        except redis.RedisError as exc:
-            versions.append(f"unreachable ({exc})")
-        finally:
-            client.close()
-    kinds = sorted(set(versions))
-    origin = "local, started by quorumlock.testing" if started else "given by --servers"
-    return {
-        "urls": list(urls),
-        "versions": versions,
-        "description": f"{len(urls)} x {', '.join(kinds)} ({origin})",
-    }
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -832,27 +757,6 @@ def _config(args: argparse.Namespace) -> Config:
     return config
 
 
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    # Turn SIGTERM into an exception so the server group's context manager still runs.
-    raise SystemExit(128 + signum)
-
-
-@contextmanager
-def _servers(spec: str | None) -> Iterator[tuple[list[str], bool]]:
-    if spec:
-        urls = [u.strip() for u in spec.split(",") if u.strip()]
-        if not urls:
-            raise SystemExit("error: --servers needs at least one URL")
-        yield urls, False
-        return
-    try:
-        group = LocalServerGroup(5)
-    except ServerBinaryNotFound as exc:
-        raise SystemExit(f"error: {exc}") from exc
-    with group:
-        yield group.urls, True
-
-
 def run_metadata(config: Config, urls: list[str], started: bool) -> dict[str, Any]:
     """What a run's report says about itself: its settings, its servers, the machine."""
     return {
@@ -864,7 +768,7 @@ def run_metadata(config: Config, urls: list[str], started: bool) -> dict[str, An
             "gc_collect": config.collect_garbage,
             "ttl_seconds": TTL_SECONDS,
         },
-        "servers": _server_description(urls, started),
+        "servers": server_description(urls, started),
         **environment(),
     }
 
@@ -872,14 +776,14 @@ def run_metadata(config: Config, urls: list[str], started: bool) -> dict[str, An
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     config = _config(args)
-    signal.signal(signal.SIGTERM, _on_sigterm)
+    signal.signal(signal.SIGTERM, on_sigterm)
 
     def log(message: str) -> None:
         print(f"  ... {message}", file=sys.stderr, flush=True)
 
     started_at = time.monotonic()
     try:
-        with _servers(args.servers) as (urls, started):
+        with local_servers(args.servers) as (urls, started):
             meta = run_metadata(config, urls, started)
             log(f"servers ready: {', '.join(urls)}")
             results = run_benchmark(urls, config, log=log)

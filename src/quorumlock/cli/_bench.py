@@ -3,20 +3,28 @@
 It needs only the core: peers (pottery, python-redis-lock) join the table when they are
 importable (``pip install 'quorumlock[bench]'``); redis-py's own Lock and the bare floor
 are always there, since redis-py is a dependency.
+
+``quorumlock bench --suite`` runs the whole suite instead
+(``quorumlock.benchmarks.suite``: five figures, plots, ``--write-docs``).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from quorumlock.benchmarks import suite
 from quorumlock.benchmarks import uncontended as bench
+from quorumlock.benchmarks.suite import FIGURES
 from quorumlock.cli._common import (
     CliError,
     Parser,
@@ -45,6 +53,12 @@ examples:
   quorumlock bench --quick          # ~3 s smoke run
   quorumlock bench --json > bench.json
   quorumlock bench --servers redis://a:6379,redis://b:6379,redis://c:6379,redis://d:6379,redis://e:6379
+
+the whole suite (five figures on 9 embedded servers; ~8 min, --quick ~40 s):
+  quorumlock bench --suite                       # tables; plots in docs/benchmarks/
+  quorumlock bench --suite --quick --no-plots    # a smoke run, tables only
+  quorumlock bench --suite --only handover,contention --plots /tmp/plots
+  quorumlock bench --suite --write-docs          # also rewrite docs/benchmarks.md's tables
 """
 
 
@@ -86,6 +100,34 @@ def add_parser(subparsers: Any) -> Parser:
         help="do not run gc.collect() before each slice",
     )
     parser.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    suite = parser.add_argument_group(
+        "the whole suite (python -m quorumlock.benchmarks.suite; see docs/benchmarks.md)"
+    )
+    suite.add_argument(
+        "--suite",
+        action="store_true",
+        help="run the five figures instead: uncontended vs N, hand-over, contention, many "
+        "held locks, asyncio (always on its own 9 embedded servers; --quick and --json apply)",
+    )
+    suite.add_argument(
+        "--only",
+        metavar="FIGURES",
+        help=f"with --suite: comma-separated figures ({','.join(FIGURES)})",
+    )
+    suite.add_argument(
+        "--plots",
+        metavar="DIR",
+        help="with --suite: where to write the PNG plots (default docs/benchmarks/; "
+        "with --quick a temporary directory)",
+    )
+    suite.add_argument("--no-plots", action="store_true", help="with --suite: write no plots")
+    suite.add_argument(
+        "--write-docs",
+        nargs="?",
+        const="docs/benchmarks.md",
+        metavar="PATH",
+        help="with --suite: rewrite the generated section of docs/benchmarks.md (or PATH)",
+    )
     add_server_options(parser)
     parser.set_defaults(handler=run_bench)
     return parser
@@ -121,7 +163,56 @@ def _urls(servers: Servers | None) -> Iterator[tuple[list[str], bool]]:
         yield group.urls, True
 
 
+def _suite_argv(args: argparse.Namespace, json_path: str | None) -> list[str]:
+    """The suite's own command line, from ``quorumlock bench --suite``'s options."""
+    not_for_suite = {
+        "--rounds": args.rounds,
+        "--slice": args.slice,
+        "--max-cycles": args.max_cycles,
+        "--warmup": args.warmup,
+        "--servers": args.servers,
+        "--no-gc-collect": not args.gc_collect,
+    }
+    given = [name for name, value in not_for_suite.items() if value]
+    if given:
+        raise CliError(f"--suite sets its own figures and servers: drop {', '.join(given)}", 2)
+    argv = ["--quick"] if args.quick else []
+    if args.only:
+        argv += ["--only", args.only]
+    if args.plots:
+        argv += ["--plots", args.plots]
+    if args.no_plots:
+        argv.append("--no-plots")
+    if args.write_docs:
+        argv += ["--write-docs", args.write_docs]
+    if json_path:
+        argv += ["--json", json_path]
+    return argv
+
+
+def run_suite(args: argparse.Namespace) -> int:
+    def log(message: str) -> None:
+        say(f"bench: {message}", err=True)
+
+    with tempfile.TemporaryDirectory(prefix="quorumlock-bench-json-") as tmp:
+        json_path = str(Path(tmp) / "suite.json") if args.json else None
+        argv = _suite_argv(args, json_path)
+        try:
+            # --json: the document on stdout, the report on stderr.
+            status = suite.main(argv, log=log, out=sys.stderr if args.json else sys.stdout)
+        except SystemExit as exc:  # argparse's error for a bad --only, already printed
+            raise CliError("bad --suite options (see above)", 2) from exc
+        if json_path and Path(json_path).exists():
+            emit_json(json.loads(Path(json_path).read_text()))
+    return status
+
+
 def run_bench(args: argparse.Namespace) -> int:
+    for name in ("only", "plots", "no_plots", "write_docs"):
+        if getattr(args, name) and not args.suite:
+            raise CliError(f"--{name.replace('_', '-')} goes with --suite", 2)
+    if args.suite:
+        return run_suite(args)
     config = _config(args)
     servers = resolve_servers(args, required=False)
     started_at = time.monotonic()

@@ -1,0 +1,371 @@
+"""What every benchmark of this package shares: statistics, ratios, the run's metadata,
+servers, peers and plain-text tables.
+
+The pure functions here (:func:`percentile`, :func:`latency_summary`, :func:`ratio`,
+:func:`judge`, :func:`shares`, :func:`overlaps`, :func:`handovers`, :func:`rotated`)
+read no clock and do no I/O; ``tests/test_benchmarks.py`` tests them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import itertools
+import math
+import os
+import platform
+import statistics
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType, ModuleType
+from typing import Any, Final, TypeVar
+
+import redis
+
+from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
+
+__all__ = [
+    "SOCKET_TIMEOUT",
+    "Hold",
+    "NotInstalled",
+    "Table",
+    "client",
+    "clip",
+    "describe_environment",
+    "environment",
+    "handovers",
+    "import_peer",
+    "judge",
+    "latency_summary",
+    "local_servers",
+    "num",
+    "on_sigterm",
+    "overlaps",
+    "percentile",
+    "ratio",
+    "rotated",
+    "server_description",
+    "shares",
+    "table",
+    "target_row",
+    "targets_table",
+    "version",
+]
+
+#: Socket timeouts for every redis-py client a benchmark opens, so that no cycle can hang
+#: on a frozen server: a loop is bounded by its time slice plus this.
+SOCKET_TIMEOUT: Final = 5.0
+
+T = TypeVar("T")
+
+
+# --------------------------------------------------------------------------- statistics
+
+
+def percentile(sorted_values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile of already sorted values (NaN for none)."""
+    if not sorted_values:
+        return math.nan
+    rank = max(1, math.ceil(fraction * len(sorted_values)))
+    return float(sorted_values[rank - 1])
+
+
+def latency_summary(values: Sequence[float]) -> dict[str, float | int | None]:
+    """``count``, ``p50`` (the median), ``p99`` (nearest rank) and ``max`` of ``values``."""
+    ordered = sorted(values)
+    if not ordered:
+        return {"count": 0, "p50": None, "p99": None, "max": None}
+    return {
+        "count": len(ordered),
+        "p50": float(statistics.median(ordered)),
+        "p99": percentile(ordered, 0.99),
+        "max": float(ordered[-1]),
+    }
+
+
+def rotated(items: Sequence[T], round_index: int) -> list[T]:
+    """The order of round ``round_index``: ``items`` rotated left by that many places.
+
+    Over ``len(items)`` rounds each item runs once in each position, so a slow minute of
+    the machine hits every contender alike.
+    """
+    shift = round_index % len(items) if items else 0
+    return [*items[shift:], *items[:shift]]
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """``numerator / denominator``, or None when either is missing, NaN or zero-divided."""
+    if numerator is None or denominator is None or denominator == 0:
+        return None
+    if math.isnan(numerator) or math.isnan(denominator):
+        return None
+    return numerator / denominator
+
+
+def judge(value: float | None, target: float | None, *, at_least: bool = True) -> str:
+    """A ratio against a target: ``pass``, ``MISS``, ``n/a`` (not measured) or ``info``."""
+    if target is None:
+        return "info"
+    if value is None:
+        return "n/a"
+    met = value >= target if at_least else value <= target
+    return "pass" if met else "MISS"
+
+
+def shares(counts: Mapping[str, int] | Sequence[int]) -> dict[str, float | None]:
+    """How evenly work was spread: each worker's share of the total.
+
+    ``min_share`` and ``max_share`` are fractions of the total (a fair split of P
+    workers gives 1/P each); ``min_over_fair`` is the smallest share divided by 1/P (1.0
+    is perfectly fair, 0.0 means a worker starved); ``jain`` is Jain's fairness index,
+    (sum x)^2 / (P * sum x^2), from 1/P (one worker did everything) to 1.0.
+    """
+    values = list(counts.values()) if isinstance(counts, Mapping) else list(counts)
+    total = sum(values)
+    if not values or total <= 0:
+        return {"min_share": None, "max_share": None, "min_over_fair": None, "jain": None}
+    fair = 1 / len(values)
+    return {
+        "min_share": min(values) / total,
+        "max_share": max(values) / total,
+        "min_over_fair": (min(values) / total) / fair,
+        "jain": total * total / (len(values) * sum(v * v for v in values)),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    """One critical section, in ``time.monotonic_ns()`` of the machine (shared by processes).
+
+    ``acquired``: the acquire call returned True; ``releasing``: the release call was
+    about to be made; ``released``: it returned. Mutual exclusion means no two holds'
+    ``[acquired, releasing]`` intervals intersect.
+    """
+
+    worker: int
+    acquired: int
+    releasing: int
+    released: int
+
+
+def overlaps(holds: Sequence[Hold]) -> list[tuple[Hold, Hold]]:
+    """Pairs of holds by different workers whose ``[acquired, releasing]`` intersect.
+
+    After sorting by ``acquired``, a hold overlaps an earlier one iff it starts before
+    the latest ``releasing`` seen so far; each overlapping hold is reported once, paired
+    with the earlier hold that reaches furthest.
+    """
+    found: list[tuple[Hold, Hold]] = []
+    reach: Hold | None = None
+    for hold in sorted(holds, key=lambda h: (h.acquired, h.releasing)):
+        if reach is not None and hold.acquired < reach.releasing and hold.worker != reach.worker:
+            found.append((reach, hold))
+        if reach is None or hold.releasing > reach.releasing:
+            reach = hold
+    return found
+
+
+def handovers(holds: Sequence[Hold], *, start: int, stop: int) -> list[int]:
+    """Hand-over times (ns): each release completed -> the next acquire completed.
+
+    Holds are taken in the order they were acquired; a pair counts when the next hold
+    went to another worker and both acquisitions fall in ``[start, stop]``. A value can
+    be slightly negative: with N > 1 a waiter can be granted the lock by a majority
+    while the releaser still reads the last servers' replies.
+    """
+    ordered = sorted(holds, key=lambda h: h.acquired)
+    gaps: list[int] = []
+    for before, after in itertools.pairwise(ordered):
+        if before.worker == after.worker:
+            continue
+        if start <= before.acquired and after.acquired <= stop:
+            gaps.append(after.acquired - before.released)
+    return gaps
+
+
+# --------------------------------------------------------------------------- environment
+
+
+def version(package: str) -> str | None:
+    """The installed version of a distribution, or None."""
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+class NotInstalled(Exception):
+    """A peer's package cannot be imported."""
+
+
+def import_peer(module: str) -> ModuleType:
+    """Import a peer library, or raise :class:`NotInstalled` saying why."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise NotInstalled(f"not installed ({exc})") from exc
+
+
+def client(url: str) -> redis.Redis:
+    """A redis-py client with the benchmarks' socket timeouts."""
+    return redis.Redis.from_url(
+        url, socket_timeout=SOCKET_TIMEOUT, socket_connect_timeout=SOCKET_TIMEOUT
+    )
+
+
+def environment() -> dict[str, Any]:
+    """The client side of a run: Python, platform, CPUs, redis-py and hiredis versions."""
+    return {
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "cpus": os.cpu_count(),
+        "redis_py": version("redis"),
+        "hiredis": version("hiredis"),
+    }
+
+
+def describe_environment(env: Mapping[str, Any]) -> str:
+    """:func:`environment` on one line."""
+    return (
+        f"Python {env['python']} on {env['platform']}, {env['cpus']} CPUs, "
+        f"redis-py {env['redis_py']}, hiredis {env['hiredis'] or 'no'}"
+    )
+
+
+def server_description(urls: Sequence[str], started: bool) -> dict[str, Any]:
+    """The servers of a run: URLs, each one's name and version, a one-line description."""
+    versions = []
+    for url in urls:
+        conn = client(url)
+        try:
+            info = conn.info("server")
+            name = info.get("server_name") or "redis"
+            release = info.get("valkey_version") or info.get("redis_version") or "?"
+            versions.append(f"{name} {release}")
+        except redis.RedisError as exc:
+            versions.append(f"unreachable ({exc})")
+        finally:
+            conn.close()
+    kinds = sorted(set(versions))
+    origin = "local, started by quorumlock.testing" if started else "given by --servers"
+    return {
+        "urls": list(urls),
+        "versions": versions,
+        "description": f"{len(urls)} x {', '.join(kinds)} ({origin})",
+    }
+
+
+def on_sigterm(signum: int, frame: FrameType | None) -> None:
+    """A SIGTERM handler that raises ``SystemExit``, so context managers close servers."""
+    raise SystemExit(128 + signum)
+
+
+@contextmanager
+def local_servers(spec: str | None, count: int = 5) -> Iterator[tuple[list[str], bool]]:
+    """``(urls, started)``: the URLs of ``spec`` (comma-separated), or ``count`` local
+    servers started for the block and closed after it."""
+    if spec:
+        urls = [u.strip() for u in spec.split(",") if u.strip()]
+        if not urls:
+            raise SystemExit("error: --servers needs at least one URL")
+        yield urls, False
+        return
+    try:
+        group = LocalServerGroup(count)
+    except ServerBinaryNotFound as exc:
+        raise SystemExit(f"error: {exc}") from exc
+    with group:
+        yield group.urls, True
+
+
+# --------------------------------------------------------------------------- tables
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], right: set[int]) -> str:
+    """A plain-text table; columns in ``right`` are right-aligned."""
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [
+            cell.rjust(widths[i]) if i in right else cell.ljust(widths[i])
+            for i, cell in enumerate(cells)
+        ]
+        return "  ".join(parts).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), rule, *(line(row) for row in rows)])
+
+
+def clip(text: str, width: int = 80) -> str:
+    """One table cell of at most ``width`` characters (the JSON keeps the full text)."""
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def num(value: float | None, fmt: str) -> str:
+    """``value`` formatted, or ``-`` when missing or NaN."""
+    return "-" if value is None or math.isnan(value) else format(value, fmt)
+
+
+@dataclass(frozen=True)
+class Table:
+    """One table of a report, rendered as plain text (terminal) or Markdown (docs)."""
+
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    right: frozenset[int] = frozenset()
+    title: str = ""
+    notes: str = ""
+
+    def text(self) -> str:
+        parts = [self.title] if self.title else []
+        parts.append(table(self.header, self.rows, set(self.right)))
+        if self.notes:
+            parts.append(self.notes)
+        return "\n".join(parts)
+
+    def markdown(self) -> str:
+        def cells(row: Sequence[str]) -> str:
+            return "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
+
+        align = ["--:" if i in self.right else "---" for i in range(len(self.header))]
+        parts = [f"**{self.title}**\n"] if self.title else []
+        parts += [cells(self.header), "|" + "|".join(align) + "|"]
+        parts += [cells(row) for row in self.rows]
+        if self.notes:
+            parts += ["", self.notes]
+        return "\n".join(parts)
+
+
+def target_row(
+    name: str,
+    value: float | None,
+    target: float | None = None,
+    *,
+    at_least: bool = True,
+    unit: str = "x",
+) -> dict[str, Any]:
+    """One line of a figure's ratio table: a value, and how it compares with a target."""
+    sign = ">=" if at_least else "<"
+    return {
+        "name": name,
+        "value": value,
+        "unit": unit,
+        "target": None
+        if target is None
+        else f"{sign} {target:g}{'x' if unit == 'x' else ' ' + unit}",
+        "result": judge(value, target, at_least=at_least),
+    }
+
+
+def targets_table(rows: Sequence[Mapping[str, Any]], title: str = "") -> Table:
+    """The rows of :func:`target_row` (or of ``compute_ratios``) as a table."""
+    body = []
+    for row in rows:
+        value = row["value"]
+        unit = row.get("unit", "x")
+        shown = (
+            "-" if value is None else (f"{value:.2f}x" if unit == "x" else f"{value:.2f} {unit}")
+        )
+        body.append([row["name"], shown, row["target"] or "", row["result"]])
+    return Table(["ratio or value", "measured", "target", "result"], body, frozenset({1}), title)

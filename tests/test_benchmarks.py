@@ -1,0 +1,329 @@
+"""The benchmark suite: its pure parts, its checks on real processes, and one tiny run.
+
+No timing is asserted anywhere: a benchmark's numbers are its output, not a test.
+"""
+
+from __future__ import annotations
+
+import math
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quorumlock.benchmarks import (
+    _plots,
+    asyncio_cycles,
+    contention,
+    handover,
+    many_names,
+    suite,
+    uncontended,
+)
+from quorumlock.benchmarks._common import (
+    Hold,
+    Table,
+    environment,
+    handovers,
+    judge,
+    latency_summary,
+    overlaps,
+    percentile,
+    ratio,
+    rotated,
+    shares,
+)
+from quorumlock.benchmarks._workers import Slice, WorkerPool, run_slice, warm_up
+from quorumlock.testing import LocalServerGroup
+
+# --------------------------------------------------------------------------- statistics
+
+
+def test_percentile_is_nearest_rank() -> None:
+    values = list(range(1, 101))
+    assert percentile(values, 0.99) == 99
+    assert percentile(values, 0.5) == 50
+    assert percentile(values, 1.0) == 100
+    assert percentile([7], 0.99) == 7
+    assert math.isnan(percentile([], 0.5))
+
+
+def test_latency_summary() -> None:
+    assert latency_summary([4.0, 1.0, 3.0, 2.0]) == {"count": 4, "p50": 2.5, "p99": 4.0, "max": 4.0}
+    assert latency_summary([]) == {"count": 0, "p50": None, "p99": None, "max": None}
+
+
+def test_rotated_puts_each_item_once_in_each_position() -> None:
+    items = ["a", "b", "c"]
+    orders = [rotated(items, i) for i in range(3)]
+    assert orders == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"]]
+    assert rotated([], 4) == []
+
+
+# --------------------------------------------------------------------------- ratios
+
+
+def test_ratio_and_judge() -> None:
+    assert ratio(10.0, 4.0) == 2.5
+    assert ratio(None, 4.0) is None
+    assert ratio(1.0, 0.0) is None
+    assert ratio(math.nan, 1.0) is None
+    assert judge(2.0, 2.0) == "pass"  # at least: the bound is included
+    assert judge(1.99, 2.0) == "MISS"
+    assert judge(4.9, 5.0, at_least=False) == "pass"
+    assert judge(5.1, 5.0, at_least=False) == "MISS"
+    assert judge(None, 5.0) == "n/a"
+    assert judge(3.0, None) == "info"
+
+
+def _summary(slug: str, rates: list[float], status: str = "ok") -> dict[str, Any]:
+    return {
+        "slug": slug,
+        "status": status,
+        "cycles_per_second": sorted(rates)[len(rates) // 2],
+        "cycles_per_second_by_round": rates,
+        "median_us": None,
+        "median_us_by_round": [],
+    }
+
+
+def test_compute_ratios_pairs_rounds_and_judges_targets() -> None:
+    spec = uncontended.Ratio("a/b", "a", "b", "cycles_per_second", 2.0)
+    info = uncontended.Ratio("b/a", "b", "a", "cycles_per_second")
+    summaries = {
+        "a": _summary("a", [100.0, 300.0, 200.0]),
+        "b": _summary("b", [50.0, 100.0, 200.0]),
+    }
+    got, other = uncontended.compute_ratios(summaries, [spec, info])
+    assert got["value"] == pytest.approx(200 / 100)
+    assert (got["per_round_min"], got["per_round_max"]) == (1.0, 3.0)
+    assert (got["target"], got["result"]) == (">= 2x", "pass")
+    assert other["result"] == "info"
+    summaries["b"]["status"] = "failed: no cycle succeeded"
+    (missing,) = uncontended.compute_ratios(summaries, [spec])
+    assert (missing["value"], missing["result"]) == (None, "n/a")
+
+
+# --------------------------------------------------------------------------- shares
+
+
+def test_shares_of_an_even_split() -> None:
+    got = shares([5, 5, 5, 5])
+    assert got == {"min_share": 0.25, "max_share": 0.25, "min_over_fair": 1.0, "jain": 1.0}
+
+
+def test_shares_when_one_worker_starves() -> None:
+    got = shares({"a": 30, "b": 10, "c": 0})
+    assert got["min_share"] == 0.0
+    assert got["max_share"] == 0.75
+    assert got["min_over_fair"] == 0.0
+    assert got["jain"] == pytest.approx(40**2 / (3 * (900 + 100)))
+    assert shares([0, 0]) == dict.fromkeys(("min_share", "max_share", "min_over_fair", "jain"))
+
+
+# --------------------------------------------------------------------------- overlaps
+
+
+def test_disjoint_holds_do_not_overlap() -> None:
+    holds = [Hold(0, 0, 10, 11), Hold(1, 10, 20, 21), Hold(0, 25, 30, 31)]
+    assert overlaps(holds) == []  # touching (10 == 10) is not overlapping
+
+
+def test_overlapping_holds_are_found_in_any_order() -> None:
+    first, second, third = Hold(0, 0, 100, 101), Hold(1, 50, 60, 61), Hold(2, 90, 120, 121)
+    found = overlaps([third, second, first])
+    assert found == [(first, second), (first, third)]
+
+
+def test_a_hold_inside_a_long_one_is_found_after_a_short_one() -> None:
+    long, short, late = Hold(0, 0, 100, 100), Hold(1, 10, 20, 20), Hold(2, 30, 40, 40)
+    assert overlaps([long, short, late]) == [(long, short), (long, late)]
+
+
+# --------------------------------------------------------------------------- hand-overs
+
+
+def test_handovers_pair_consecutive_holds_of_different_workers() -> None:
+    holds = [
+        Hold(0, 1_000, 1_100, 1_200),
+        Hold(1, 1_250, 1_300, 1_400),  # 50 after worker 0's release completed
+        Hold(1, 1_500, 1_600, 1_700),  # same worker again: not a hand-over
+        Hold(2, 1_690, 1_800, 1_900),  # granted before worker 1's release returned: -10
+        Hold(0, 9_000, 9_100, 9_200),  # acquired after the stop: left out
+    ]
+    assert handovers(holds, start=0, stop=5_000) == [50, -10]
+    assert handovers(holds, start=1_100, stop=5_000) == [-10]
+
+
+def _slice(holds: list[Hold], workers: int, counted: int | None = None) -> Slice:
+    return Slice(
+        contender="x",
+        workers=workers,
+        start_ns=0,
+        stop_ns=2_000_000_000,
+        holds=holds,
+        failures=0,
+        overlaps_seen=0,
+        counted=len(holds) if counted is None else counted,
+        error=None,
+    )
+
+
+def test_handover_summary() -> None:
+    ms = 1_000_000
+    holds = [Hold(i % 2, i * 10 * ms, i * 10 * ms + ms, i * 10 * ms + 2 * ms) for i in range(5)]
+    row = handover.summarize(handover.CONTENDERS[0], 1, [_slice(holds, 2)], "ok")
+    assert (row["handovers"], row["p50_ms"], row["overlaps"], row["counter_ok"]) == (
+        4,
+        8.0,
+        0,
+        True,
+    )
+    lost = handover.summarize(handover.CONTENDERS[0], 1, [_slice(holds, 2, counted=4)], "ok")
+    assert not lost["counter_ok"]  # an increment lost to a concurrent holder
+
+
+def test_contention_summary_counts_shares_over_rounds() -> None:
+    first = _slice([Hold(0, 1, 2, 3)] * 3 + [Hold(1, 4, 5, 6)], 3)
+    second = _slice([Hold(1, 1, 2, 3)] * 2, 3)
+    row = contention.summarize(contention.CONTENDERS[0], 3, [first, second], "ok")
+    assert row["per_process"] == [3, 3, 0]
+    assert row["critical_sections"] == 6
+    assert (row["min_share"], row["max_share"]) == (0.0, 0.5)
+    assert row["cs_per_second_by_round"] == [2.0, 1.0]  # 4 and 2 holds in 2 s slices
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def test_markdown_table() -> None:
+    table = Table(["name", "n"], [["a|b", "1"]], frozenset({1}), "T", "note")
+    assert table.markdown() == "**T**\n\n| name | n |\n|---|--:|\n| a\\|b | 1 |\n\nnote"
+    assert "a|b" in table.text()
+
+
+def test_write_docs_replaces_only_the_generated_section(tmp_path: Path) -> None:
+    path = tmp_path / "benchmarks.md"
+    path.write_text(f"# Title\n\nprose\n\n{suite.DOCS_BEGIN}\nold\n{suite.DOCS_END}\n\nafter\n")
+    suite.write_docs(path, f"{suite.DOCS_BEGIN}\nnew\n{suite.DOCS_END}")
+    assert path.read_text() == (
+        f"# Title\n\nprose\n\n{suite.DOCS_BEGIN}\nnew\n{suite.DOCS_END}\n\nafter\n"
+    )
+    fresh = tmp_path / "fresh.md"
+    suite.write_docs(fresh, "section")
+    assert fresh.read_text() == "section\n"
+
+
+def test_targets_of_an_empty_run_are_not_measured() -> None:
+    rows = suite.issue_targets(suite.Run())
+    assert [row["result"] for row in rows] == ["n/a", "n/a", "n/a"]
+
+
+# --------------------------------------------------------------------------- real runs
+
+
+@pytest.fixture(scope="module")
+def five() -> Iterator[LocalServerGroup]:
+    with LocalServerGroup(5) as group:
+        yield group
+
+
+def test_the_checks_catch_a_lock_that_excludes_nobody(five: LocalServerGroup) -> None:
+    """Two processes "holding" at once are reported, by the hold intervals and the file."""
+    with tempfile.TemporaryDirectory() as tmp, WorkerPool(2, Path(tmp)) as pool:
+        piece = run_slice(
+            pool,
+            contender="no-lock",
+            mode="handover",
+            workers=2,
+            urls=five.urls,
+            name="test:no-lock",
+            seconds=0.5,
+            shared_dir=Path(tmp),
+            hold=(0.005, 0.01),
+        )
+    assert piece.holds
+    assert overlaps(piece.holds)
+    assert piece.overlaps_seen > 0
+
+
+def test_the_checks_find_nothing_wrong_with_quorumlock(five: LocalServerGroup) -> None:
+    with tempfile.TemporaryDirectory() as tmp, WorkerPool(2, Path(tmp)) as pool:
+        assert warm_up(pool, five.urls, ["quorumlock"], "test") == {"quorumlock": "ok"}
+        piece = run_slice(
+            pool,
+            contender="quorumlock",
+            mode="contend",
+            workers=2,
+            urls=five.urls,
+            name="test:quorumlock-contend",
+            seconds=0.5,
+            shared_dir=Path(tmp),
+        )
+    assert len(piece.holds) > 1
+    assert overlaps(piece.holds) == []
+    assert (piece.overlaps_seen, piece.counted, piece.failures) == (0, len(piece.holds), 0)
+
+
+@pytest.mark.slow
+def test_the_smallest_suite_end_to_end(five: LocalServerGroup, tmp_path: Path) -> None:
+    """Every figure, every contender that is installed, a few hundred ms each: no crash,
+    quorumlock measured everywhere, tables, Markdown and plots produced."""
+    config = suite.SuiteConfig(
+        server_counts=(1, 5),
+        uncontended=uncontended.Config(rounds=1, slice_seconds=0.02, warmup_seconds=0.01),
+        handover=handover.HandoverConfig(waiters=(1,), rounds=1, slice_seconds=0.4),
+        contention=contention.ContentionConfig(processes=(2,), rounds=1, slice_seconds=0.2),
+        many=many_names.ManyConfig(count=20, peer_count=5, ttl=1.5, window=0.2),
+        asyncio=asyncio_cycles.BenchConfig(
+            rounds=1, slice_seconds=0.1, warmup_seconds=0.05, tasks=5
+        ),
+    )
+    messages: list[str] = []
+    run = suite.run_suite(five.urls, config, suite.FIGURES, log=messages.append, work_dir=tmp_path)
+    assert run.errors == {}
+    assert suite.crashes(run) == []
+    assert set(run.figures) == set(suite.FIGURES)
+    fig1 = {r["slug"]: r for r in run.figures["uncontended"]["results"]}
+    assert fig1["quorumlock-n5"]["status"] == "ok"
+    assert fig1["floor-n5"]["cycles"] > 0
+    quorumlock_rows = [
+        r
+        for name in ("handover", "contention", "many")
+        for r in run.figures[name]["rows"]
+        if r["contender"] == "quorumlock"
+    ]
+    assert [r["status"] for r in quorumlock_rows] == ["ok", "ok", "ok"]
+    assert quorumlock_rows[1]["critical_sections"] > 0
+    assert quorumlock_rows[2]["count"] == 20
+    meta = {
+        "quick": True,
+        "servers": {"description": "5 test servers"},
+        "versions": {"quorumlock": "test"},
+        "date": "today",
+        "command": "test",
+        "wall_seconds": 1.0,
+        **environment(),
+    }
+    text = suite.render_text(run, meta)
+    assert "Figure 2: hand-over latency" in text
+    assert "The issue's targets" in text
+    written, why = _plots.write_all(run.figures, tmp_path / "plots")
+    assert why == ""
+    assert [p.name for p in written] == [f"{name}.png" for name in suite.FIGURES]
+    assert all(p.read_bytes().startswith(b"\x89PNG") for p in written)
+    markdown = suite.render_markdown(run, meta, tmp_path / "plots", tmp_path / "benchmarks.md")
+    assert markdown.startswith(suite.DOCS_BEGIN)
+    assert "![Figure 2: hand-over latency](plots/handover.png)" in markdown
+
+
+def test_what_fails_the_run_is_a_crash_or_an_overlap_never_a_timing() -> None:
+    run = suite.Run(errors={"many": "WorkerError: worker 0 (pid 1): exited"})
+    row = {"status": "ok", "overlaps": 0, "counter_ok": True, "label": "pottery Redlock"}
+    slow = {**row, "p50_ms": 1e6}  # a terrible number is a result, not a failure
+    run.figures["handover"] = {"rows": [slow]}
+    assert suite.crashes(run) == ["many crashed: WorkerError: worker 0 (pid 1): exited"]
+    run.figures["contention"] = {"rows": [{**row, "counter_ok": False}]}
+    assert suite.crashes(run)[1:] == ["contention: pottery Redlock had overlapping holds"]
