@@ -46,8 +46,10 @@ logger = logging.getLogger("quorumlock")
 class Redlock(RedlockBase["Lock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
-    ``servers`` are URLs or ``redis.asyncio.Redis`` clients. ``busy_poll`` is accepted
-    for symmetry and ignored: the event loop does the waiting.
+    ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or
+    ``redis.asyncio.cluster.RedisCluster`` clients (a whole cluster is one instance, see
+    ``docs/cluster.md``). ``busy_poll`` is accepted for symmetry and ignored: the event
+    loop does the waiting.
     """
 
     _flavour: Flavour = "async"
