@@ -141,6 +141,7 @@ class _Cluster:
         self._masters: dict[Address, _Node] = {}
         self._mutex = threading.Lock()
         self._loading: Future[None] | None = None
+        self._pid = os.getpid()
         self.tried = False  # a slot map load has ended (either way) at least once
 
     def node_at(self, address: Address) -> _Node:
@@ -161,6 +162,8 @@ class _Cluster:
         """The slot map load under way, started if there is none and the map was not
         loaded in the last :data:`REFRESH_EVERY` seconds (``urgent``: whenever)."""
         with self._mutex:
+            if self._pid != os.getpid():  # a forked child: the parent's load is not ours
+                self._loading, self._pid = None, os.getpid()
             if self._loading is None or self._loading.done():
                 recent = time.monotonic() - self.map.loaded_at < REFRESH_EVERY
                 if urgent or not recent or self._loading is None:
