@@ -33,6 +33,10 @@ from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 
 G, X, Q, E, T = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.ERROR, Reply.TIMEOUT
+# Per-instance timeout of the tests' Redlocks: the tests assert single attempts, which a
+# 25 ms default (ttl 5 s) can miss on a loaded 2-core machine. A dead node is refused at
+# once and costs nothing; only the pause test waits on a timeout (its own, shorter).
+PATIENT = 0.5
 ClusterFactory = Callable[..., LocalCluster]
 
 
@@ -209,7 +213,7 @@ def test_acquire_extend_release_on_every_master(
 
     async def body() -> None:
         async with cluster_client(api, cluster) as client:
-            rl = api.redlock([client, *servers.urls[:2]])
+            rl = api.redlock([client, *servers.urls[:2]], instance_timeout=PATIENT)
             assert rl.servers[0].startswith("redis+cluster://127.0.0.1:")
             await warm_up(rl, names)
             for group in names.values():
@@ -240,7 +244,7 @@ def test_a_cluster_and_four_plain_servers(
 
     async def body() -> None:
         async with cluster_client(api, cluster) as client:
-            rl = api.redlock([client, *servers.urls[:4]])
+            rl = api.redlock([client, *servers.urls[:4]], instance_timeout=PATIENT)
             assert rl.quorum == 3
             await warm_up(rl, names)
             for server in servers.servers[:2]:
@@ -282,8 +286,12 @@ def test_mutual_exclusion_through_the_cluster(
             cluster_client(api, cluster) as b_client,
         ):
             down = dead_url()
-            a = api.redlock([a_client, servers.urls[0], down], retry_delay=0.02)
-            b = api.redlock([b_client, servers.urls[0], down], retry_delay=0.02)
+            a = api.redlock(
+                [a_client, servers.urls[0], down], retry_delay=0.02, instance_timeout=PATIENT
+            )
+            b = api.redlock(
+                [b_client, servers.urls[0], down], retry_delay=0.02, instance_timeout=PATIENT
+            )
             await warm_up(a, names)
             await warm_up(b, names)
             holder = a.lock(name, ttl=5)
@@ -343,8 +351,12 @@ def test_fencing_counter_per_slot(
             cluster_client(api, cluster) as b_client,
         ):
             down = dead_url()
-            a = api.redlock([a_client, servers.urls[0], down], fencing=True)
-            b = api.redlock([b_client, servers.urls[0], down], fencing=True)
+            a = api.redlock(
+                [a_client, servers.urls[0], down], fencing=True, instance_timeout=PATIENT
+            )
+            b = api.redlock(
+                [b_client, servers.urls[0], down], fencing=True, instance_timeout=PATIENT
+            )
             await warm_up(a, names)
             await warm_up(b, names)
             tokens: list[int] = []
@@ -390,7 +402,9 @@ def test_kill_and_restart_of_the_node_owning_the_slot(
 
     async def body() -> None:
         async with cluster_client(api, cluster) as client:
-            rl = api.redlock([client, *servers.urls[:2]], max_ttl=1.0, fencing=True)
+            rl = api.redlock(
+                [client, *servers.urls[:2]], max_ttl=1.0, fencing=True, instance_timeout=PATIENT
+            )
             await warm_up(rl, names)
 
             cluster.kill(victim)
@@ -431,7 +445,7 @@ def test_a_paused_node_costs_its_slots_a_timeout(
     frozen = cluster.masters()[2]
     names = names_by_master(cluster, 1)
     client = cluster.client()
-    rl = quorumlock.Redlock([client, *servers.urls[:2]], instance_timeout=0.05)
+    rl = quorumlock.Redlock([client, *servers.urls[:2]], instance_timeout=0.2)
     try:
 
         async def body() -> None:
@@ -473,8 +487,10 @@ def test_moved_is_followed_within_the_round(
 
     async def body() -> None:
         async with cluster_client(api, cluster) as client:
-            plain = api.redlock([client, *servers.urls[:2]], max_ttl=None)
-            guarded = api.redlock([client, *servers.urls[:2]], max_ttl=1.0)
+            plain = api.redlock([client, *servers.urls[:2]], max_ttl=None, instance_timeout=PATIENT)
+            guarded = api.redlock(
+                [client, *servers.urls[:2]], max_ttl=1.0, instance_timeout=PATIENT
+            )
             await warm_up(plain, names)
             await warm_up(guarded, names)
             assert (await attempt(guarded, name))[1][0].reply is G
@@ -516,8 +532,8 @@ def test_a_held_lock_moves_with_its_slot(
             cluster_client(api, cluster) as a_client,
             cluster_client(api, cluster) as b_client,
         ):
-            a = api.redlock([a_client, *servers.urls[:2]])
-            b = api.redlock([b_client, *servers.urls[:2]])
+            a = api.redlock([a_client, *servers.urls[:2]], instance_timeout=PATIENT)
+            b = api.redlock([b_client, *servers.urls[:2]], instance_timeout=PATIENT)
             await warm_up(a, names)
             await warm_up(b, names)
             holder = a.lock(name, ttl=10)
@@ -553,7 +569,7 @@ def test_a_half_migrated_slot_is_an_error_for_its_names(
     slot = key_slot(held)
     assert key_slot(free) == slot
     client = cluster.client()
-    rl = quorumlock.Redlock([client, *servers.urls[:2]])
+    rl = quorumlock.Redlock([client, *servers.urls[:2]], instance_timeout=PATIENT)
     try:
 
         async def body() -> None:
@@ -604,7 +620,7 @@ def test_failover_to_a_replica_is_quarantined(
     names = names_by_master(cluster, 1)
     name = names[victim.port][0]
     client = cluster.client()
-    rl = quorumlock.Redlock([client, *servers.urls[:2]], max_ttl=1.0)
+    rl = quorumlock.Redlock([client, *servers.urls[:2]], max_ttl=1.0, instance_timeout=PATIENT)
     replica = cluster.nodes[3]  # the replica of master 0
     try:
 
@@ -656,7 +672,7 @@ def test_the_cluster_label_has_no_password(make_cluster: ClusterFactory) -> None
     the credentials (NOAUTH: a fatal outcome) or shows them."""
     cluster = make_cluster(3, extra_args=("--requirepass", "s3cret", "--masterauth", "s3cret"))
     client = cluster.client(password="s3cret")
-    rl = quorumlock.Redlock([client], max_ttl=None)
+    rl = quorumlock.Redlock([client], max_ttl=None, instance_timeout=PATIENT)
     try:
         assert "s3cret" not in rl.servers[0]
         lock = rl.lock("label-test", ttl=2)
