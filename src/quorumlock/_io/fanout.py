@@ -560,8 +560,11 @@ class SyncFanout:
             # in step.
             if isinstance(node, _ClusterRoute) and not node.redirected:
                 moved = moved_to(exc)
-                if moved is not None:
-                    return False, self._follow(
+                if moved is not None and node.node is not None:
+                    # This connection is in step: back to its own master's pool after
+                    # the round, while the route moves on to the new owner.
+                    ex.node = node.node
+                    return True, self._follow(
                         node, ex, moved, step, outcomes=outcomes, attempts=attempts
                     )
             outcomes[ex.index] = self._failed(node, exc)
@@ -590,8 +593,6 @@ class SyncFanout:
         Returns the new exchange, or None when a connection to the new owner is being
         made (``attempts``) or sending failed (``outcomes``).
         """
-        assert route.node is not None
-        route.node.give(ex.conn)  # the MOVED reply left it in step
         target = route.follow(*moved)
         conn = target.take()
         if conn is None:
