@@ -43,8 +43,10 @@ class Redlock(RedlockBase["Lock"]):
     """A lock manager over N independent Redis or Valkey masters (SPEC R5 to R10).
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
-    ``redis.Redis`` client objects (a Sentinel ``master_for(...)`` client works too);
-    quorumlock opens its own connections to each. N = 1 is the correct single-instance
+    ``redis.Redis`` client objects (a Sentinel ``master_for(...)`` client works too), or
+    ``redis.cluster.RedisCluster`` clients: a whole cluster is one instance, each name
+    served by the master that owns its slot (``docs/cluster.md``). quorumlock opens its
+    own connections to each. N = 1 is the correct single-instance
     lock, but it is **not fault tolerant**: if that server loses its data, the lock is
     gone. Use 3 or 5 independent masters for that (an even N tolerates no more failures
     than N - 1 and warns with :class:`QuorumLockWarning`).

@@ -53,10 +53,12 @@ logger = logging.getLogger("quorumlock")
 class Redlock(RedlockBase["Lock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
-    ``servers`` are URLs or ``redis.asyncio.Redis`` clients. ``busy_poll`` is accepted
-    for symmetry and ignored: the event loop does the waiting. The ``observer`` is
-    called on the event loop. ``adopt()`` makes no network call and is not awaited; with
-    ``auto_extend`` or ``on_lost`` it must be called while the event loop runs.
+    ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or
+    ``redis.asyncio.cluster.RedisCluster`` clients (a whole cluster is one instance, see
+    ``docs/cluster.md``). ``busy_poll`` is accepted for symmetry and ignored: the event
+    loop does the waiting. The ``observer`` is called on the event loop. ``adopt()``
+    makes no network call and is not awaited; with ``auto_extend`` or ``on_lost`` it
+    must be called while the event loop runs.
     """
 
     _flavour: Flavour = "async"

@@ -85,8 +85,9 @@ class Api:
     def __init__(self) -> None:
         self._redlocks: list[AnyRedlock] = []
 
-    def redlock(self, urls: Sequence[str], **options: Any) -> AnyRedlock:
-        """A Redlock of this flavour over ``urls``; :meth:`run` closes it at the end."""
+    def redlock(self, urls: Sequence[Any], **options: Any) -> AnyRedlock:
+        """A Redlock of this flavour over ``urls`` (URLs, or client objects of this flavour,
+        a ``RedisCluster`` among them); :meth:`run` closes it at the end."""
         raise NotImplementedError
 
     def run(self, body: Body) -> None:
@@ -121,7 +122,7 @@ class Api:
 class SyncApi(Api):
     flavour: Flavour = "sync"
 
-    def redlock(self, urls: Sequence[str], **options: Any) -> quorumlock.Redlock:
+    def redlock(self, urls: Sequence[Any], **options: Any) -> quorumlock.Redlock:
         rl = quorumlock.Redlock(list(urls), **options)
         self._redlocks.append(rl)
         return rl
@@ -169,7 +170,7 @@ class SyncApi(Api):
 class AsyncApi(Api):
     flavour: Flavour = "async"
 
-    def redlock(self, urls: Sequence[str], **options: Any) -> quorumlock.asyncio.Redlock:
+    def redlock(self, urls: Sequence[Any], **options: Any) -> quorumlock.asyncio.Redlock:
         rl = quorumlock.asyncio.Redlock(list(urls), **options)
         self._redlocks.append(rl)
         return rl

@@ -535,7 +535,14 @@ def test_sql_pattern_refuses_the_stale_holders_update(
 def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> None:
     """EVALSHA sends the digest computed in scripts.py: a wrong one would fall back to
     EVAL on every call (or run nothing). Catches a script missing from SCRIPTS too."""
-    assert set(SCRIPTS) == {"acquire", "commit_fence", "extend", "fence_guard", "release"}
+    assert set(SCRIPTS) == {
+        "acquire",
+        "acquire_cluster",
+        "commit_fence",
+        "extend",
+        "fence_guard",
+        "release",
+    }
     client = client_of(servers[0])
     for script in SCRIPTS.values():
         assert client.script_load(script.source) == script.sha, script.name

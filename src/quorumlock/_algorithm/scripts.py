@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "ACQUIRE",
+    "CLUSTER_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
     "FENCE_GUARD",
@@ -179,6 +180,49 @@ return {granted, left, fence, holder}
 """,
 )
 
+#: What the cluster variant of the acquire script runs first (see CLUSTER_ACQUIRE).
+_CLUSTER_PREAMBLE = """\
+-- quorumlock acquire on a cluster node (docs/cluster.md): the acquire script below,
+-- after this check. KEYS[2] is the marker of the lock key's slot (it moves with the
+-- slot). The last ARGV is the run_id of the node process the connection was opened
+-- to; it is taken off ARGV here, so the acquire script sees its own arguments.
+-- A marker that names another process came with data from elsewhere: this node
+-- restarted, a replica was promoted, or the slot migrated here. Keys of this slot may
+-- be missing, so the marker's run_id is forgotten and the acquire script finds it
+-- missing: quarantine for max_ttl from now, which never ends before a quarantine
+-- the marker already carried (now >= its since). Its fence and max_ttl are kept.
+local quorumlock_node = ARGV[#ARGV]
+local ARGV = {unpack(ARGV, 1, #ARGV - 1)}
+local quorumlock_named = redis.call("hget", KEYS[2], "run_id")
+if quorumlock_named and quorumlock_named ~= quorumlock_node then
+    redis.call("hdel", KEYS[2], "run_id")
+end
+"""
+
+
+def _cluster_variant(source: str) -> str:
+    """``source`` with the cluster preamble in front (after a ``#!lua`` line, if any)."""
+    if source.startswith("#!"):
+        shebang, _, body = source.partition("\n")
+        return f"{shebang}\n{_CLUSTER_PREAMBLE}{body}"
+    return _CLUSTER_PREAMBLE + source
+
+
+#: B1 and B2 on a cluster node: ACQUIRE, unchanged, behind a check of the slot's marker.
+#: The marker of a cluster instance is per slot (``quorumlock._algorithm.cluster``), in
+#: the lock key's slot, so the script touches one slot and needs no cross-slot flag. It
+#: is derived from ACQUIRE's source, never edited by hand: what ACQUIRE does, it does.
+#:
+#: The check turns every marker that names another process into a missing one. For a
+#: plain server such a marker means a restart, and ACQUIRE counts the quarantine from
+#: the server's start (none if it is durable). On a cluster node it may also mean that
+#: the slot arrived from another node (a migration, or a promoted replica that may have
+#: missed the last writes): the node's start says nothing about when those keys could
+#: have been lost, and a migrated marker may carry a quarantine that is still running.
+#: A full quarantine from now is always at least as long: slot moves and restarts can
+#: only add quarantine, never shorten one.
+CLUSTER_ACQUIRE = Script("acquire_cluster", _cluster_variant(ACQUIRE.source))
+
 #: B2: make a fencing token stick on the servers that granted the lock, so that every
 #: later majority meets a server whose counter is at least this token.
 COMMIT_FENCE = Script(
@@ -221,4 +265,7 @@ return redis.call(unpack(ARGV, 2))
 )
 
 #: Every script, by name.
-SCRIPTS = {script.name: script for script in (ACQUIRE, COMMIT_FENCE, EXTEND, FENCE_GUARD, RELEASE)}
+SCRIPTS = {
+    script.name: script
+    for script in (ACQUIRE, CLUSTER_ACQUIRE, COMMIT_FENCE, EXTEND, FENCE_GUARD, RELEASE)
+}

@@ -13,6 +13,10 @@ A request that times out stays queued: its reply, when it comes, is read and dro
 the stream stays in step and the connection stays usable. A connection that dies fails
 every queued request; one that leaves requests unanswered for longer than
 ``connect_timeout`` (a frozen server) is dropped and replaced on the next round.
+
+A cluster instance (a ``RedisCluster`` argument) is routed per round: its place in the
+round is taken by a :class:`_AsyncClusterRoute`, the master that owns the key's slot,
+with its own pipelined connection. With no cluster instance, rounds never build a route.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import os
 import time
 from collections import deque
 from collections.abc import Sequence
+from typing import Protocol
 
 import hiredis
 from redis._parsers.base import BaseParser
@@ -31,6 +36,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.cluster import key_slot
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
@@ -40,10 +46,17 @@ from quorumlock._algorithm.flows import (
     interpret,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._io.cluster import (
+    REFRESH_EVERY,
+    ClusterPacker,
+    SlotMap,
+    fetch_slots_async,
+    moved_to,
+)
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import open_session_async
 from quorumlock._io.packing import RoundPacker, pack
-from quorumlock._io.servers import AsyncRedisConnection, ServerSpec
+from quorumlock._io.servers import Address, AsyncRedisConnection, ServerSpec
 
 __all__ = ["AsyncFanout"]
 
@@ -105,11 +118,18 @@ class _Pipe:
 
 
 class _AsyncNode:
-    """One server: its pipelined connection, opened on demand (per event loop)."""
+    """One server: its pipelined connection, opened on demand (per event loop).
 
-    def __init__(self, spec: ServerSpec, config: RedlockConfig) -> None:
+    ``where`` is "" for a plain server; for a cluster master, its address, which error
+    details name (the outcome's label is the cluster's).
+    """
+
+    command: ClusterPacker | None = None  # a plain server gets the round's shared bytes
+
+    def __init__(self, spec: ServerSpec, config: RedlockConfig, where: str = "") -> None:
         self.spec = spec
         self.label = spec.label
+        self.where = where
         self._config = config
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Task[_Pipe] | None = None
@@ -162,35 +182,191 @@ class _AsyncNode:
             self._connecting = None
 
 
+class _AsyncCluster:
+    """A cluster instance: its slot map and one :class:`_AsyncNode` per master met."""
+
+    def __init__(self, spec: ServerSpec, config: RedlockConfig) -> None:
+        assert spec.cluster is not None
+        self.spec = spec
+        self.label = spec.label
+        self.map = SlotMap(spec.cluster)
+        self._config = config
+        self._masters: dict[Address, _AsyncNode] = {}
+        self._loading: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pid = os.getpid()
+        self.tried = False  # a slot map load has ended (either way) at least once
+
+    def node_at(self, address: Address) -> _AsyncNode:
+        node = self._masters.get(address)
+        if node is None:
+            host, port = address
+            where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            node = _AsyncNode(self.spec.at(address), self._config, where)
+            self._masters[address] = node
+        return node
+
+    def owner(self, slot: int) -> _AsyncNode | None:
+        address = self.map.owner(slot)
+        return None if address is None else self.node_at(address)
+
+    def reload(self, *, urgent: bool = False) -> asyncio.Task[None]:
+        """The slot map load under way, started if there is none and the map was not
+        loaded in the last :data:`REFRESH_EVERY` seconds (``urgent``: whenever)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop or self._pid != os.getpid():
+            self._loading, self._loop, self._pid = None, loop, os.getpid()
+        if self._loading is None or self._loading.done():
+            recent = time.monotonic() - self.map.loaded_at < REFRESH_EVERY
+            if urgent or not recent or self._loading is None:
+                self._loading = loop.create_task(self._load())
+        return self._loading
+
+    async def _load(self) -> None:
+        timeout = self._config.connect_timeout
+
+        def connect(address: Address) -> AsyncRedisConnection:
+            return self.spec.at(address).async_connection(connect_timeout=timeout)
+
+        try:
+            self.map.replace(await fetch_slots_async(connect, self.map.addresses(), timeout))
+        finally:
+            self.tried = True
+
+    async def close(self) -> None:
+        for node in list(self._masters.values()):
+            await node.close()
+        if self._loading is not None and self._loop is asyncio.get_running_loop():
+            self._loading.cancel()
+        self._loading = None
+
+
+class _AsyncClusterRoute:
+    """A cluster instance in one round: the master that owns the key's slot.
+
+    Lives for one round, so it may remember where it sent the command: after a ``MOVED``
+    (followed at most once) it points at the new owner.
+    """
+
+    __slots__ = ("cluster", "command", "label", "node", "redirected", "slot")
+
+    def __init__(self, cluster: _AsyncCluster, step: Fanout) -> None:
+        self.cluster = cluster
+        self.label = cluster.label
+        self.slot = key_slot(step.key)
+        self.node = cluster.owner(self.slot)
+        self.command = ClusterPacker(step, self.slot)
+        self.redirected = False
+
+    @property
+    def where(self) -> str:
+        return self.node.where if self.node is not None else ""
+
+    @property
+    def tried(self) -> bool:
+        return self.node.tried if self.node is not None else self.cluster.tried
+
+    def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
+        if self.node is None:
+            self.node = self.cluster.owner(self.slot)
+        if self.node is not None:
+            return self.node.pipe()
+        return asyncio.get_running_loop().create_task(self._mapped_pipe())
+
+    async def _mapped_pipe(self) -> _Pipe:
+        """The owner's pipe once the slot map is loaded (the first round of a new map)."""
+        if not self.cluster.map.loaded:
+            await asyncio.shield(self.cluster.reload(urgent=True))
+        node = self.cluster.owner(self.slot)
+        if node is None:
+            raise RedisConnectionError(f"slot {self.slot} has no master")
+        self.node = node
+        pipe = node.pipe()
+        return pipe if isinstance(pipe, _Pipe) else await asyncio.shield(pipe)
+
+    def follow(self, slot: int, address: Address) -> _AsyncNode:
+        """A ``MOVED``: remember the new owner and send there from now on."""
+        self.redirected = True
+        self.node = self.cluster.node_at(self.cluster.map.moved(slot, address))
+        return self.node
+
+
+class _Target(Protocol):
+    """What a round needs of one instance: an :class:`_AsyncNode` or a cluster route."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def where(self) -> str: ...
+    @property
+    def tried(self) -> bool: ...
+    @property
+    def command(self) -> ClusterPacker | None: ...
+    def pipe(self) -> _Pipe | asyncio.Task[_Pipe]: ...
+
+
+def _detail(target: _Target, text: str) -> str:
+    """An error detail, naming the cluster node it comes from."""
+    where = target.where
+    return f"{where}: {text}" if where else text
+
+
 class AsyncFanout:
     """Runs :class:`Fanout` steps against a fixed list of servers, concurrently."""
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
-        self.nodes = [_AsyncNode(spec, config) for spec in specs]
+        self._instances: list[_AsyncNode | _AsyncCluster] = [
+            _AsyncNode(spec, config) if spec.cluster is None else _AsyncCluster(spec, config)
+            for spec in specs
+        ]
+        # The plain servers, when there is no cluster instance: rounds use this list as
+        # it is. None: every round routes its cluster instances.
+        self.nodes: list[_AsyncNode] | None = [
+            n for n in self._instances if isinstance(n, _AsyncNode)
+        ]
+        if len(self.nodes) < len(self._instances):
+            self.nodes = None
 
     @property
     def labels(self) -> list[str]:
-        return [node.label for node in self.nodes]
+        return [node.label for node in self._instances]
 
     async def run(self, step: Fanout) -> Round:
         """Send ``step``'s command to every server at once and collect the replies (R7)."""
         started = time.monotonic()
-        round_ = _Round(self.nodes, step)
+        nodes: Sequence[_Target] = (
+            self.nodes
+            if self.nodes is not None
+            else [
+                _AsyncClusterRoute(n, step) if isinstance(n, _AsyncCluster) else n
+                for n in self._instances
+            ]
+        )
+        round_ = _Round(nodes, step)
         # First contact: a round may wait for connections while no majority granted (or
         # confirmed) it (see SyncFanout._collect).
         await round_.collect(started + step.timeout, started + self.config.connect_timeout)
-        return Round(started, time.monotonic(), round_.outcomes())
+        outcomes = round_.outcomes()
+        if self.nodes is None:
+            # A cluster instance that failed may have a new master for the slot
+            # (failover, resharding): reload its map in the background (at most every s).
+            for node, outcome in zip(nodes, outcomes, strict=True):
+                if isinstance(node, _AsyncClusterRoute) and (
+                    node.redirected or outcome.reply in (Reply.ERROR, Reply.TIMEOUT)
+                ):
+                    node.cluster.reload()
+        return Round(started, time.monotonic(), outcomes)
 
     async def close(self) -> None:
-        for node in self.nodes:
+        for node in self._instances:
             await node.close()
 
 
 class _Round:
     """One fan-out: which server still owes a reply, and the future that ends the wait."""
 
-    def __init__(self, nodes: Sequence[_AsyncNode], step: Fanout) -> None:
+    def __init__(self, nodes: Sequence[_Target], step: Fanout) -> None:
         self.nodes = nodes
         self.step = step
         # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python).
@@ -203,6 +379,7 @@ class _Round:
         self.over = False
         self.grace_until: float | None = None
         self.in_grace = False
+        self.waits: list[asyncio.Future[_Pipe]] = []
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     async def collect(self, deadline: float, grace_until: float) -> None:
@@ -210,7 +387,6 @@ class _Round:
         a server is being connected to for the first time and no majority granted yet
         (the first round of a new Redlock waits for its connections)."""
         loop = asyncio.get_running_loop()
-        waits: list[asyncio.Future[_Pipe]] = []
         timer: asyncio.TimerHandle | None = None
         first_contact = False
         try:
@@ -219,12 +395,8 @@ class _Round:
                 if isinstance(pipe, _Pipe):
                     self._send(pipe, i)
                 else:
-                    self.connecting.add(i)
                     first_contact = first_contact or not node.tried
-                    # Shielded: this round may stop waiting; the connect must go on.
-                    wait = asyncio.shield(pipe)
-                    wait.add_done_callback(functools.partial(self._connected, i))
-                    waits.append(wait)
+                    self._wait_for(pipe, i)
             if first_contact and grace_until > deadline:
                 self.grace_until = grace_until
             timer = loop.call_at(loop.time() + (deadline - time.monotonic()), self._on_deadline)
@@ -234,8 +406,16 @@ class _Round:
             self.over = True
             if timer is not None:
                 timer.cancel()
-            for wait in waits:
+            for wait in self.waits:
                 wait.cancel()
+
+    def _wait_for(self, pipe: asyncio.Task[_Pipe], index: int) -> None:
+        """Send to server ``index`` once its connection is open (if the round still waits)."""
+        self.connecting.add(index)
+        # Shielded: this round may stop waiting; the connect must go on.
+        wait = asyncio.shield(pipe)
+        wait.add_done_callback(functools.partial(self._connected, index))
+        self.waits.append(wait)
 
     def _connected(self, index: int, wait: asyncio.Future[_Pipe]) -> None:
         if self.over or wait.cancelled():
@@ -249,7 +429,7 @@ class _Round:
 
     def _send(self, pipe: _Pipe, index: int) -> None:
         try:
-            packed = self.packer.packed(pipe.session)
+            packed = (self.nodes[index].command or self.packer).packed(pipe.session)
         except ValueError as exc:
             self.deliver(index, exc)
             return
@@ -259,17 +439,37 @@ class _Round:
         """A reply (or the exception that stands for it) for server ``index``."""
         if self.over or self.results[index] is not None:
             return  # late: the round is over, the reply is dropped
-        label = self.nodes[index].label
+        node = self.nodes[index]
+        label = node.label
         if isinstance(reply, NoScriptError) and index not in self.scripted:
             # The server lost its script cache (a restart, SCRIPT FLUSH): EVAL caches it
             # again, within the same deadline.
             self.scripted.add(index)
-            pipe = self.nodes[index].pipe()
+            pipe = node.pipe()
             if isinstance(pipe, _Pipe):
-                pipe.request(self, index, pack(eval_args(self.step, pipe.session)))
+                command = node.command
+                session = pipe.session
+                args = (
+                    eval_args(self.step, session) if command is None else command.eval_args(session)
+                )
+                pipe.request(self, index, pack(args))
                 return
+        if (
+            isinstance(reply, BaseException)
+            and isinstance(node, _AsyncClusterRoute)
+            and not node.redirected
+            and (moved := moved_to(reply)) is not None
+        ):
+            # The slot has a new owner: send there, within the same deadline (once).
+            pipe = node.follow(*moved).pipe()
+            if isinstance(pipe, _Pipe):
+                self._send(pipe, index)
+            else:
+                self._wait_for(pipe, index)
+            return
         if isinstance(reply, BaseException):
-            outcome = NodeOutcome(label, *translate(reply))
+            kind, detail = translate(reply)
+            outcome = NodeOutcome(label, kind, _detail(node, detail))
         else:
             reply_, detail, fence, holder = interpret(self.step.op, reply)
             latency = time.monotonic() - self.sent
@@ -305,7 +505,10 @@ class _Round:
             or NodeOutcome(
                 self.nodes[i].label,
                 Reply.TIMEOUT,
-                "still connecting" if i in self.connecting else "no reply in time",
+                _detail(
+                    self.nodes[i],
+                    "still connecting" if i in self.connecting else "no reply in time",
+                ),
             )
             for i, result in enumerate(self.results)
         )

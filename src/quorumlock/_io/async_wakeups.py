@@ -23,6 +23,7 @@ from quorumlock._io.wakeups import (
     RECONNECT_PAUSE,
     enough,
     release_channel,
+    subscriber_spec,
     warn_refused,
 )
 
@@ -139,6 +140,7 @@ class _AsyncListener:
         self._task: asyncio.Task[None] | None = None
         self._poked = asyncio.Event()
         self._stopped = False
+        self._failures = 0
 
     def want(self) -> None:
         if self._task is None or self._task.done():
@@ -165,7 +167,8 @@ class _AsyncListener:
                         await self._poked.wait()
 
     async def _session(self) -> str:
-        conn = self._spec.async_connection(connect_timeout=self._connect_timeout)
+        spec = subscriber_spec(self._spec, self._failures)
+        conn = spec.async_connection(connect_timeout=self._connect_timeout)
         try:
             await conn.connect()
             writer: asyncio.StreamWriter = conn._writer  # type: ignore[attr-defined]
@@ -215,6 +218,7 @@ class _AsyncListener:
                     incoming.cancel()
             return "stopped"
         except Exception:
+            self._failures += 1
             return "failed"
         finally:
             self.confirmed = set()

@@ -40,6 +40,8 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     if isinstance(exc, rx.TimeoutError | socket.timeout):
         return Reply.TIMEOUT, "no reply in time"
     detail = _describe(exc)
+    if isinstance(exc, rx.AskError):  # redis-py keeps only "<slot> <host:port>"
+        detail = f"{'MOVED' if isinstance(exc, rx.MovedError) else 'ASK'} {detail}"
     if isinstance(exc, _FATAL) or detail.startswith(_FATAL_PREFIXES):
         return Reply.FATAL, detail
     # A connect error wrapping a certificate failure is as final as the bare one.

@@ -10,6 +10,10 @@ shared with the application's pools. Establishing a connection is the one thing 
 on a helper thread: it may take a TLS handshake or hang on a frozen server, and a round
 must not wait for it beyond its own deadline. A connection still being established when
 the round ends keeps going and joins a later round.
+
+A cluster instance (a ``RedisCluster`` argument) is routed per round: its place in the
+round is taken by a :class:`_ClusterRoute`, the master that owns the key's slot, with its
+own pool. With no cluster instance, rounds never build a route.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
-from typing import Any
+from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
 from redis.exceptions import NoScriptError, ResponseError
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.cluster import key_slot
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
@@ -37,10 +42,11 @@ from quorumlock._algorithm.flows import (
     interpret,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._io.cluster import REFRESH_EVERY, ClusterPacker, SlotMap, fetch_slots, moved_to
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import open_session
 from quorumlock._io.packing import RoundPacker
-from quorumlock._io.servers import RedisConnection, ServerSpec
+from quorumlock._io.servers import Address, RedisConnection, ServerSpec
 
 __all__ = ["SyncFanout"]
 
@@ -50,11 +56,20 @@ _SUCCESS = (Reply.GRANTED, Reply.DONE)
 
 
 class _Node:
-    """One server: its spec and the idle connections to it."""
+    """One server: its spec and the idle connections to it.
 
-    def __init__(self, spec: ServerSpec, connect_timeout: float, probe: bool) -> None:
+    ``where`` is "" for a plain server; for a cluster master, its address, which error
+    details name (the outcome's label is the cluster's).
+    """
+
+    command: ClusterPacker | None = None  # a plain server gets the round's shared bytes
+
+    def __init__(
+        self, spec: ServerSpec, connect_timeout: float, probe: bool, where: str = ""
+    ) -> None:
         self.spec = spec
         self.label = spec.label
+        self.where = where
         self._connect_timeout = connect_timeout
         self._probe = probe  # ask each new connection's server who it is (Session)
         self.sessions: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
@@ -114,13 +129,157 @@ class _Node:
             conn.disconnect()
 
 
+class _Cluster:
+    """A cluster instance: its slot map and one :class:`_Node` per master met."""
+
+    def __init__(self, spec: ServerSpec, connect_timeout: float, probe: bool) -> None:
+        assert spec.cluster is not None
+        self.spec = spec
+        self.label = spec.label
+        self.map = SlotMap(spec.cluster)
+        self._connect_timeout = connect_timeout
+        self._probe = probe
+        self._masters: dict[Address, _Node] = {}
+        self._mutex = threading.Lock()
+        self._loading: Future[None] | None = None
+        self._pid = os.getpid()
+        self.tried = False  # a slot map load has ended (either way) at least once
+
+    def node_at(self, address: Address) -> _Node:
+        with self._mutex:
+            node = self._masters.get(address)
+            if node is None:
+                host, port = address
+                where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+                node = _Node(self.spec.at(address), self._connect_timeout, self._probe, where)
+                self._masters[address] = node
+            return node
+
+    def owner(self, slot: int) -> _Node | None:
+        address = self.map.owner(slot)
+        return None if address is None else self.node_at(address)
+
+    def reload(self, executor: ThreadPoolExecutor, *, urgent: bool = False) -> Future[None]:
+        """The slot map load under way, started if there is none and the map was not
+        loaded in the last :data:`REFRESH_EVERY` seconds (``urgent``: whenever)."""
+        with self._mutex:
+            if self._pid != os.getpid():  # a forked child: the parent's load is not ours
+                self._loading, self._pid = None, os.getpid()
+            if self._loading is None or self._loading.done():
+                recent = time.monotonic() - self.map.loaded_at < REFRESH_EVERY
+                if urgent or not recent or self._loading is None:
+                    self._loading = executor.submit(self._load)
+            return self._loading
+
+    def _load(self) -> None:
+        try:
+            timeout = self._connect_timeout
+
+            def connect(address: Address) -> RedisConnection:
+                return self.spec.at(address).connection(connect_timeout=timeout)
+
+            self.map.replace(fetch_slots(connect, self.map.addresses(), timeout))
+        finally:
+            self.tried = True
+
+    def close(self) -> None:
+        with self._mutex:
+            masters = list(self._masters.values())
+        for node in masters:
+            node.close()
+
+
+class _ClusterRoute:
+    """A cluster instance in one round: the master that owns the key's slot.
+
+    Lives for one round, so it may remember where it sent the command: after a ``MOVED``
+    (followed at most once) it points at the new owner.
+    """
+
+    __slots__ = ("cluster", "command", "label", "node", "redirected", "slot")
+
+    def __init__(self, cluster: _Cluster, step: Fanout) -> None:
+        self.cluster = cluster
+        self.label = cluster.label
+        self.slot = key_slot(step.key)
+        self.node = cluster.owner(self.slot)
+        self.command = ClusterPacker(step, self.slot)
+        self.redirected = False
+
+    @property
+    def where(self) -> str:
+        return self.node.where if self.node is not None else ""
+
+    @property
+    def tried(self) -> bool:
+        return self.node.tried if self.node is not None else self.cluster.tried
+
+    @property
+    def sessions(self) -> WeakKeyDictionary[RedisConnection, Session]:
+        return self.node.sessions if self.node is not None else _NO_SESSIONS
+
+    def take(self) -> RedisConnection | None:
+        if self.node is None:
+            self.node = self.cluster.owner(self.slot)  # the map may have come meanwhile
+        return None if self.node is None else self.node.take()
+
+    def give(self, conn: RedisConnection) -> None:
+        if self.node is not None:
+            self.node.give(conn)
+
+    def connecting(self, executor: ThreadPoolExecutor) -> Future[None]:
+        if self.node is None:
+            self.node = self.cluster.owner(self.slot)
+        if self.node is not None:
+            return self.node.connecting(executor)
+        if self.cluster.map.loaded:
+            failed: Future[None] = Future()
+            failed.set_exception(ConnectionError(f"slot {self.slot} has no master"))
+            return failed
+        return self.cluster.reload(executor, urgent=True)
+
+    def follow(self, slot: int, address: Address) -> _Node:
+        """A ``MOVED``: remember the new owner and send there from now on."""
+        self.redirected = True
+        self.node = self.cluster.node_at(self.cluster.map.moved(slot, address))
+        return self.node
+
+
+_NO_SESSIONS: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
+
+
+class _Target(Protocol):
+    """What a round needs of one instance: a :class:`_Node`, or a :class:`_ClusterRoute`."""
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def where(self) -> str: ...
+    @property
+    def tried(self) -> bool: ...
+    @property
+    def command(self) -> ClusterPacker | None: ...
+    @property
+    def sessions(self) -> WeakKeyDictionary[RedisConnection, Session]: ...
+    def take(self) -> RedisConnection | None: ...
+    def give(self, conn: RedisConnection) -> None: ...
+    def connecting(self, executor: ThreadPoolExecutor) -> Future[None]: ...
+
+
+def _detail(target: _Target, text: str) -> str:
+    """An error detail, naming the cluster node it comes from."""
+    where = target.where
+    return f"{where}: {text}" if where else text
+
+
 class _Exchange:
     """One connection's part in a round."""
 
-    __slots__ = ("conn", "fd", "index", "scripted", "sent")
+    __slots__ = ("conn", "fd", "index", "node", "scripted", "sent")
 
-    def __init__(self, index: int, conn: RedisConnection, sent: float) -> None:
+    def __init__(self, index: int, node: _Target, conn: RedisConnection, sent: float) -> None:
         self.index = index
+        self.node = node
         self.conn = conn
         self.sent = sent
         self.scripted = False  # the EVAL fallback was sent after a NOSCRIPT
@@ -162,34 +321,51 @@ class SyncFanout:
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
         probe = config.max_ttl is not None or config.fencing
-        self.nodes = [_Node(spec, config.connect_timeout, probe) for spec in specs]
+        timeout = config.connect_timeout
+        self._instances: list[_Node | _Cluster] = [
+            _Node(spec, timeout, probe) if spec.cluster is None else _Cluster(spec, timeout, probe)
+            for spec in specs
+        ]
+        # The plain servers, when there is no cluster instance: rounds use this list as
+        # it is. None: every round routes its cluster instances (``_route``).
+        self.nodes: list[_Node] | None = [n for n in self._instances if isinstance(n, _Node)]
+        if len(self.nodes) < len(self._instances):
+            self.nodes = None
         self._executor: ThreadPoolExecutor | None = None
         self._executor_pid = 0
         self._executor_mutex = threading.Lock()
 
     @property
     def labels(self) -> list[str]:
-        return [node.label for node in self.nodes]
+        return [node.label for node in self._instances]
+
+    def _route(self, step: Fanout) -> list[_Target]:
+        return [
+            _ClusterRoute(node, step) if isinstance(node, _Cluster) else node
+            for node in self._instances
+        ]
 
     def run(self, step: Fanout) -> Round:
         """Send ``step``'s command to every server and collect the replies (R7)."""
-        outcomes: list[NodeOutcome | None] = [None] * len(self.nodes)
+        nodes: Sequence[_Target] = self.nodes if self.nodes is not None else self._route(step)
+        outcomes: list[NodeOutcome | None] = [None] * len(nodes)
         started = time.monotonic()
         deadline = started + step.timeout
-        conns = _drop_closed([node.take() for node in self.nodes])
+        conns = _drop_closed([node.take() for node in nodes])
         sent: list[_Exchange] = []
         try:
-            self._send(conns, step, sent, outcomes, started)
+            self._send(nodes, conns, step, sent, outcomes, now=started)
             missing = [i for i, conn in enumerate(conns) if conn is None and outcomes[i] is None]
             attempts: dict[int, Future[None]] = {}
             grace_until = deadline
             if missing:
                 executor = self._helper()
-                attempts = {i: self.nodes[i].connecting(executor) for i in missing}
-                if any(not self.nodes[i].tried for i in missing):
+                attempts = {i: nodes[i].connecting(executor) for i in missing}
+                if any(not nodes[i].tried for i in missing):
                     grace_until = max(deadline, started + self.config.connect_timeout)
             reusable = self._collect(
                 step,
+                nodes=nodes,
                 sent=sent,
                 outcomes=outcomes,
                 deadline=deadline,
@@ -202,33 +378,50 @@ class SyncFanout:
             raise
         finished = time.monotonic()
         for ex in reusable:
-            self.nodes[ex.index].give(ex.conn)
+            ex.node.give(ex.conn)
+        if self.nodes is None:
+            self._after_routed(nodes, outcomes)
         return Round(started, finished, tuple(o for o in outcomes if o is not None))
+
+    def _after_routed(
+        self, nodes: Sequence[_Target], outcomes: Sequence[NodeOutcome | None]
+    ) -> None:
+        """A cluster instance that failed may have a new master for the slot (failover,
+        resharding): reload its slot map in the background (at most every second)."""
+        for node, outcome in zip(nodes, outcomes, strict=True):
+            if not isinstance(node, _ClusterRoute) or outcome is None:
+                continue
+            if node.redirected or outcome.reply in (Reply.ERROR, Reply.TIMEOUT):
+                node.cluster.reload(self._helper())
 
     def _send(
         self,
+        nodes: Sequence[_Target],
         conns: Sequence[RedisConnection | None],
         step: Fanout,
         live: list[_Exchange],
         outcomes: list[NodeOutcome | None],
+        *,
         now: float,
     ) -> None:
         packer = RoundPacker(step)
         for i, conn in enumerate(conns):
             if conn is None:
                 continue
+            node = nodes[i]
             try:
-                packed = packer.packed(self._session(i, conn))
+                packed = (node.command or packer).packed(node.sessions.get(conn))
                 conn.send_packed_command([packed], check_health=False)
-                live.append(_Exchange(i, conn, now))
+                live.append(_Exchange(i, node, conn, now))
             except Exception as exc:
                 conn.disconnect()
-                outcomes[i] = self._failed(i, exc)
+                outcomes[i] = self._failed(node, exc)
 
     def _collect(
         self,
         step: Fanout,
         *,
+        nodes: Sequence[_Target],
         sent: list[_Exchange],
         outcomes: list[NodeOutcome | None],
         deadline: float,
@@ -257,10 +450,10 @@ class SyncFanout:
             poller.register(fd, _POLL_IN)
         spin_until = time.monotonic() + self.config.busy_poll
         last_look = False
-        needed = quorum(len(self.nodes))
+        needed = quorum(len(nodes))
         while waiting or attempts:
             if attempts:
-                for ex in self._connected(attempts, step, sent, outcomes):
+                for ex in self._connected(attempts, step, nodes, sent, outcomes):
                     waiting[ex.fd] = ex
                     poller.register(ex.fd, _POLL_IN)
             now = time.monotonic()
@@ -286,23 +479,29 @@ class SyncFanout:
             for fd, _ in events:
                 ex = waiting.pop(fd)
                 poller.unregister(fd)
-                if self._read(step, ex, outcomes, deadline):
+                reuse, pending = self._read(step, ex, outcomes, deadline, attempts)
+                if reuse:
                     reusable.append(ex)
-                elif outcomes[ex.index] is None:  # NOSCRIPT: the EVAL form is on its way
-                    waiting[ex.fd] = ex
-                    poller.register(ex.fd, _POLL_IN)
+                if pending is not None:  # NOSCRIPT: the EVAL form; MOVED: the new owner
+                    if pending is not ex:
+                        sent.append(pending)
+                    waiting[pending.fd] = pending
+                    poller.register(pending.fd, _POLL_IN)
         for i in attempts:
-            outcomes[i] = NodeOutcome(self.nodes[i].label, Reply.TIMEOUT, "still connecting")
+            outcomes[i] = NodeOutcome(
+                nodes[i].label, Reply.TIMEOUT, _detail(nodes[i], "still connecting")
+            )
         for ex in waiting.values():
             ex.conn.disconnect()  # its reply may still come: the stream is out of step
-            label = self.nodes[ex.index].label
-            outcomes[ex.index] = NodeOutcome(label, Reply.TIMEOUT, "no reply in time")
+            detail = _detail(ex.node, "no reply in time")
+            outcomes[ex.index] = NodeOutcome(ex.node.label, Reply.TIMEOUT, detail)
         return reusable
 
     def _connected(
         self,
         attempts: dict[int, Future[None]],
         step: Fanout,
+        nodes: Sequence[_Target],
         sent: list[_Exchange],
         outcomes: list[NodeOutcome | None],
     ) -> list[_Exchange]:
@@ -316,13 +515,13 @@ class SyncFanout:
                 continue
             del attempts[i]
             if (exc := attempt.exception()) is not None:
-                outcomes[i] = self._failed(i, exc)
-            elif (conn := self.nodes[i].take()) is None:
-                attempts[i] = self.nodes[i].connecting(self._helper())
+                outcomes[i] = self._failed(nodes[i], exc)
+            elif (conn := nodes[i].take()) is None:
+                attempts[i] = nodes[i].connecting(self._helper())
             else:
-                fresh: list[RedisConnection | None] = [None] * len(self.nodes)
+                fresh: list[RedisConnection | None] = [None] * len(nodes)
                 fresh[i] = conn
-                self._send(fresh, step, sent, outcomes, time.monotonic())
+                self._send(nodes, fresh, step, sent, outcomes, now=time.monotonic())
         return sent[before:]
 
     def _read(
@@ -331,58 +530,102 @@ class SyncFanout:
         ex: _Exchange,
         outcomes: list[NodeOutcome | None],
         deadline: float,
-    ) -> bool:
-        """Read one reply. True if the connection can be reused after this round."""
-        label = self.nodes[ex.index].label
+        attempts: dict[int, Future[None]],
+    ) -> tuple[bool, _Exchange | None]:
+        """Read one reply. Returns whether the connection can be reused after this round,
+        and the exchange to wait on for this server's answer if it is still to come."""
+        node = ex.node
         try:
             raw = ex.conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
         except NoScriptError:
             if ex.scripted:
-                outcomes[ex.index] = NodeOutcome(label, Reply.ERROR, "NOSCRIPT after EVAL")
-                return True
+                outcomes[ex.index] = NodeOutcome(
+                    node.label, Reply.ERROR, _detail(node, "NOSCRIPT after EVAL")
+                )
+                return True, None
             # The server lost its script cache (a restart, SCRIPT FLUSH): EVAL caches it
             # again. Same deadline, same connection.
             ex.scripted = True
             try:
-                args = eval_args(step, self._session(ex.index, ex.conn))
+                session = node.sessions.get(ex.conn)
+                command = node.command
+                args = eval_args(step, session) if command is None else command.eval_args(session)
                 ex.conn.send_packed_command(ex.conn.pack_command(*args), False)
             except Exception as exc:
                 ex.conn.disconnect()
-                outcomes[ex.index] = self._failed(ex.index, exc)
-            return False
+                outcomes[ex.index] = self._failed(node, exc)
+                return False, None
+            return False, ex
         except ResponseError as exc:
-            # An error *reply* (READONLY, NOPERM, WRONGTYPE, ...) leaves the stream in step.
-            outcomes[ex.index] = NodeOutcome(label, *translate(exc))
-            return True
+            # An error *reply* (READONLY, NOPERM, WRONGTYPE, MOVED...) leaves the stream
+            # in step.
+            if isinstance(node, _ClusterRoute) and not node.redirected:
+                moved = moved_to(exc)
+                if moved is not None and node.node is not None:
+                    # This connection is in step: back to its own master's pool after
+                    # the round, while the route moves on to the new owner.
+                    ex.node = node.node
+                    return True, self._follow(
+                        node, ex, moved, step, outcomes=outcomes, attempts=attempts
+                    )
+            outcomes[ex.index] = self._failed(node, exc)
+            return True, None
         except Exception as exc:
             ex.conn.disconnect()
-            outcomes[ex.index] = NodeOutcome(label, *translate(exc))
-            return False
+            outcomes[ex.index] = self._failed(node, exc)
+            return False, None
         reply, detail, fence, holder = interpret(step.op, raw)
         latency = time.monotonic() - ex.sent
-        outcomes[ex.index] = NodeOutcome(label, reply, detail, latency, fence, holder)
-        return True
+        outcomes[ex.index] = NodeOutcome(node.label, reply, detail, latency, fence, holder)
+        return True, None
 
-    def _session(self, index: int, conn: RedisConnection) -> Session | None:
-        return self.nodes[index].sessions.get(conn)
+    def _follow(
+        self,
+        route: _ClusterRoute,
+        ex: _Exchange,
+        moved: tuple[int, Address],
+        step: Fanout,
+        *,
+        outcomes: list[NodeOutcome | None],
+        attempts: dict[int, Future[None]],
+    ) -> _Exchange | None:
+        """Send the command to the slot's new owner (once per round, same deadline).
 
-    def _failed(self, index: int, exc: BaseException) -> NodeOutcome:
+        Returns the new exchange, or None when a connection to the new owner is being
+        made (``attempts``) or sending failed (``outcomes``).
+        """
+        target = route.follow(*moved)
+        conn = target.take()
+        if conn is None:
+            attempts[ex.index] = route.connecting(self._helper())
+            return None
+        live: list[_Exchange] = []
+        conns: list[RedisConnection | None] = [None] * len(outcomes)
+        conns[ex.index] = conn
+        nodes: list[_Target] = [route] * len(outcomes)
+        self._send(nodes, conns, step, live, outcomes, now=time.monotonic())
+        return live[0] if live else None
+
+    def _failed(self, node: _Target, exc: BaseException) -> NodeOutcome:
         reply, detail = translate(exc)
-        return NodeOutcome(self.nodes[index].label, reply, detail)
+        return NodeOutcome(node.label, reply, _detail(node, detail))
 
     def _helper(self) -> ThreadPoolExecutor:
         with self._executor_mutex:
             if self._executor is None or self._executor_pid != os.getpid():
                 # After a fork the parent's helper threads do not exist in the child.
+                # A cluster instance may load its slot map while connecting: room for both.
+                clusters = sum(1 for n in self._instances if isinstance(n, _Cluster))
                 self._executor = ThreadPoolExecutor(
-                    max_workers=len(self.nodes), thread_name_prefix="quorumlock-connect"
+                    max_workers=len(self._instances) + 2 * clusters,
+                    thread_name_prefix="quorumlock-connect",
                 )
                 self._executor_pid = os.getpid()
             return self._executor
 
     def close(self) -> None:
         """Close every idle connection. Rounds may still open new ones afterwards."""
-        for node in self.nodes:
+        for node in self._instances:
             node.close()
         with self._executor_mutex:
             if self._executor is not None and self._executor_pid == os.getpid():

@@ -15,12 +15,14 @@ checked at all, and its connection fails with the server's NOPERM error (fatal).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import redis
 from redis import exceptions as rx
 
+from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock._io.servers import AsyncRedisConnection, RedisConnection
@@ -32,6 +34,7 @@ __all__ = [
     "read_server_state",
     "session_from",
     "stamp_fresh",
+    "stamp_fresh_slots",
 ]
 
 _INFO = ("INFO", "server")
@@ -180,3 +183,20 @@ def stamp_fresh(client: redis.Redis) -> None:
         raise RuntimeError("only an empty, freshly started server may be stamped as new")
     run_id = _info_field(client.info("server"), "run_id")
     client.hset(MARKER_KEY, mapping={"run_id": run_id, "since": 0})
+
+
+def stamp_fresh_slots(client: redis.Redis, slots: Iterable[int]) -> None:
+    """:func:`stamp_fresh` for a brand-new cluster master: the marker of each slot it owns.
+
+    A cluster instance keeps one marker per slot (``quorumlock._algorithm.cluster``).
+    ``client`` speaks to that master alone (not a cluster client). Same rules as
+    :func:`stamp_fresh`: only for a master just started empty; raises ``RuntimeError``
+    if it holds any key.
+    """
+    if client.dbsize():
+        raise RuntimeError("only an empty, freshly started server may be stamped as new")
+    run_id = _info_field(client.info("server"), "run_id")
+    pipe = client.pipeline(transaction=False)
+    for slot in slots:
+        pipe.hset(slot_marker(slot), mapping={"run_id": run_id, "since": 0})
+    pipe.execute()

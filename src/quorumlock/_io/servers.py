@@ -3,6 +3,11 @@
 A :class:`ServerSpec` knows how to open a new dedicated connection to one server, a label
 to name it in errors and logs (never with a password), and an identity used to refuse the
 same server listed twice (two databases of one server are not independent instances).
+
+A ``RedisCluster`` client is one instance too: its spec carries a :class:`ClusterSeed`
+(the startup nodes, the slot map the client already knows, its address remapping), and
+:meth:`ServerSpec.at` gives the spec of each master, with the client's credentials and
+TLS options. quorumlock still opens its own connections (``quorumlock._io.cluster``).
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from urllib.parse import urlsplit
 
 import redis
 import redis.asyncio
+import redis.asyncio.cluster
+import redis.cluster
 from redis import connection as _connection
 from redis.asyncio import connection as _aconnection
 from redis.asyncio.retry import Retry as AsyncRetry
@@ -24,8 +31,10 @@ from redis.retry import Retry
 from quorumlock._exceptions import ConfigurationError
 
 __all__ = [
+    "Address",
     "AsyncRedisConnection",
     "AsyncServerArg",
+    "ClusterSeed",
     "RedisConnection",
     "ServerArg",
     "ServerSpec",
@@ -70,9 +79,36 @@ _ASYNC_TWIN: dict[type[Any], type[Any]] = {
 }
 
 #: What ``Redlock`` accepts for one server.
-ServerArg = str | redis.Redis
+ServerArg = str | redis.Redis | redis.cluster.RedisCluster
 #: What ``quorumlock.asyncio.Redlock`` accepts for one server.
-AsyncServerArg = str | redis.asyncio.Redis
+AsyncServerArg = str | redis.asyncio.Redis | redis.asyncio.cluster.RedisCluster
+
+_ONE_SERVER = (
+    str,
+    redis.Redis,
+    redis.asyncio.Redis,
+    redis.cluster.RedisCluster,
+    redis.asyncio.cluster.RedisCluster,
+)
+
+#: A node's address: (host, port).
+Address = tuple[str, int]
+Remap = Callable[[Address], Address]
+
+# Connection options of a cluster client's nodes that belong to that client's object
+# (callbacks bound to it, its shared registries) or to one node: never copied.
+_CLUSTER_OWN = frozenset(
+    {
+        "host",
+        "port",
+        "redis_connect_func",
+        "oss_cluster_maint_notifications_handler",
+        "himport_registry",
+        "orig_host_address",
+        "orig_socket_timeout",
+        "orig_socket_connect_timeout",
+    }
+)
 
 _SCHEMES = ("redis", "rediss", "unix")
 _PASSWORD = re.compile(r"(?<=://)([^:@/]*):([^@/]*)@")
@@ -84,13 +120,37 @@ def mask_url(url: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class ClusterSeed:
+    """What a cluster instance starts from: where to ask for the slot map, the map the
+    user's client already had (``(first slot, last slot, master)`` ranges, possibly
+    none), and the client's address remapping (None: addresses as the cluster gives)."""
+
+    startup: tuple[Address, ...]
+    ranges: tuple[tuple[int, int, Address], ...] = ()
+    remap: Remap | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ServerSpec:
-    """How to reach one server. ``kwargs`` may hold credentials: never print them."""
+    """How to reach one server. ``kwargs`` may hold credentials: never print them.
+
+    ``cluster`` is set for a cluster instance: then ``kwargs`` hold no address, and
+    :meth:`at` gives the spec of one of its nodes.
+    """
 
     label: str
     identity: tuple[str, ...]
     connection_class: type[Any]  # redis-py's, sync or asyncio as the flavour asked
     kwargs: Mapping[str, Any] = field(repr=False)
+    cluster: ClusterSeed | None = None
+
+    def at(self, address: Address) -> ServerSpec:
+        """The spec of the cluster node at ``address``: same label, options, credentials."""
+        host, port = address
+        kwargs = {**self.kwargs, "host": host, "port": port}
+        return ServerSpec(
+            self.label, ("tcp", host.lower(), str(port)), self.connection_class, kwargs
+        )
 
     def connection(self, *, connect_timeout: float) -> RedisConnection:
         """A new, not yet connected connection of our own (never from a shared pool).
@@ -119,19 +179,19 @@ class ServerSpec:
 def parse_servers(servers: object, flavour: Flavour = "sync") -> list[ServerSpec]:
     """Validate the ``servers`` argument of ``Redlock`` (sync or asyncio ``flavour``).
 
-    Accepts one URL or client, or a sequence of them. Raises ``TypeError`` for other
-    types (a sync client given to the asyncio API, or the reverse) and
-    :class:`ConfigurationError` for an empty list, a malformed URL, or a server listed
-    twice.
+    Accepts one URL or client (``Redis``, or ``RedisCluster``: a whole cluster is one
+    instance), or a sequence of them. Raises ``TypeError`` for other types (a sync
+    client given to the asyncio API, or the reverse) and :class:`ConfigurationError` for
+    an empty list, a malformed URL, or a server listed twice.
     """
-    if isinstance(servers, str | redis.Redis | redis.asyncio.Redis):
+    if isinstance(servers, _ONE_SERVER):
         items: Sequence[object] = [servers]
     elif isinstance(servers, Sequence):
         items = servers
     else:
         raise TypeError(
-            "servers must be a URL, a redis.Redis client, or a list of them, "
-            f"not {type(servers).__name__}"
+            "servers must be a URL, a redis.Redis or RedisCluster client, or a list of "
+            f"them, not {type(servers).__name__}"
         )
     if not items:
         raise ConfigurationError("at least one server is needed")
@@ -155,15 +215,22 @@ def _parse_one(server: object, flavour: Flavour) -> ServerSpec:
                 spec.label, spec.identity, _ASYNC_TWIN[spec.connection_class], spec.kwargs
             )
         return spec
-    client_type = redis.Redis if flavour == "sync" else redis.asyncio.Redis
-    if isinstance(server, client_type):
-        return _from_pool(server.connection_pool)
-    expected = "redis.Redis" if flavour == "sync" else "redis.asyncio.Redis"
-    hint = ""
-    if flavour == "sync" and isinstance(server, redis.asyncio.Redis):
-        hint = " (asyncio clients go to quorumlock.asyncio.Redlock)"
-    elif flavour == "async" and isinstance(server, redis.Redis):
-        hint = " (sync clients go to quorumlock.Redlock)"
+    if flavour == "sync":
+        if isinstance(server, redis.Redis):
+            return _from_pool(server.connection_pool)
+        if isinstance(server, redis.cluster.RedisCluster):
+            return _from_cluster(server)
+        expected = "redis.Redis or redis.cluster.RedisCluster"
+        wrong_api = isinstance(server, redis.asyncio.Redis | redis.asyncio.cluster.RedisCluster)
+        hint = " (asyncio clients go to quorumlock.asyncio.Redlock)" if wrong_api else ""
+    else:
+        if isinstance(server, redis.asyncio.Redis):
+            return _from_pool(server.connection_pool)
+        if isinstance(server, redis.asyncio.cluster.RedisCluster):
+            return _from_async_cluster(server)
+        expected = "redis.asyncio.Redis or redis.asyncio.cluster.RedisCluster"
+        wrong_api = isinstance(server, redis.Redis | redis.cluster.RedisCluster)
+        hint = " (sync clients go to quorumlock.Redlock)" if wrong_api else ""
     raise TypeError(
         f"a server must be a URL or a {expected} client, not {type(server).__name__}{hint}"
     )
@@ -233,3 +300,70 @@ def _spec(scheme: str, connection_class: type[Any], kwargs: dict[str, Any]) -> S
     shown = f"[{host}]" if ":" in host else host
     label = f"{scheme}://{user}{shown}:{port}{suffix}"
     return ServerSpec(label, ("tcp", host.lower(), str(port)), connection_class, kwargs)
+
+
+def _from_cluster(client: redis.cluster.RedisCluster) -> ServerSpec:
+    """A sync ``RedisCluster``: its nodes' connection options, startup nodes, slot map."""
+    manager: Any = client.nodes_manager
+    pools = [
+        node.redis_connection.connection_pool
+        for node in (*manager.nodes_cache.values(), *manager.startup_nodes.values())
+        if node.redis_connection is not None
+    ]
+    if pools:
+        connection_class: type[Any] = pools[0].connection_class
+        kwargs = dict(pools[0].connection_kwargs)
+    else:  # never initialised: the options it was given
+        kwargs = dict(manager.connection_kwargs)
+        ssl = kwargs.pop("ssl", False)
+        connection_class = _connection.SSLConnection if ssl else _connection.Connection
+    ranges = []
+    for slot, nodes in sorted(manager.slots_cache.items()):
+        if nodes:
+            ranges.append((slot, slot, (str(nodes[0].host), int(nodes[0].port))))
+    return _cluster_spec(manager, connection_class, kwargs, _merge(ranges))
+
+
+def _from_async_cluster(client: redis.asyncio.cluster.RedisCluster) -> ServerSpec:
+    """An asyncio ``RedisCluster`` (initialised or not): the same as a sync one."""
+    manager: Any = client.nodes_manager
+    node = next(iter(manager.startup_nodes.values()))
+    ranges = []
+    for slot, nodes in sorted(manager.slots_cache.items()):
+        if nodes:
+            ranges.append((slot, slot, (str(nodes[0].host), int(nodes[0].port))))
+    return _cluster_spec(
+        manager, node.connection_class, dict(node.connection_kwargs), _merge(ranges)
+    )
+
+
+def _merge(ranges: list[tuple[int, int, Address]]) -> tuple[tuple[int, int, Address], ...]:
+    merged: list[tuple[int, int, Address]] = []
+    for first, last, address in ranges:
+        if merged and merged[-1][2] == address and merged[-1][1] + 1 == first:
+            merged[-1] = (merged[-1][0], last, address)
+        else:
+            merged.append((first, last, address))
+    return tuple(merged)
+
+
+def _cluster_spec(
+    manager: Any,
+    connection_class: type[Any],
+    kwargs: dict[str, Any],
+    ranges: tuple[tuple[int, int, Address], ...],
+) -> ServerSpec:
+    startup = tuple((str(n.host), int(n.port)) for n in manager.startup_nodes.values())
+    if not startup:
+        raise ConfigurationError("the RedisCluster client has no startup node")
+    options = {k: v for k, v in kwargs.items() if k not in _CLUSTER_OWN}
+    tls = "ssl" in connection_class.__name__.lower()
+    host, port = startup[0]
+    user = f"{options['username']}@" if options.get("username") else ""
+    shown = f"[{host}]" if ":" in host else host
+    label = f"{'rediss' if tls else 'redis'}+cluster://{user}{shown}:{port}"
+    seed = ClusterSeed(startup, ranges, manager.address_remap)
+    # One identity for the whole cluster: its first startup node, so that the same
+    # cluster (or that node's own URL) listed twice is refused.
+    identity = ("tcp", host.lower(), str(port))
+    return ServerSpec(label, identity, connection_class, options, seed)

@@ -34,7 +34,15 @@ from quorumlock._algorithm.scripts import RELEASED_PREFIX
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
-__all__ = ["Subscriber", "SyncWakeups", "Waiter", "enough", "release_channel", "warn_refused"]
+__all__ = [
+    "Subscriber",
+    "SyncWakeups",
+    "Waiter",
+    "enough",
+    "release_channel",
+    "subscriber_spec",
+    "warn_refused",
+]
 
 logger = logging.getLogger("quorumlock")
 
@@ -42,6 +50,16 @@ logger = logging.getLogger("quorumlock")
 IDLE_STOP = 10.0
 #: Pause between connection attempts to a server that is down.
 RECONNECT_PAUSE = 0.5
+
+
+def subscriber_spec(spec: ServerSpec, failures: int) -> ServerSpec:
+    """Where to subscribe for ``spec``'s announcements: the server itself, or for a
+    cluster instance one of its startup nodes (another after each failure): a cluster
+    passes every PUBLISH on to all its nodes."""
+    if spec.cluster is None or not spec.cluster.startup:
+        return spec
+    startup = spec.cluster.startup
+    return spec.at(startup[failures % len(startup)])
 
 
 def release_channel(key: str) -> bytes:
@@ -205,6 +223,7 @@ class _Listener:
         # The thread that owns the connection; None when there is none (under the hub's
         # lock). A thread that finds it is no longer this one ends.
         self.thread: threading.Thread | None = None
+        self._failures = 0
 
     def want(self, channel: bytes) -> None:
         """A channel was added (called under the hub's lock)."""
@@ -243,7 +262,8 @@ class _Listener:
         """
         conn: RedisConnection | None = None
         try:
-            conn = self._spec.connection(connect_timeout=self._connect_timeout)
+            spec = subscriber_spec(self._spec, self._failures)
+            conn = spec.connection(connect_timeout=self._connect_timeout)
             conn.connect()
             sock: Any = getattr(conn, "_sock")  # noqa: B009 (redis-py keeps it private)
             reader = hiredis.Reader()
@@ -283,6 +303,7 @@ class _Listener:
                     self._handle(message)
             return True
         except Exception:
+            self._failures += 1
             return False
         finally:
             self.confirmed = set()

@@ -10,6 +10,12 @@ can ``kill -9``, pause (SIGSTOP), resume (SIGCONT) and restart them::
         servers[1].pause()
         ...
 
+:class:`LocalCluster` is a real Redis/Valkey Cluster (3 masters by default), one Redlock
+instance; it can kill -9, restart, pause a node and move a slot::
+
+    with LocalCluster(3) as cluster:
+        rl = Redlock([cluster.client(), *servers.urls[:2]])
+
 The fault-injection kit (SPEC B5) runs worker processes against such servers under a
 nemesis (:data:`NEMESES`) and checks their history for overlapping holds and stale
 writes::
@@ -24,6 +30,7 @@ the checker on its own, a pure function over :class:`Hold` and :class:`Write` re
 """
 
 from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
+from quorumlock.testing._cluster import LocalCluster
 from quorumlock.testing._nemesis import NEMESES
 from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import (
@@ -41,6 +48,7 @@ __all__ = [  # noqa: RUF022
     "HistoryCheck",
     "Hold",
     "LatencyProxy",
+    "LocalCluster",
     "LocalServer",
     "LocalServerGroup",
     "NEMESES",
