@@ -702,7 +702,9 @@ def test_waiters_are_woken_by_releases_on_any_master(shared_cluster: LocalCluste
             assert holder.acquire(blocking=False)
             got: list[bool] = []
             waiter = waiter_rl.lock(name, ttl=50)
-            thread = threading.Thread(target=lambda w=waiter, g=got: g.append(w.acquire(timeout=50)))
+            thread = threading.Thread(
+                target=lambda w=waiter, g=got: g.append(w.acquire(timeout=50))
+            )
             thread.start()
             time.sleep(0.5)  # the waiter failed once, subscribed, and waits
             assert holder.release()
