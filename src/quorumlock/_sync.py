@@ -17,7 +17,7 @@ import os
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
@@ -166,6 +166,46 @@ class Redlock(RedlockBase["Lock"]):
         finally:
             if waiter is not None:
                 self._wakeups.unwatch(waiter)
+
+    def _run_many(self, flows: Sequence[Flow[T]]) -> list[T | Exception]:
+        """Drive flows that only fan out (lease renewals) together: the steps they are at
+        go out as one batch (:meth:`SyncFanout.run_batch`). Each flow's result, or the
+        exception it raised."""
+        results: dict[int, T | Exception] = {}
+        pending: dict[int, Fanout] = {}
+        answers: dict[int, Round | None] = dict.fromkeys(range(len(flows)))
+        while answers:
+            for i, answer in answers.items():
+                outcome = _advance(flows[i], answer)
+                if isinstance(outcome, Fanout):
+                    pending[i] = outcome
+                else:
+                    results[i] = outcome
+            answers = {}
+            if pending:
+                batch = list(pending.items())
+                pending.clear()
+                rounds = self._fanout.run_batch([step for _, step in batch])
+                for (i, step), round_ in zip(batch, rounds, strict=True):
+                    self._after_round(step, round_)
+                    answers[i] = round_
+        return [results[i] for i in range(len(flows))]
+
+
+def _advance(flow: Flow[T], answer: Round | None) -> Fanout | T | Exception:
+    """One step of a flow that only fans out: its next Fanout, its result, or what it
+    raised."""
+    try:
+        step = next(flow) if answer is None else flow.send(answer)
+    except StopIteration as stop:
+        result: T = stop.value
+        return result
+    except Exception as exc:
+        return exc
+    if not isinstance(step, Fanout):
+        flow.close()
+        return TypeError(f"a flow run together with others may only fan out, not {step!r}")
+    return step
 
 
 def _wait(waiter: Waiter | None, step: Wait) -> bool:
@@ -352,43 +392,60 @@ class Lock(LockBase):
 
     def _tend(self, generation: int) -> None:
         with self._mutex:
-            if generation != self._generation:
-                return  # released or re-acquired since this was scheduled
-            now = time.monotonic()
-            step = self._state.next_step(now)
-            if step is None:
+            plan = self._plan(generation)
+            if plan is None:
                 return
-            if step.extend_ms is None:  # no more extensions: watch the deadline
-                error = self._state.expire(now)
-                if error is not None:
-                    self._report_lost(error, "validity ran out")
-                elif step.at > now:
-                    self._redlock._keeper.watch(self, step.at, generation)
-                return
-            if step.at > now and not self._renew_failed:
-                self._redlock._keeper.watch(self, step.at, generation)  # woke early
-                return
+            now, extend_ms = plan
+            result: bool | Exception
             try:
-                renewed = self._redlock._run(self._state.renew(ttl_ms=step.extend_ms, now=now))
-            except LockLost as exc:
-                if self._observer is not None:
-                    self._note_extend(now, renewal=True, extended=False)
-                self._report_lost(exc)
-                return
-            except Exception:  # a bug must not kill the lease thread; retry, then expire
-                logger.exception("lease renewal of %r failed", self.name)
-                renewed = False
+                result = self._redlock._run(self._state.renew(ttl_ms=extend_ms, now=now))
+            except Exception as exc:
+                result = exc
+            self._renewed(now, result)
+
+    def _plan(self, generation: int) -> tuple[float, int] | None:
+        """What the lease thread must do now (with the mutex held): (now, ttl in ms) of a
+        renewal to run, or None when there is none (handled here: rescheduled, expired,
+        or stale work)."""
+        if generation != self._generation:
+            return None  # released or re-acquired since this was scheduled
+        now = time.monotonic()
+        step = self._state.next_step(now)
+        if step is None:
+            return None
+        if step.extend_ms is None:  # no more extensions: watch the deadline
+            error = self._state.expire(now)
+            if error is not None:
+                self._report_lost(error, "validity ran out")
+            elif step.at > now:
+                self._redlock._keeper.watch(self, step.at, generation)
+            return None
+        if step.at > now and not self._renew_failed:
+            self._redlock._keeper.watch(self, step.at, generation)  # woke early
+            return None
+        return now, step.extend_ms
+
+    def _renewed(self, now: float, result: bool | Exception) -> None:
+        """The end of a renewal started at ``now`` (with the mutex held)."""
+        if isinstance(result, LockLost):
             if self._observer is not None:
-                self._note_extend(now, renewal=True, extended=renewed)
-            if not renewed:
-                logger.warning(
-                    "lease renewal of %r failed, %.3f s of validity left: %s",
-                    self.name,
-                    self.validity,
-                    render_outcomes(self.outcomes),
-                )
-            self._renew_failed = not renewed
-            self._schedule(failed=not renewed)
+                self._note_extend(now, renewal=True, extended=False)
+            self._report_lost(result)
+            return
+        if isinstance(result, Exception):  # a bug must not kill the lease thread
+            logger.error("lease renewal of %r failed", self.name, exc_info=result)
+            result = False
+        if self._observer is not None:
+            self._note_extend(now, renewal=True, extended=result)
+        if not result:
+            logger.warning(
+                "lease renewal of %r failed, %.3f s of validity left: %s",
+                self.name,
+                self.validity,
+                render_outcomes(self.outcomes),
+            )
+        self._renew_failed = not result
+        self._schedule(failed=not result)
 
     def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
         _HELD.discard(self)
@@ -465,16 +522,55 @@ class _LeaseKeeper:
                 while True:
                     now = time.monotonic()
                     if self._heap and self._heap[0][0] <= now:
-                        _, _, ref, generation = heapq.heappop(self._heap)
                         break
                     wait = self._heap[0][0] - now if self._heap else None
                     self._cond.wait(wait)
-            lock = ref()
-            if lock is not None:
-                try:
-                    lock._tend(generation)
-                except Exception:  # never let one lock stop the others' leases
-                    logger.exception("lease keeping of %r failed", lock.name)
+                due: list[tuple[Lock, int]] = []
+                while self._heap and self._heap[0][0] <= now and len(due) < _BATCH:
+                    _, _, ref, generation = heapq.heappop(self._heap)
+                    if (lock := ref()) is not None:
+                        due.append((lock, generation))
+            try:
+                _tend_together(due)
+            except Exception:  # never let one lock stop the others' leases
+                logger.exception("lease keeping failed")
+
+
+#: At most this many renewals share one batch of round trips.
+_BATCH = 512
+#: How soon the lease thread looks again at a lock another thread was using.
+_BUSY_PAUSE = 0.005
+
+
+def _tend_together(due: list[tuple[Lock, int]]) -> None:
+    """Renew the locks that are due at the same time in one batch of round trips
+    (:meth:`SyncFanout.run_batch`): a process holding thousands of auto-extended locks
+    renews them in a few round trips, not one round trip each.
+
+    The lease thread never waits for a lock whose mutex another thread holds (an extend
+    or a release in progress): that lock is looked at again a moment later, and the
+    others are not held up.
+    """
+    plans: list[tuple[Lock, float, Flow[bool]]] = []
+    held: list[Lock] = []
+    try:
+        for lock, generation in due:
+            if not lock._mutex.acquire(blocking=False):
+                lock._redlock._keeper.watch(lock, time.monotonic() + _BUSY_PAUSE, generation)
+                continue
+            held.append(lock)
+            plan = lock._plan(generation)
+            if plan is not None:
+                now, extend_ms = plan
+                plans.append((lock, now, lock._state.renew(ttl_ms=extend_ms, now=now)))
+        if plans:
+            redlock = plans[0][0]._redlock
+            results = redlock._run_many([flow for _, _, flow in plans])
+            for (lock, now, _), result in zip(plans, results, strict=True):
+                lock._renewed(now, result)
+    finally:
+        for lock in held:
+            lock._mutex.release()
 
 
 # Locks this process holds, so that a forked child can forget them.

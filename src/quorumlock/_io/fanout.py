@@ -315,6 +315,34 @@ def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | 
     return conns
 
 
+class _Batch:
+    """The outcomes of a :meth:`SyncFanout.run_batch`: per step, per server."""
+
+    def __init__(self, steps: Sequence[Fanout], servers: int, started: float) -> None:
+        self.steps = steps
+        self.started = started
+        self.outcomes: list[list[NodeOutcome | None]] = [[None] * servers for _ in steps]
+        self.redo: set[int] = set()
+
+    def set(self, step: int, server: int, outcome: NodeOutcome) -> None:
+        self.outcomes[step][server] = outcome
+
+    def fail_from(self, first: int, server: int, outcome: NodeOutcome) -> None:
+        """Server ``server`` gives ``outcome`` to every step from ``first`` on."""
+        for j in range(first, len(self.steps)):
+            self.outcomes[j][server] = outcome
+
+    def rounds(self, finished: float) -> list[Round]:
+        """One round per step, each ``finished`` when the whole batch was (the latest
+        time any of its replies may have been read: the safe side for a validity)."""
+        rounds = []
+        for row in self.outcomes:
+            outcomes = tuple(o for o in row if o is not None)
+            assert len(outcomes) == len(row), "a server left a step without an outcome"
+            rounds.append(Round(self.started, finished, outcomes))
+        return rounds
+
+
 class SyncFanout:
     """Runs :class:`Fanout` steps against a fixed list of servers."""
 
@@ -382,6 +410,81 @@ class SyncFanout:
         if self.nodes is None:
             self._after_routed(nodes, outcomes)
         return Round(started, finished, tuple(o for o in outcomes if o is not None))
+
+    def run_batch(self, steps: Sequence[Fanout]) -> list[Round]:
+        """Run many independent fan-outs at once: one write of all their commands per
+        server, then every reply read in order (RESP answers in the order of the
+        commands). What N rounds cost in one round trip, for the lease thread that
+        renews many locks at the same moment.
+
+        Only with live connections to plain servers, and commands that need no session
+        (extend, release): anything else (a cluster instance, a server not connected, a
+        NOSCRIPT reply) goes the way of :meth:`run`, one round at a time, so every case
+        of a round keeps its one careful implementation. Every round ``finished`` when
+        the batch did.
+        """
+        if len(steps) < 2 or self.nodes is None or any(s.per_session for s in steps):
+            return [self.run(step) for step in steps]
+        nodes = self.nodes
+        conns = _drop_closed([node.take() for node in nodes])
+        if any(conn is None for conn in conns):
+            for node, conn in zip(nodes, conns, strict=True):
+                if conn is not None:
+                    node.give(conn)
+            return [self.run(step) for step in steps]
+        started = time.monotonic()
+        payload = [b"".join(RoundPacker(step).packed(None) for step in steps)]
+        batch = _Batch(steps, len(nodes), started)
+        sent: list[tuple[int, RedisConnection]] = []
+        try:
+            for i, conn in enumerate(conns):  # R7: all written, then all read
+                assert conn is not None
+                try:
+                    conn.send_packed_command(payload, check_health=False)
+                    sent.append((i, conn))
+                except Exception as exc:
+                    conn.disconnect()
+                    batch.fail_from(0, i, self._failed(nodes[i], exc))
+            while sent:
+                i, conn = sent[0]
+                if self._read_batch(nodes[i], i, conn, batch):
+                    nodes[i].give(conn)
+                sent.pop(0)
+        except BaseException:
+            for _, conn in sent:  # interrupted: these connections are mid-reply
+                conn.disconnect()
+            raise
+        rounds = batch.rounds(time.monotonic())
+        for j in sorted(batch.redo):  # NOSCRIPT somewhere: this one again, the careful way
+            rounds[j] = self.run(steps[j])
+        return rounds
+
+    def _read_batch(self, node: _Node, index: int, conn: RedisConnection, batch: _Batch) -> bool:
+        """Read server ``index``'s replies to a batch, in order; True if still in step."""
+        steps = batch.steps
+        deadline = batch.started + max(step.timeout for step in steps)
+        for j, step in enumerate(steps):
+            try:
+                raw = conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
+            except NoScriptError:
+                batch.set(j, index, NodeOutcome(node.label, Reply.ERROR, "NOSCRIPT"))
+                batch.redo.add(j)
+                continue
+            except ResponseError as exc:  # an error reply leaves the stream in step
+                batch.set(j, index, self._failed(node, exc))
+                continue
+            except Exception as exc:
+                conn.disconnect()
+                batch.fail_from(j, index, self._failed(node, exc))
+                return False
+            now = time.monotonic()
+            if now > batch.started + step.timeout:
+                batch.set(j, index, NodeOutcome(node.label, Reply.TIMEOUT, "no reply in time"))
+                continue
+            reply, detail, fence, holder = interpret(step.op, raw)
+            latency = now - batch.started
+            batch.set(j, index, NodeOutcome(node.label, reply, detail, latency, fence, holder))
+        return True
 
     def _after_routed(
         self, nodes: Sequence[_Target], outcomes: Sequence[NodeOutcome | None]
