@@ -23,7 +23,7 @@ import functools
 import os
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import hiredis
 from redis._parsers.base import BaseParser
@@ -42,7 +42,7 @@ from quorumlock._algorithm.flows import (
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.errors import translate
-from quorumlock._io.incarnation import open_session_async
+from quorumlock._io.incarnation import SameServerCheck, open_session_async
 from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import AsyncRedisConnection, ServerSpec
 
@@ -108,10 +108,13 @@ class _Pipe:
 class _AsyncNode:
     """One server: its pipelined connection, opened on demand (per event loop)."""
 
-    def __init__(self, spec: ServerSpec, config: RedlockConfig) -> None:
+    def __init__(
+        self, spec: ServerSpec, config: RedlockConfig, noted: Callable[[Session | None], None]
+    ) -> None:
         self.spec = spec
         self.label = spec.label
         self._config = config
+        self._noted = noted  # told who the server of each new connection is
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Task[_Pipe] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -140,17 +143,19 @@ class _AsyncNode:
     async def _connect(self) -> _Pipe:
         config = self._config
         conn = self.spec.async_connection(connect_timeout=config.connect_timeout)
-        session = None
+        # Who the server is: the restart quarantine and fencing need it (``required``);
+        # the same-server check uses it when it can be had.
+        required = config.max_ttl is not None or config.fencing
         try:
             await conn.connect()
-            if config.max_ttl is not None or config.fencing:
-                session = await open_session_async(conn, config.connect_timeout)
+            session = await open_session_async(conn, config.connect_timeout, required=required)
         except BaseException:
             with contextlib.suppress(Exception):
                 await conn.disconnect(nowait=True)
             raise
         finally:
             self.tried = True
+        self._noted(session)
         self._pipe = _Pipe(conn, session)
         return self._pipe
 
@@ -168,14 +173,31 @@ class AsyncFanout:
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
-        self.nodes = [_AsyncNode(spec, config) for spec in specs]
+        self.same_server = SameServerCheck([spec.label for spec in specs])
+        self.nodes = [
+            _AsyncNode(spec, config, functools.partial(self.same_server.note, index))
+            for index, spec in enumerate(specs)
+        ]
 
     @property
     def labels(self) -> list[str]:
         return [node.label for node in self.nodes]
 
     async def run(self, step: Fanout) -> Round:
-        """Send ``step``'s command to every server at once and collect the replies (R7)."""
+        """Send ``step``'s command to every server at once and collect the replies (R7).
+
+        An acquire raises :class:`ConfigurationError` when two instances turn out to be
+        one server, as in ``SyncFanout.run``.
+        """
+        if step.op is Op.ACQUIRE:
+            self.same_server.check()
+        round_ = await self._run(step)
+        if step.op is Op.ACQUIRE and self.same_server.conflict:
+            await self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+            self.same_server.check()
+        return round_
+
+    async def _run(self, step: Fanout) -> Round:
         started = time.monotonic()
         round_ = _Round(self.nodes, step)
         # First contact: an acquire may wait for connections while no majority granted

@@ -14,12 +14,13 @@ the round ends keeps going and joins a later round.
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any
@@ -39,7 +40,7 @@ from quorumlock._algorithm.flows import (
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.errors import translate
-from quorumlock._io.incarnation import open_session
+from quorumlock._io.incarnation import SameServerCheck, open_session
 from quorumlock._io.packing import RoundPacker
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
@@ -51,11 +52,20 @@ _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 class _Node:
     """One server: its spec and the idle connections to it."""
 
-    def __init__(self, spec: ServerSpec, connect_timeout: float, probe: bool) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        connect_timeout: float,
+        required: bool,
+        noted: Callable[[Session | None], None],
+    ) -> None:
         self.spec = spec
         self.label = spec.label
         self._connect_timeout = connect_timeout
-        self._probe = probe  # ask each new connection's server who it is (Session)
+        # Each new connection asks its server who it is (Session): needed by the restart
+        # quarantine and fencing (``required``), and by the same-server check (``noted``).
+        self._required = required
+        self._noted = noted
         self.sessions: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
         self._idle: deque[RedisConnection] = deque()
         self._pending: Future[None] | None = None
@@ -95,12 +105,14 @@ class _Node:
         try:
             conn = self.spec.connection(connect_timeout=self._connect_timeout)
             conn.connect()
-            if self._probe:
-                try:
-                    self.sessions[conn] = open_session(conn, self._connect_timeout)
-                except BaseException:
-                    conn.disconnect()
-                    raise
+            try:
+                session = open_session(conn, self._connect_timeout, required=self._required)
+            except BaseException:
+                conn.disconnect()
+                raise
+            if session is not None:
+                self.sessions[conn] = session
+            self._noted(session)
             self._idle.append(conn)
         finally:
             self.tried = True
@@ -160,8 +172,17 @@ class SyncFanout:
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
-        probe = config.max_ttl is not None or config.fencing
-        self.nodes = [_Node(spec, config.connect_timeout, probe) for spec in specs]
+        required = config.max_ttl is not None or config.fencing
+        self.same_server = SameServerCheck([spec.label for spec in specs])
+        self.nodes = [
+            _Node(
+                spec,
+                config.connect_timeout,
+                required,
+                functools.partial(self.same_server.note, index),
+            )
+            for index, spec in enumerate(specs)
+        ]
         self._executor: ThreadPoolExecutor | None = None
         self._executor_pid = 0
         self._executor_mutex = threading.Lock()
@@ -171,7 +192,21 @@ class SyncFanout:
         return [node.label for node in self.nodes]
 
     def run(self, step: Fanout) -> Round:
-        """Send ``step``'s command to every server and collect the replies (R7)."""
+        """Send ``step``'s command to every server and collect the replies (R7).
+
+        An acquire raises :class:`ConfigurationError` when two instances turn out to be
+        one server (:class:`SameServerCheck`): before sending anything if that was known,
+        else after the round, once its keys were released on every server.
+        """
+        if step.op is Op.ACQUIRE:
+            self.same_server.check()
+        round_ = self._run(step)
+        if step.op is Op.ACQUIRE and self.same_server.conflict:
+            self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+            self.same_server.check()
+        return round_
+
+    def _run(self, step: Fanout) -> Round:
         outcomes: list[NodeOutcome | None] = [None] * len(self.nodes)
         started = time.monotonic()
         deadline = started + step.timeout
