@@ -6,6 +6,7 @@ detail for that server's :class:`NodeOutcome`; nothing from ``redis.exceptions``
 
 from __future__ import annotations
 
+import re
 import socket
 import ssl
 
@@ -39,14 +40,41 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     """
     if isinstance(exc, rx.TimeoutError | socket.timeout):
         return Reply.TIMEOUT, "no reply in time"
+    tls = _tls_refusal(exc)
+    if tls is not None:
+        return Reply.FATAL, tls
     detail = _describe(exc)
     if isinstance(exc, _FATAL) or detail.startswith(_FATAL_PREFIXES):
         return Reply.FATAL, detail
-    # A connect error wrapping a certificate failure is as final as the bare one.
-    cause = exc.__cause__ or exc.__context__
-    if isinstance(cause, ssl.SSLCertVerificationError):
+    if _ACL_IN_SCRIPT.search(detail):
         return Reply.FATAL, detail
     return Reply.ERROR, detail
+
+
+# A command a script calls that the user's ACL refuses: Valkey and Redis 7 say "ACL
+# failure in script", Redis 6.2 "The user executing the script can't run this command".
+_ACL_IN_SCRIPT = re.compile(r"ACL failure in script|user executing the script can't")
+
+
+def _tls_refusal(exc: BaseException) -> str | None:
+    """The detail of a TLS handshake that failed over certificates, else None.
+
+    Either side may refuse: we do not trust the server's certificate (a verification
+    error, raised by the handshake), or the server refuses ours or its absence (an alert,
+    read with the first reply, since a TLS 1.3 handshake ends on the client's side before
+    the server has checked the client's certificate). Neither is fixed by retrying.
+    """
+    error = exc if isinstance(exc, ssl.SSLError) else exc.__cause__ or exc.__context__
+    if isinstance(error, ssl.SSLCertVerificationError):
+        return f"TLS: the server's certificate is not trusted ({error.verify_message})"
+    if isinstance(error, ssl.SSLError):
+        reason = str(error.reason or "")
+        if reason == "TLSV13_ALERT_CERTIFICATE_REQUIRED":
+            return "TLS: the server requires a client certificate (ssl_certfile, ssl_keyfile)"
+        if "CERTIFICATE" in reason or "UNKNOWN_CA" in reason:
+            text = reason.lower().replace("_", " ")
+            return f"TLS: the server refused our client certificate ({text})"
+    return None
 
 
 def _describe(exc: BaseException) -> str:

