@@ -13,6 +13,7 @@ import ssl
 from redis import exceptions as rx
 
 from quorumlock._algorithm.outcomes import Reply
+from quorumlock._algorithm.scripts import SCRIPTS
 
 __all__ = ["translate"]
 
@@ -47,13 +48,33 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     if isinstance(exc, _FATAL) or detail.startswith(_FATAL_PREFIXES):
         return Reply.FATAL, detail
     if _ACL_IN_SCRIPT.search(detail):
-        return Reply.FATAL, detail
+        return Reply.FATAL, _name_the_call(detail)
     return Reply.ERROR, detail
 
 
 # A command a script calls that the user's ACL refuses: Valkey and Redis 7 say "ACL
-# failure in script", Redis 6.2 "The user executing the script can't run this command".
+# failure in script" and name the command, Redis 6.2 says "The user executing the script
+# can't run this command" and gives only the script's digest and line.
 _ACL_IN_SCRIPT = re.compile(r"ACL failure in script|user executing the script can't")
+_WHERE = re.compile(r"f_([0-9a-f]{40})\).*@user_script:(\d+)")
+_CALL = re.compile(r"redis\.call\(\"(\w+)\"")
+
+
+def _name_the_call(detail: str) -> str:
+    """``detail``, with the command the script called on that line when the server did
+    not name it (one of quorumlock's scripts, found by its digest)."""
+    where = _WHERE.search(detail)
+    if where is None or "executing the script can't" not in detail:
+        return detail
+    script = next((x for x in SCRIPTS.values() if x.sha == where.group(1)), None)
+    if script is None:
+        return detail
+    lines = script.source.splitlines()
+    number = int(where.group(2))
+    call = _CALL.search(lines[number - 1]) if 0 < number <= len(lines) else None
+    if call is None:
+        return detail
+    return f"{detail} (line {number} of quorumlock's {script.name} script: {call.group(1)})"
 
 
 def _tls_refusal(exc: BaseException) -> str | None:
