@@ -45,11 +45,22 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     if tls is not None:
         return Reply.FATAL, tls
     detail = _describe(exc)
-    if isinstance(exc, _FATAL) or detail.startswith(_FATAL_PREFIXES):
+    if isinstance(exc, _FATAL) or _inner(detail).startswith(_FATAL_PREFIXES):
         return Reply.FATAL, detail
     if _ACL_IN_SCRIPT.search(detail):
         return Reply.FATAL, _name_the_call(detail)
     return Reply.ERROR, detail
+
+
+# Redis before 7.0 reports an error of a command a script called as "Error running
+# script (call to f_<sha>): @user_script:17: @user_script: 17: -READONLY You can't ...".
+_SCRIPT_ERROR = re.compile(r"^Error running script .*@user_script: ?\d+: -?(.*)$")
+
+
+def _inner(detail: str) -> str:
+    """The error of the command itself, when a script's call failed (Redis < 7.0)."""
+    match = _SCRIPT_ERROR.match(detail)
+    return detail if match is None else match.group(1)
 
 
 # A command a script calls that the user's ACL refuses: Valkey and Redis 7 say "ACL
