@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from quorumlock import NodeOutcome, Reply
 from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock._io.incarnation import read_server_state
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of
 from tests.integration.apis import Api
@@ -198,3 +199,28 @@ def test_a_second_promotion_of_the_same_process_is_quarantined_again(
     got, outcomes = try_sync([r.url], lock_name, max_ttl=1)
     assert got is None
     assert 0.0 < seconds_left(outcomes[0]) <= 1.0
+
+
+def test_status_reports_the_quarantine_a_promotion_will_start(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """``read_server_state`` (``quorumlock status``) sees the promotion before any
+    acquire does: not marked, max_ttl of quarantine to come; after the first acquire,
+    marked and counting down."""
+    master = make_servers(1)[0]
+    replica = replica_of(make_servers, master, appendonly=True, appendfsync="always")
+    assert try_sync([master.url], lock_name, max_ttl=30)[0]
+    wait_replicated(master, replica)
+    promote(replica)
+    client = client_of(replica)
+    try:
+        before = read_server_state(client, max_ttl=30)
+        assert not before.marked
+        assert before.durable
+        assert 29.0 <= before.quarantined_for <= 30.0
+        assert try_sync([replica.url], lock_name, max_ttl=30)[0] is None
+        after = read_server_state(client, max_ttl=30)
+        assert after.marked
+        assert 0.0 < after.quarantined_for <= 30.0
+    finally:
+        client.close()

@@ -98,9 +98,10 @@ def _tls_refusal(exc: BaseException) -> str | None:
     """
     error = exc if isinstance(exc, ssl.SSLError) else exc.__cause__ or exc.__context__
     if isinstance(error, ssl.SSLCertVerificationError):
-        return f"TLS: the server's certificate is not trusted ({error.verify_message})"
+        message = getattr(error, "verify_message", None) or error.strerror or str(error)
+        return f"TLS: the server's certificate is not trusted ({message})"
     if isinstance(error, ssl.SSLError):
-        reason = str(error.reason or "")
+        reason = str(getattr(error, "reason", None) or "")
         if reason == "TLSV13_ALERT_CERTIFICATE_REQUIRED":
             return "TLS: the server requires a client certificate (ssl_certfile, ssl_keyfile)"
         if "CERTIFICATE" in reason or "UNKNOWN_CA" in reason:

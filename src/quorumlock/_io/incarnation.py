@@ -1,8 +1,8 @@
 """Which server process a connection talks to, and the incarnation marker (SPEC B1).
 
-When quorumlock opens a connection with the restart quarantine or fencing on, it asks the
-server who it is (``INFO server``: ``run_id``, a random id drawn at every start) and
-whether it fsyncs every write (``CONFIG GET appendonly appendfsync``). A connection never
+When quorumlock opens a connection, it asks the server who it is (``INFO server``:
+``run_id``, a random id drawn at every start) and whether it fsyncs every write
+(``CONFIG GET append*``). A connection never
 outlives the process it was opened to (a restart resets it), so that :class:`Session`
 holds for every command sent on it, and the acquire script compares it with the marker
 the server keeps (``quorumlock:incarnation``) atomically with the ``SET``: no extra round
@@ -23,6 +23,10 @@ session only serves :class:`SameServerCheck` and such a server goes unchecked.
 
 ``CONFIG GET append*`` (a pattern) rather than ``CONFIG GET appendonly appendfsync``:
 Redis before 7.0 takes one parameter per ``CONFIG GET``.
+
+The ``run_id`` of every new connection also feeds :class:`SameServerCheck`, which
+refuses two instances that are one server; that is why sessions are read with the
+quarantine and fencing off too (one round trip per new connection, none per lock).
 """
 
 from __future__ import annotations
