@@ -128,7 +128,9 @@ def _try_native(
         server.start()
     except ServerStartError as exc:
         server.close()
-        if "TLS" in exc.log_tail:  # "Failed finding TLS support", "TLS not supported"
+        # Valkey: "Failed finding TLS support"; Redis built without TLS: "Bad directive"
+        # on the 'tls-port' line.
+        if "tls" in exc.log_tail.lower():
             return None
         raise
     return TlsEndpoint(server, f"rediss://127.0.0.1:{tls_port}", "native")
