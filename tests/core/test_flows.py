@@ -154,6 +154,19 @@ def test_acquire_with_the_quarantine_runs_the_acquire_script_naming_the_server()
     assert eval_args(step, Session("r" * 40))[:2] == ("EVAL", ACQUIRE.source)
 
 
+def test_a_promoted_replica_is_named_by_its_promotion_whatever_its_durability() -> None:
+    """A replica promoted to master may lack its old master's last writes: fsync on the
+    replica cannot help, so the promotion, not durability, is what the script is told."""
+    s, net = state(max_ttl=30), Script(5)
+    assert acquire(s, net)
+    (step,) = net.steps
+    assert isinstance(step, Fanout)
+    for durable in (True, False):
+        args = command_args(step, Session("r" * 40, durable=durable, promotion="p" * 40))
+        assert args[-2:] == ("r" * 40, "P" + "p" * 40)
+    assert command_args(step, Session("r" * 40))[-1] == "0"
+
+
 def test_deadline_is_start_plus_ttl_minus_drift() -> None:
     s, net = state(), Script(5, now=50.0)
     assert acquire(s, net)

@@ -98,10 +98,15 @@ class Session:
     the identity of the process that runs every command sent on it (the acquire script
     compares it with the server's incarnation marker). ``durable``: the server fsyncs
     every write (``appendonly yes`` + ``appendfsync always``), so a restart loses nothing.
+    ``promotion``: for a replica promoted to master (by a failover or ``REPLICAOF NO
+    ONE``) that has not restarted since, the replication id it drew when promoted (a new
+    random id at every promotion); "" otherwise. Its data came by asynchronous
+    replication, so it may lack its old master's last writes whatever its own fsync.
     """
 
     run_id: str
     durable: bool = False
+    promotion: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,7 +198,13 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
 
 
 def session_args(session: Session) -> tuple[str, str]:
-    """The acquire script's last two arguments: the server process, and its durability."""
+    """The acquire script's last two arguments: the server process, and what it may have
+    lost: ``"P<replication id>"`` a promoted replica (its old master's last writes),
+    ``"1"`` nothing across a restart (durable), ``"0"`` the last writes before a restart.
+    A promotion wins over durability: fsync cannot save writes that never reached the
+    replica."""
+    if session.promotion:
+        return (session.run_id, "P" + session.promotion)
     return (session.run_id, "1" if session.durable else "0")
 
 

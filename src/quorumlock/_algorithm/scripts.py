@@ -93,20 +93,26 @@ end
 
 #: The one key per server that quorumlock keeps besides the lock keys: a hash with the
 #: server's incarnation (``run_id``), when it last lost its memory (``since``, server ms,
-#: 0 for never), the largest ``max_ttl`` any client declared (ms) and the fencing counter
-#: (``fence``). It has no ttl: its absence means the server's data was lost.
+#: 0 for never), the largest ``max_ttl`` any client declared (ms), the fencing counter
+#: (``fence``) and, on a replica promoted to master, the replication id of the promotion
+#: that was noticed (``promotion``). It has no ttl: its absence means the server's data
+#: was lost.
 MARKER_KEY = "quorumlock:incarnation"
 
 #: R1 inside B1 and B2. The SET is exactly R1's; what surrounds it decides whether this
 #: server's answer may count (restart quarantine) and draws a fencing counter.
 #:
 #: A server lost its memory if the marker is missing (a restart without persistence, a
-#: flush: at an unknown moment, so counted from now) or names another process (a restart
+#: flush: at an unknown moment, so counted from now), names another process (a restart
 #: that reloaded a snapshot or an AOF not fsynced on every write: counted from the
-#: server's start). It is then quarantined until ``since + max_ttl``: every lock it may
-#: have forgotten was granted before ``since`` with a ttl <= max_ttl, so has expired by
-#: then on every server. During the quarantine the SET still runs (the server records the
-#: locks granted since) but its answer does not count toward any quorum.
+#: server's start), or the server is a replica promoted to master since the marker was
+#: written (the marker came by replication, maybe without the old master's last lock
+#: keys: counted from now, as the server does not keep the moment of its promotion; a
+#: promotion draws a new replication id, which the marker records to tell an old
+#: promotion from a new one). It is then quarantined until ``since + max_ttl``: every
+#: lock it may have forgotten was granted before ``since`` with a ttl <= max_ttl, so has
+#: expired by then on every server. During the quarantine the SET still runs (the server
+#: records the locks granted since) but its answer does not count toward any quorum.
 #:
 #: The fencing counter is +1 per attempt, so that the servers that see every attempt stay
 #: in step. After a memory loss it is raised to the server's clock in microseconds at the
@@ -117,16 +123,18 @@ ACQUIRE = Script(
     """\
 -- quorumlock acquire (SPEC R1, B1, B2): SET NX PX, checked against the restart quarantine
 -- KEYS[1]  the lock key
--- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence)
+-- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence,
+--          promotion)
 -- ARGV[1]  our token
 -- ARGV[2]  the ttl in milliseconds
 -- ARGV[3]  max_ttl in milliseconds: the quarantine's length; 0 turns it off
 -- ARGV[4]  "1" to draw a fencing counter, "0" not to
 -- ARGV[5]  run_id of the server process the client's connection was opened to
--- ARGV[6]  "1" if that server runs appendonly yes + appendfsync always, else "0"
+-- ARGV[6]  "1" if that server runs appendonly yes + appendfsync always, "0" if not,
+--          "P" .. its replication id if it is a replica promoted to master
 -- returns  {granted (1/0), quarantine left in ms (0: none), fencing counter (0: none),
 --           and when not granted, the value (the holder's token) found in the key}
-local marker = redis.call("hmget", KEYS[2], "run_id", "since", "max_ttl", "fence")
+local marker = redis.call("hmget", KEYS[2], "run_id", "since", "max_ttl", "fence", "promotion")
 local max_ttl = tonumber(ARGV[3])
 local declared = tonumber(marker[3]) or 0
 if max_ttl > declared then
@@ -140,10 +148,18 @@ local function clock_us()
     local t = redis.call("time")
     return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
-if marker[1] ~= ARGV[5] then
+local promotion = nil
+if string.sub(ARGV[6], 1, 1) == "P" then
+    promotion = string.sub(ARGV[6], 2)
+end
+if marker[1] ~= ARGV[5] or (promotion and marker[5] ~= promotion) then
     now = clock_us()
     if not marker[1] then
         since = math.floor(now / 1000)
+    elseif promotion then
+        -- a promoted replica: its old master's last writes may be missing, since a moment
+        -- the server does not keep; now is later, so the quarantine is never too short
+        since = math.max(since, math.floor(now / 1000))
     elseif ARGV[6] ~= "1" then
         local info = redis.call("info", "server")
         -- uptime is a difference of whole seconds: the start is less than uptime - 1
@@ -152,6 +168,9 @@ if marker[1] ~= ARGV[5] then
         since = math.floor(now / 1000) - math.max(uptime - 1, 0) * 1000
     end
     redis.call("hset", KEYS[2], "run_id", ARGV[5], "since", string.format("%.0f", since))
+    if promotion then
+        redis.call("hset", KEYS[2], "promotion", promotion)
+    end
 end
 local left = 0
 if since > 0 and max_ttl > 0 then

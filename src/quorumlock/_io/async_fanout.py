@@ -27,7 +27,7 @@ import functools
 import os
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import hiredis
@@ -40,6 +40,7 @@ from quorumlock._algorithm.cluster import key_slot
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
+    Op,
     Round,
     Session,
     eval_args,
@@ -54,7 +55,7 @@ from quorumlock._io.cluster import (
     moved_to,
 )
 from quorumlock._io.errors import translate
-from quorumlock._io.incarnation import open_session_async
+from quorumlock._io.incarnation import SameServerCheck, open_session_async
 from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import Address, AsyncRedisConnection, ServerSpec
 
@@ -126,11 +127,18 @@ class _AsyncNode:
 
     command: ClusterPacker | None = None  # a plain server gets the round's shared bytes
 
-    def __init__(self, spec: ServerSpec, config: RedlockConfig, where: str = "") -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        config: RedlockConfig,
+        noted: Callable[[Session | None], None] | None = None,
+        where: str = "",
+    ) -> None:
         self.spec = spec
         self.label = spec.label
         self.where = where
         self._config = config
+        self._noted = noted  # told who the server of each new connection is
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Task[_Pipe] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -159,17 +167,20 @@ class _AsyncNode:
     async def _connect(self) -> _Pipe:
         config = self._config
         conn = self.spec.async_connection(connect_timeout=config.connect_timeout)
-        session = None
+        # Who the server is: the restart quarantine and fencing need it (``required``);
+        # the same-server check uses it when it can be had.
+        required = config.max_ttl is not None or config.fencing
         try:
             await conn.connect()
-            if config.max_ttl is not None or config.fencing:
-                session = await open_session_async(conn, config.connect_timeout)
+            session = await open_session_async(conn, config.connect_timeout, required=required)
         except BaseException:
             with contextlib.suppress(Exception):
                 await conn.disconnect(nowait=True)
             raise
         finally:
             self.tried = True
+        if self._noted is not None:
+            self._noted(session)
         self._pipe = _Pipe(conn, session)
         return self._pipe
 
@@ -202,7 +213,7 @@ class _AsyncCluster:
         if node is None:
             host, port = address
             where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            node = _AsyncNode(self.spec.at(address), self._config, where)
+            node = _AsyncNode(self.spec.at(address), self._config, where=where)
             self._masters[address] = node
         return node
 
@@ -316,9 +327,12 @@ class AsyncFanout:
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
+        self.same_server = SameServerCheck([spec.label for spec in specs])
         self._instances: list[_AsyncNode | _AsyncCluster] = [
-            _AsyncNode(spec, config) if spec.cluster is None else _AsyncCluster(spec, config)
-            for spec in specs
+            _AsyncNode(spec, config, functools.partial(self.same_server.note, index))
+            if spec.cluster is None
+            else _AsyncCluster(spec, config)
+            for index, spec in enumerate(specs)
         ]
         # The plain servers, when there is no cluster instance: rounds use this list as
         # it is. None: every round routes its cluster instances.
@@ -333,7 +347,20 @@ class AsyncFanout:
         return [node.label for node in self._instances]
 
     async def run(self, step: Fanout) -> Round:
-        """Send ``step``'s command to every server at once and collect the replies (R7)."""
+        """Send ``step``'s command to every server at once and collect the replies (R7).
+
+        An acquire raises :class:`ConfigurationError` when two instances turn out to be
+        one server, as in ``SyncFanout.run``.
+        """
+        if step.op is Op.ACQUIRE:
+            self.same_server.check()
+        round_ = await self._run(step)
+        if step.op is Op.ACQUIRE and self.same_server.conflict:
+            await self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+            self.same_server.check()
+        return round_
+
+    async def _run(self, step: Fanout) -> Round:
         started = time.monotonic()
         nodes: Sequence[_Target] = (
             self.nodes

@@ -18,12 +18,13 @@ own pool. With no cluster instance, rounds never build a route.
 
 from __future__ import annotations
 
+import functools
 import os
 import select
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
@@ -36,6 +37,7 @@ from quorumlock._algorithm.cluster import key_slot
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
+    Op,
     Round,
     Session,
     eval_args,
@@ -44,7 +46,7 @@ from quorumlock._algorithm.flows import (
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.cluster import REFRESH_EVERY, ClusterPacker, SlotMap, fetch_slots, moved_to
 from quorumlock._io.errors import translate
-from quorumlock._io.incarnation import open_session
+from quorumlock._io.incarnation import SameServerCheck, open_session
 from quorumlock._io.packing import RoundPacker
 from quorumlock._io.servers import Address, RedisConnection, ServerSpec
 
@@ -65,13 +67,21 @@ class _Node:
     command: ClusterPacker | None = None  # a plain server gets the round's shared bytes
 
     def __init__(
-        self, spec: ServerSpec, connect_timeout: float, probe: bool, where: str = ""
+        self,
+        spec: ServerSpec,
+        connect_timeout: float,
+        required: bool,
+        noted: Callable[[Session | None], None] | None = None,
+        where: str = "",
     ) -> None:
         self.spec = spec
         self.label = spec.label
         self.where = where
         self._connect_timeout = connect_timeout
-        self._probe = probe  # ask each new connection's server who it is (Session)
+        # Each new connection asks its server who it is (Session): needed by the restart
+        # quarantine and fencing (``required``), and by the same-server check (``noted``).
+        self._required = required
+        self._noted = noted
         self.sessions: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
         self._idle: deque[RedisConnection] = deque()
         self._pending: Future[None] | None = None
@@ -111,12 +121,15 @@ class _Node:
         try:
             conn = self.spec.connection(connect_timeout=self._connect_timeout)
             conn.connect()
-            if self._probe:
-                try:
-                    self.sessions[conn] = open_session(conn, self._connect_timeout)
-                except BaseException:
-                    conn.disconnect()
-                    raise
+            try:
+                session = open_session(conn, self._connect_timeout, required=self._required)
+            except BaseException:
+                conn.disconnect()
+                raise
+            if session is not None:
+                self.sessions[conn] = session
+            if self._noted is not None:
+                self._noted(session)
             self._idle.append(conn)
         finally:
             self.tried = True
@@ -151,7 +164,7 @@ class _Cluster:
             if node is None:
                 host, port = address
                 where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-                node = _Node(self.spec.at(address), self._connect_timeout, self._probe, where)
+                node = _Node(self.spec.at(address), self._connect_timeout, self._probe, where=where)
                 self._masters[address] = node
             return node
 
@@ -348,11 +361,14 @@ class SyncFanout:
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
-        probe = config.max_ttl is not None or config.fencing
+        required = config.max_ttl is not None or config.fencing
         timeout = config.connect_timeout
+        self.same_server = SameServerCheck([spec.label for spec in specs])
         self._instances: list[_Node | _Cluster] = [
-            _Node(spec, timeout, probe) if spec.cluster is None else _Cluster(spec, timeout, probe)
-            for spec in specs
+            _Node(spec, timeout, required, functools.partial(self.same_server.note, index))
+            if spec.cluster is None
+            else _Cluster(spec, timeout, required)
+            for index, spec in enumerate(specs)
         ]
         # The plain servers, when there is no cluster instance: rounds use this list as
         # it is. None: every round routes its cluster instances (``_route``).
@@ -374,7 +390,21 @@ class SyncFanout:
         ]
 
     def run(self, step: Fanout) -> Round:
-        """Send ``step``'s command to every server and collect the replies (R7)."""
+        """Send ``step``'s command to every server and collect the replies (R7).
+
+        An acquire raises :class:`ConfigurationError` when two instances turn out to be
+        one server (:class:`SameServerCheck`): before sending anything if that was known,
+        else after the round, once its keys were released on every server.
+        """
+        if step.op is Op.ACQUIRE:
+            self.same_server.check()
+        round_ = self._run(step)
+        if step.op is Op.ACQUIRE and self.same_server.conflict:
+            self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+            self.same_server.check()
+        return round_
+
+    def _run(self, step: Fanout) -> Round:
         nodes: Sequence[_Target] = self.nodes if self.nodes is not None else self._route(step)
         outcomes: list[NodeOutcome | None] = [None] * len(nodes)
         started = time.monotonic()

@@ -1,20 +1,37 @@
 """Which server process a connection talks to, and the incarnation marker (SPEC B1).
 
-When quorumlock opens a connection with the restart quarantine or fencing on, it asks the
-server who it is (``INFO server``: ``run_id``, a random id drawn at every start) and
-whether it fsyncs every write (``CONFIG GET appendonly appendfsync``). A connection never
+When quorumlock opens a connection, it asks the server who it is (``INFO server``:
+``run_id``, a random id drawn at every start) and whether it fsyncs every write
+(``CONFIG GET append*``). A connection never
 outlives the process it was opened to (a restart resets it), so that :class:`Session`
 holds for every command sent on it, and the acquire script compares it with the marker
 the server keeps (``quorumlock:incarnation``) atomically with the ``SET``: no extra round
 trip per acquire. See ``quorumlock._algorithm.scripts.ACQUIRE``.
 
+The same probe reads ``INFO replication``: a master that was a replica (promoted by a
+failover or ``REPLICAOF NO ONE``, and not restarted since) shows the replication id it
+had before in ``master_replid2`` and where that history ended in ``second_repl_offset``
+(-1 on a master that was never promoted). The acquire script quarantines such a server
+when it first sees it: its data came by asynchronous replication (see
+``docs/deployment.md``). The probe is three commands in one round trip.
+
 A server that refuses ``CONFIG`` (an ACL without it) is taken as not durable: a restart
 then puts it in quarantine, which is always safe. One that refuses ``INFO`` cannot be
-checked at all, and its connection fails with the server's NOPERM error (fatal).
+checked at all, and its connection fails with the server's NOPERM error (fatal) when
+the quarantine or fencing needs the session; without them (``max_ttl=None``), the
+session only serves :class:`SameServerCheck` and such a server goes unchecked.
+
+``CONFIG GET append*`` (a pattern) rather than ``CONFIG GET appendonly appendfsync``:
+Redis before 7.0 takes one parameter per ``CONFIG GET``.
+
+The ``run_id`` of every new connection also feeds :class:`SameServerCheck`, which
+refuses two instances that are one server; that is why sessions are read with the
+quarantine and fencing off too (one round trip per new connection, none per lock).
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -25,9 +42,11 @@ from redis import exceptions as rx
 from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.servers import AsyncRedisConnection, RedisConnection
 
 __all__ = [
+    "SameServerCheck",
     "ServerState",
     "open_session",
     "open_session_async",
@@ -38,7 +57,8 @@ __all__ = [
 ]
 
 _INFO = ("INFO", "server")
-_CONFIG = ("CONFIG", "GET", "appendonly", "appendfsync")
+_CONFIG = ("CONFIG", "GET", "append*")
+_REPLICATION = ("INFO", "replication")
 
 
 def _text(value: object) -> str:
@@ -64,8 +84,9 @@ def _config_pairs(reply: object) -> dict[str, str]:
     return {}
 
 
-def session_from(info: object, config: object) -> Session:
-    """A :class:`Session` from the replies to ``INFO server`` and ``CONFIG GET``.
+def session_from(info: object, config: object, replication: object = "") -> Session:
+    """A :class:`Session` from the replies to ``INFO server``, ``CONFIG GET append*`` and
+    ``INFO replication``.
 
     ``config`` is the CONFIG reply, or an exception if the server refused it. Raises
     ``ValueError`` if the INFO reply carries no ``run_id``.
@@ -73,46 +94,103 @@ def session_from(info: object, config: object) -> Session:
     run_id = _info_field(info, "run_id")
     if not run_id:
         raise ValueError("the server's INFO reply has no run_id")
+    promotion = ""
+    if _info_field(replication, "role") == "master" and _info_field(
+        replication, "second_repl_offset"
+    ) not in ("", "-1"):
+        promotion = _info_field(replication, "master_replid")
     if isinstance(config, BaseException):
-        return Session(run_id, durable=False)
+        return Session(run_id, durable=False, promotion=promotion)
     pairs = _config_pairs(config)
     durable = pairs.get("appendonly") == "yes" and pairs.get("appendfsync") == "always"
-    return Session(run_id, durable=durable)
+    return Session(run_id, durable=durable, promotion=promotion)
 
 
-def open_session(conn: RedisConnection, timeout: float) -> Session:
-    """Ask a freshly connected server who it is (two commands, one round trip).
+def _probe(conn: RedisConnection | AsyncRedisConnection) -> list[bytes]:
+    return (
+        conn.pack_command(*_INFO) + conn.pack_command(*_CONFIG) + conn.pack_command(*_REPLICATION)
+    )
 
-    Raises what the connection raises; a refused ``INFO`` is the server's error reply.
+
+def _session(replies: list[object], required: bool) -> Session | None:
+    info, config, replication = replies
+    for reply in (info, replication):
+        if isinstance(reply, BaseException):
+            if required:
+                raise reply
+            return None
+    return session_from(info, config, replication)
+
+
+def open_session(conn: RedisConnection, timeout: float, *, required: bool = True) -> Session | None:
+    """Ask a freshly connected server who it is (three commands, one round trip).
+
+    Raises what the connection raises. An ``INFO`` the server refuses raises its error
+    reply if ``required`` (the quarantine or fencing needs the session), and gives None
+    otherwise.
     """
-    conn.send_packed_command(conn.pack_command(*_INFO) + conn.pack_command(*_CONFIG))
-    info = conn.read_response(timeout=timeout)
-    config: object
-    try:
-        config = conn.read_response(timeout=timeout)
-    except rx.ResponseError as exc:
-        config = exc
-    if isinstance(info, rx.ResponseError):
-        raise info
-    return session_from(info, config)
+    conn.send_packed_command(_probe(conn))
+    replies: list[object] = []
+    for _ in range(3):
+        try:
+            replies.append(conn.read_response(timeout=timeout))
+        except rx.ResponseError as exc:  # an error reply: the stream stays in step
+            replies.append(exc)
+    return _session(replies, required)
 
 
-async def open_session_async(conn: AsyncRedisConnection, timeout: float) -> Session:
+async def open_session_async(
+    conn: AsyncRedisConnection, timeout: float, *, required: bool = True
+) -> Session | None:
     """The asyncio twin of :func:`open_session`."""
-    await conn.send_packed_command(conn.pack_command(*_INFO) + conn.pack_command(*_CONFIG))
-    info: object
-    try:
-        info = await conn.read_response(timeout=timeout)
-    except rx.ResponseError as exc:
-        info = exc
-    config: object
-    try:
-        config = await conn.read_response(timeout=timeout)
-    except rx.ResponseError as exc:
-        config = exc
-    if isinstance(info, BaseException):
-        raise info
-    return session_from(info, config)
+    await conn.send_packed_command(_probe(conn))
+    replies: list[object] = []
+    for _ in range(3):
+        try:
+            replies.append(await conn.read_response(timeout=timeout))
+        except rx.ResponseError as exc:
+            replies.append(exc)
+    return _session(replies, required)
+
+
+class SameServerCheck:
+    """Refuses two instances that are one server (SPEC R5: independent masters).
+
+    ``parse_servers`` refuses a host and port listed twice, but 127.0.0.1, localhost and
+    ::1, a unix socket and a TCP port, or a proxy reach one server under several names.
+    Every new connection's session names the server process (``run_id``, random at each
+    start); two instances whose sessions name the same process are the same server.
+    Thread safe; the conflict, once seen, stays (it is a configuration error).
+    """
+
+    def __init__(self, labels: list[str]) -> None:
+        self._labels = labels
+        self._owner: dict[str, int] = {}
+        self._conflict: str | None = None
+        self._mutex = threading.Lock()
+
+    def note(self, index: int, session: Session | None) -> None:
+        """Record that server ``index`` runs in ``session``'s process."""
+        if session is None:
+            return
+        with self._mutex:
+            owner = self._owner.setdefault(session.run_id, index)
+            if owner != index and self._conflict is None:
+                first, second = sorted((owner, index))  # in the order they were listed
+                self._conflict = (
+                    f"{self._labels[first]} and {self._labels[second]} are the same server "
+                    f"(run_id {session.run_id}): Redlock needs independent servers"
+                )
+
+    @property
+    def conflict(self) -> bool:
+        """Two instances were seen to be one server."""
+        return self._conflict is not None
+
+    def check(self) -> None:
+        """Raise :class:`ConfigurationError` if two instances were seen to be one server."""
+        if self._conflict is not None:
+            raise ConfigurationError(self._conflict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +198,8 @@ class ServerState:
     """One server's incarnation as quorumlock sees it (for ``quorumlock status``).
 
     ``run_id`` of the running process; ``marked`` whether the marker exists and names
-    that process (False: the next acquire will find the server restarted or flushed);
+    that process and, on a promoted replica, that promotion (False: the next acquire
+    will find the server restarted, flushed or promoted);
     ``quarantined_for`` seconds of restart quarantine left for a client whose max_ttl is
     ``max_ttl`` (the marker's largest declared max_ttl counts too); ``fence`` the fencing
     counter; ``durable`` whether the server fsyncs every write.
@@ -139,15 +218,15 @@ def read_server_state(client: redis.Redis, max_ttl: float = 60.0) -> ServerState
 
     A marker that is missing or names another process means the server lost its memory
     (or never met quorumlock); the quarantine the next acquire will start is reported
-    then: ``max_ttl`` from now for a missing marker, from the server's start otherwise
-    (unless it is durable).
+    then: ``max_ttl`` from now for a missing marker or a promotion not yet noticed, from
+    the server's start otherwise (unless it is durable).
     """
     info: Any = client.info("server")
     try:
         config: object = client.config_get("append*")
     except rx.ResponseError as exc:
         config = exc
-    session = session_from(info, config)
+    session = session_from(info, config, client.info("replication"))
     uptime = float(_info_field(info, "uptime_in_seconds") or 0)
     seconds, micros = client.time()
     now_ms = seconds * 1000 + micros // 1000
@@ -157,8 +236,12 @@ def read_server_state(client: redis.Redis, max_ttl: float = 60.0) -> ServerState
     longest = max(max_ttl, declared)
     since = int(marker.get("since", "0"))
     marked = marker.get("run_id") == session.run_id
+    if session.promotion and marker.get("promotion") != session.promotion:
+        marked = False
     if not marker:
         since = now_ms
+    elif not marked and session.promotion:
+        since = max(since, now_ms)
     elif not marked and not session.durable:
         since = now_ms - int(max(uptime - 1, 0) * 1000)  # as the acquire script counts
     left = max(0.0, (since + longest * 1000 - now_ms) / 1000) if since else 0.0

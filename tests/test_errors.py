@@ -1,0 +1,71 @@
+"""The one translation point for redis errors (quorumlock._io.errors): the texts servers
+of different versions send for the same failure get the same verdict."""
+
+from __future__ import annotations
+
+import ssl
+
+import pytest
+from redis import exceptions as rx
+
+from quorumlock import Reply
+from quorumlock._algorithm.scripts import ACQUIRE
+from quorumlock._io.errors import translate
+
+# The first line of the acquire script that calls HSET (1-based, as Redis counts).
+HSET_LINE = next(
+    i for i, line in enumerate(ACQUIRE.source.splitlines(), 1) if 'redis.call("hset"' in line
+)
+PREFIX = (
+    f"Error running script (call to f_{ACQUIRE.sha}): "
+    f"@user_script:{HSET_LINE}: @user_script: {HSET_LINE}: "
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "reply"),
+    [
+        ("READONLY You can't write against a read only replica.", Reply.FATAL),  # 7.0+
+        (PREFIX + "-READONLY You can't write against a read only replica.", Reply.FATAL),  # 6.2
+        (PREFIX + "-OOM command not allowed when used memory > 'maxmemory'.", Reply.ERROR),
+        ("LOADING Redis is loading the dataset in memory", Reply.ERROR),
+        (
+            "ACL failure in script: User u has no permissions to run the 'hset' command",
+            Reply.FATAL,
+        ),
+        (
+            PREFIX + "The user executing the script can't run this command or subcommand",
+            Reply.FATAL,
+        ),
+    ],
+)
+def test_script_errors_of_every_server_version(text: str, reply: Reply) -> None:
+    assert translate(rx.ResponseError(text))[0] is reply
+
+
+def test_redis_62_acl_refusals_in_a_script_are_named() -> None:
+    """Redis 6.2 gives only the script's digest and line: the call is looked up."""
+    text = PREFIX + "The user executing the script can't run this command or subcommand"
+    _, detail = translate(rx.ResponseError(text))
+    assert detail.endswith(f"(line {HSET_LINE} of quorumlock's acquire script: hset)")
+
+
+def test_tls_refusals_are_fatal_and_say_which_side() -> None:
+    verify = ssl.SSLCertVerificationError(1, "certificate verify failed")
+    verify.verify_message = "unable to get local issuer certificate"
+    wrapped = rx.ConnectionError("Error 1 connecting to 127.0.0.1:6380.")
+    wrapped.__cause__ = verify
+    assert translate(wrapped) == (
+        Reply.FATAL,
+        "TLS: the server's certificate is not trusted (unable to get local issuer certificate)",
+    )
+    alert = ssl.SSLError(1, "tlsv13 alert certificate required")
+    alert.reason = "TLSV13_ALERT_CERTIFICATE_REQUIRED"
+    wrapped = rx.ConnectionError("Error while reading from 127.0.0.1:6380")
+    wrapped.__context__ = alert
+    reply, detail = translate(wrapped)
+    assert reply is Reply.FATAL
+    assert "requires a client certificate" in detail
+    eof = rx.ConnectionError("Error 8 while writing to socket. EOF occurred in violation")
+    eof.__context__ = ssl.SSLEOFError(8, "EOF occurred in violation of protocol")
+    assert translate(eof)[0] is Reply.ERROR  # a server killed mid-connection: retry
