@@ -235,7 +235,8 @@ def _log_round(step: Fanout, round_: Round) -> None:
             if round_.finished - last >= _QUARANTINE_WARN_EVERY:
                 _QUARANTINE_WARNED[outcome.server] = round_.finished
                 logger.warning(
-                    "%s lost its memory (a restart, a flush or a promotion) and counts toward no quorum: %s",
+                    "%s lost its memory (a restart, a flush or a promotion) and counts toward "
+                    "no quorum: %s",
                     outcome.server,
                     outcome.detail,
                 )
