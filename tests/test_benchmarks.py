@@ -240,9 +240,9 @@ def test_the_checks_catch_a_lock_that_excludes_nobody(five: LocalServerGroup) ->
             workers=2,
             urls=five.urls,
             name="test:no-lock",
-            seconds=0.5,
+            seconds=2.0,  # long enough for both workers to get going on a loaded machine
             shared_dir=Path(tmp),
-            hold=(0.005, 0.01),
+            hold=(0.02, 0.04),
         )
     assert piece.holds
     assert overlaps(piece.holds)

@@ -503,11 +503,11 @@ class _Round:
             outcome = NodeOutcome(label, reply_, detail, latency, fence, holder)
         self.results[index] = outcome
         self.missing -= 1
-        if self.missing == 0 or (self.in_grace and self._granted_majority()):
+        if self.missing == 0 or (self.in_grace and not self._worth_waiting()):
             self._finish()
 
     def _on_deadline(self) -> None:
-        if self.grace_until is not None and self.connecting and not self._granted_majority():
+        if self.grace_until is not None and self.connecting and self._worth_waiting():
             loop = asyncio.get_running_loop()
             self.in_grace = True  # first contact: wait on for the connections
             delay = self.grace_until - time.monotonic()
@@ -516,11 +516,13 @@ class _Round:
             return
         self._finish()
 
-    def _granted_majority(self) -> bool:
+    def _worth_waiting(self) -> bool:
+        """Whether the servers still owing a reply could make the round succeed (a
+        majority granted or confirmed) when it has not yet."""
         done = sum(
             1 for r in self.results if r is not None and r.reply in (Reply.GRANTED, Reply.DONE)
         )
-        return done >= quorum(len(self.nodes))
+        return done < quorum(len(self.nodes)) <= done + self.missing
 
     def _finish(self) -> None:
         if not self.done.done():

@@ -565,7 +565,8 @@ class SyncFanout:
 
         First contact: a round that connects to a server for the first time may wait for
         connections (TLS, AUTH, the session probe) until ``grace_until``, but only while
-        no majority has granted (or, for an extend or a release, confirmed) it. The first
+        no majority has granted (or, for an extend or a release, confirmed) it and the
+        servers still owing a reply could make one (a majority of refusals ends it). The first
         acquire of a new Redlock then does not fail for a per-instance timeout meant for
         replies, nor does the first extend of a lock adopted from another process, and a
         server frozen at first contact still costs nothing once a majority has answered.
@@ -592,7 +593,7 @@ class SyncFanout:
             now = time.monotonic()
             if now >= deadline and now < grace_until and attempts:
                 done = sum(1 for o in outcomes if o is not None and o.reply in _SUCCESS)
-                if done < needed:
+                if done < needed <= done + len(attempts) + len(waiting):  # may still succeed
                     deadline = grace_until  # first contact: wait on for the connections
             if now >= deadline:
                 # One last look without waiting: replies that arrived in time are read,

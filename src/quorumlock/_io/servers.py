@@ -303,7 +303,7 @@ def _from_pool(pool: Any) -> ServerSpec:
             ("sentinel", str(service)),
             pool.connection_class,
             kwargs,
-            pool,
+            pool=pool,
         )
     scheme = (
         "unix"

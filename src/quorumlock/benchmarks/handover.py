@@ -63,7 +63,7 @@ class Peer:
 
 
 CONTENDERS: Final[tuple[Peer, ...]] = (
-    Peer("quorumlock", "quorumlock", "quorumlock", 5, "poll, pauses U[0.1, 0.2] s"),
+    Peer("quorumlock", "quorumlock", "quorumlock", 5, "woken by the release (pub/sub)"),
     Peer("pottery", "pottery Redlock", "pottery", 5, "poll, pauses U[0, 0.2] s"),
     Peer("redis-py", "redis-py Lock", "redis", 1, "poll, pauses 0.1 s"),
     Peer("redis-lock", "python-redis-lock", "python-redis-lock", 1, "BLPOP wake-up"),
