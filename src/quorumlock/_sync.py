@@ -538,7 +538,7 @@ class _LeaseKeeper:
 
 
 #: At most this many renewals share one batch of round trips.
-_BATCH = 512
+_BATCH = 256
 #: How soon the lease thread looks again at a lock another thread was using.
 _BUSY_PAUSE = 0.005
 

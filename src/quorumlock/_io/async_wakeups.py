@@ -22,9 +22,9 @@ from quorumlock._io.wakeups import (
     IDLE_STOP,
     RECONNECT_PAUSE,
     enough,
+    parse,
     release_channel,
     subscriber_spec,
-    warn_refused,
 )
 
 __all__ = ["AsyncWaiter", "AsyncWakeups"]
@@ -226,17 +226,11 @@ class _AsyncListener:
                 await conn.disconnect(nowait=True)
 
     async def _handle(self, message: object) -> None:
-        if isinstance(message, Exception):  # an error reply: the ACL denies the channel
-            self.refused = True
-            warn_refused(self._spec.label, message)
-            await self._hub.confirmed()
-            return
-        if not isinstance(message, list) or len(message) < 3:
-            return
-        kind, channel = message[0], message[1]
-        if kind == b"message" and isinstance(channel, bytes):
+        kind, channel = parse(message, self._spec.label)
+        if kind == "message":
             self._hub.deliver(channel)
-        elif kind == b"subscribe" and isinstance(channel, bytes):
-            self.refused = False
-            self.confirmed = self.confirmed | {channel}
+        elif kind != "other":
+            self.refused = kind == "refused"
+            if kind == "subscribed":
+                self.confirmed = self.confirmed | {channel}
             await self._hub.confirmed()

@@ -39,6 +39,7 @@ __all__ = [
     "SyncWakeups",
     "Waiter",
     "enough",
+    "parse",
     "release_channel",
     "subscriber_spec",
     "warn_refused",
@@ -60,6 +61,21 @@ def subscriber_spec(spec: ServerSpec, failures: int) -> ServerSpec:
         return spec
     startup = spec.cluster.startup
     return spec.at(startup[failures % len(startup)])
+
+
+def parse(message: object, label: str) -> tuple[str, bytes]:
+    """What a subscriber connection read: ("message", channel) for an announcement,
+    ("subscribed", channel) for a confirmation, ("refused", b"") for an error reply (the
+    ACL denies the channel: warned about once per server), ("other", b"") otherwise."""
+    if isinstance(message, Exception):
+        warn_refused(label, message)
+        return "refused", b""
+    if isinstance(message, list) and len(message) >= 3 and isinstance(message[1], bytes):
+        if message[0] == b"message":
+            return "message", message[1]
+        if message[0] == b"subscribe":
+            return "subscribed", message[1]
+    return "other", b""
 
 
 def release_channel(key: str) -> bytes:
@@ -311,19 +327,13 @@ class _Listener:
                 conn.disconnect()
 
     def _handle(self, message: object) -> None:
-        if isinstance(message, Exception):  # an error reply: the ACL denies the channel
-            self.refused = True
-            warn_refused(self._spec.label, message)
-            self._hub.confirmed()
-            return
-        if not isinstance(message, list) or len(message) < 3:
-            return
-        kind, channel = message[0], message[1]
-        if kind == b"message" and isinstance(channel, bytes):
+        kind, channel = parse(message, self._spec.label)
+        if kind == "message":
             self._hub.deliver(channel)
-        elif kind == b"subscribe" and isinstance(channel, bytes):
-            self.refused = False
-            self.confirmed = self.confirmed | {channel}
+        elif kind != "other":
+            self.refused = kind == "refused"
+            if kind == "subscribed":
+                self.confirmed = self.confirmed | {channel}
             self._hub.confirmed()
 
     def _drain_pokes(self) -> None:
