@@ -233,6 +233,9 @@ def five() -> Iterator[LocalServerGroup]:
 def test_the_checks_catch_a_lock_that_excludes_nobody(five: LocalServerGroup) -> None:
     """Two processes "holding" at once are reported, by the hold intervals and the file."""
     with tempfile.TemporaryDirectory() as tmp, WorkerPool(2, Path(tmp)) as pool:
+        # Both workers up and ready before the slice starts (a loaded machine may take
+        # longer than the slice's lead time to start a worker).
+        assert warm_up(pool, five.urls, ["no-lock"], "test") == {"no-lock": "ok"}
         piece = run_slice(
             pool,
             contender="no-lock",
