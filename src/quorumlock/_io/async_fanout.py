@@ -403,6 +403,7 @@ class _Round:
         self.missing = len(nodes)
         self.scripted: set[int] = set()
         self.connecting: set[int] = set()
+        self.fresh: set[int] = set()  # connected during this round, reply still due
         self.over = False
         self.grace_until: float | None = None
         self.in_grace = False
@@ -448,6 +449,7 @@ class _Round:
         if self.over or wait.cancelled():
             return
         self.connecting.discard(index)
+        self.fresh.add(index)  # its first reply, on a connection made for this round
         exc = wait.exception()
         if exc is not None:
             self.deliver(index, exc)
@@ -502,12 +504,14 @@ class _Round:
             latency = time.monotonic() - self.sent
             outcome = NodeOutcome(label, reply_, detail, latency, fence, holder)
         self.results[index] = outcome
+        self.fresh.discard(index)
         self.missing -= 1
         if self.missing == 0 or (self.in_grace and not self._worth_waiting()):
             self._finish()
 
     def _on_deadline(self) -> None:
-        if self.grace_until is not None and self.connecting and self._worth_waiting():
+        first_contact = self.connecting or self.fresh
+        if self.grace_until is not None and first_contact and self._worth_waiting():
             loop = asyncio.get_running_loop()
             self.in_grace = True  # first contact: wait on for the connections
             delay = self.grace_until - time.monotonic()

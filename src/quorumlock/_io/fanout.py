@@ -588,13 +588,16 @@ class SyncFanout:
         spin_until = time.monotonic() + self.config.busy_poll
         last_look = False
         needed = quorum(len(nodes))
+        fresh: set[int] = set()  # connections made during this round (their first reply)
         while waiting or attempts:
             if attempts:
                 for ex in self._connected(attempts, step, nodes, sent, outcomes):
                     waiting[ex.fd] = ex
+                    fresh.add(ex.fd)
                     poller.register(ex.fd, _POLL_IN)
             now = time.monotonic()
-            if now >= deadline and now < grace_until and attempts:
+            first_contact = attempts or not fresh.isdisjoint(waiting)
+            if now >= deadline and now < grace_until and first_contact:
                 done = sum(1 for o in outcomes if o is not None and o.reply in _SUCCESS)
                 if done < needed <= done + len(attempts) + len(waiting):  # may still succeed
                     deadline = grace_until  # first contact: wait on for the connections
