@@ -36,7 +36,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.cluster import key_slot
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
@@ -50,6 +49,7 @@ from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
+    Route,
     SlotMap,
     fetch_slots_async,
     moved_to,
@@ -252,30 +252,13 @@ class _AsyncCluster:
         self._loading = None
 
 
-class _AsyncClusterRoute:
-    """A cluster instance in one round: the master that owns the key's slot.
+class _AsyncClusterRoute(Route[_AsyncNode]):
+    """A cluster instance in one round (:class:`~quorumlock._io.cluster.Route`), reached
+    through quorumlock's asyncio connections."""
 
-    Lives for one round, so it may remember where it sent the command: after a ``MOVED``
-    (followed at most once) it points at the new owner.
-    """
+    __slots__ = ()
 
-    __slots__ = ("cluster", "command", "label", "node", "redirected", "slot")
-
-    def __init__(self, cluster: _AsyncCluster, step: Fanout) -> None:
-        self.cluster = cluster
-        self.label = cluster.label
-        self.slot = key_slot(step.key)
-        self.node = cluster.owner(self.slot)
-        self.command = ClusterPacker(step, self.slot)
-        self.redirected = False
-
-    @property
-    def where(self) -> str:
-        return self.node.where if self.node is not None else ""
-
-    @property
-    def tried(self) -> bool:
-        return self.node.tried if self.node is not None else self.cluster.tried
+    cluster: _AsyncCluster
 
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
         if self.node is None:
@@ -294,12 +277,6 @@ class _AsyncClusterRoute:
         self.node = node
         pipe = node.pipe()
         return pipe if isinstance(pipe, _Pipe) else await asyncio.shield(pipe)
-
-    def follow(self, slot: int, address: Address) -> _AsyncNode:
-        """A ``MOVED``: remember the new owner and send there from now on."""
-        self.redirected = True
-        self.node = self.cluster.node_at(self.cluster.map.moved(slot, address))
-        return self.node
 
 
 class _Target(Protocol):

@@ -13,10 +13,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from typing import Generic, Protocol, TypeVar
 
 from redis.exceptions import MovedError
 
-from quorumlock._algorithm.cluster import SLOTS, cluster_args, cluster_eval_args, touches_marker
+from quorumlock._algorithm.cluster import (
+    SLOTS,
+    cluster_args,
+    cluster_eval_args,
+    key_slot,
+    touches_marker,
+)
 from quorumlock._algorithm.flows import Fanout, Session
 from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import Address, AsyncRedisConnection, ClusterSeed, RedisConnection
@@ -182,3 +189,58 @@ class ClusterPacker:
 
     def eval_args(self, session: Session | None) -> tuple[str | int, ...]:
         return cluster_eval_args(self._step, session, self._slot)
+
+
+class MasterLike(Protocol):
+    """What a route reads of one cluster master's node (sync or asyncio)."""
+
+    where: str
+    tried: bool
+
+
+NodeT = TypeVar("NodeT", bound=MasterLike)
+NodeT_co = TypeVar("NodeT_co", bound=MasterLike, covariant=True)
+
+
+class ClusterLike(Protocol[NodeT_co]):
+    """What a route needs of a cluster instance (sync or asyncio)."""
+
+    label: str
+    tried: bool
+    map: SlotMap
+
+    def owner(self, slot: int) -> NodeT_co | None: ...
+    def node_at(self, address: Address) -> NodeT_co: ...
+
+
+class Route(Generic[NodeT]):
+    """A cluster instance in one round: the master that owns the key's slot.
+
+    Lives for one round, so it may remember where it sent the command: after a ``MOVED``
+    (followed at most once) it points at the new owner. The sync and asyncio fan-outs
+    add how to reach that master.
+    """
+
+    __slots__ = ("cluster", "command", "label", "node", "redirected", "slot")
+
+    def __init__(self, cluster: ClusterLike[NodeT], step: Fanout) -> None:
+        self.cluster = cluster
+        self.label = cluster.label
+        self.slot = key_slot(step.key)
+        self.node: NodeT | None = cluster.owner(self.slot)
+        self.command = ClusterPacker(step, self.slot)
+        self.redirected = False
+
+    @property
+    def where(self) -> str:
+        return self.node.where if self.node is not None else ""
+
+    @property
+    def tried(self) -> bool:
+        return self.node.tried if self.node is not None else self.cluster.tried
+
+    def follow(self, slot: int, address: Address) -> NodeT:
+        """A ``MOVED``: remember the new owner and send there from now on."""
+        self.redirected = True
+        self.node = self.cluster.node_at(self.cluster.map.moved(slot, address))
+        return self.node

@@ -33,7 +33,6 @@ from weakref import WeakKeyDictionary
 from redis.exceptions import NoScriptError, ResponseError
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.cluster import key_slot
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
@@ -44,7 +43,14 @@ from quorumlock._algorithm.flows import (
     interpret,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
-from quorumlock._io.cluster import REFRESH_EVERY, ClusterPacker, SlotMap, fetch_slots, moved_to
+from quorumlock._io.cluster import (
+    REFRESH_EVERY,
+    ClusterPacker,
+    Route,
+    SlotMap,
+    fetch_slots,
+    moved_to,
+)
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session
 from quorumlock._io.packing import RoundPacker
@@ -204,30 +210,13 @@ class _Cluster:
             node.close()
 
 
-class _ClusterRoute:
-    """A cluster instance in one round: the master that owns the key's slot.
+class _ClusterRoute(Route[_Node]):
+    """A cluster instance in one round (:class:`~quorumlock._io.cluster.Route`), reached
+    through quorumlock's sync connections."""
 
-    Lives for one round, so it may remember where it sent the command: after a ``MOVED``
-    (followed at most once) it points at the new owner.
-    """
+    __slots__ = ()
 
-    __slots__ = ("cluster", "command", "label", "node", "redirected", "slot")
-
-    def __init__(self, cluster: _Cluster, step: Fanout) -> None:
-        self.cluster = cluster
-        self.label = cluster.label
-        self.slot = key_slot(step.key)
-        self.node = cluster.owner(self.slot)
-        self.command = ClusterPacker(step, self.slot)
-        self.redirected = False
-
-    @property
-    def where(self) -> str:
-        return self.node.where if self.node is not None else ""
-
-    @property
-    def tried(self) -> bool:
-        return self.node.tried if self.node is not None else self.cluster.tried
+    cluster: _Cluster
 
     @property
     def sessions(self) -> WeakKeyDictionary[RedisConnection, Session]:
@@ -252,12 +241,6 @@ class _ClusterRoute:
             failed.set_exception(ConnectionError(f"slot {self.slot} has no master"))
             return failed
         return self.cluster.reload(executor, urgent=True)
-
-    def follow(self, slot: int, address: Address) -> _Node:
-        """A ``MOVED``: remember the new owner and send there from now on."""
-        self.redirected = True
-        self.node = self.cluster.node_at(self.cluster.map.moved(slot, address))
-        return self.node
 
 
 _NO_SESSIONS: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
