@@ -91,7 +91,63 @@ class _Connection:
         return self.up, self.down
 
 
-class LatencyProxy:
+class Endpoint:
+    """A loopback listening address in front of one server: what :class:`LatencyProxy`
+    and :class:`quorumlock.testing.TlsProxy` share (their checks, address and URL)."""
+
+    _scheme = "redis"
+
+    def __init__(
+        self, upstream_host: str, upstream_port: int, host: str, connect_timeout: float
+    ) -> None:
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = False
+        if not loopback:
+            raise ValueError(f"host must be a loopback IP literal, not {host!r}")
+        if not 0 < upstream_port < 65536:
+            raise ValueError(f"upstream_port must be in 1..65535, not {upstream_port}")
+        if not 0 < connect_timeout < float("inf"):
+            raise ValueError(f"connect_timeout must be > 0 and finite, not {connect_timeout}")
+        self._upstream = (upstream_host, upstream_port)
+        self._host = host
+        self._connect_timeout = float(connect_timeout)
+        self._port: int | None = None
+
+    @property
+    def host(self) -> str:
+        """The loopback address clients connect to."""
+        return self._host
+
+    @property
+    def port(self) -> int:
+        """The port clients connect to.
+
+        Raises:
+            RuntimeError: the proxy was never started.
+        """
+        if self._port is None:
+            raise RuntimeError("the proxy is not started")
+        return self._port
+
+    @property
+    def url(self) -> str:
+        """``redis://HOST:PORT`` (``rediss://`` for TLS) of the proxy (IPv6 hosts in brackets).
+
+        Raises:
+            RuntimeError: the proxy was never started.
+        """
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"{self._scheme}://{host}:{self.port}"
+
+    @property
+    def upstream(self) -> tuple[str, int]:
+        """``(host, port)`` of the server behind the proxy."""
+        return self._upstream
+
+
+class LatencyProxy(Endpoint):
     """A TCP proxy on a loopback port that adds a one-way delay to an upstream server.
 
     Every chunk read from either side is forwarded after ``delay + uniform(0, jitter)``
@@ -133,23 +189,10 @@ class LatencyProxy:
         connect_timeout: float = 1.0,
         seed: int | None = None,
     ) -> None:
-        try:
-            loopback = ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            loopback = False
-        if not loopback:
-            raise ValueError(f"host must be a loopback IP literal, not {host!r}")
-        if not 0 < upstream_port < 65536:
-            raise ValueError(f"upstream_port must be in 1..65535, not {upstream_port}")
-        if not 0 < connect_timeout < float("inf"):
-            raise ValueError(f"connect_timeout must be > 0 and finite, not {connect_timeout}")
+        super().__init__(upstream_host, upstream_port, host, connect_timeout)
         self._delay, self._jitter = _check_delay(delay, jitter)
-        self._host = host
-        self._upstream = (upstream_host, upstream_port)
-        self._connect_timeout = float(connect_timeout)
         self._random = random.Random(seed)
         self._listener: socket.socket | None = None
-        self._port: int | None = None
         self._thread: threading.Thread | None = None
         self._stopping = threading.Event()
         self._drop_requested = threading.Event()
@@ -161,37 +204,6 @@ class LatencyProxy:
         self._lifecycle = threading.Lock()
 
     # ---- properties -----------------------------------------------------------------
-
-    @property
-    def host(self) -> str:
-        """The loopback address clients connect to."""
-        return self._host
-
-    @property
-    def port(self) -> int:
-        """The port clients connect to.
-
-        Raises:
-            RuntimeError: the proxy was never started.
-        """
-        if self._port is None:
-            raise RuntimeError("the proxy is not started")
-        return self._port
-
-    @property
-    def url(self) -> str:
-        """``redis://HOST:PORT`` of the proxy (IPv6 hosts in brackets).
-
-        Raises:
-            RuntimeError: the proxy was never started.
-        """
-        host = f"[{self._host}]" if ":" in self._host else self._host
-        return f"redis://{host}:{self.port}"
-
-    @property
-    def upstream(self) -> tuple[str, int]:
-        """``(host, port)`` of the server behind the proxy."""
-        return self._upstream
 
     @property
     def delay(self) -> float:

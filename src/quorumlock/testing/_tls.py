@@ -23,13 +23,14 @@ Invariants:
 from __future__ import annotations
 
 import contextlib
-import ipaddress
 import select
 import socket
 import ssl
 import threading
 from types import TracebackType
 from typing import Final
+
+from quorumlock.testing._proxy import Endpoint
 
 __all__ = ["TlsProxy"]
 
@@ -42,7 +43,7 @@ def _family(host: str) -> socket.AddressFamily:
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
-class TlsProxy:
+class TlsProxy(Endpoint):
     """A TLS endpoint on a loopback port that forwards to a plain upstream server.
 
     ::
@@ -69,6 +70,8 @@ class TlsProxy:
         TypeError: ``context`` is not an :class:`ssl.SSLContext`.
     """
 
+    _scheme = "rediss"
+
     def __init__(
         self,
         upstream_host: str,
@@ -78,24 +81,11 @@ class TlsProxy:
         host: str = "127.0.0.1",
         connect_timeout: float = 1.0,
     ) -> None:
-        try:
-            loopback = ipaddress.ip_address(host).is_loopback
-        except ValueError:
-            loopback = False
-        if not loopback:
-            raise ValueError(f"host must be a loopback IP literal, not {host!r}")
-        if not 0 < upstream_port < 65536:
-            raise ValueError(f"upstream_port must be in 1..65535, not {upstream_port}")
+        super().__init__(upstream_host, upstream_port, host, connect_timeout)
         if not isinstance(context, ssl.SSLContext):
             raise TypeError(f"context must be an ssl.SSLContext, not {type(context).__name__}")
-        if not 0 < connect_timeout < float("inf"):
-            raise ValueError(f"connect_timeout must be > 0 and finite, not {connect_timeout}")
-        self._upstream = (upstream_host, upstream_port)
         self._context = context
-        self._host = host
-        self._connect_timeout = float(connect_timeout)
         self._listener: socket.socket | None = None
-        self._port: int | None = None
         self._acceptor: threading.Thread | None = None
         self._workers: set[threading.Thread] = set()
         self._sockets: set[socket.socket] = set()
@@ -103,37 +93,6 @@ class TlsProxy:
         self._mutex = threading.Lock()
         self._accepted = 0
         self._refused = 0
-
-    @property
-    def host(self) -> str:
-        """The loopback address clients connect to."""
-        return self._host
-
-    @property
-    def port(self) -> int:
-        """The port clients connect to.
-
-        Raises:
-            RuntimeError: the proxy was never started.
-        """
-        if self._port is None:
-            raise RuntimeError("the proxy is not started")
-        return self._port
-
-    @property
-    def url(self) -> str:
-        """``rediss://HOST:PORT`` of the proxy (IPv6 hosts in brackets).
-
-        Raises:
-            RuntimeError: the proxy was never started.
-        """
-        host = f"[{self._host}]" if ":" in self._host else self._host
-        return f"rediss://{host}:{self.port}"
-
-    @property
-    def upstream(self) -> tuple[str, int]:
-        """``(host, port)`` of the server behind the proxy."""
-        return self._upstream
 
     @property
     def accepted(self) -> int:
