@@ -49,7 +49,14 @@ from typing import Any, Final, Protocol
 import redis
 
 from quorumlock import QuorumUnavailable, Redlock
-from quorumlock.benchmarks._common import SOCKET_TIMEOUT, Hold, NotInstalled, client, import_peer
+from quorumlock.benchmarks._common import (
+    SOCKET_TIMEOUT,
+    Hold,
+    NotInstalled,
+    client,
+    import_peer,
+    overlaps,
+)
 
 __all__ = [
     "CONTENDERS",
@@ -59,6 +66,7 @@ __all__ = [
     "WorkerPool",
     "command_stats",
     "hold_many",
+    "integrity",
     "main",
     "new_shared_file",
     "read_shared",
@@ -857,6 +865,19 @@ class Slice:
         for hold in self.holds:
             counts[hold.worker] += 1
         return counts
+
+
+def integrity(slices: Sequence[Slice]) -> dict[str, Any]:
+    """What went wrong in ``slices``, for a figure's summary: failed calls, overlapping
+    holds (by their intervals, and as the workers saw them in the shared file), whether
+    the shared counter agrees with the holds, and the first error met."""
+    errors = [piece.error for piece in slices if piece.error]
+    return {
+        "failures": sum(piece.failures for piece in slices),
+        "overlaps": sum(len(overlaps(piece.holds)) + piece.overlaps_seen for piece in slices),
+        "counter_ok": all(piece.counted == len(piece.holds) for piece in slices),
+        "first_error": errors[0] if errors else None,
+    }
 
 
 #: Lead time between sending a slice's commands and its start, so every worker begins

@@ -25,7 +25,6 @@ from typing import Any, Final
 from quorumlock.benchmarks._common import (
     Table,
     num,
-    overlaps,
     ratio,
     rotated,
     shares,
@@ -33,7 +32,7 @@ from quorumlock.benchmarks._common import (
     targets_table,
     version,
 )
-from quorumlock.benchmarks._workers import Slice, WorkerPool, run_slice
+from quorumlock.benchmarks._workers import Slice, WorkerPool, integrity, run_slice
 from quorumlock.benchmarks.handover import CONTENDERS as HANDOVER_CONTENDERS
 from quorumlock.benchmarks.handover import Peer
 
@@ -63,7 +62,6 @@ def summarize(peer: Peer, processes: int, slices: Sequence[Slice], status: str) 
     for piece in slices:
         for index, n in enumerate(piece.per_worker()):
             counts[index] += n
-    errors = [piece.error for piece in slices if piece.error]
     return {
         "contender": peer.slug,
         "label": peer.label,
@@ -76,10 +74,7 @@ def summarize(peer: Peer, processes: int, slices: Sequence[Slice], status: str) 
         "critical_sections": sum(counts),
         "per_process": counts,
         **shares(counts),
-        "failures": sum(piece.failures for piece in slices),
-        "overlaps": sum(len(overlaps(piece.holds)) + piece.overlaps_seen for piece in slices),
-        "counter_ok": all(piece.counted == len(piece.holds) for piece in slices),
-        "first_error": errors[0] if errors else None,
+        **integrity(slices),
     }
 
 

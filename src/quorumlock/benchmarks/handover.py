@@ -39,14 +39,13 @@ from quorumlock.benchmarks._common import (
     handovers,
     latency_summary,
     num,
-    overlaps,
     ratio,
     rotated,
     target_row,
     targets_table,
     version,
 )
-from quorumlock.benchmarks._workers import Slice, WorkerPool, run_slice
+from quorumlock.benchmarks._workers import Slice, WorkerPool, integrity, run_slice
 
 __all__ = ["CONTENDERS", "HandoverConfig", "Peer", "run", "summarize", "tables", "targets"]
 
@@ -99,7 +98,6 @@ def summarize(peer: Peer, waiters: int, slices: Sequence[Slice], status: str) ->
         gaps_ms += gaps
         by_round.append(statistics.median(gaps) if gaps else None)
     stats = latency_summary(gaps_ms)
-    errors = [piece.error for piece in slices if piece.error]
     return {
         "contender": peer.slug,
         "label": peer.label,
@@ -115,10 +113,7 @@ def summarize(peer: Peer, waiters: int, slices: Sequence[Slice], status: str) ->
         "p50_ms_by_round": by_round,
         "negative": sum(g < 0 for g in gaps_ms),
         "holds": sum(len(piece.holds) for piece in slices),
-        "failures": sum(piece.failures for piece in slices),
-        "overlaps": sum(len(overlaps(piece.holds)) + piece.overlaps_seen for piece in slices),
-        "counter_ok": all(piece.counted == len(piece.holds) for piece in slices),
-        "first_error": errors[0] if errors else None,
+        **integrity(slices),
     }
 
 
