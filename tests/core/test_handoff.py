@@ -231,3 +231,10 @@ def test_adopt_holds_for_the_validity_given() -> None:
     assert net.run(s.extend(ttl=None, now=net.now)) == pytest.approx(10 - 0.102)
     assert net.steps[-1].token == token  # type: ignore[union-attr]
     assert net.run(s.release())
+
+
+def test_float_rounding_is_not_a_clock_disagreement() -> None:
+    """Found by hypothesis: 5000 + 0 - s, compared back with 5000 - s, is off by 5.6e-16."""
+    h = handle(ttl=60.0, validity=30.0, exported_at=5000.0)
+    skew = 0.5650939275974446
+    assert clock_disagreement(h, now_wall=(5000.0 + 0.0) + -skew, clock_skew=skew) == 0

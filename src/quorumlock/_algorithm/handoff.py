@@ -194,4 +194,10 @@ def clock_disagreement(handle: LockHandle, *, now_wall: float, clock_skew: float
     wall clock is behind the exporter's by more than ``clock_skew`` (or that one of
     them was stepped): the adopted validity may then be too long by that much at least.
     """
-    return max(0.0, handle.exported_at - now_wall - clock_skew)
+    ahead = handle.exported_at - now_wall - clock_skew
+    # Below a microsecond it is the rounding of the float sums, not a clock.
+    return ahead if ahead > _ROUNDING else 0.0
+
+
+#: Differences of wall-clock sums smaller than this are float rounding (seconds).
+_ROUNDING = 1e-6
