@@ -1,4 +1,4 @@
-"""Protected resources that refuse stale holders' writes, by fencing token (SPEC B2).
+"""Protected resources that refuse stale holders' writes, by fencing token.
 
 A lock is only held within its validity; a holder that pauses (GC, swap, a stopped VM)
 can wake up after its lock expired and another client acquired it, and write anyway.

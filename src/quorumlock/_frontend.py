@@ -292,7 +292,7 @@ class LockBase:
 
     @property
     def fencing_token(self) -> int | None:
-        """The fencing token of the current acquisition (SPEC B2), or None.
+        """The fencing token of the current acquisition, or None.
 
         An int when the Redlock was made with ``fencing=True`` and this object holds (or
         held) the lock; it strictly increases across all holders of this name over time,

@@ -1,4 +1,4 @@
-"""Observability (SPEC B7): the observer protocol, its events, and clock-anomaly checks.
+"""Observability: the observer protocol, its events, and clock-anomaly checks.
 
 A :class:`LockObserver` given to ``Redlock(..., observer=...)`` is called synchronously
 after each operation: on the calling thread, on the lease thread (sync renewals), or on

@@ -40,7 +40,7 @@ logger = logging.getLogger("quorumlock")
 
 
 class Redlock(RedlockBase["Lock"]):
-    """A lock manager over N independent Redis or Valkey masters (SPEC R5 to R10).
+    """A lock manager over N independent Redis or Valkey masters.
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
     ``redis.Redis`` client objects (a Sentinel ``master_for(...)`` client works too), or
@@ -224,7 +224,7 @@ _QUARANTINE_WARN_EVERY = 10.0
 def _log_round(step: Fanout, round_: Round) -> None:
     """One debug line per round; a warning (at most every 10 s per server) for a server in
     restart quarantine, which is a deployment event an operator should see, and one for
-    a round whose timing shows a stalled process or a clock that jumped (SPEC B7)."""
+    a round whose timing shows a stalled process or a clock that jumped."""
     elapsed = round_.finished - round_.started
     if elapsed < 0 or elapsed > step.timeout + STALL:
         anomaly = clock_anomaly(step, round_)

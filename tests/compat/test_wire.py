@@ -1,4 +1,4 @@
-"""quorumlock and node-redlock on the same keys, one step at a time (SPEC B6).
+"""quorumlock and node-redlock on the same keys, one step at a time.
 
 Each test runs against every node-redlock version (``node_redlock``) and every quorumlock
 setup (``setup``: the page's Redlock alone, the defaults with the restart quarantine, and

@@ -1,4 +1,4 @@
-"""The Redlock arithmetic (SPEC R6, R8): pure, no servers, exhaustive where it can be."""
+"""The Redlock arithmetic: pure, no servers, exhaustive where it can be."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_quorum_of_no_server_is_an_error(n: int) -> None:
 
 
 def test_spec_example_values() -> None:
-    # SPEC R6: drift = ttl * 0.01 + 2 ms; a 10 s ttl acquired in 6 ms holds 9.892 s.
+    # drift = ttl * 0.01 + 2 ms; a 10 s ttl acquired in 6 ms holds 9.892 s.
     assert drift(10_000, 0.01) == pytest.approx(0.102)
     assert validity(10_000, 0.006, 0.01) == pytest.approx(9.892)
     assert deadline(100.0, 10_000, 0.01) == pytest.approx(109.898)

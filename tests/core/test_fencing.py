@@ -1,4 +1,4 @@
-"""Fencing tokens (SPEC B2) and the restart quarantine (SPEC B1): the pure parts.
+"""Fencing tokens and the restart quarantine: the pure parts.
 
 No servers and no clock: :func:`draw_fence` and :func:`fence_committed` on outcomes
 built by hand, ``judge_acquire``'s ``QUARANTINED`` verdict, the acquire flow's commit

@@ -1,4 +1,4 @@
-"""The lease schedule (SPEC B3, R10): pure, no servers."""
+"""The lease schedule: pure, no servers."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Judging a round of answers (SPEC R6 step 3), exhaustively for N = 1 to 5."""
+"""Judging a round of answers, exhaustively for N = 1 to 5."""
 
 from __future__ import annotations
 

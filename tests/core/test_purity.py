@@ -1,4 +1,4 @@
-"""STYLE rule 1: the algorithm imports neither redis nor asyncio and never reads a clock."""
+"""The algorithm imports neither redis nor asyncio and never reads a clock."""
 
 from __future__ import annotations
 

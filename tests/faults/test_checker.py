@@ -1,4 +1,4 @@
-"""The checker alone, on hand-made histories: no servers, no clock (SPEC B5).
+"""The checker alone, on hand-made histories: no servers, no clock.
 
 Each test builds the records a run would produce and checks that the checker counts
 exactly the violations planted in them, and nothing in the clean histories.

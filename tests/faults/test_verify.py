@@ -1,4 +1,4 @@
-"""The fault-injection suite on real servers and real processes (SPEC B5).
+"""The fault-injection suite on real servers and real processes.
 
 The CI matrix runs every nemesis against the safe configuration (restart quarantine and
 fencing on) and asserts that the checker found nothing, and runs the two cells that are

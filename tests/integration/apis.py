@@ -1,4 +1,4 @@
-"""One test body, both APIs (STYLE rule 2).
+"""One test body, both APIs.
 
 A test body is an ``async def`` that speaks to either flavour through this adapter::
 

@@ -1,4 +1,4 @@
-"""Cancellation of the asyncio API at every await (SPEC B3, Part 3).
+"""Cancellation of the asyncio API at every await.
 
 Whatever await a cancellation hits (acquire, extend, release, the end of ``async with``),
 no key is left behind on any server, nothing deadlocks, and ``CancelledError`` reaches

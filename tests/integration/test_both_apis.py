@@ -1,4 +1,4 @@
-"""The lock contracts and lease keeping (SPEC R10, B3), each body run against both APIs.
+"""The lock contracts and lease keeping, each body run against both APIs.
 
 Every test takes the ``api`` fixture (``sync`` or ``async``) and writes its body once, as
 an ``async def`` that goes through ``tests/integration/apis.py``. Where the behaviour

@@ -1,4 +1,4 @@
-"""Mutual exclusion against real servers (SPEC R1 to R4, R8 to R10).
+"""Mutual exclusion against real servers.
 
 Threads and processes contend on one lock and check that no two holds overlap; stale
 holders (expired, or whose key was lost) never touch the key of the current holder; a

@@ -1,4 +1,4 @@
-"""Fencing tokens (SPEC B2) against real servers: monotonic across holders, threads,
+"""Fencing tokens against real servers: monotonic across holders, threads,
 tasks, processes and restarts; the commit round only when the token sits on a minority;
 a stale holder's write refused by :class:`RedisFence` and by the documented SQL pattern.
 

@@ -58,7 +58,7 @@ def test_acquire_sets_our_token_with_the_ttl_on_every_server(
 def test_token_is_plain_text_for_other_clients(
     rl: Redlock, servers: LocalServerGroup, lock_name: str
 ) -> None:
-    # SPEC B6: the value is the token as text, readable by Redlock clients in any language.
+    # The value is the token as text, readable by Redlock clients in any language.
     lock = rl.lock(lock_name, ttl=5)
     lock.acquire()
     raw = client_of(servers[0]).get(lock_name)

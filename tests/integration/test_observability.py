@@ -1,4 +1,4 @@
-"""Observability (SPEC B7) against real servers: the observer's events, both APIs, and
+"""Observability against real servers: the observer's events, both APIs, and
 the ``quorumlock`` logger (a debug line per round, warnings; no password, no token)."""
 
 from __future__ import annotations

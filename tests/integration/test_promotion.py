@@ -1,4 +1,4 @@
-"""A replica promoted to master is quarantined when quorumlock first sees it (SPEC B1).
+"""A replica promoted to master is quarantined when quorumlock first sees it.
 
 Replication is asynchronous: a promoted replica may lack its old master's last lock keys,
 while it carries the old master's incarnation marker (replicated like any key). Neither

@@ -1,4 +1,4 @@
-"""A resource protected by the lock stays consistent while servers crash (SPEC R4, R11).
+"""A resource protected by the lock stays consistent while servers crash.
 
 Two workers (threads with the sync API, tasks with the asyncio API: one body for both)
 do read-modify-write on a counter under ``rl.lock(..., auto_extend=True)``, with a pause

@@ -1,4 +1,4 @@
-"""The restart quarantine (SPEC B1, R11) against real servers killed with -9 and restarted.
+"""The restart quarantine against real servers killed with -9 and restarted.
 
 A server that lost its memory (restart without persistence, restart from a snapshot or an
 AOF not fsynced on every write, FLUSHALL) counts toward no quorum until ``max_ttl`` has

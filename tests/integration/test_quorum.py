@@ -1,4 +1,4 @@
-"""Quorum rules against real servers (SPEC R5 to R9): taken, dead, frozen, restarted,
+"""Quorum rules against real servers: taken, dead, frozen, restarted,
 misconfigured and unreachable servers, for every subset where it is cheap to try them all.
 
 Every server here is a private process (``make_servers``) because these tests kill, freeze
@@ -320,7 +320,7 @@ def test_restarted_server_rejoins_and_release_survives_its_lost_script_cache(
     assert lock.acquire(blocking=False)
     # The idle connection the restarted server closed is not reused: it reconnects, and
     # the server, having lost its memory, is in restart quarantine: its grant is recorded
-    # but does not count (SPEC B1).
+    # but does not count.
     assert replies(lock.outcomes) == [Reply.QUARANTINED, Reply.GRANTED, Reply.GRANTED]
     assert values(group, lock_name) == [lock.token] * 3
     assert restarted.script_exists(RELEASE.sha) == [False]

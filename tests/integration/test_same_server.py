@@ -1,4 +1,4 @@
-"""Two instances that are one server are refused (SPEC R5: independent masters).
+"""Two instances that are one server are refused.
 
 ``parse_servers`` refuses a host and port listed twice before any network call; these are
 the cases it cannot see: other names for one server (127.0.0.1 and localhost, a unix

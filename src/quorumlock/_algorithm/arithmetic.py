@@ -1,4 +1,4 @@
-"""The Redlock arithmetic of SPEC R6, R8 and R10, written once.
+"""The Redlock arithmetic (validity, retry pause, extension; docs/algorithm.md), written once.
 
 Pure: no I/O, no clock. Every time is a float in seconds read from a monotonic clock by
 the caller and passed in; every ttl is an int of milliseconds, the unit the servers use,

@@ -1,7 +1,7 @@
 """A Redis/Valkey Cluster as ONE Redlock instance: slots, per-slot markers, commands.
 
 Pure: no redis, no clock. A cluster counts as one of the N instances; each lock key is
-served by the master that owns its slot (``key_slot``). The restart quarantine (SPEC B1)
+served by the master that owns its slot (``key_slot``). The restart quarantine
 and the fencing counter (B2) need an incarnation marker on that master, in the same slot
 as the lock key so that the acquire script touches one slot only: the marker of slot
 ``s`` is ``quorumlock:incarnation:{<tag>}``, where ``<tag>`` is the smallest

@@ -100,11 +100,11 @@ class RedlockConfig:
       latency of a round (waking a sleeping thread costs more than the round trip); 0
       turns it off. It never burns more than this much CPU per round.
     - ``max_ttl`` (60.0 s): the longest ttl any lock may have, extensions included, and
-      the length of the restart quarantine (SPEC B1): a server that restarted or lost its
+      the length of the restart quarantine: a server that restarted or lost its
       data counts toward no quorum until ``max_ttl`` has passed since. Every client of
       the same servers should use the same value. None turns the quarantine off: unsafe
       after a restart unless the servers fsync every write (docs/safety.md).
-    - ``fencing`` (False): draw a fencing token with every acquisition (SPEC B2),
+    - ``fencing`` (False): draw a fencing token with every acquisition,
       ``Lock.fencing_token``, strictly increasing across all holders over time.
     - ``wake_on_release`` (True): a blocking acquire that finds the lock taken subscribes
       to the lock's release announcements on the servers and retries as soon as one

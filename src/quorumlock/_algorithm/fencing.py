@@ -1,4 +1,4 @@
-"""Fencing tokens across the quorum (SPEC B2): which token an acquisition gets, and when
+"""Fencing tokens across the quorum: which token an acquisition gets, and when
 it is safe to hand out.
 
 Pure. Each server keeps one fencing counter (in its incarnation marker) that the acquire

@@ -1,4 +1,4 @@
-"""The Redlock protocol as sans-I/O flows (SPEC R6 to R10).
+"""The Redlock protocol as sans-I/O flows.
 
 A flow is a generator that *yields* what it needs done and *receives* what happened, in
 the manner of httpx's auth flows. It never touches a socket, a clock or an event loop, so
@@ -399,7 +399,7 @@ def acquire_flow(
 def _fence_flow(
     *, key: str, token: str, ttl_ms: int, timeout: float, acquired: Round, holds_until: float
 ) -> Flow[int | None]:
-    """The fencing token of an acquisition, made to stick on a majority (SPEC B2).
+    """The fencing token of an acquisition, made to stick on a majority.
 
     Returns None if it could not be made to stick before ``holds_until``. One more round
     trip only when the servers' counters disagree (see :func:`draw_fence`).

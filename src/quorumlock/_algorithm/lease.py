@@ -1,4 +1,4 @@
-"""Lease keeping (SPEC B3, R10): when to extend a held lock, and when to stop.
+"""Lease keeping: when to extend a held lock, and when to stop.
 
 Pure: times are passed in. Both front ends ask :func:`plan` what to do next and do it.
 
@@ -73,7 +73,7 @@ class LeasePolicy:
                 hold = seconds(max_hold, "max_hold")
         if auto_extend and max_extensions is None and hold is None:
             raise ConfigurationError(
-                "auto_extend needs a bound (SPEC R10): give max_extensions=N or "
+                "auto_extend needs a bound: give max_extensions=N or "
                 "max_hold=SECONDS, or max_hold=math.inf to renew for as long as it runs"
             )
         return cls(auto_extend, max_extensions, hold)

@@ -84,14 +84,14 @@ class Verdict(enum.Enum):
 
 
 def judge_acquire(outcomes: Sequence[NodeOutcome], *, in_time: bool) -> Verdict:
-    """Judge one acquire round (SPEC R6 step 3).
+    """Judge one acquire round.
 
     ``in_time`` says whether the validity left after the round is > 0. The lock is ours iff
     at least ``N // 2 + 1`` servers granted it and ``in_time``. Otherwise the verdict says
     whether waiting can help: ``FATAL`` when errors retrying cannot fix already keep a
     majority out of reach, ``UNAVAILABLE`` when fewer than a majority answered at all,
     ``QUARANTINED`` when they would have been enough but for servers in restart
-    quarantine (SPEC B1), ``CONTENDED`` when they answered but too few said yes.
+    quarantine, ``CONTENDED`` when they answered but too few said yes.
     """
     n = len(outcomes)
     needed = quorum(n)

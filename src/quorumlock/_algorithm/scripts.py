@@ -2,10 +2,10 @@
 
 The release and extend bodies are those of the Redis "Distributed locks with Redis" page
 and of the Redlock ports in other languages, so that quorumlock contends correctly with
-them on the same keys (SPEC B6): the value of a lock key is the holder's token as plain
+them on the same keys: the value of a lock key is the holder's token as plain
 text, set by ``SET key token NX PX ttl`` (R1). The acquire script runs that very ``SET``
-and, in the same atomic step, checks the server's incarnation marker (restart quarantine,
-SPEC B1) and counts its fencing counter (SPEC B2); see ``docs/safety.md``.
+and, in the same atomic step, checks the server's incarnation marker (the restart
+quarantine) and counts its fencing counter; see ``docs/safety.md``.
 
 The SHA1 of each source is what ``EVALSHA`` expects; a test checks it against
 ``SCRIPT LOAD`` on a live server.
@@ -55,7 +55,7 @@ RELEASED_PREFIX = "quorumlock:released:"
 RELEASE = Script(
     "release",
     """\
--- quorumlock release (SPEC R3): compare-and-delete, then wake the waiters
+-- quorumlock release: compare-and-delete, then wake the waiters
 -- KEYS[1]  the lock key
 -- ARGV[1]  the token we stored when acquiring
 -- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
@@ -78,7 +78,7 @@ end
 EXTEND = Script(
     "extend",
     """\
--- quorumlock extend (SPEC R10): compare-and-pexpire
+-- quorumlock extend: compare-and-pexpire
 -- KEYS[1]  the lock key
 -- ARGV[1]  the token we stored when acquiring
 -- ARGV[2]  the new ttl in milliseconds
@@ -121,7 +121,7 @@ MARKER_KEY = "quorumlock:incarnation"
 ACQUIRE = Script(
     "acquire",
     """\
--- quorumlock acquire (SPEC R1, B1, B2): SET NX PX, checked against the restart quarantine
+-- quorumlock acquire: SET NX PX, checked against the restart quarantine
 -- KEYS[1]  the lock key
 -- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence,
 --          promotion)
@@ -247,7 +247,7 @@ CLUSTER_ACQUIRE = Script("acquire_cluster", _cluster_variant(ACQUIRE.source))
 COMMIT_FENCE = Script(
     "commit_fence",
     """\
--- quorumlock commit fence (SPEC B2): raise the fencing counter to the token drawn
+-- quorumlock commit fence: raise the fencing counter to the token drawn
 -- KEYS[1]  the lock key
 -- KEYS[2]  the server's incarnation marker
 -- ARGV[1]  our token
@@ -269,7 +269,7 @@ return 0
 FENCE_GUARD = Script(
     "fence_guard",
     """\
--- quorumlock fence guard (SPEC B2): run a command only for a token >= the highest seen
+-- quorumlock fence guard: run a command only for a token >= the highest seen
 -- KEYS[1]  where the resource's highest fencing token is kept
 -- ARGV[1]  the writer's fencing token (an integer)
 -- ARGV[2..] the command to run and its arguments

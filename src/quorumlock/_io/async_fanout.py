@@ -1,4 +1,4 @@
-"""Concurrent fan-out for the asyncio API (SPEC R7, STYLE rule 3).
+"""Concurrent fan-out for the asyncio API.
 
 Each server has one shared connection on which every concurrent request of the process
 is pipelined. redis-py opens it (TLS, AUTH, HELLO, SELECT: everything of the handshake);

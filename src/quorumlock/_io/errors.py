@@ -1,4 +1,4 @@
-"""The one place where redis-py's exceptions are translated (STYLE rule 4).
+"""The one place where redis-py's exceptions are translated.
 
 Every exception met while talking to one server becomes a :class:`Reply` and a short
 detail for that server's :class:`NodeOutcome`; nothing from ``redis.exceptions`` escapes.

@@ -1,4 +1,4 @@
-"""Multiplexed fan-out for the sync API (SPEC R7, STYLE rule 3).
+"""Multiplexed fan-out for the sync API.
 
 One command goes to every server at once: it is written on every server's connection,
 then the replies are read as they arrive, each under the round's deadline. There is no

@@ -1,4 +1,4 @@
-"""Which server process a connection talks to, and the incarnation marker (SPEC B1).
+"""Which server process a connection talks to, and the incarnation marker.
 
 When quorumlock opens a connection, it asks the server who it is (``INFO server``:
 ``run_id``, a random id drawn at every start) and whether it fsyncs every write
@@ -154,7 +154,7 @@ async def open_session_async(
 
 
 class SameServerCheck:
-    """Refuses two instances that are one server (SPEC R5: independent masters).
+    """Refuses two instances that are one server.
 
     ``parse_servers`` refuses a host and port listed twice, but 127.0.0.1, localhost and
     ::1, a unix socket and a TCP port, or a proxy reach one server under several names.

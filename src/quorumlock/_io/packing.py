@@ -1,4 +1,4 @@
-"""Commands packed once per round, by hiredis (STYLE rule 3: the hot path stays cheap).
+"""Commands packed once per round, by hiredis.
 
 A round sends one command to every server. When the command names each server's process
 (the acquire script with the restart quarantine on), only its last two arguments differ

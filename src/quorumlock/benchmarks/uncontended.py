@@ -85,7 +85,7 @@ TTL_SECONDS: Final = 10
 TTL_MS: Final = TTL_SECONDS * 1000
 KEY_PREFIX: Final = "quorumlock-bench:uncontended"
 
-#: The compare-and-delete of the Redis "Distributed locks with Redis" page (SPEC R3).
+#: The compare-and-delete of the Redis "Distributed locks with Redis" page.
 RELEASE_LUA: Final = """\
 if redis.call("get", KEYS[1]) == ARGV[1] then
     return redis.call("del", KEYS[1])
@@ -215,7 +215,7 @@ def _raw_connection(url: str) -> RawConnection:
 class BareFloorRunner:
     """The least a correct Redlock cycle can do with redis-py: no library around it.
 
-    Acquire: a fresh 20-byte token from ``secrets`` (SPEC R2), ``SET key token NX PX``
+    Acquire: a fresh 20-byte token from ``secrets``, ``SET key token NX PX``
     written on every connection, then every reply read. Release: ``EVALSHA`` of the
     compare-and-delete, the same way. Success needs a majority for both. No validity
     arithmetic, no per-node deadlines, no error translation: those are what a library
@@ -245,7 +245,7 @@ class BareFloorRunner:
         for conn in conns:
             if conn.read_response() is not None:  # OK, or nil when the key exists
                 granted += 1
-        # Released on every server whether or not it granted the lock (SPEC R6.5, R9).
+        # Released on every server whether or not it granted the lock.
         packed = conns[0].pack_command("EVALSHA", self._sha, 1, key, token)
         for conn in conns:
             conn.send_packed_command(packed, check_health=False)

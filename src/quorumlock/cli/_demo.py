@@ -4,7 +4,7 @@ With no servers configured it starts 5 embedded servers (the ``valkey-server`` o
 ``server`` extra, or one on PATH), runs ``--workers`` processes that take turns on one
 lock with fencing on, kills one server with SIGKILL a third of the way in and restarts
 it a second later, empty. The restarted server has forgotten the locks it granted, so quorumlock
-keeps it out of every quorum for ``max_ttl`` seconds (SPEC R11, B1): the progress line
+keeps it out of every quorum for ``max_ttl`` seconds: the progress line
 shows that quarantine as it runs out. At the end it checks the hold intervals of all
 workers (taken from the system-wide monotonic clock, so comparable across processes):
 

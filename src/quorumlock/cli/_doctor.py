@@ -1,10 +1,10 @@
-"""``quorumlock doctor``: audit every configured server against SPEC B4.
+"""``quorumlock doctor``: audit every configured server (docs/cli.md, ``quorumlock doctor``).
 
 Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit status 1.
 
 - **reachable**: the server answers (with the credentials given).
 - **role**: it is a master. A replica is read-only, and a master with asynchronous
-  replicas loses locks on failover (SPEC Part 1), so Redlock wants independent masters.
+  replicas loses locks on failover, so Redlock wants independent masters.
 - **persistence** (R11): ``appendonly yes`` with ``appendfsync always`` survives a crash
   with every lock. Anything less loses recent locks on a restart, which is safe only
   because quorumlock keeps a restarted server out of quorums for ``max_ttl`` (R11 b, B1):
@@ -95,7 +95,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser: Parser = subparsers.add_parser(
         "doctor",
         help="audit the servers: role, persistence, eviction, cluster, latency, clocks",
-        description="Audit every configured server for use as a Redlock instance (SPEC B4) "
+        description="Audit every configured server for use as a Redlock instance "
         "and print a table with pass / warn / fail per check.",
         epilog=_EPILOG,
     )

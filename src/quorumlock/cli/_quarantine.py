@@ -1,4 +1,4 @@
-"""The one place the CLI reads a server's restart-quarantine state (SPEC R11, B1)."""
+"""The one place the CLI reads a server's restart-quarantine state."""
 
 from __future__ import annotations
 

@@ -81,7 +81,7 @@ def add_parser(subparsers: Any) -> Parser:
     start.add_argument(
         "--aof",
         action="store_true",
-        help="persist every write (appendonly yes, appendfsync always: SPEC R11 option a)",
+        help="persist every write (appendonly yes, appendfsync always: see docs/deployment.md)",
     )
     start.set_defaults(handler=start_servers)
     stop = actions.add_parser(

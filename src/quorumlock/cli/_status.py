@@ -31,7 +31,7 @@ _EPILOG = """\
 Columns: reachable; the holder's token (its first 12 characters: tokens are random, so
 equal prefixes on a majority mean one holder); the key's remaining ttl on that server;
 quarantine: a server that restarted and may have forgotten its locks stays out of every
-quorum for max_ttl seconds (SPEC R11, B1), and this says how long it still has to wait.
+quorum for max_ttl seconds, and this says how long it still has to wait.
 
 The exit status is 0 when a majority of the servers answered, 1 otherwise.
 

@@ -1,4 +1,4 @@
-"""``quorumlock verify``: the fault-injection checker (SPEC B5) on embedded servers.
+"""``quorumlock verify``: the fault-injection checker on embedded servers.
 
 Each nemesis (kill -9, restarts, SIGSTOP of servers or clients, added latency...) runs
 against fresh local servers while worker processes contend for a lock and write to a
@@ -55,7 +55,7 @@ def add_parser(subparsers: Any) -> Parser:
         "verify",
         help="fault injection: check mutual exclusion and fencing under crashes and pauses",
         description=textwrap.fill(
-            "Run the fault-injection checker (SPEC B5) against embedded servers: workers "
+            "Run the fault-injection checker against embedded servers: workers "
             "contend for a lock while a nemesis injects faults; overlapping holds and stale "
             "writes are counted. Nemeses: " + ", ".join(names) + ".",
             88,

@@ -16,7 +16,7 @@ instance; it can kill -9, restart, pause a node and move a slot::
     with LocalCluster(3) as cluster:
         rl = Redlock([cluster.client(), *servers.urls[:2]])
 
-The fault-injection kit (SPEC B5) runs worker processes against such servers under a
+The fault-injection kit runs worker processes against such servers under a
 nemesis (:data:`NEMESES`) and checks their history for overlapping holds and stale
 writes::
 

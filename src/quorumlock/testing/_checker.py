@@ -20,7 +20,7 @@ What it counts, and why each count means a broken lock:
   reached the resource anyway. Fencing exists to reject exactly these writes.
 * **token order violations**: holds (non-empty, with a fencing token) whose token is not
   greater than the token of every hold that started before them. Fencing tokens must
-  strictly increase across holders over time (SPEC B2).
+  strictly increase across holders over time.
 
 ``stale_writes_rejected`` (the fence's refusals) is reported as counted by the workers;
 it is the *protection* at work, not a violation.

@@ -420,7 +420,7 @@ class LocalServer:
         unixsocket: also listen on a unix socket in the directory (see :attr:`unix_url`).
         fresh: at the first start, if the dataset is empty, write quorumlock's incarnation
             marker as provisioning a brand-new server would, so that the restart
-            quarantine (SPEC B1) does not hold the server out at first use. Restarts
+            quarantine does not hold the server out at first use. Restarts
             are quarantined as usual. False leaves the server unmarked: its first use
             then starts a quarantine, like a server that lost its data.
 

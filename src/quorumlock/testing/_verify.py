@@ -1,6 +1,6 @@
 """``verify()``: run workers against real servers under a nemesis, and check the history.
 
-One run (SPEC B5)::
+One run::
 
     N lock servers (LocalServerGroup)      one resource server, never faulted
        |  (behind LatencyProxy for "latency")        ^

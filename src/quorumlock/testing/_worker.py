@@ -149,16 +149,16 @@ _ENTRY: Final = "import sys; from quorumlock.testing._worker import main; sys.ex
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of one worker process: ``python -c "$_ENTRY" SPEC``.
+    """Entry point of one worker process: ``python -c "$_ENTRY" WORKER_SPEC``.
 
-    ``SPEC`` is a path to a JSON :class:`WorkerSpec`. Returns the exit status: 0 after a
+    ``WORKER_SPEC`` is a path to a JSON :class:`WorkerSpec`. Returns the exit status: 0 after a
     normal run (or when the parent closed stdin without a start line), 2 for bad usage,
     130 after a ``KeyboardInterrupt``. Other exceptions propagate (exit status 1, with a
     traceback in the worker's log, which :func:`verify` quotes).
     """
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) != 1:
-        print(f"usage: python -c {_ENTRY!r} SPEC.json", file=sys.stderr)
+        print(f"usage: python -c {_ENTRY!r} WORKER_SPEC.json", file=sys.stderr)
         return 2
     spec = WorkerSpec.from_json(Path(args[0]).read_text(encoding="utf-8"))
     records = _Records(spec.records)

@@ -1,4 +1,4 @@
-// A node-redlock client for the wire-compatibility tests (SPEC B6).
+// A node-redlock client for the wire-compatibility tests.
 //
 // It speaks to the servers only through the npm packages `redlock` (node-redlock, 4.x or
 // 5.x) and `ioredis`, found on NODE_PATH (the tests install them in a cache directory).
