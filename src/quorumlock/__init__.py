@@ -32,6 +32,7 @@ from quorumlock._observe import (
     ReleaseEvent,
     RoundEvent,
 )
+from quorumlock._provision import Provisioned, provision
 from quorumlock._sync import Lock, Redlock
 
 __version__ = "0.1.0"
@@ -47,6 +48,7 @@ __all__ = [
     "LockObserver",
     "LostEvent",
     "NodeOutcome",
+    "Provisioned",
     "QuorumLockError",
     "QuorumLockWarning",
     "QuorumUnavailable",
@@ -58,4 +60,5 @@ __all__ = [
     "RoundEvent",
     "StaleFencingToken",
     "__version__",
+    "provision",
 ]

@@ -24,7 +24,7 @@ from typing import Any, ParamSpec, TypeVar
 from quorumlock._algorithm.config import Duration
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
 from quorumlock._algorithm.handoff import TOKEN_PREFIX, LockHandle
-from quorumlock._algorithm.outcomes import Reply, render_outcomes
+from quorumlock._algorithm.outcomes import Reply, quarantine_advice, render_outcomes
 from quorumlock._exceptions import LockLost, LockNotAcquired
 from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
 from quorumlock._io.fanout import SyncFanout
@@ -235,10 +235,10 @@ def _log_round(step: Fanout, round_: Round) -> None:
             if round_.finished - last >= _QUARANTINE_WARN_EVERY:
                 _QUARANTINE_WARNED[outcome.server] = round_.finished
                 logger.warning(
-                    "%s lost its memory (a restart, a flush or a promotion) and counts toward "
-                    "no quorum: %s",
+                    "%s counts toward no quorum: %s. %s",
                     outcome.server,
                     outcome.detail,
+                    quarantine_advice([outcome]),
                 )
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug(

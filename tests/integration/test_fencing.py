@@ -542,6 +542,7 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
         "commit_fence",
         "extend",
         "fence_guard",
+        "provision",
         "release",
     }
     client = client_of(servers[0])

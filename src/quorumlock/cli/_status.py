@@ -10,6 +10,7 @@ from typing import Any
 import redis
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
 from quorumlock.cli._common import (
     EXIT_ERROR,
     Parser,
@@ -31,7 +32,9 @@ _EPILOG = """\
 Columns: reachable; the holder's token (its first 12 characters: tokens are random, so
 equal prefixes on a majority mean one holder); the key's remaining ttl on that server;
 quarantine: a server that restarted and may have forgotten its locks stays out of every
-quorum for max_ttl seconds, and this says how long it still has to wait.
+quorum for max_ttl seconds, and this says how long it still has to wait and why. A name
+that nobody holds while too few servers are out of quarantine is reported as free but
+unavailable (docs/safety.md, B1).
 
 The exit status is 0 when a majority of the servers answered, 1 otherwise.
 
@@ -52,6 +55,7 @@ class ServerStatus:
     fence: int | None = None  # the server's fencing counter
     durable: bool | None = None  # appendonly yes + appendfsync always
     error: str | None = None
+    quarantine_cause: str | None = None  # why it is quarantined, while it is
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -99,6 +103,8 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
     state = server_state(client, max_ttl)
     if state is not None:
         result.quarantined_for = state.quarantined_for
+        if state.quarantined_for > 0:
+            result.quarantine_cause = quarantine_cause(state.lost, state.since)
         result.fence = state.fence
         result.durable = state.durable
     return result
@@ -114,6 +120,10 @@ def status(args: argparse.Namespace) -> int:
     top = max(set(holders), key=holders.count) if holders else ""
     agreeing = holders.count(top) if top else 0
     held_by_majority = agreeing >= needed
+    # Out of quarantine, or unknown (an ACL without INFO): counted as usable, as the
+    # acquire would fail on it otherwise, not wait.
+    usable = sum(r.reachable and not r.quarantined_for for r in results)
+    available = usable >= needed
     if args.json:
         emit_json(
             {
@@ -122,6 +132,7 @@ def status(args: argparse.Namespace) -> int:
                 "reachable": reachable,
                 "quorum": needed,
                 "holder": top if held_by_majority else None,
+                "available": available,
             }
         )
     else:
@@ -142,8 +153,10 @@ def status(args: argparse.Namespace) -> int:
             say(f"\n{args.name!r}: unknown, too few servers answered")
         elif holders:
             say(f"\n{args.name!r} is not held by a majority ({len(holders)} key(s) left)")
-        else:
+        elif available:
             say(f"\n{args.name!r} is free")
+        else:
+            say(_unavailable(args.name, results, usable, needed))
     if reachable < needed:
         say(
             f"quorumlock: error: only {reachable} of {len(results)} servers reachable, "
@@ -154,11 +167,22 @@ def status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _unavailable(name: str, results: list[ServerStatus], usable: int, needed: int) -> str:
+    wait = max((r.quarantined_for or 0.0) for r in results)
+    text = (
+        f"\n{name!r} is free but unavailable: {usable} of {len(results)} servers are out of "
+        f"restart quarantine, {needed} needed; the quarantines end within {wait:.1f} s"
+    )
+    if any(NEW_SERVER in (r.quarantine_cause or "") for r in results):
+        text += "; servers that are brand-new can be marked so with 'quorumlock servers init'"
+    return text + " (docs/safety.md, B1)"
+
+
 def _quarantine_text(result: ServerStatus) -> str:
     if not result.reachable:
         return "-"
     if result.quarantined_for is None:
         return "unknown"
     if result.quarantined_for > 0:
-        return f"yes, {result.quarantined_for:.1f} s left"
+        return f"yes, {result.quarantined_for:.1f} s left: {result.quarantine_cause}"
     return "no"

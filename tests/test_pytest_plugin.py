@@ -1,0 +1,91 @@
+"""quorumlock's pytest plugin, as a user's own test suite uses it (``pytester``: the user's
+files run in a pytest subprocess, against real servers)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+USER_TESTS = """
+import asyncio
+
+import pytest
+import redis
+
+from quorumlock import QuorumUnavailable
+
+
+def test_a_ready_redlock(quorumlock_redlock, quorumlock_servers):
+    assert len(quorumlock_servers) == 3
+    with quorumlock_redlock.lock("job", ttl=5) as lock:  # no quarantine: servers are new
+        assert lock.validity > 0
+
+
+@pytest.mark.quorumlock_servers(count=5)
+def test_five_and_a_kill(quorumlock_redlock, quorumlock_servers):
+    assert len(quorumlock_servers) == 5
+    quorumlock_servers[0].kill()
+    quorumlock_servers[1].kill()
+    with quorumlock_redlock.lock("job", ttl=5):
+        pass
+    quorumlock_servers[2].kill()
+    with pytest.raises(QuorumUnavailable):
+        quorumlock_redlock.lock("job", ttl=5).acquire(blocking=False)
+
+
+def test_a_restart_is_quarantined(quorumlock_redlock, quorumlock_servers):
+    for server in quorumlock_servers[:2]:
+        server.restart()
+    with pytest.raises(QuorumUnavailable, match="restart quarantine"):
+        quorumlock_redlock.lock("job", ttl=5).acquire(blocking=False)
+
+
+def test_asyncio(quorumlock_async_redlock):
+    async def body():
+        async with quorumlock_async_redlock:
+            async with quorumlock_async_redlock.lock("job", ttl=5) as lock:
+                return lock.validity > 0
+
+    assert asyncio.run(body())
+
+
+def test_session_servers(quorumlock_session_servers):
+    assert len(quorumlock_session_servers) == 2  # quorumlock_count in the ini file
+    client = redis.Redis.from_url(quorumlock_session_servers.urls[0])
+    assert client.ping()
+    client.close()
+
+
+def test_factory(quorumlock_server_factory):
+    group = quorumlock_server_factory(1, appendonly=True, appendfsync="always")
+    client = redis.Redis.from_url(group.urls[0])
+    assert client.config_get("appendfsync")["appendfsync"] == "always"
+    client.close()
+"""
+
+
+def test_a_users_suite_gets_servers_and_redlocks(pytester: pytest.Pytester) -> None:
+    """Catches: the entry point missing, a fixture missing or not provisioned (the
+    first acquire would be quarantined), the marker or the ini option ignored."""
+    pytester.makeini("[pytest]\nquorumlock_count = 2\n")
+    pytester.makepyfile(test_user=USER_TESTS)
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:valkey", "-q")
+    # the ini default (2) applies to quorumlock_servers too: the first test says 3
+    result.assert_outcomes(passed=5, failed=1)
+    result.stdout.fnmatch_lines(["*test_a_ready_redlock*assert 2 == 3*"])
+
+
+def test_the_plugin_can_be_disabled(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_user="def test_x(quorumlock_servers):\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:quorumlock", "-p", "no:valkey", "-q")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*fixture 'quorumlock_servers' not found*"])
+
+
+def test_a_bad_count_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\nquorumlock_count = many\n")
+    pytester.makepyfile(test_user="def test_x(quorumlock_servers):\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "no:valkey", "-q")
+    assert result.ret != 0
+    assert "quorumlock_count must be an integer" in result.stderr.str() + result.stdout.str()
