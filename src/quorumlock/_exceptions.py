@@ -47,8 +47,9 @@ class QuorumLockError(Exception):
 class ConfigurationError(QuorumLockError, ValueError):
     """Raised by constructors and ``Redlock.lock`` for bad input, before any network call.
 
-    Examples: an empty lock name, a ttl <= 0, an empty or duplicated server list, a
-    malformed URL, a clock drift factor outside [0, 1).
+    Examples: an empty lock name or one longer than 4096 bytes of UTF-8, a ttl <= 0, a
+    negative timeout, an empty or duplicated server list, a malformed URL, a clock drift
+    factor outside [0, 1), a lock handle whose validity exceeds ``max_ttl``.
     """
 
 

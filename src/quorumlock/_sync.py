@@ -311,7 +311,7 @@ class Lock(LockBase):
                 self._state_check_reentry(started)
                 return self._acquire_occupied(blocking, wait, started, raise_on_failure)
         self._redlock._check_nesting(self, me, blocking and wait is None)
-        if not self._gate.acquire(blocking, -1 if wait is None else wait):
+        if not self._gate.acquire(blocking, -1 if wait is None else min(wait, _GATE_MAX)):
             return self._busy(raise_on_failure)
         with self._mutex:
             self._occupied = True
@@ -649,6 +649,9 @@ class _LeaseKeeper:
             except Exception:  # never let one lock stop the others' leases
                 logger.exception("lease keeping failed")
 
+
+#: The longest wait ``threading.Lock.acquire`` takes (a longer one is about 292 years).
+_GATE_MAX = threading.TIMEOUT_MAX
 
 #: At most this many renewals share one batch of round trips.
 _BATCH = 256

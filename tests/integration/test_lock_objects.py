@@ -428,6 +428,8 @@ def test_options_checked_by_lock_and_synchronized(
             assert lock.held
         assert await call(lock.acquire(timeout=math.inf))
         assert await call(lock.release())
+        assert await call(lock.acquire(timeout=1e12))  # longer than any thread wait
+        assert await call(lock.release())
         rl.synchronized(lock_name, ttl=5, timeout=math.inf)
         assert values(servers, lock_name) == [None] * len(servers)
 
