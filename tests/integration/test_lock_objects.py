@@ -160,6 +160,28 @@ def test_waiter_on_a_held_object(api: Api, servers: LocalServerGroup, lock_name:
     api.run(body)
 
 
+def test_with_block_ends_only_its_own_acquisition(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Released inside a ``with`` block, then acquired by another thread/task: leaving
+    the block does not release the other one's acquisition."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lk = rl.lock(lock_name, ttl=10)
+        async with holding(lk):
+            first = lk.token
+            assert await call(lk.release()) is True
+            assert await api.elsewhere(lambda: lk.acquire(timeout=5)) is True
+            assert lk.token != first
+        assert lk.held
+        assert majority_value(servers, lock_name) == lk.token
+        assert await call(lk.release()) is True
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
+
+
 def test_cancelled_waiter_leaves_no_key(servers: LocalServerGroup, lock_name: str) -> None:
     """asyncio: a task cancelled while it waits for a shared object sends nothing; the
     holder's release removes its key and the object can be acquired again."""
