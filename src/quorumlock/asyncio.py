@@ -381,8 +381,11 @@ class Lock(LockBase):
         if not keep:
             self._enter_held = False
             self._handed_over = True
-            self._vacate()
-            await _complete(self._stop_keeper())
+            try:
+                await _complete(self._stop_keeper())
+            finally:
+                # Only now: the next task's acquisition may start a lease task of its own.
+                self._vacate()
         return handle
 
     async def _release(self) -> bool:
