@@ -8,6 +8,8 @@
         ├── LockNotAcquired             (also TimeoutError) the lock was not acquired in time
         │   └── QuorumUnavailable       too few servers could be used to form a majority
         ├── LockLost                    a held lock could not be kept (extension failed)
+        ├── LockNotHeld                 (also RuntimeError) release/extend/export of a lock not held
+        ├── LockNotReentrant            (also RuntimeError) a second acquire of a name already held
         └── StaleFencingToken           a fenced resource refused a write from a superseded holder
 
 Wrong *types* (a name that is not a ``str``, a ttl that is not a number) raise the builtin
@@ -30,6 +32,8 @@ __all__ = [
     "ConfigurationError",
     "LockLost",
     "LockNotAcquired",
+    "LockNotHeld",
+    "LockNotReentrant",
     "QuorumLockError",
     "QuorumUnavailable",
     "StaleFencingToken",
@@ -43,8 +47,9 @@ class QuorumLockError(Exception):
 class ConfigurationError(QuorumLockError, ValueError):
     """Raised by constructors and ``Redlock.lock`` for bad input, before any network call.
 
-    Examples: an empty lock name, a ttl <= 0, an empty or duplicated server list, a
-    malformed URL, a clock drift factor outside [0, 1).
+    Examples: an empty lock name or one longer than 4096 bytes of UTF-8, a ttl <= 0, a
+    negative timeout, an empty or duplicated server list, a malformed URL, a clock drift
+    factor outside [0, 1), a lock handle whose validity exceeds ``max_ttl``.
     """
 
 
@@ -70,9 +75,9 @@ def _rebuild(
 class LockNotAcquired(_LockError, TimeoutError):
     """Raised when a lock could not be acquired.
 
-    Raised by ``with rl.lock(...)`` (and ``acquire(raise_on_failure=True)``) when the lock is
-    held by someone else for longer than the wait allowed. ``acquire()`` on its own returns
-    ``False`` for that case instead.
+    Raised by ``with rl.lock(...)`` (and ``synchronized``) when the lock is held by someone
+    else for longer than the wait allowed. ``acquire()`` returns ``False`` for that case
+    instead.
     """
 
 
@@ -94,6 +99,24 @@ class LockLost(_LockError):
     Raised by ``extend()`` when a majority did not confirm the extension within the
     remaining validity (the lock is then released everywhere), and by checks of a lock
     whose validity ran out.
+    """
+
+
+class LockNotHeld(_LockError, RuntimeError):
+    """Raised by ``release()``, ``extend()`` or ``export()`` of a lock this object does not
+    hold: never acquired, released already (a double release), or handed over.
+
+    Also a ``RuntimeError``, as the same misuse of ``threading.Lock`` is.
+    """
+
+
+class LockNotReentrant(_LockError, RuntimeError):
+    """Raised at once by an acquire that could only wait for the caller itself.
+
+    A lock is not reentrant: acquiring a name that the same thread (sync) or task
+    (asyncio) already holds, or is acquiring, through the same ``Redlock`` (with this
+    object or another one) would wait until the outer lock's ttl ran out. Other threads,
+    tasks and processes wait as normal contenders. Also a ``RuntimeError``.
     """
 
 

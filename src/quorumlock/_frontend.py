@@ -9,19 +9,28 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
 import random
+import threading
 import time
 import warnings
+import weakref
 from collections.abc import Callable, Sequence
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, SupportsIndex, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, seconds, validate_name
+from quorumlock._algorithm.config import Duration, RedlockConfig, seconds, shown, validate_name
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lease import LeasePolicy
-from quorumlock._algorithm.lockstate import LockState
+from quorumlock._algorithm.lockstate import LockState, check_wait
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
-from quorumlock._exceptions import ConfigurationError, LockLost
+from quorumlock._exceptions import (
+    ConfigurationError,
+    LockLost,
+    LockNotAcquired,
+    LockNotHeld,
+    LockNotReentrant,
+)
 from quorumlock._io.servers import AsyncServerArg, Flavour, ServerArg, ServerSpec, parse_servers
 from quorumlock._observe import (
     AcquireEvent,
@@ -96,6 +105,11 @@ class RedlockBase(Generic[LockT]):
             )
         self._random = random.SystemRandom()
         self._labels = tuple(spec.label for spec in self._specs)  # for lock handles
+        # The lock objects of this Redlock that are acquiring or holding, by name, each
+        # with the thread or task that acquired it: a blocking acquire that could only
+        # wait for its own caller is refused at once (not reentrant).
+        self._occupied: dict[str, weakref.WeakSet[LockBase]] = {}
+        self._occupied_mutex = threading.Lock()
         self._setup()
 
     def _setup(self) -> None:
@@ -135,8 +149,16 @@ class RedlockBase(Generic[LockT]):
         seconds since the acquire, whichever comes first (one of them is required;
         ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` is a plain function
         called when the lock is lost while held: on the lease thread (sync) or on the
-        event loop (asyncio). Raises ``TypeError`` or :class:`ConfigurationError` for bad
-        input, before any network call.
+        event loop (asyncio). ``timeout=math.inf`` means no limit, as None does. Every
+        option is checked here: raises ``TypeError`` or :class:`ConfigurationError` for
+        bad input (a name longer than 4096 bytes of UTF-8 among them), before any
+        network call.
+
+        One object may be shared by threads (sync) or tasks (asyncio): their acquires
+        are serialised, as on a ``threading.Lock`` or an ``asyncio.Lock``. A second
+        acquire waits until the holder releases the object (its wait counts against its
+        own ``timeout``; ``blocking=False`` returns False at once), then makes its own
+        acquisition. The lock is not reentrant (:class:`LockNotReentrant`).
         """
         return self._lock_class(
             self,
@@ -175,9 +197,9 @@ class RedlockBase(Generic[LockT]):
 
         Raises ``TypeError`` if ``handle`` is not a :class:`LockHandle`,
         :class:`ConfigurationError` if it names other servers than this Redlock's (unless
-        ``check_servers=False``: the same servers under other names) or a ttl above
-        ``max_ttl``, and :class:`LockLost` if its validity has already run out. Makes no
-        network call.
+        ``check_servers=False``: the same servers under other names), a ttl or a
+        validity above ``max_ttl`` or a validity that is not a finite number >= 0, and
+        :class:`LockLost` if its validity has already run out. Makes no network call.
         """
         if not isinstance(handle, LockHandle):
             raise TypeError(f"handle must be a quorumlock.LockHandle, not {handle!r}")
@@ -186,14 +208,30 @@ class RedlockBase(Generic[LockT]):
             raise TypeError(f"check_servers must be a bool, not {check_servers!r}")
         if check_servers and sorted(handle.servers) != sorted(self.servers):
             raise ConfigurationError(
-                f"the handle of lock {handle.name!r} was exported by a Redlock over "
+                f"the handle of lock {shown(handle.name)} was exported by a Redlock over "
                 f"{list(handle.servers)}, not {self.servers}; pass check_servers=False if "
                 "they are the same servers under other names"
             )
         if len(handle.servers) != len(self.servers):
             raise ConfigurationError(
-                f"the handle of lock {handle.name!r} was exported by a Redlock over "
+                f"the handle of lock {shown(handle.name)} was exported by a Redlock over "
                 f"{len(handle.servers)} servers, not {len(self.servers)}"
+            )
+        given = handle.validity
+        # Checked again here: a handle's fields can be replaced behind its constructor.
+        if not isinstance(given, float | int) or not math.isfinite(given) or given < 0:
+            raise ConfigurationError(
+                f"the handle of lock {shown(handle.name)} has a validity of {given!r}: "
+                "not a finite number of seconds >= 0"
+            )
+        max_ttl = self.config.max_ttl
+        if max_ttl is not None and given > max_ttl:
+            # No acquire or extension can hold a lock longer than max_ttl: the handle
+            # was not made by export() of a Redlock with this max_ttl.
+            raise ConfigurationError(
+                f"the handle of lock {shown(handle.name)} claims {given:.3f} s of validity, "
+                f"more than max_ttl={max_ttl:g} s: it cannot come from a lock on these "
+                "servers (every client of them must use the same max_ttl)"
             )
         lock = self.lock(
             handle.name,
@@ -208,23 +246,24 @@ class RedlockBase(Generic[LockT]):
         ahead = clock_disagreement(handle, now_wall=now_wall, clock_skew=skew)
         if ahead > 0:
             logger.warning(
-                "clock anomaly: the handle of lock %r was exported %.3f s in the future "
+                "clock anomaly: the handle of lock %s was exported %.3f s in the future "
                 "beyond clock_skew=%g s: the wall clocks disagree more than allowed, or one "
                 "was stepped; its validity may be overestimated (extend it at once)",
-                handle.name,
+                shown(handle.name),
                 ahead,
                 skew,
             )
         validity = adopted_validity(handle, now_wall=now_wall, clock_skew=skew)
         if validity <= 0:
             raise LockLost(
-                f"the handle of lock {handle.name!r} expired {-validity:.3f} s ago: it was "
+                f"the handle of lock {shown(handle.name)} expired {-validity:.3f} s ago: it was "
                 f"exported with {handle.validity:.3f} s of validity",
                 name=handle.name,
             )
         lock._state.adopt(
             token=handle.token, fence=handle.fencing_token, validity=validity, now=now
         )
+        lock._occupy_adopted()
         lock._lost_noted = False
         lock._enter_held = True
         lock._start_holding()
@@ -233,9 +272,48 @@ class RedlockBase(Generic[LockT]):
     def __repr__(self) -> str:
         return f"{type(self).__module__.split('._')[0]}.Redlock({self.servers!r})"
 
+    # Which lock objects are acquiring or holding, and for whom.
+
+    def _check_nesting(self, lock: LockBase, owner: object, unbounded: bool) -> None:
+        """Refuse a wait with no bound for a name that ``owner`` (the calling thread or
+        task) is acquiring or holding through another object of this Redlock: it could
+        only end when the outer lock's ttl runs out."""
+        if not unbounded or owner is None:
+            return
+        with self._occupied_mutex:
+            others = list(self._occupied.get(lock.name, ()))
+        if any(other is not lock and other._occupant is owner for other in others):
+            raise LockNotReentrant(
+                f"lock {shown(lock.name)} is already held by this "
+                f"{'task' if self._flavour == 'async' else 'thread'} through another Lock "
+                "object of this Redlock: the lock is not reentrant, and a blocking acquire "
+                "would wait until its own outer lock expired. Release the outer lock first, "
+                "or pass a timeout",
+                name=lock.name,
+            )
+
+    def _occupy(self, lock: LockBase, owner: object) -> None:
+        with self._occupied_mutex:
+            lock._occupant = owner
+            self._occupied.setdefault(lock.name, weakref.WeakSet()).add(lock)
+
+    def _vacate(self, lock: LockBase) -> None:
+        with self._occupied_mutex:
+            lock._occupant = None
+            others = self._occupied.get(lock.name)
+            if others is not None:
+                others.discard(lock)
+                if not others:
+                    del self._occupied[lock.name]
+
 
 class LockBase:
-    """One lock on one name, owned by the object (not by a thread or a task)."""
+    """One lock on one name, owned by the object (not by a thread or a task).
+
+    Threads or tasks that share the object take turns: an acquire waits until the
+    object is released (by any thread or task: the object is the owner, as the token on
+    the servers is). Leases, ``on_lost`` and ``lost`` belong to the current acquisition.
+    """
 
     def __init__(
         self,
@@ -250,8 +328,7 @@ class LockBase:
         max_hold: Duration | None = None,
         on_lost: Callable[[Any], object] | None = None,
     ) -> None:
-        if not isinstance(blocking, bool):
-            raise TypeError(f"blocking must be a bool, not {blocking!r}")
+        check_wait(blocking, timeout)  # here, not only at the first acquire
         if on_lost is not None and not callable(on_lost):
             raise TypeError(f"on_lost must be callable, not {on_lost!r}")
         self._state = LockState(
@@ -271,6 +348,45 @@ class LockBase:
         self._servers: tuple[str, ...] = redlock._labels
         self._lost_noted = False  # a LostEvent was sent for the current acquisition
         self._enter_held = False  # adopted: entering ``with`` must not acquire again
+        # The thread or task that acquired this object and has not released it yet
+        # (None when the object is free, or adopted outside any task).
+        self._occupant: object = None
+        self._occupied = False  # acquiring or holding: others wait for the release
+
+    def _occupy_adopted(self) -> None:
+        """An adopted lock occupies its (fresh) object, for the adopting thread/task."""
+        raise NotImplementedError
+
+    def _busy(self, raise_on_failure: bool) -> bool:
+        """An acquire that gave up waiting for the object itself (another thread or
+        task held it): False, or :class:`LockNotAcquired` from a ``with``."""
+        if raise_on_failure:
+            raise LockNotAcquired(
+                f"could not acquire lock {shown(self.name)}: this Lock object was held by "
+                "another thread or task (its acquires take turns) for longer than the "
+                "wait allowed",
+                name=self.name,
+            )
+        return False
+
+    # A Lock object stands for one acquisition on the servers: a copy would be a second
+    # "holder" of the same token, and a pickle cannot carry the connections or the lease.
+
+    def _refuse_copy(self, what: str) -> NoReturn:
+        raise TypeError(
+            f"a quorumlock Lock cannot be {what}: to hand a held lock to another process, "
+            "use lock.export() and Redlock.adopt(handle) there; for another lock on the "
+            "same name, call Redlock.lock() again"
+        )
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        self._refuse_copy("pickled")
+
+    def __copy__(self) -> NoReturn:
+        self._refuse_copy("copied")
+
+    def __deepcopy__(self, memo: object) -> NoReturn:
+        self._refuse_copy("copied")
 
     def _start_holding(self) -> None:
         """Start what a held lock needs (lease keeping, loss watching) in the front end."""
@@ -329,8 +445,8 @@ class LockBase:
     def _released(self, released: bool, was_lost: bool) -> None:
         if not released and not was_lost:  # a loss was reported when it happened
             logger.warning(
-                "lock %r was no longer held by a majority at release: %s",
-                self.name,
+                "lock %s was no longer held by a majority at release: %s",
+                shown(self.name),
                 render_outcomes(self.outcomes),
             )
             self._note_lost("not held at release")
@@ -338,7 +454,7 @@ class LockBase:
     def _export(self, keep: bool) -> LockHandle:
         """The handle of the held lock; unless ``keep``, this object stops holding it.
 
-        Raises ``RuntimeError`` if this object does not hold the lock, and
+        Raises :class:`LockNotHeld` if this object does not hold the lock, and
         :class:`LockLost` if it was lost or its validity ran out.
         """
         if not isinstance(keep, bool):
@@ -435,10 +551,13 @@ class LockBase:
         if error is not None:
             self._note_lost("validity ran out")
             raise error
-        raise RuntimeError(f"lock {self.name!r} is not held by this Lock object")
+        raise LockNotHeld(
+            f"lock {shown(self.name)} is not held by this Lock object", name=self.name
+        )
 
     def __repr__(self) -> str:
         state = f"held for {self.validity:.3f}s" if self.held else "not held"
         return (
-            f"<{type(self).__module__.split('._')[0]}.Lock {self.name!r} ttl={self.ttl:g}s {state}>"
+            f"<{type(self).__module__.split('._')[0]}.Lock {shown(self.name)} "
+            f"ttl={self.ttl:g}s {state}>"
         )

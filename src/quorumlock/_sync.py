@@ -21,9 +21,10 @@ from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
-from quorumlock._algorithm.config import Duration
+from quorumlock._algorithm.config import Duration, shown
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
 from quorumlock._algorithm.handoff import TOKEN_PREFIX, LockHandle
+from quorumlock._algorithm.lockstate import check_wait
 from quorumlock._algorithm.outcomes import Reply, quarantine_advice, render_outcomes
 from quorumlock._exceptions import LockLost, LockNotAcquired
 from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
@@ -228,7 +229,9 @@ def _log_round(step: Fanout, round_: Round) -> None:
     elapsed = round_.finished - round_.started
     if elapsed < 0 or elapsed > step.timeout + STALL:
         anomaly = clock_anomaly(step, round_)
-        logger.warning("clock anomaly in %s of lock %r: %s", step.op.value, step.key, anomaly)
+        logger.warning(
+            "clock anomaly in %s of lock %s: %s", step.op.value, shown(step.key), anomaly
+        )
     for outcome in round_.outcomes:
         if outcome.reply is Reply.QUARANTINED:
             last = _QUARANTINE_WARNED.get(outcome.server, -math.inf)
@@ -242,9 +245,9 @@ def _log_round(step: Fanout, round_: Round) -> None:
                 )
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug(
-            "%s %r token=%s… in %.2f ms: %s",
+            "%s %s token=%s… in %.2f ms: %s",
             step.op.value,
-            step.key,
+            shown(step.key),
             step.token[:TOKEN_PREFIX],
             elapsed * 1000,
             render_outcomes(round_.outcomes),
@@ -255,16 +258,27 @@ class Lock(LockBase):
     """One lock on one name, owned by this object (not by a thread).
 
     Use it as a context manager, or call :meth:`acquire` and :meth:`release`.
-    ``validity``, ``token`` and ``outcomes`` read local state, with no round trip.
+    ``validity``, ``token`` and ``outcomes`` read local state, with no round trip;
+    :meth:`locked` and :meth:`owned` ask the servers.
     ``lost`` is a ``threading.Event`` set when the lock is lost while held (an extension
     failed, or the validity ran out while the lease thread watched it); :meth:`check`
     raises :class:`LockLost` then, and so does leaving the ``with`` block.
+
+    Threads may share one object, as they share a ``threading.Lock``: an acquire waits
+    while another thread's acquisition of this object is in progress or held, until that
+    one is released (even once lost or expired: by ``release()``, the end of its ``with``
+    block or ``export()``). Any thread may release it. The thread that holds it gets
+    :class:`LockNotReentrant` from a second acquire instead of waiting for itself.
     """
 
     def __init__(self, redlock: Redlock, name: str, **options: Any) -> None:
         super().__init__(redlock, name, **options)
         self._redlock = redlock
         self._mutex = threading.RLock()
+        # Held from the start of an acquire until the release: threads sharing this
+        # object take turns on it. Never waited for with ``_mutex`` held.
+        self._gate = threading.Lock()
+        self._entered: dict[threading.Thread, str | None] = {}  # token of each with block
         self._generation = 0  # bumped by acquire and release: stale lease work is skipped
         self._renew_failed = False
         self.lost = threading.Event()
@@ -275,19 +289,79 @@ class Lock(LockBase):
         ``blocking=False`` makes one attempt. Otherwise attempts repeat, with a random
         pause, until one succeeds or ``timeout`` seconds passed (None: no limit, or the
         Redlock's ``retry_count``). Returns True when acquired, False when others held
-        it. Raises :class:`QuorumUnavailable` when too few servers could be used (see
-        there), ``RuntimeError`` if this object already holds the lock, and
+        it. ``timeout=math.inf`` is no limit, as None is. Raises
+        :class:`QuorumUnavailable` when too few servers could be used (see there),
+        :class:`LockNotReentrant` if this thread already holds the lock (with this object,
+        or with another object of the same Redlock and no timeout), and
         :class:`ConfigurationError` for a timeout with ``blocking=False``.
+
+        While another thread holds this object (or is acquiring it), the call waits for
+        that thread's release, within the same ``timeout``; ``blocking=False`` returns
+        False at once.
         """
-        with self._mutex:
-            return self._acquire(blocking, timeout, raise_on_failure=False)
+        return self._acquire(blocking, timeout, raise_on_failure=False)
 
     def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
         started = time.monotonic()
+        wait = check_wait(blocking, timeout)
+        me = threading.current_thread()
+        with self._mutex:
+            if self._occupied and self._occupant is me:
+                # Still ours (maybe expired or lost, not released): acquire again in place.
+                self._state_check_reentry(started)
+                return self._acquire_occupied(blocking, wait, started, raise_on_failure)
+        self._redlock._check_nesting(self, me, blocking and wait is None)
+        if not self._gate.acquire(blocking, -1 if wait is None else min(wait, _GATE_MAX)):
+            return self._busy(raise_on_failure)
+        with self._mutex:
+            self._occupied = True
+            self._redlock._occupy(self, me)
+            _BUSY.add(self)
+            left = None if wait is None else max(0.0, wait - (time.monotonic() - started))
+            return self._acquire_occupied(blocking, left, started, raise_on_failure)
+
+    def _state_check_reentry(self, now: float) -> None:
+        if self._state.validity(now) > 0:
+            raise self._state.not_reentrant()
+
+    def _acquire_occupied(
+        self, blocking: bool, wait: float | None, started: float, raise_on_failure: bool
+    ) -> bool:
+        """The acquire proper, with the object occupied and ``_mutex`` held; a failure
+        frees the object for the next thread."""
+        try:
+            acquired = self._drive_acquire(blocking, wait, started, raise_on_failure)
+        except BaseException:
+            self._vacate()
+            raise
+        if not acquired:
+            self._vacate()
+        return acquired
+
+    def _vacate(self) -> None:
+        """Free the object for the next thread (with ``_mutex`` held)."""
+        if not self._occupied:
+            return
+        self._occupied = False
+        self._redlock._vacate(self)
+        _BUSY.discard(self)
+        self._gate.release()
+
+    def _occupy_adopted(self) -> None:
+        with self._mutex:
+            if not self._gate.acquire(blocking=False):  # a fresh object: never taken
+                raise RuntimeError("an adopted lock object was already taken")
+            self._occupied = True
+            self._redlock._occupy(self, threading.current_thread())
+            _BUSY.add(self)
+
+    def _drive_acquire(
+        self, blocking: bool, timeout: float | None, started: float, raise_on_failure: bool
+    ) -> bool:
         flow = self._state.acquire(
             blocking=blocking,
             timeout=timeout,
-            now=started,
+            now=time.monotonic(),  # the wait for the object was taken off ``timeout``
             raise_on_failure=raise_on_failure,
         )
         try:
@@ -317,12 +391,35 @@ class Lock(LockBase):
         if self._state.lease.auto_extend or self._on_lost is not None:
             self._schedule()
 
+    def locked(self) -> bool:
+        """Whether anyone holds the lock: a majority of the servers has the key now.
+
+        One round trip to every server (a ``GET``), not a promise: the answer may change
+        as soon as it is returned. Raises :class:`QuorumUnavailable` when too few servers
+        answered to tell.
+        """
+        return self._redlock._run(self._state.probe(mine=False))
+
+    def owned(self) -> bool:
+        """Whether this object still holds the lock, checked on the servers.
+
+        True when the local validity has not run out and a majority of the servers still
+        has this object's token; False otherwise (no round trip when the local validity
+        is over). Raises :class:`QuorumUnavailable` when too few servers answered to
+        tell.
+        """
+        if self.validity <= 0:
+            return False
+        return self._redlock._run(self._state.probe(mine=True)) and self.validity > 0
+
     def extend(self, ttl: Duration | None = None) -> float:
         """Reset the lock's ttl on a majority (R10); returns the new validity in seconds.
 
-        ``ttl`` defaults to the lock's own. Raises :class:`LockLost` when a majority did
-        not confirm in time (the lock is then released and no longer held) and
-        ``RuntimeError`` if this object does not hold the lock.
+        ``ttl`` defaults to the lock's own; it is the new ttl from now, not time added
+        to what is left (unlike redis-py's ``Lock.extend``, which adds unless
+        ``replace_ttl=True``). Raises :class:`LockLost` when a majority did not confirm
+        in time (the lock is then released and no longer held) and
+        :class:`LockNotHeld` if this object does not hold the lock.
         """
         with self._mutex:
             now = time.monotonic()
@@ -341,9 +438,11 @@ class Lock(LockBase):
         """Release the lock on all servers (R9).
 
         Returns True if a majority still held our key, False if it had already expired
-        there or was lost (not an error). Raises ``RuntimeError`` if this object does not
-        hold the lock. Never raises for unreachable servers: their keys expire with the
-        ttl. Waits for a lease extension in flight, and none happens after it.
+        there or was lost (not an error). Raises :class:`LockNotHeld` if this object does
+        not hold the lock (a second release among them). Never raises for unreachable
+        servers: their keys expire with the ttl. Waits for a lease extension in flight,
+        and none happens after it. Any thread may release: the next thread waiting to
+        acquire this object goes on.
         """
         with self._mutex:
             started = time.monotonic() if self._observer is not None else 0.0
@@ -351,7 +450,10 @@ class Lock(LockBase):
             self._enter_held = False
             _HELD.discard(self)
             was_lost = self._state.lost
-            released = self._redlock._run(self._state.release())
+            try:
+                released = self._redlock._run(self._state.release())
+            finally:
+                self._vacate()
             if self._observer is not None:
                 self._note_release(released, started)
             self._released(released, was_lost)
@@ -366,9 +468,10 @@ class Lock(LockBase):
         leaving its ``with`` block does nothing. ``keep=True`` keeps it held here too
         (two owners: either may extend or release it, and a release ends it for both).
 
-        Raises ``RuntimeError`` if this object does not hold the lock and
+        Raises :class:`LockNotHeld` if this object does not hold the lock and
         :class:`LockLost` if it was lost or its validity ran out. Waits for a lease
-        renewal in flight, and none happens after a hand-over.
+        renewal in flight, and none happens after a hand-over. Unless ``keep``, other
+        threads may acquire this object again once it is handed over.
         """
         with self._mutex:
             handle = self._export(keep)
@@ -376,13 +479,14 @@ class Lock(LockBase):
                 self._generation += 1  # the lease thread forgets this lock
                 self._enter_held = False
                 _HELD.discard(self)
+                self._vacate()
             return handle
 
     def _cleanup(self) -> None:
         try:
             self._redlock._run(self._state.abandon())
         except BaseException:  # best effort: the keys expire with the ttl anyway
-            logger.warning("could not clean up lock %r after an interruption", self.name)
+            logger.warning("could not clean up lock %s after an interruption", shown(self.name))
 
     # Lease keeping, on the Redlock's lease thread.
 
@@ -434,14 +538,14 @@ class Lock(LockBase):
             self._report_lost(result)
             return
         if isinstance(result, Exception):  # a bug must not kill the lease thread
-            logger.error("lease renewal of %r failed", self.name, exc_info=result)
+            logger.error("lease renewal of %s failed", shown(self.name), exc_info=result)
             result = False
         if self._observer is not None:
             self._note_extend(now, renewal=True, extended=result)
         if not result:
             logger.warning(
-                "lease renewal of %r failed, %.3f s of validity left: %s",
-                self.name,
+                "lease renewal of %s failed, %.3f s of validity left: %s",
+                shown(self.name),
                 self.validity,
                 render_outcomes(self.outcomes),
             )
@@ -458,15 +562,19 @@ class Lock(LockBase):
             try:
                 self._on_lost(self)
             except Exception:
-                logger.exception("on_lost callback of lock %r raised", self.name)
+                logger.exception("on_lost callback of lock %s raised", shown(self.name))
 
     def __enter__(self) -> Lock:
+        me = threading.current_thread()
         with self._mutex:
             if self._enter_held:  # adopted: held already
                 self._enter_held = False
                 self.check()
+                self._entered[me] = self._state.token
                 return self
-            self._acquire(self._blocking, self._timeout, raise_on_failure=True)
+        self._acquire(self._blocking, self._timeout, raise_on_failure=True)
+        with self._mutex:
+            self._entered[me] = self._state.token
         return self
 
     def __exit__(
@@ -476,18 +584,23 @@ class Lock(LockBase):
         tb: TracebackType | None,
     ) -> None:
         with self._mutex:
-            if not (self._state.held or self._state.lost):
-                return  # released inside the block
+            token = self._entered.pop(threading.current_thread(), None)
+            if token != self._state.token or not (self._state.held or self._state.lost):
+                # Released inside the block (and maybe acquired by another thread since:
+                # that acquisition is not this block's to release).
+                return
             was_lost = self._state.lost or self.lost.is_set() or self.validity == 0
             released = self.release()
-        if exc_type is None and self._lost_by_exit(was_lost, released):
-            # Loss is never silent: the block ran (at least partly) without the lock.
-            self._note_lost("validity ran out")
-            raise LockLost(
-                f"lock {self.name!r} was lost before the end of the with block",
-                name=self.name,
-                outcomes=self.outcomes,
-            )
+            # Decided before the mutex is let go: the next thread's acquire of this
+            # object changes its outcomes.
+            if exc_type is None and self._lost_by_exit(was_lost, released):
+                # Loss is never silent: the block ran (at least partly) without the lock.
+                self._note_lost("validity ran out")
+                raise LockLost(
+                    f"lock {shown(self.name)} was lost before the end of the with block",
+                    name=self.name,
+                    outcomes=self.outcomes,
+                )
 
 
 class _LeaseKeeper:
@@ -537,6 +650,9 @@ class _LeaseKeeper:
                 logger.exception("lease keeping failed")
 
 
+#: The longest wait ``threading.Lock.acquire`` takes (a longer one is about 292 years).
+_GATE_MAX = threading.TIMEOUT_MAX
+
 #: At most this many renewals share one batch of round trips.
 _BATCH = 256
 #: How soon the lease thread looks again at a lock another thread was using.
@@ -576,15 +692,28 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
 
 # Locks this process holds, so that a forked child can forget them.
 _HELD: weakref.WeakSet[Lock] = weakref.WeakSet()
+# Lock objects acquiring or holding (occupied), so that a forked child can free them.
+_BUSY: weakref.WeakSet[Lock] = weakref.WeakSet()
 
 
 def _forget_after_fork() -> None:
-    """In a forked child: the parent's locks are the parent's. The child holds none."""
+    """In a forked child: the parent's locks are the parent's. The child holds none, and
+    no thread of the child is acquiring: every object is free to acquire."""
     for lock in list(_HELD):
         lock._state.deadline = None
         lock._generation += 1
         lock._mutex = threading.RLock()  # it may have been held by a parent thread
     _HELD.clear()
+    for lock in list(_BUSY):
+        lock._state.deadline = None
+        lock._mutex = threading.RLock()
+        lock._gate = threading.Lock()
+        lock._occupied = False
+        lock._occupant = None
+        redlock = lock._redlock
+        redlock._occupied_mutex = threading.Lock()
+        redlock._occupied.clear()
+    _BUSY.clear()
 
 
 os.register_at_fork(after_in_child=_forget_after_fork)

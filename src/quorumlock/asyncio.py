@@ -22,6 +22,7 @@ even when the task awaiting it is cancelled. When a lock is lost inside ``async 
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
 import logging
 import time
@@ -29,9 +30,10 @@ from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
-from quorumlock._algorithm.config import Duration
+from quorumlock._algorithm.config import Duration, shown
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Sleep, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
+from quorumlock._algorithm.lockstate import check_wait
 from quorumlock._algorithm.outcomes import render_outcomes
 from quorumlock._exceptions import LockLost, LockNotAcquired
 from quorumlock._fence import AsyncRedisFence as RedisFence
@@ -158,15 +160,79 @@ class Redlock(RedlockBase["Lock"]):
                 self._wakeups.unwatch(waiter)
 
 
+def _current_task() -> asyncio.Task[Any] | None:
+    try:
+        return asyncio.current_task()
+    except RuntimeError:  # no running event loop (adopt() may be called outside one)
+        return None
+
+
+class _Gate:
+    """Taken from the start of an acquire until the release: tasks that share one lock
+    object take turns, first come first served, as on an ``asyncio.Lock``. Unlike one,
+    it can be taken without awaiting (by ``adopt()``), and is handed straight to the
+    next waiter on release, so that no task can slip in between."""
+
+    def __init__(self) -> None:
+        self.taken = False
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    def try_take(self) -> bool:
+        if self.taken:
+            return False
+        self.taken = True
+        return True
+
+    async def take(self, timeout: float | None) -> bool:
+        """Wait up to ``timeout`` (None: no bound) for the gate; False when the time is
+        up. A cancelled waiter leaves the queue and never holds the gate."""
+        if not self.taken and not self._waiters:
+            self.taken = True
+            return True
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        try:
+            async with asyncio.timeout(timeout):
+                await waiter
+        except BaseException as exc:
+            if waiter.done() and not waiter.cancelled():
+                self.give()  # handed to us as we gave up: pass it on
+            if isinstance(exc, TimeoutError):
+                return False
+            raise
+        finally:
+            if waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return True  # handed over by give(): ``taken`` stayed True
+
+    def give(self) -> None:
+        """Release: hand the gate to the first waiter still waiting, or free it."""
+        while self._waiters:
+            waiter = self._waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        self.taken = False
+
+
 class Lock(LockBase):
     """The asyncio twin of :class:`quorumlock.Lock`.
 
     ``lost`` is an ``asyncio.Event`` set when the lock is lost while held.
+
+    Tasks may share one object, as they share an ``asyncio.Lock`` (a lock made at
+    module level and entered by every handler): an acquire waits while another task's
+    acquisition of this object is in progress or held, until that one is released,
+    within its own ``timeout`` (``blocking=False`` returns False at once). A task
+    cancelled while it waits leaves no key behind. Any task may release it; the task
+    that holds it gets :class:`LockNotReentrant` from a second acquire.
     """
 
     def __init__(self, redlock: Redlock, name: str, **options: Any) -> None:
         super().__init__(redlock, name, **options)
         self._redlock = redlock
+        self._gate = _Gate()
+        self._entered: dict[asyncio.Task[Any] | None, str | None] = {}  # token per block
         self._keeper: asyncio.Task[None] | None = None
         self._owner: asyncio.Task[Any] | None = None  # the task inside ``async with``
         self._owner_cancelling = 0
@@ -186,10 +252,57 @@ class Lock(LockBase):
         self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
     ) -> bool:
         started = time.monotonic()
+        wait = check_wait(blocking, timeout)
+        me = _current_task()
+        if self._occupied and me is not None and self._occupant is me:
+            # Still ours (maybe expired or lost, not released): acquire again in place.
+            if self._state.validity(started) > 0:
+                raise self._state.not_reentrant()
+            return await self._acquire_occupied(blocking, wait, started, raise_on_failure)
+        self._redlock._check_nesting(self, me, blocking and wait is None)
+        taken = await self._gate.take(wait) if blocking else self._gate.try_take()
+        if not taken:
+            return self._busy(raise_on_failure)
+        self._occupied = True
+        self._redlock._occupy(self, me)
+        left = None if wait is None else max(0.0, wait - (time.monotonic() - started))
+        return await self._acquire_occupied(blocking, left, started, raise_on_failure)
+
+    async def _acquire_occupied(
+        self, blocking: bool, wait: float | None, started: float, raise_on_failure: bool
+    ) -> bool:
+        """The acquire proper, with the object occupied; a failure frees the object for
+        the next task."""
+        try:
+            acquired = await self._drive_acquire(blocking, wait, started, raise_on_failure)
+        except BaseException:
+            self._vacate()
+            raise
+        if not acquired:
+            self._vacate()
+        return acquired
+
+    def _vacate(self) -> None:
+        """Free the object for the next task."""
+        if not self._occupied:
+            return
+        self._occupied = False
+        self._redlock._vacate(self)
+        self._gate.give()
+
+    def _occupy_adopted(self) -> None:
+        if not self._gate.try_take():  # a fresh object: never taken
+            raise RuntimeError("an adopted lock object was already taken")
+        self._occupied = True
+        self._redlock._occupy(self, _current_task())
+
+    async def _drive_acquire(
+        self, blocking: bool, timeout: float | None, started: float, raise_on_failure: bool
+    ) -> bool:
         flow = self._state.acquire(
             blocking=blocking,
             timeout=timeout,
-            now=started,
+            now=time.monotonic(),  # the wait for the object was taken off ``timeout``
             raise_on_failure=raise_on_failure,
         )
         try:
@@ -214,8 +327,20 @@ class Lock(LockBase):
         if self._state.lease.auto_extend or self._on_lost is not None:
             self._start_keeper()
 
+    async def locked(self) -> bool:
+        """Whether anyone holds the lock: see :meth:`quorumlock.Lock.locked`."""
+        return await self._redlock._run(self._state.probe(mine=False))
+
+    async def owned(self) -> bool:
+        """Whether this object still holds the lock, checked on the servers: see
+        :meth:`quorumlock.Lock.owned`."""
+        if self.validity <= 0:
+            return False
+        return await self._redlock._run(self._state.probe(mine=True)) and self.validity > 0
+
     async def extend(self, ttl: Duration | None = None) -> float:
-        """Extend the lock: see :meth:`quorumlock.Lock.extend`, same contract."""
+        """Extend the lock: see :meth:`quorumlock.Lock.extend`, same contract (a new
+        ttl from now, not time added)."""
         now = time.monotonic()
         try:
             validity = await self._redlock._run(self._state.extend(ttl=ttl, now=now))
@@ -237,7 +362,10 @@ class Lock(LockBase):
         started = time.monotonic() if self._observer is not None else 0.0
         self._enter_held = False
         was_lost = self._state.lost
-        released: bool = await _complete(self._release())
+        try:
+            released: bool = await _complete(self._release())
+        finally:
+            self._vacate()
         if self._observer is not None:
             self._note_release(released, started)
         self._released(released, was_lost)
@@ -253,7 +381,11 @@ class Lock(LockBase):
         if not keep:
             self._enter_held = False
             self._handed_over = True
-            await _complete(self._stop_keeper())
+            try:
+                await _complete(self._stop_keeper())
+            finally:
+                # Only now: the next task's acquisition may start a lease task of its own.
+                self._vacate()
         return handle
 
     async def _release(self) -> bool:
@@ -264,7 +396,7 @@ class Lock(LockBase):
 
     def _start_keeper(self) -> None:
         self._keeper = asyncio.get_running_loop().create_task(
-            self._keep(), name=f"quorumlock-lease:{self.name}"
+            self._keep(), name=f"quorumlock-lease:{self.name[:100]}"
         )
 
     async def _stop_keeper(self) -> None:
@@ -301,8 +433,8 @@ class Lock(LockBase):
                 self._note_extend(now, renewal=True, extended=renewed)
             if not renewed:
                 logger.warning(
-                    "lease renewal of %r failed, %.3f s of validity left: %s",
-                    self.name,
+                    "lease renewal of %s failed, %.3f s of validity left: %s",
+                    shown(self.name),
                     self.validity,
                     render_outcomes(self.outcomes),
                 )
@@ -318,7 +450,7 @@ class Lock(LockBase):
             try:
                 self._on_lost(self)
             except Exception:
-                logger.exception("on_lost callback of lock %r raised", self.name)
+                logger.exception("on_lost callback of lock %s raised", shown(self.name))
         owner = self._owner
         if owner is not None and not owner.done() and owner is not asyncio.current_task():
             self._cancelled_owner = True
@@ -330,6 +462,7 @@ class Lock(LockBase):
             self.check()
         else:
             await self._acquire(self._blocking, self._timeout, raise_on_failure=True)
+        self._entered[_current_task()] = self._state.token
         self._owner = asyncio.current_task()
         self._owner_cancelling = self._owner.cancelling() if self._owner else 0
         self._cancelled_owner = False
@@ -343,6 +476,10 @@ class Lock(LockBase):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        if self._entered.pop(_current_task(), None) != self._state.token:
+            # Released (or handed over) inside the block, and acquired by another task
+            # since: that acquisition is not this block's to end.
+            return
         owner, self._owner = self._owner, None
         lost_here = self._cancelled_owner
         self._cancelled_owner = False
@@ -363,14 +500,14 @@ class Lock(LockBase):
             if owner is not None and owner.cancelling() > self._owner_cancelling:
                 return  # someone else cancelled us too: let CancelledError propagate
             raise LockLost(
-                f"lock {self.name!r} was lost: the async with block was cancelled",
+                f"lock {shown(self.name)} was lost: the async with block was cancelled",
                 name=self.name,
                 outcomes=self.outcomes,
             ) from exc
         if exc_type is None and self._lost_by_exit(was_lost, released):
             self._note_lost("validity ran out")
             raise LockLost(
-                f"lock {self.name!r} was lost before the end of the async with block",
+                f"lock {shown(self.name)} was lost before the end of the async with block",
                 name=self.name,
                 outcomes=self.outcomes,
             )

@@ -232,6 +232,34 @@ def test_acquire_extend_release_on_every_master(
     api.run(body)
 
 
+def test_locked_and_owned_read_the_owner_of_the_slot(
+    api: Api, shared_cluster: LocalCluster, servers: LocalServerGroup
+) -> None:
+    """[cluster, server, server]: ``locked()`` and ``owned()`` read each name on the
+    master that owns its slot. With the key gone from one plain server, only the
+    cluster's answer makes the majority."""
+    cluster = shared_cluster
+    names = names_by_master(cluster, 1)
+
+    async def body() -> None:
+        async with cluster_client(api, cluster) as client:
+            rl = api.redlock([client, *servers.urls[:2]], instance_timeout=PATIENT)
+            await warm_up(rl, names)
+            for (name,) in names.values():
+                lock = rl.lock(name, ttl=5)
+                assert await call(lock.locked()) is False
+                assert await call(lock.acquire(blocking=False))
+                plain = redis.Redis(host=servers[0].host, port=servers[0].port)
+                plain.delete(name)
+                plain.close()
+                assert await call(lock.owned()) is True
+                assert await call(lock.locked()) is True
+                assert [o.reply for o in lock.outcomes] == [G, G, G]  # probes change nothing
+                assert await call(lock.release())
+
+    api.run(body)
+
+
 def test_a_cluster_and_four_plain_servers(
     api: Api, shared_cluster: LocalCluster, servers: LocalServerGroup
 ) -> None:

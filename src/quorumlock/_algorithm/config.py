@@ -13,7 +13,16 @@ from datetime import timedelta
 from quorumlock._algorithm.arithmetic import DRIFT_FLOOR, default_instance_timeout
 from quorumlock._exceptions import ConfigurationError
 
-__all__ = ["Duration", "RedlockConfig", "seconds", "to_ttl_ms", "validate_name"]
+__all__ = [
+    "MAX_NAME_BYTES",
+    "Duration",
+    "RedlockConfig",
+    "seconds",
+    "shown",
+    "to_ttl_ms",
+    "validate_name",
+    "wait_seconds",
+]
 
 #: What quorumlock accepts wherever it takes a duration: seconds, or a timedelta.
 Duration = float | int | timedelta
@@ -40,6 +49,19 @@ def seconds(value: object, what: str, *, allow_zero: bool = False) -> float:
     return result
 
 
+def wait_seconds(value: object, what: str = "timeout") -> float | None:
+    """A wait bound: None or ``math.inf`` for no bound, else seconds >= 0.
+
+    ``math.inf`` means "wait forever" here, as it does for ``max_hold``. Raises
+    ``TypeError`` for other types and :class:`ConfigurationError` for NaN and negatives.
+    """
+    if value is None:
+        return None
+    if isinstance(value, float) and value == math.inf:
+        return None
+    return seconds(value, what, allow_zero=True)
+
+
 def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
     """A ttl as whole milliseconds (the unit of ``PX``), checked to leave some validity.
 
@@ -60,8 +82,24 @@ def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
 RESERVED_PREFIX = "quorumlock:incarnation"
 
 
+#: The longest lock name, in bytes of UTF-8: the key is sent in every command, logged and
+#: shown in messages; a name this long is already a bug in the caller.
+MAX_NAME_BYTES = 4096
+
+#: Names longer than this many characters are shortened in messages, logs and reprs.
+_SHOWN_CHARS = 100
+
+
+def shown(name: str) -> str:
+    """``repr(name)``, shortened for messages and logs when the name is long."""
+    if len(name) <= _SHOWN_CHARS:
+        return repr(name)
+    return f"{name[: _SHOWN_CHARS - 20]!r}…({len(name)} characters)"
+
+
 def validate_name(name: object) -> str:
-    """A lock name: a non-empty ``str``, used as the key on every server as it is.
+    """A lock name: a non-empty ``str`` of at most :data:`MAX_NAME_BYTES` bytes of UTF-8,
+    used as the key on every server as it is.
 
     Names starting with ``quorumlock:incarnation`` are refused: the servers' incarnation
     markers are kept there.
@@ -70,12 +108,25 @@ def validate_name(name: object) -> str:
         raise TypeError(f"a lock name must be a str, not {type(name).__name__}")
     if not name:
         raise ConfigurationError("a lock name must not be empty")
+    if len(name) > MAX_NAME_BYTES:  # cheap bound first: a character is at least a byte
+        raise ConfigurationError(
+            f"lock name {shown(name)} is longer than {MAX_NAME_BYTES} bytes of UTF-8"
+        )
+    try:
+        size = len(name.encode())
+    except UnicodeEncodeError:
+        # A lone surrogate: the client could not send it as a key.
+        raise ConfigurationError(f"lock name {shown(name)} cannot be encoded as UTF-8") from None
+    if size > MAX_NAME_BYTES:
+        raise ConfigurationError(
+            f"lock name {shown(name)} is {size} bytes of UTF-8, more than {MAX_NAME_BYTES}"
+        )
     if "\x00" in name:
         # Legal for Redis, but a NUL in a name is nearly always a bug in the caller.
-        raise ConfigurationError(f"a lock name must not contain NUL characters: {name!r}")
+        raise ConfigurationError(f"a lock name must not contain NUL characters: {shown(name)}")
     if name.startswith(RESERVED_PREFIX):
         raise ConfigurationError(
-            f"lock name {name!r} starts with {RESERVED_PREFIX!r}: that is the key of the "
+            f"lock name {shown(name)} starts with {RESERVED_PREFIX!r}: that is the key of the "
             "servers' incarnation marker, which quorumlock keeps for itself"
         )
     return name

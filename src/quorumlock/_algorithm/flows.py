@@ -55,6 +55,7 @@ __all__ = [
     "eval_args",
     "extend_flow",
     "interpret",
+    "probe_flow",
     "release_flow",
     "session_args",
     "shared_args",
@@ -68,6 +69,7 @@ class Op(enum.Enum):
     RELEASE = "release"
     EXTEND = "extend"
     COMMIT_FENCE = "commit fence"
+    PROBE = "probe"  # a plain GET: who holds the key here (``locked()``, ``owned()``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,8 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         )  # fmt: skip
     if step.op is Op.RELEASE:
         return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "1" if step.notify else "0")
+    if step.op is Op.PROBE:
+        return ("GET", step.key)
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
@@ -273,6 +277,12 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
                 )
                 return Reply.QUARANTINED, detail, counter, holder
             return (Reply.GRANTED if granted else Reply.TAKEN), "", counter, holder
+    elif op is Op.PROBE:
+        if raw is None:
+            return Reply.NOT_HELD, "", None, None
+        if isinstance(raw, bytes | str):
+            value = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+            return Reply.TAKEN, "", None, value[:HOLDER_PREFIX]
     elif raw == 1:
         return Reply.DONE, "", None, None
     elif raw == 0:
@@ -433,6 +443,14 @@ def _fence_flow(
 def release_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
     """Compare-and-delete on all servers, whatever we believe each holds (R9)."""
     round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, config.timeout_for(ttl_ms), notify=True)
+    assert isinstance(round_, Round)
+    return round_
+
+
+def probe_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
+    """Read the key on all servers: each answers TAKEN (with the holder's token prefix)
+    or NOT_HELD. Changes nothing."""
+    round_ = yield Fanout(Op.PROBE, key, token, ttl_ms, config.timeout_for(ttl_ms))
     assert isinstance(round_, Round)
     return round_
 

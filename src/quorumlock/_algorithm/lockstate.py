@@ -11,12 +11,14 @@ import secrets
 from collections.abc import Callable
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, seconds
+from quorumlock._algorithm.config import Duration, RedlockConfig, shown, wait_seconds
 from quorumlock._algorithm.flows import (
+    HOLDER_PREFIX,
     ExtendResult,
     Flow,
     acquire_flow,
     extend_flow,
+    probe_flow,
     release_flow,
 )
 from quorumlock._algorithm.lease import LeasePolicy, Plan, plan
@@ -31,10 +33,12 @@ from quorumlock._exceptions import (
     ConfigurationError,
     LockLost,
     LockNotAcquired,
+    LockNotHeld,
+    LockNotReentrant,
     QuorumUnavailable,
 )
 
-__all__ = ["LockState", "new_token"]
+__all__ = ["LockState", "check_wait", "new_token"]
 
 #: R2: 20 bytes from the OS CSPRNG, sent as text (40 hex digits).
 TOKEN_BYTES = 20
@@ -110,18 +114,15 @@ class LockState:
     ) -> Flow[bool]:
         """Acquire with a fresh token. Returns False when others hold the lock.
 
-        Raises ``RuntimeError`` if this object already holds the lock,
+        Raises :class:`LockNotReentrant` if this object already holds the lock,
         :class:`ConfigurationError` for a timeout with ``blocking=False`` or a negative
         one, :class:`QuorumUnavailable` when too few servers could be used, and
         :class:`LockNotAcquired` instead of returning False if ``raise_on_failure``.
+        ``timeout`` None or ``math.inf``: no bound.
         """
         if self.deadline is not None and now < self.deadline:
-            raise RuntimeError(f"lock {self.name!r} is already held by this Lock object")
-        wait: float | None = None
-        if timeout is not None:
-            if not blocking:
-                raise ConfigurationError("a timeout cannot be given with blocking=False")
-            wait = seconds(timeout, "timeout", allow_zero=True)
+            raise self.not_reentrant()
+        wait = check_wait(blocking, timeout)
         self.deadline = None
         self.fence = None
         self.lost = False
@@ -147,7 +148,7 @@ class LockState:
             return True
         tried = f"{result.attempts} attempt" + ("s" if result.attempts > 1 else "")
         detail = (
-            f"could not acquire lock {self.name!r} ({tried}): {result.verdict.value}, "
+            f"could not acquire lock {shown(self.name)} ({tried}): {result.verdict.value}, "
             f"{quorum(self.servers)} of {self.servers} needed. {render_outcomes(self.outcomes)}"
         )
         if advice := quarantine_advice(self.outcomes):
@@ -161,7 +162,7 @@ class LockState:
     def extend(self, *, ttl: Duration | None, now: float) -> Flow[float]:
         """Extend to a new ttl (default: the lock's) on a majority (R10).
 
-        Returns the new validity in seconds. Raises ``RuntimeError`` if the lock is not
+        Returns the new validity in seconds. Raises :class:`LockNotHeld` if the lock is not
         held by this object and :class:`LockLost` when the extension failed (the lock is
         then released everywhere and no longer held).
         """
@@ -181,7 +182,7 @@ class LockState:
     def renew(self, *, ttl_ms: int, now: float) -> Flow[bool]:
         """One lease renewal (R10): True if extended, False if it failed but the lock is
         still valid (try again soon). Raises :class:`LockLost` when the lock is lost.
-        Raises ``RuntimeError`` if the lock is no longer held (released meanwhile).
+        Raises :class:`LockNotHeld` if the lock is no longer held (released meanwhile).
         """
         self.reason = ""
         token, held_until = self._require_held("renew")
@@ -208,7 +209,7 @@ class LockState:
             self.deadline = None
             self.lost = True
             raise LockLost(
-                f"lock {self.name!r} could not be extended: {result.reason}. "
+                f"lock {shown(self.name)} could not be extended: {result.reason}. "
                 f"{render_outcomes(result.outcomes)}",
                 name=self.name,
                 outcomes=result.outcomes,
@@ -245,21 +246,21 @@ class LockState:
         if self.lease.auto_extend:
             bound = f" after {self.extensions} extensions (the lease bound was reached)"
         return LockLost(
-            f"lock {self.name!r} expired: its validity ran out{bound}",
+            f"lock {shown(self.name)} expired: its validity ran out{bound}",
             name=self.name,
             outcomes=self.outcomes,
         )
 
     def lost_error(self) -> LockLost:
-        return LockLost(f"lock {self.name!r} was lost", name=self.name, outcomes=self.outcomes)
+        return LockLost(f"lock {shown(self.name)} was lost", name=self.name, outcomes=self.outcomes)
 
     def release(self) -> Flow[bool]:
         """Release on all servers (R9). True iff a majority still held our key.
 
         False means the lock had already expired (or was lost) on a majority; that is
         not an error, and neither is releasing a lock whose extension failed (it was
-        released then). Raises ``RuntimeError`` if this object never acquired it or
-        already released it.
+        released then). Raises :class:`LockNotHeld` if this object never acquired it or
+        already released it (a double release).
         """
         if self.lost and self.token is not None:
             # Lost, but R9 all the same: a minority may still hold our key.
@@ -280,7 +281,7 @@ class LockState:
         """The token and the validity left at ``now``, to hand the lock over.
 
         Unless ``keep``, this object stops holding the lock (without releasing it): it
-        will neither extend nor release it. Raises ``RuntimeError`` if it does not hold
+        will neither extend nor release it. Raises :class:`LockNotHeld` if it does not hold
         the lock and :class:`LockLost` if it was lost or its validity ran out.
         """
         token, deadline = self._require_held("export")
@@ -294,7 +295,7 @@ class LockState:
     def adopt(self, *, token: str, fence: int | None, validity: float, now: float) -> None:
         """Hold the lock exported with ``token``, for ``validity`` seconds from ``now``."""
         if self.deadline is not None and now < self.deadline:
-            raise RuntimeError(f"lock {self.name!r} is already held by this Lock object")
+            raise self.not_reentrant()
         self.token = token
         self.fence = fence
         self.deadline = now + validity
@@ -311,15 +312,65 @@ class LockState:
                 key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
             )
 
+    def probe(self, *, mine: bool) -> Flow[bool]:
+        """Read the key on every server (changes nothing). With ``mine``: whether a
+        majority holds this object's token; otherwise whether a majority holds the key at
+        all (anyone's token). Raises :class:`QuorumUnavailable` when the servers that did
+        not answer could tip the count either way.
+        """
+        round_ = yield from probe_flow(
+            key=self.name, token=self.token or "", ttl_ms=self.ttl_ms, config=self.config
+        )
+        outcomes = round_.outcomes
+        if mine:
+            # A prefix of 64 random bits: another token with the same prefix is as
+            # unlikely as guessing ours (R2).
+            ours = (self.token or "")[:HOLDER_PREFIX]
+            hits = sum(1 for o in outcomes if o.holder is not None and o.holder == ours)
+        else:
+            hits = sum(1 for o in outcomes if o.reply is Reply.TAKEN)
+        unanswered = sum(1 for o in outcomes if not o.reply.answered)
+        needed = quorum(self.servers)
+        if hits >= needed:
+            return True
+        if hits + unanswered < needed:
+            return False
+        raise QuorumUnavailable(
+            f"could not tell whether lock {shown(self.name)} is held: {unanswered} of "
+            f"{self.servers} servers did not answer. {render_outcomes(outcomes)}",
+            name=self.name,
+            outcomes=outcomes,
+        )
+
+    def not_reentrant(self) -> LockNotReentrant:
+        return LockNotReentrant(
+            f"lock {shown(self.name)} is already held by this Lock object: it is not "
+            "reentrant (release it first)",
+            name=self.name,
+        )
+
     def _require_held(self, action: str) -> tuple[str, float]:
         if self.lost:
             raise LockLost(
-                f"cannot {action} lock {self.name!r}: it was lost when an extension failed",
+                f"cannot {action} lock {shown(self.name)}: it was lost when an extension failed",
                 name=self.name,
                 outcomes=self.outcomes,
             )
         if self.deadline is None or self.token is None:
-            raise RuntimeError(
-                f"cannot {action} lock {self.name!r}: this Lock object does not hold it"
+            raise LockNotHeld(
+                f"cannot {action} lock {shown(self.name)}: this Lock object does not hold it "
+                "(never acquired, released already, or handed over)",
+                name=self.name,
             )
         return self.token, self.deadline
+
+
+def check_wait(blocking: bool, timeout: object) -> float | None:
+    """The wait bound of an acquire: None for no bound (``timeout`` None or
+    ``math.inf``). Raises :class:`ConfigurationError` for a finite timeout with
+    ``blocking=False``, and what :func:`wait_seconds` raises."""
+    if not isinstance(blocking, bool):
+        raise TypeError(f"blocking must be a bool, not {blocking!r}")
+    if timeout is not None and not blocking:
+        raise ConfigurationError("a timeout cannot be given with blocking=False")
+    return wait_seconds(timeout)

@@ -1,0 +1,532 @@
+"""Lock objects under misuse and sharing, each body run against both APIs.
+
+A lock object shared by threads (sync) or tasks (asyncio) serialises its acquires; the
+same thread or task acquiring a name it holds is refused at once; copies, pickles, long
+names, bad options and inconsistent handles are refused before any network call;
+``locked()`` and ``owned()`` ask the servers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import itertools
+import logging
+import math
+import os
+import pickle
+import socket
+import sys
+import threading
+import time
+import warnings
+
+import pytest
+
+import quorumlock
+import quorumlock.asyncio
+from quorumlock import (
+    ConfigurationError,
+    LockHandle,
+    LockLost,
+    LockNotAcquired,
+    LockNotHeld,
+    LockNotReentrant,
+    QuorumLockError,
+    QuorumUnavailable,
+)
+from quorumlock.testing import LocalServerGroup
+from tests.conftest import client_of, values
+from tests.integration.apis import AnyLock, Api, call, holding
+
+
+def majority_value(servers: LocalServerGroup, key: str) -> str | None:
+    """The value a majority of the servers holds for ``key`` (None if no majority)."""
+    found = values(servers, key)
+    for value in set(found):
+        if value is not None and found.count(value) > len(found) // 2:
+            return value
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# a shared object takes turns
+# --------------------------------------------------------------------------------------
+
+
+def test_shared_object_serialises_its_holders(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Two threads/tasks entering one module-level lock object hold it in turns, each with
+    its own token on the servers, none losing it, and leave no key behind."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        shared = rl.lock(lock_name, ttl=5)
+        spans: list[tuple[float, float]] = []
+        tokens: list[str] = []
+
+        async def worker() -> None:
+            for _ in range(3):
+                async with holding(shared) as lock:
+                    start = time.monotonic()
+                    assert lock.token is not None
+                    assert majority_value(servers, lock_name) == lock.token
+                    tokens.append(lock.token)
+                    await asyncio.sleep(0.05)
+                    assert majority_value(servers, lock_name) == lock.token
+                    spans.append((start, time.monotonic()))
+
+        await api.concurrently([worker, worker], limit=60)
+        assert len(spans) == 6
+        spans.sort()
+        for (_, end), (start, _) in itertools.pairwise(spans):
+            assert end <= start, "two holders of one object at once"
+        assert len(set(tokens)) == 6, "an acquisition reused another's token"
+        assert values(servers, lock_name) == [None] * len(servers)
+        assert not shared.held
+
+    api.run(body)
+
+
+def test_concurrent_acquires_of_one_object(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``gather(lk.acquire(timeout=1), lk.acquire(timeout=1))``: one acquires, the other
+    waits its own timeout for the object and gets False; the token on the servers is the
+    holder's, and its release leaves no key behind."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lk = rl.lock(lock_name, ttl=10)
+        results: list[bool] = []
+
+        async def attempt() -> None:
+            results.append(await call(lk.acquire(timeout=1)))
+
+        await api.concurrently([attempt, attempt], limit=30)
+        assert sorted(results) == [False, True]
+        assert lk.held
+        assert majority_value(servers, lock_name) == lk.token
+        assert await call(lk.release()) is True
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
+
+
+def test_waiter_on_a_held_object(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
+    """While one thread/task holds the object: a non-blocking acquire elsewhere returns
+    False at once, a bounded one gives up after its timeout, neither touches the holder's
+    acquisition; a blocking one gets the object once it is released (from yet another
+    thread/task: the object is the owner) and holds its own acquisition."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lk = rl.lock(lock_name, ttl=10)
+        assert await call(lk.acquire())
+        first = lk.token
+        assert await api.elsewhere(lambda: lk.acquire(blocking=False)) is False
+        started = time.monotonic()
+        assert await api.elsewhere(lambda: lk.acquire(timeout=0.3)) is False
+        assert time.monotonic() - started >= 0.3
+        assert lk.token == first
+        assert majority_value(servers, lock_name) == first
+
+        got: list[bool] = []
+        if api.flavour == "sync":
+            assert isinstance(lk, quorumlock.Lock)
+            sync_lk = lk
+            waiter = threading.Thread(target=lambda: got.append(sync_lk.acquire(timeout=20)))
+            waiter.start()
+            time.sleep(0.2)
+            assert not got  # still waiting for the object
+            assert await api.elsewhere(sync_lk.release) is True
+            waiter.join(timeout=25)
+            assert not waiter.is_alive()
+        else:
+            assert isinstance(lk, quorumlock.asyncio.Lock)
+            async_lk = lk
+            task = asyncio.create_task(async_lk.acquire(timeout=20))
+            await asyncio.sleep(0.2)
+            assert not task.done()
+            assert await asyncio.create_task(async_lk.release()) is True  # another task
+            got.append(await asyncio.wait_for(task, 25))
+        assert got == [True]
+        assert lk.token != first
+        assert majority_value(servers, lock_name) == lk.token
+        assert await call(lk.release()) is True
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
+
+
+def test_with_block_ends_only_its_own_acquisition(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Released inside a ``with`` block, then acquired by another thread/task: leaving
+    the block does not release the other one's acquisition."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lk = rl.lock(lock_name, ttl=10)
+        async with holding(lk):
+            first = lk.token
+            assert await call(lk.release()) is True
+            assert await api.elsewhere(lambda: lk.acquire(timeout=5)) is True
+            assert lk.token != first
+        assert lk.held
+        assert majority_value(servers, lock_name) == lk.token
+        assert await call(lk.release()) is True
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
+
+
+def test_cancelled_waiter_leaves_no_key(servers: LocalServerGroup, lock_name: str) -> None:
+    """asyncio: a task cancelled while it waits for a shared object sends nothing; the
+    holder's release removes its key and the object can be acquired again."""
+
+    async def body() -> None:
+        async with quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl:
+            lk = rl.lock(lock_name, ttl=10)
+            assert await lk.acquire()
+            holder = lk.token
+            waiters = [asyncio.create_task(lk.acquire()) for _ in range(2)]
+            waiters.append(asyncio.create_task(lk.acquire(timeout=30)))
+            await asyncio.sleep(0.2)
+            for task in waiters:
+                task.cancel()
+            for task in waiters:
+                with pytest.raises(asyncio.CancelledError):
+                    await task
+            assert lk.token == holder
+            assert await lk.release() is True
+            assert values(servers, lock_name) == [None] * len(servers)
+            assert await lk.acquire(blocking=False)
+            assert await lk.release() is True
+
+    asyncio.run(body())
+
+
+def test_shared_object_with_lease(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
+    """An auto-extended shared object: each holder keeps it past the ttl through its own
+    lease, and the next holder's lease is its own."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        shared = rl.lock(lock_name, ttl=0.6, auto_extend=True, max_hold=30)
+
+        async def worker() -> None:
+            async with holding(shared) as lock:
+                await asyncio.sleep(1.0)  # longer than the ttl: renewed meanwhile
+                assert lock.extensions >= 1
+                assert majority_value(servers, lock_name) == lock.token
+
+        await api.concurrently([worker, worker], limit=60)
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
+
+
+@pytest.mark.skipif(sys.platform != "linux" or not hasattr(os, "fork"), reason="os.fork")
+def test_forked_child_may_acquire_a_shared_object(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A child forked while a parent thread held the object is not blocked by the
+    parent's turn: it acquires once the parent released the name on the servers."""
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    lk = rl.lock(lock_name, ttl=10)
+    # Held by another thread than the one that forks: in the child, that thread is gone.
+    holder = threading.Thread(target=lk.acquire)
+    holder.start()
+    holder.join(timeout=10)
+    assert lk.held
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning, message=".*fork.*")
+        pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 1
+        try:
+            code = 0 if lk.acquire(timeout=8) and lk.release() else 2
+        finally:
+            os._exit(code)
+    time.sleep(0.3)
+    assert lk.release() is True
+    give_up = time.monotonic() + 30
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > give_up:
+            os.kill(pid, 9)  # our own child, by pid
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child did not finish")
+        time.sleep(0.02)
+    assert os.waitstatus_to_exitcode(status) == 0
+    rl.close()
+
+
+# --------------------------------------------------------------------------------------
+# not reentrant
+# --------------------------------------------------------------------------------------
+
+
+def test_nested_acquire_of_a_held_name_raises(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``with rl.lock(n)`` inside ``with rl.lock(n)``: refused at once, the outer lock
+    is intact. Another thread/task still waits as a contender, and a nested acquire with
+    a timeout is a bounded contender too."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        async with holding(rl.lock(lock_name, ttl=3)) as outer:
+            started = time.monotonic()
+            with pytest.raises(LockNotReentrant, match="not reentrant") as caught:
+                async with holding(rl.lock(lock_name, ttl=3)):
+                    pytest.fail("entered a lock held by its own thread/task")
+            assert isinstance(caught.value, QuorumLockError)
+            assert isinstance(caught.value, RuntimeError)
+            assert caught.value.name == lock_name
+            assert time.monotonic() - started < outer.ttl  # not after the outer expired
+            with pytest.raises(LockNotReentrant):
+                await call(rl.lock(lock_name, ttl=3).acquire())
+            with pytest.raises(LockNotReentrant):
+                await call(outer.acquire())  # the same object
+            assert await call(rl.lock(lock_name, ttl=3).acquire(blocking=False)) is False
+            assert await call(rl.lock(lock_name, ttl=3).acquire(timeout=0.1)) is False
+            elsewhere = rl.lock(lock_name, ttl=3)
+            assert await api.elsewhere(lambda: elsewhere.acquire(timeout=0.3)) is False
+            assert outer.check() > 0
+            assert majority_value(servers, lock_name) == outer.token
+        assert values(servers, lock_name) == [None] * len(servers)
+        # Released: the same thread/task may take the name again.
+        async with holding(rl.lock(lock_name, ttl=3)):
+            pass
+
+    api.run(body)
+
+
+# --------------------------------------------------------------------------------------
+# adopt
+# --------------------------------------------------------------------------------------
+
+
+def test_adopt_refuses_inconsistent_handles(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls, max_ttl=30)
+        good = LockHandle(
+            name=lock_name,
+            token="ab" * 20,
+            ttl=5,
+            fencing_token=None,
+            validity=4.0,
+            exported_at=time.time(),
+            servers=tuple(rl.servers),
+        )
+        too_long = LockHandle(
+            name=lock_name,
+            token="ab" * 20,
+            ttl=5,
+            fencing_token=None,
+            validity=1e7,
+            exported_at=time.time(),
+            servers=tuple(rl.servers),
+        )
+        with pytest.raises(ConfigurationError, match="max_ttl"):
+            rl.adopt(too_long)
+        for bad in (math.nan, -1.0, math.inf):
+            forged = copy.copy(good)
+            object.__setattr__(forged, "validity", bad)
+            with pytest.raises(ConfigurationError, match="validity"):
+                rl.adopt(forged)
+        over_ttl = LockHandle(
+            name=lock_name,
+            token="ab" * 20,
+            ttl=60,
+            fencing_token=None,
+            validity=4.0,
+            exported_at=time.time(),
+            servers=tuple(rl.servers),
+        )
+        with pytest.raises(ConfigurationError, match="max_ttl"):
+            rl.adopt(over_ttl)
+        adopted = rl.adopt(good)
+        assert 0 < adopted.validity <= 4.0
+        assert values(servers, lock_name) == [None] * len(servers)  # no network call
+
+    api.run(body)
+
+
+# --------------------------------------------------------------------------------------
+# copies and pickles
+# --------------------------------------------------------------------------------------
+
+
+def test_lock_objects_refuse_copy_and_pickle(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lock = rl.lock(lock_name, ttl=5)
+        for state in ("free", "held"):
+            if state == "held":
+                assert await call(lock.acquire())
+            with pytest.raises(TypeError, match=r"export\(\)"):
+                pickle.dumps(lock)
+            with pytest.raises(TypeError, match=r"export\(\)"):
+                copy.copy(lock)
+            with pytest.raises(TypeError, match=r"export\(\)"):
+                copy.deepcopy(lock)
+        assert majority_value(servers, lock_name) == lock.token
+        assert await call(lock.release()) is True
+
+    api.run(body)
+
+
+# --------------------------------------------------------------------------------------
+# names
+# --------------------------------------------------------------------------------------
+
+
+def test_names_are_capped_and_shortened(
+    api: Api, servers: LocalServerGroup, lock_name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0, retry_delay=0.05)
+        for name in ("x" * 4097, "é" * 2049, "x" * 10_000_000, "a\udc80b"):
+            with pytest.raises(ConfigurationError, match="lock name") as caught:
+                rl.lock(name, ttl=5)
+            assert len(str(caught.value)) < 300
+        # The longest name is usable, and shortened wherever it is shown.
+        long_name = lock_name + ":" + "é" * ((4096 - len(lock_name) - 1) // 2)
+        assert len(long_name.encode()) <= 4096
+        with caplog.at_level(logging.DEBUG, logger="quorumlock"):
+            holder = rl.lock(long_name, ttl=5)
+            assert await call(holder.acquire())
+            assert len(repr(holder)) < 300
+            other = rl.lock(long_name, ttl=5)
+            assert await call(other.acquire(timeout=0.1)) is False
+            with pytest.raises(LockNotAcquired) as caught_busy:
+                async with holding(rl.lock(long_name, ttl=5, timeout=0.1)):
+                    pass
+            assert await call(holder.release()) is True
+        assert len(str(caught_busy.value)) < 2000
+        assert caught_busy.value.name == long_name  # the attribute keeps the whole name
+        assert caplog.records
+        for record in caplog.records:
+            assert len(record.getMessage()) < 2000, record.getMessage()[:200]
+        assert values(servers, long_name) == [None] * len(servers)
+
+    api.run(body)
+
+
+# --------------------------------------------------------------------------------------
+# options checked at creation
+# --------------------------------------------------------------------------------------
+
+
+def test_options_checked_by_lock_and_synchronized(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        for options, error in (
+            ({"timeout": -1}, ConfigurationError),
+            ({"timeout": math.nan}, ConfigurationError),
+            ({"timeout": -math.inf}, ConfigurationError),
+            ({"timeout": "5"}, TypeError),
+            ({"timeout": 5, "blocking": False}, ConfigurationError),
+        ):
+            with pytest.raises(error):
+                rl.lock(lock_name, ttl=5, **options)
+            with pytest.raises(error):
+                rl.synchronized(lock_name, ttl=5, **options)
+        # math.inf is "no limit", as None is, and as max_hold=math.inf is.
+        lock = rl.lock(lock_name, ttl=5, timeout=math.inf)
+        async with holding(lock):
+            assert lock.held
+        assert await call(lock.acquire(timeout=math.inf))
+        assert await call(lock.release())
+        assert await call(lock.acquire(timeout=1e12))  # longer than any thread wait
+        assert await call(lock.release())
+        rl.synchronized(lock_name, ttl=5, timeout=math.inf)
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
+
+
+# --------------------------------------------------------------------------------------
+# locked(), owned(), double release
+# --------------------------------------------------------------------------------------
+
+
+def test_locked_owned_and_double_release(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        mine = rl.lock(lock_name, ttl=10)
+        theirs = api.redlock(servers.urls, instance_timeout=1.0).lock(lock_name, ttl=10)
+        assert await call(mine.locked()) is False
+        assert await call(mine.owned()) is False
+        assert await call(mine.acquire())
+        assert await call(mine.locked()) is True
+        assert await call(theirs.locked()) is True
+        assert await call(mine.owned()) is True
+        assert await call(theirs.owned()) is False
+        # Gone from a majority behind our back: the local validity still says held,
+        # the servers do not.
+        for server in list(servers)[: len(servers) // 2 + 1]:
+            client = client_of(server)
+            client.delete(lock_name)
+            client.close()
+        assert mine.held
+        assert await call(mine.owned()) is False
+        assert await call(mine.locked()) is False
+        await call(mine.release())
+        with pytest.raises(LockNotHeld, match="does not hold") as caught:
+            await call(mine.release())
+        assert isinstance(caught.value, QuorumLockError)
+        assert isinstance(caught.value, RuntimeError)
+        assert caught.value.name == lock_name
+        with pytest.raises(LockNotHeld):
+            await call(mine.extend())
+
+    api.run(body)
+
+
+def test_locked_needs_a_majority_of_answers(api: Api, servers: LocalServerGroup) -> None:
+    """With two of three servers unreachable, nobody can tell: QuorumUnavailable."""
+
+    async def body() -> None:
+        dead = [f"redis://127.0.0.1:{port}" for port in (_closed_port(), _closed_port())]
+        rl = api.redlock([servers.urls[0], *dead], instance_timeout=0.3, connect_timeout=0.3)
+        with pytest.raises(QuorumUnavailable):
+            await call(rl.lock("locks:probe", ttl=5).locked())
+
+    api.run(body)
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then closed, by us)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_lost_is_still_reported(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
+    """A shared object's with block still reports a loss of its own acquisition."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lock: AnyLock = rl.lock(lock_name, ttl=0.3)
+        with pytest.raises(LockLost):
+            async with holding(lock):
+                await asyncio.sleep(0.6)
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
