@@ -12,7 +12,6 @@ import heapq
 import inspect
 import itertools
 import logging
-import math
 import os
 import threading
 import time
@@ -29,7 +28,7 @@ from quorumlock._exceptions import LockLost, LockNotAcquired
 from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
-from quorumlock._observe import STALL, clock_anomaly, round_hook
+from quorumlock._observe import STALL, clock_anomaly, round_hook, warn_due, warn_unusable
 
 __all__ = ["Lock", "Redlock"]
 
@@ -216,30 +215,25 @@ def _wait(waiter: Waiter | None, step: Wait) -> bool:
     return waiter.wait(step.seconds)
 
 
-#: When each server was last reported in restart quarantine (monotonic), per label.
-_QUARANTINE_WARNED: dict[str, float] = {}
-_QUARANTINE_WARN_EVERY = 10.0
-
-
 def _log_round(step: Fanout, round_: Round) -> None:
     """One debug line per round; a warning (at most every 10 s per server) for a server in
-    restart quarantine, which is a deployment event an operator should see, and one for
-    a round whose timing shows a stalled process or a clock that jumped."""
+    restart quarantine, which is a deployment event an operator should see, one for a
+    round whose timing shows a stalled process or a clock that jumped, and those of
+    :func:`warn_unusable`."""
     elapsed = round_.finished - round_.started
     if elapsed < 0 or elapsed > step.timeout + STALL:
         anomaly = clock_anomaly(step, round_)
         logger.warning("clock anomaly in %s of lock %r: %s", step.op.value, step.key, anomaly)
     for outcome in round_.outcomes:
-        if outcome.reply is Reply.QUARANTINED:
-            last = _QUARANTINE_WARNED.get(outcome.server, -math.inf)
-            if round_.finished - last >= _QUARANTINE_WARN_EVERY:
-                _QUARANTINE_WARNED[outcome.server] = round_.finished
-                logger.warning(
-                    "%s lost its memory (a restart, a flush or a promotion) and counts toward "
-                    "no quorum: %s",
-                    outcome.server,
-                    outcome.detail,
-                )
+        quarantined = outcome.reply is Reply.QUARANTINED
+        if quarantined and warn_due("quarantine", outcome.server, round_.finished):
+            logger.warning(
+                "%s lost its memory (a restart, a flush or a promotion) and counts toward "
+                "no quorum: %s",
+                outcome.server,
+                outcome.detail,
+            )
+    warn_unusable(step, round_)
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug(
             "%s %r token=%s… in %.2f ms: %s",
@@ -274,7 +268,8 @@ class Lock(LockBase):
 
         ``blocking=False`` makes one attempt. Otherwise attempts repeat, with a random
         pause, until one succeeds or ``timeout`` seconds passed (None: no limit, or the
-        Redlock's ``retry_count``). Returns True when acquired, False when others held
+        Redlock's ``retry_count``: it waits forever, also while no server answers, which
+        is logged as a warning). Returns True when acquired, False when others held
         it. Raises :class:`QuorumUnavailable` when too few servers could be used (see
         there), ``RuntimeError`` if this object already holds the lock, and
         :class:`ConfigurationError` for a timeout with ``blocking=False``.
@@ -341,9 +336,11 @@ class Lock(LockBase):
         """Release the lock on all servers (R9).
 
         Returns True if a majority still held our key, False if it had already expired
-        there or was lost (not an error). Raises ``RuntimeError`` if this object does not
-        hold the lock. Never raises for unreachable servers: their keys expire with the
-        ttl. Waits for a lease extension in flight, and none happens after it.
+        there or was lost (not an error), and False too when too few servers answered to
+        confirm the release (timeouts, errors): that is logged as "could not confirm the
+        release" and is no loss (no ``LostEvent``). Raises ``RuntimeError`` if this object
+        does not hold the lock. Never raises for unreachable servers: their keys expire
+        with the ttl. Waits for a lease extension in flight, and none happens after it.
         """
         with self._mutex:
             started = time.monotonic() if self._observer is not None else 0.0
