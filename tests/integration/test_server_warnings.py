@@ -9,14 +9,16 @@ a server with ``maxmemory`` and an evicting policy.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import socket
+import time
 from collections.abc import Iterator
 
 import pytest
 
 from quorumlock import LockObserver, LostEvent, QuorumUnavailable, Reply
-from quorumlock._observe import _WARNED
+from quorumlock._observe import _WARNED, WARN_EVERY
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of
 from tests.integration.apis import Api, call, holding
@@ -36,6 +38,11 @@ def fresh_warnings() -> Iterator[None]:
     _WARNED.clear()
     yield
     _WARNED.clear()
+
+
+def at_most_every(found: list[str], seconds: float) -> bool:
+    """Rate-limited: at least one warning, and no more than one per WARN_EVERY seconds."""
+    return 1 <= len(found) <= 1 + int(seconds // WARN_EVERY)
 
 
 def warnings_with(caplog: pytest.LogCaptureFixture, text: str) -> list[str]:
@@ -86,16 +93,23 @@ def test_a_server_failing_fatally_is_reported_while_locks_succeed(
 
     async def body() -> None:
         rl = api.redlock([bad, *servers.urls[:2]])
-        for i in range(3):
+        fatal = 0
+        for i in range(100):  # bounded: the first rounds may end before it refuses us
             lock = rl.lock(f"{lock_name}:{i}", ttl=5)
             assert await call(lock.acquire(blocking=False))
-            assert lock.outcomes[0].reply is Reply.FATAL
+            assert lock.outcomes[0].reply in (Reply.FATAL, Reply.TIMEOUT)
+            fatal += lock.outcomes[0].reply is Reply.FATAL
             assert await call(lock.release())
+            if fatal == 3:
+                break
+            await asyncio.sleep(0.02)
+        assert fatal == 3
 
+    started = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="quorumlock"):
         api.run(body)
     found = warnings_with(caplog, "no retry can fix")
-    assert len(found) == 1, found
+    assert at_most_every(found, time.monotonic() - started), found
     assert found[0].startswith(f"redis://{protected.host}:{protected.port}"), found
     assert "3 servers now tolerate 0 failures, not 1" in found[0]
     assert "wrong-password" not in caplog.text
@@ -113,10 +127,11 @@ def test_no_server_answering_is_reported(api: Api, caplog: pytest.LogCaptureFixt
             await call(lock.acquire(timeout=1.0))
         assert lock._state.attempts > 1  # it did retry
 
+    started = time.monotonic()
     with caplog.at_level(logging.WARNING, logger="quorumlock"):
         api.run(body)
     found = warnings_with(caplog, "no server answered an acquire of lock 'unreachable'")
-    assert len(found) == 1, found
+    assert at_most_every(found, time.monotonic() - started), found
     for url in urls:  # each server, and why (redis-py: "Error 111 connecting to ...")
         assert f"{url}: error (Error 111 connecting to {url.removeprefix('redis://')}" in found[0]
     assert "timeout=None" in found[0]
