@@ -443,13 +443,27 @@ class LockBase:
         return self._state.outcomes
 
     def _released(self, released: bool, was_lost: bool) -> None:
-        if not released and not was_lost:  # a loss was reported when it happened
+        if released or was_lost:  # a loss was reported when it happened
+            return
+        if self._gone():
             logger.warning(
                 "lock %s was no longer held by a majority at release: %s",
                 shown(self.name),
                 render_outcomes(self.outcomes),
             )
             self._note_lost("not held at release")
+        else:  # too few answers, not a loss: the keys not deleted expire with the ttl
+            logger.warning(
+                "could not confirm the release of lock %r (too few servers answered; "
+                "its keys expire with the ttl): %s",
+                self.name,
+                render_outcomes(self.outcomes),
+            )
+
+    def _gone(self) -> bool:
+        """The last round's "not held" answers leave no majority that could hold the key."""
+        n = len(self.outcomes)
+        return sum(1 for o in self.outcomes if o.reply is Reply.NOT_HELD) > n - quorum(n)
 
     def _export(self, keep: bool) -> LockHandle:
         """The handle of the held lock; unless ``keep``, this object stops holding it.
@@ -534,8 +548,7 @@ class LockBase:
             return True
         if released:
             return False
-        n = len(self.outcomes)
-        return sum(1 for o in self.outcomes if o.reply is Reply.NOT_HELD) > n - quorum(n)
+        return self._gone()
 
     def check(self) -> float:
         """Raise :class:`LockLost` unless the lock is held; return the validity left.

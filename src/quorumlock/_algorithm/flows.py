@@ -110,11 +110,15 @@ class Session:
     ONE``) that has not restarted since, the replication id it drew when promoted (a new
     random id at every promotion); "" otherwise. Its data came by asynchronous
     replication, so it may lack its old master's last writes whatever its own fsync.
+    ``evicts``: how the server may evict keys under memory pressure (``"maxmemory-policy
+    allkeys-lru with maxmemory 104857600"``), "" when it cannot (``noeviction``, or no
+    ``maxmemory``) or did not say.
     """
 
     run_id: str
     durable: bool = False
     promotion: str = ""
+    evicts: str = ""
 
 
 @dataclass(frozen=True, slots=True)

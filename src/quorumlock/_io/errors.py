@@ -15,7 +15,7 @@ from redis import exceptions as rx
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.scripts import SCRIPTS
 
-__all__ = ["translate"]
+__all__ = ["never_show", "translate"]
 
 # Errors that a retry cannot fix: the server is reachable but will never grant us a lock
 # as configured (wrong credentials, a read-only replica, an ACL without our commands,
@@ -28,7 +28,28 @@ _FATAL: tuple[type[BaseException], ...] = (
     rx.NoPermissionError,
     ssl.SSLCertVerificationError,
 )
-_FATAL_PREFIXES = ("WRONGTYPE", "NOPERM", "READONLY", "NOAUTH", "WRONGPASS", "ERR unknown command")
+_FATAL_PREFIXES = ("WRONGTYPE", "NOPERM", "READONLY", "NOAUTH", "WRONGPASS")
+# redis-py drops the "ERR " of a generic error. A command renamed or disabled
+# (rename-command) is missing for good: quorumlock cannot lock on that server.
+_UNKNOWN_COMMAND = re.compile(r"^(?:ERR )?unknown command [`'](\w+)[`']", re.IGNORECASE)
+# Servers echo the first arguments of a command they do not know; proxies may echo more.
+# The arguments are ours (the key, the token, the script): never worth showing.
+_ECHO = re.compile(r",? *with args beginning with:.*$", re.IGNORECASE)
+# A run of hex digits as long as a token's prefix that is kept: a whole token, or the part
+# of one a server echoed (before it cut the echo short). Script digests are public.
+_HEX_RUN = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{16,}")
+_DIGESTS = frozenset(script.sha for script in SCRIPTS.values())
+
+# Passwords of the servers in use (see :func:`never_show`), scrubbed from every detail.
+_SECRETS: set[str] = set()
+# Shorter ones would blank out ordinary words of messages; they protect nothing anyway.
+_MIN_SECRET = 4
+
+
+def never_show(secret: object) -> None:
+    """Scrub ``secret`` (a password) from every server error detail from now on."""
+    if isinstance(secret, str) and len(secret) >= _MIN_SECRET:
+        _SECRETS.add(secret)
 
 
 def translate(exc: BaseException) -> tuple[Reply, str]:
@@ -36,15 +57,21 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
 
     ``TIMEOUT`` for a reply that did not come in time, ``FATAL`` for errors no retry can
     fix, ``ERROR`` for everything else (refused or reset connections, a server loading
-    its dataset, a cluster slot moving). The detail never contains credentials: redis-py
-    and the OS name only the host and port.
+    its dataset, a cluster slot moving). The detail never contains a password or a token:
+    arguments a server echoes are cut, and what looks like a token or is a known
+    password is scrubbed (every outcome, message, log line and event comes from here).
     """
     if isinstance(exc, rx.TimeoutError | socket.timeout):
         return Reply.TIMEOUT, "no reply in time"
     tls = _tls_refusal(exc)
     if tls is not None:
         return Reply.FATAL, tls
-    detail = _describe(exc)
+    detail = _scrub(_describe(exc))
+    if (unknown := _UNKNOWN_COMMAND.match(detail)) is not None:
+        return Reply.FATAL, (
+            f"unknown command {unknown.group(1)!r}: renamed or disabled on this server "
+            "(quorumlock needs EVAL and EVALSHA; see docs/deployment.md)"
+        )
     if isinstance(exc, rx.AskError):  # redis-py keeps only "<slot> <host:port>"
         detail = f"{'MOVED' if isinstance(exc, rx.MovedError) else 'ASK'} {detail}"
     if isinstance(exc, _FATAL) or _inner(detail).startswith(_FATAL_PREFIXES):
@@ -94,22 +121,60 @@ def _tls_refusal(exc: BaseException) -> str | None:
     """The detail of a TLS handshake that failed over certificates, else None.
 
     Either side may refuse: we do not trust the server's certificate (a verification
-    error, raised by the handshake), or the server refuses ours or its absence (an alert,
-    read with the first reply, since a TLS 1.3 handshake ends on the client's side before
-    the server has checked the client's certificate). Neither is fixed by retrying.
+    error, raised by the handshake), or the server refuses ours or its absence. Over
+    TLS 1.2 the server's alert ends the handshake (a bare "handshake failure" when we
+    showed no certificate); over TLS 1.3 the handshake ends on the client's side before
+    the server has checked our certificate, so the alert comes with the first reply, or,
+    when the server has already closed, as an unexpected EOF under the first command
+    redis-py sends on a new connection. Neither is fixed by retrying.
     """
     error = exc if isinstance(exc, ssl.SSLError) else exc.__cause__ or exc.__context__
     if isinstance(error, ssl.SSLCertVerificationError):
         message = getattr(error, "verify_message", None) or error.strerror or str(error)
         return f"TLS: the server's certificate is not trusted ({message})"
+    if isinstance(error, ssl.SSLEOFError) and _while_connecting(exc):
+        return (
+            f"{_NEEDS_CERTIFICATE} (it closed the connection right after the TLS "
+            "handshake; or it refused the certificate we showed)"
+        )
     if isinstance(error, ssl.SSLError):
         reason = str(getattr(error, "reason", None) or "")
         if reason == "TLSV13_ALERT_CERTIFICATE_REQUIRED":
-            return "TLS: the server requires a client certificate (ssl_certfile, ssl_keyfile)"
+            return _NEEDS_CERTIFICATE
+        if reason == "SSLV3_ALERT_HANDSHAKE_FAILURE":
+            return (
+                f"{_NEEDS_CERTIFICATE} (a TLS 1.2 handshake failure alert; or no cipher in common)"
+            )
         if "CERTIFICATE" in reason or "UNKNOWN_CA" in reason:
             text = reason.lower().replace("_", " ")
             return f"TLS: the server refused our client certificate ({text})"
     return None
+
+
+_NEEDS_CERTIFICATE = "TLS: the server requires a client certificate (ssl_certfile, ssl_keyfile)"
+# redis-py's methods that set up a new connection (sync and asyncio have the same names).
+_SETUP = frozenset({"on_connect", "on_connect_check_health", "connect_check_health"})
+
+
+def _while_connecting(exc: BaseException) -> bool:
+    """``exc`` was raised while redis-py set up a new connection (not on one in use: a
+    server that dies mid-session also ends TLS with an EOF, and that is transient)."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name in _SETUP:
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def _scrub(detail: str) -> str:
+    """``detail`` without echoed arguments, tokens or known passwords."""
+    detail = _ECHO.sub("", detail)
+    detail = _HEX_RUN.sub(lambda m: m.group() if m.group() in _DIGESTS else "<token>", detail)
+    for secret in sorted(_SECRETS, key=len, reverse=True):
+        if secret in detail:
+            detail = detail.replace(secret, "***")
+    return detail
 
 
 def _describe(exc: BaseException) -> str:

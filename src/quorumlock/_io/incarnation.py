@@ -24,6 +24,15 @@ session only serves :class:`SameServerCheck` and such a server goes unchecked.
 ``CONFIG GET append*`` (a pattern) rather than ``CONFIG GET appendonly appendfsync``:
 Redis before 7.0 takes one parameter per ``CONFIG GET``.
 
+More commands in the same round trip check what would break every lock later:
+``EVAL "return 1" 0`` and ``EVALSHA`` of that script (a server on which either is
+renamed or disabled can never release a lock, even one taken with the plain ``SET``
+when the quarantine and fencing are off: its connection fails with the server's fatal
+"unknown command", so no key is ever set there; the minimal ACL allows both, where
+``COMMAND INFO`` would be refused) and ``INFO memory`` (an eviction policy with a
+``maxmemory`` may evict lock keys: :class:`SameServerCheck` warns once per server). Any
+other error reply to these leaves the server unchecked.
+
 The ``run_id`` of every new connection also feeds :class:`SameServerCheck`, which
 refuses two instances that are one server; that is why sessions are read with the
 quarantine and fencing off too (one round trip per new connection, none per lock).
@@ -31,6 +40,8 @@ quarantine and fencing off too (one round trip per new connection, none per lock
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,6 +59,7 @@ from quorumlock._io.servers import AsyncRedisConnection, RedisConnection
 __all__ = [
     "SameServerCheck",
     "ServerState",
+    "eviction_risk",
     "loss_sign",
     "open_session",
     "open_session_async",
@@ -60,6 +72,13 @@ __all__ = [
 _INFO = ("INFO", "server")
 _CONFIG = ("CONFIG", "GET", "append*")
 _REPLICATION = ("INFO", "replication")
+_MEMORY = ("INFO", "memory")
+_NOOP = "return 1"  # a script that touches nothing: only shows EVAL and EVALSHA exist
+_EVAL = ("EVAL", _NOOP, 0)
+_EVALSHA = ("EVALSHA", hashlib.sha1(_NOOP.encode()).hexdigest(), 0)  # cached by the EVAL
+_PROBE = (_INFO, _CONFIG, _REPLICATION, _MEMORY, _EVAL, _EVALSHA)
+
+logger = logging.getLogger("quorumlock")
 
 
 def _text(value: object) -> str:
@@ -85,6 +104,34 @@ def _config_pairs(reply: object) -> dict[str, str]:
     return {}
 
 
+def eviction_risk(policy: str, maxmemory: int) -> str | None:
+    """How a server may evict lock keys under memory pressure, or None when it cannot:
+    ``maxmemory-policy noeviction``, or no ``maxmemory`` (0). An empty ``policy`` (not
+    known) is taken as none."""
+    if not policy or policy == "noeviction" or maxmemory <= 0:
+        return None
+    return f"maxmemory-policy {policy} with maxmemory {maxmemory}"
+
+
+def _evicts(memory: object) -> str:
+    """:func:`eviction_risk` from an ``INFO memory`` reply ("" when it cannot evict)."""
+    if isinstance(memory, BaseException):
+        return ""
+    try:
+        maxmemory = int(_info_field(memory, "maxmemory") or 0)
+    except ValueError:
+        return ""
+    return eviction_risk(_info_field(memory, "maxmemory_policy"), maxmemory) or ""
+
+
+def _check_scripting(replies: list[object]) -> None:
+    """Raise the server's "unknown command" error for EVAL or EVALSHA (renamed or
+    disabled), the first one refused so."""
+    for reply in replies:
+        if isinstance(reply, rx.ResponseError) and "unknown command" in str(reply).lower():
+            raise reply
+
+
 def session_from(info: object, config: object, replication: object = "") -> Session:
     """A :class:`Session` from the replies to ``INFO server``, ``CONFIG GET append*`` and
     ``INFO replication``.
@@ -108,31 +155,35 @@ def session_from(info: object, config: object, replication: object = "") -> Sess
 
 
 def _probe(conn: RedisConnection | AsyncRedisConnection) -> list[bytes]:
-    return (
-        conn.pack_command(*_INFO) + conn.pack_command(*_CONFIG) + conn.pack_command(*_REPLICATION)
-    )
+    return [part for command in _PROBE for part in conn.pack_command(*command)]
 
 
 def _session(replies: list[object], required: bool) -> Session | None:
-    info, config, replication = replies
+    info, config, replication, memory, *scripting = replies
+    _check_scripting(scripting)
     for reply in (info, replication):
         if isinstance(reply, BaseException):
             if required:
                 raise reply
             return None
-    return session_from(info, config, replication)
+    session = session_from(info, config, replication)
+    evicts = _evicts(memory)
+    if evicts:
+        return Session(session.run_id, session.durable, session.promotion, evicts)
+    return session
 
 
 def open_session(conn: RedisConnection, timeout: float, *, required: bool = True) -> Session | None:
-    """Ask a freshly connected server who it is (three commands, one round trip).
+    """Ask a freshly connected server who it is (six commands, one round trip).
 
-    Raises what the connection raises. An ``INFO`` the server refuses raises its error
+    Raises what the connection raises, and the server's "unknown command" error for a
+    renamed or disabled EVAL or EVALSHA. An ``INFO`` the server refuses raises its error
     reply if ``required`` (the quarantine or fencing needs the session), and gives None
     otherwise.
     """
     conn.send_packed_command(_probe(conn))
     replies: list[object] = []
-    for _ in range(3):
+    for _ in _PROBE:
         try:
             replies.append(conn.read_response(timeout=timeout))
         except rx.ResponseError as exc:  # an error reply: the stream stays in step
@@ -146,7 +197,7 @@ async def open_session_async(
     """The asyncio twin of :func:`open_session`."""
     await conn.send_packed_command(_probe(conn))
     replies: list[object] = []
-    for _ in range(3):
+    for _ in _PROBE:
         try:
             replies.append(await conn.read_response(timeout=timeout))
         except rx.ResponseError as exc:
@@ -162,6 +213,9 @@ class SameServerCheck:
     Every new connection's session names the server process (``run_id``, random at each
     start); two instances whose sessions name the same process are the same server.
     Thread safe; the conflict, once seen, stays (it is a configuration error).
+
+    It also warns, once per server, of a server that may evict lock keys
+    (``Session.evicts``): a deployment error that no lock operation would reveal.
     """
 
     def __init__(self, labels: list[str]) -> None:
@@ -169,11 +223,28 @@ class SameServerCheck:
         self._owner: dict[str, int] = {}
         self._conflict: str | None = None
         self._mutex = threading.Lock()
+        self._evicting: set[int] = set()  # servers warned of for their eviction policy
 
     def note(self, index: int, session: Session | None) -> None:
         """Record that server ``index`` runs in ``session``'s process."""
         if session is None:
             return
+        with self._mutex:
+            warn = bool(session.evicts) and index not in self._evicting
+            if warn:
+                self._evicting.add(index)
+        if warn:
+            marker = ""
+            if "allkeys-" in session.evicts:
+                marker = ", and an evicted incarnation marker puts the server in restart quarantine"
+            logger.warning(
+                "%s may evict keys under memory pressure (%s): a lock key evicted there "
+                "vanishes while the lock is held%s. Set maxmemory-policy noeviction "
+                "(docs/deployment.md, Eviction)",
+                self._labels[index],
+                session.evicts,
+                marker,
+            )
         with self._mutex:
             owner = self._owner.setdefault(session.run_id, index)
             if owner != index and self._conflict is None:

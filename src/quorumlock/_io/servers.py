@@ -12,12 +12,13 @@ TLS options. quorumlock still opens its own connections (``quorumlock._io.cluste
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
 import redis.asyncio
@@ -30,6 +31,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.errors import never_show
 
 __all__ = [
     "Address",
@@ -71,6 +73,7 @@ class AsyncRedisConnection(Protocol):
 
 
 _parse_url = cast(Callable[[str], dict[str, Any]], _connection.parse_url)
+_QUERY_PARSERS = cast(Mapping[str, Callable[[str], object]], _connection.URL_QUERY_ARGUMENT_PARSERS)
 
 # A URL's sync connection class -> its asyncio twin.
 _ASYNC_TWIN: dict[type[Any], type[Any]] = {
@@ -112,17 +115,40 @@ _CLUSTER_OWN = frozenset(
 )
 
 _SCHEMES = ("redis", "rediss", "unix")
-_PASSWORD = re.compile(r"(?<=://)([^:@/]*):([^@/]*)@")
+# Where a URL starts in a text: a scheme at the start or after a space, quote, bracket,
+# comma or "=" (a password may hold "://" itself, never a space, which is not allowed).
+_URL_START = re.compile(r"(?<![^\s'\"(\[,=])[A-Za-z][A-Za-z0-9+.-]*://")
 # redis-py also takes the password (and a TLS key's passphrase) as query options.
-_QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^&#]*", re.IGNORECASE)
+_QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^&\s'\"]*", re.IGNORECASE)
+# A user name shown as it is: one with a URL delimiter is more likely a mistyped password.
+_PLAIN_USER = re.compile(r"[^:/?#@\[\]\s]*")
 # TLS options that name files: checked when the server is given, not at the first connect.
 _TLS_FILES = ("ssl_ca_certs", "ssl_ca_path", "ssl_certfile", "ssl_keyfile")
 
 
-def mask_url(url: str) -> str:
-    """``url`` with any password replaced by ``***``, safe for messages and logs."""
-    url = _PASSWORD.sub(lambda m: f"{m.group(1)}:***@", url)
-    return _QUERY_PASSWORD.sub(lambda m: f"{m.group(1)}***", url)
+def mask_url(text: str) -> str:
+    """``text`` with the password of every URL in it replaced by ``***``.
+
+    The userinfo of a URL runs to the *last* ``@`` before the next URL (a password may
+    hold ``@``, ``/``, ``?``, ``#`` or ``:`` that the user forgot to percent-encode), and
+    all of it is masked but a user name free of delimiters. Masking too much is safe.
+    """
+    urls = list(_URL_START.finditer(text))
+    if not urls:
+        return text
+    pieces = [text[: urls[0].start()]]
+    for url, after in zip(urls, [*urls[1:], None], strict=True):
+        end = len(text) if after is None else after.start()
+        rest = text[url.end() : end]
+        at = rest.rfind("@")
+        if at >= 0:
+            user, colon, _ = rest[:at].partition(":")
+            if not _PLAIN_USER.fullmatch(user):
+                rest = f"***{rest[at:]}"
+            elif colon:
+                rest = f"{user}:***{rest[at:]}"
+        pieces.append(url.group() + _QUERY_PASSWORD.sub(lambda m: f"{m.group(1)}***", rest))
+    return "".join(pieces)
 
 
 def _missing_tls_file(kwargs: Mapping[str, Any]) -> str | None:
@@ -255,47 +281,106 @@ def _parse_one(server: object, flavour: Flavour) -> ServerSpec:
     )
 
 
+# Why urllib refused a URL, in our words: its messages quote the part it could not
+# read, which is the password when one holds an unencoded delimiter.
+_ENCODE_HINT = "percent-encode any / ? # @ : in the user name or password"
+
+
 def _from_url(url: str) -> ServerSpec:
-    masked = mask_url(url.strip())
-    if not url.strip():
+    url = url.strip()
+    masked = mask_url(url)
+    if not url:
         raise ConfigurationError("a server URL must not be empty")
+
+    def malformed(why: str) -> ConfigurationError:
+        return ConfigurationError(f"malformed server URL {masked!r}: {why}")
+
     try:
-        parts = urlsplit(url.strip())
-        _ = parts.port  # raises for a port that is not a number in range
-    except ValueError as exc:
-        raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
+        parts = urlsplit(url)
+    except ValueError:  # only an unbalanced [ ] of an IPv6 host
+        raise malformed(f"the host is not a valid [IPv6] address ({_ENCODE_HINT})") from None
     if parts.scheme not in _SCHEMES:
-        raise ConfigurationError(
-            f"malformed server URL {masked!r}: the scheme must be redis://, rediss:// or unix://"
-        )
+        raise malformed("the scheme must be redis://, rediss:// or unix://")
+    try:
+        port = parts.port
+    except ValueError:
+        raise malformed(f"the port must be a number in 1..65535 ({_ENCODE_HINT})") from None
+    if port == 0:
+        raise malformed("the port must be in 1..65535, not 0")
     if parts.scheme == "unix":
         if not parts.path:
-            raise ConfigurationError(f"malformed server URL {masked!r}: no socket path")
+            raise malformed("no socket path")
     else:
         if not parts.hostname:
-            raise ConfigurationError(f"malformed server URL {masked!r}: no host")
+            raise malformed("no host")
         if parts.path not in ("", "/") and not re.fullmatch(r"/\d+", parts.path):
-            raise ConfigurationError(
-                f"malformed server URL {masked!r}: the path must be a database number"
-            )
+            raise malformed(f"the path must be a database number ({_ENCODE_HINT})")
     try:
-        kwargs = _parse_url(url.strip())
-    except ValueError as exc:
-        raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
+        kwargs = _parse_url(url)
+    except ValueError:
+        raise malformed(f"a query option has an invalid value ({_bad_value(url)})") from None
     connection_class: type[Any] = kwargs.pop("connection_class", _connection.Connection)
-    try:  # catches unknown query options and bad values now, not at the first connect
+    unknown = sorted(set(kwargs) - _options_of(connection_class))
+    if unknown:
+        tls_only = unknown[0].startswith("ssl_") and parts.scheme != "rediss"
+        hint = " (a TLS option: use rediss://)" if tls_only else ""
+        raise malformed(f"unknown query option {_option_name(unknown[0])}{hint}")
+    try:  # catches bad values now, not at the first connect
         connection_class(**kwargs)
     except (TypeError, ValueError, redis.RedisError) as exc:
-        raise ConfigurationError(f"malformed server URL {masked!r}: {exc}") from None
+        # Value errors quote the value: scrub the secrets the URL holds first.
+        raise malformed(_scrub(str(exc), url, kwargs)) from None
     if (missing := _missing_tls_file(kwargs)) is not None:
-        raise ConfigurationError(f"malformed server URL {masked!r}: {missing}")
+        raise malformed(missing)
     return _spec(parts.scheme, connection_class, kwargs)
+
+
+def _options_of(connection_class: type[Any]) -> frozenset[str]:
+    """The keyword arguments a redis-py connection class takes (its own and its bases')."""
+    names: set[str] = set()
+    for cls in connection_class.__mro__:
+        init = cls.__dict__.get("__init__")
+        if init is not None:
+            params = inspect.signature(init).parameters.values()
+            names.update(p.name for p in params if p.default is not p.empty)
+    return frozenset(names)
+
+
+def _option_name(name: str) -> str:
+    """``name`` quoted when it looks like an option's name; a name with a delimiter is
+    more likely the tail of a password holding an unencoded ``?``: never shown."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", name):
+        return repr(name)
+    return f"(its name is not shown: {_ENCODE_HINT})"
+
+
+def _bad_value(url: str) -> str:
+    """Which option of the URL's query redis-py could not read (named, value not shown)."""
+    for name, values in parse_qs(urlsplit(url).query).items():
+        parser = _QUERY_PARSERS.get(name)
+        if parser is not None and values:
+            try:
+                parser(values[0])
+            except (TypeError, ValueError):
+                return f"option {_option_name(name)}"
+    return _ENCODE_HINT
+
+
+def _scrub(text: str, url: str, kwargs: Mapping[str, Any]) -> str:
+    """``text`` without the URL's userinfo or any password option, and on one line."""
+    secrets = [kwargs.get("password"), kwargs.get("ssl_password")]
+    userinfo = urlsplit(url).netloc.rpartition("@")[0]
+    secrets += [userinfo, unquote(userinfo), userinfo.partition(":")[2]]
+    for secret in sorted((str(s) for s in secrets if s), key=len, reverse=True):
+        text = text.replace(secret, "***")
+    return " ".join(mask_url(text).split())
 
 
 def _from_pool(pool: Any) -> ServerSpec:
     kwargs = dict(pool.connection_kwargs)
     if (missing := _missing_tls_file(kwargs)) is not None:
         raise ConfigurationError(f"a redis client's TLS option is wrong: {missing}")
+    _keep_secret(kwargs)
     service = getattr(pool, "service_name", None)
     if service is not None:  # a Sentinel-managed master: the address changes on failover
         return ServerSpec(
@@ -315,7 +400,14 @@ def _from_pool(pool: Any) -> ServerSpec:
     return _spec(scheme, pool.connection_class, kwargs)
 
 
+def _keep_secret(kwargs: Mapping[str, Any]) -> None:
+    """A server echoing our AUTH (a proxy, a renamed command) must not print it."""
+    for option in ("password", "ssl_password"):
+        never_show(kwargs.get(option))
+
+
 def _spec(scheme: str, connection_class: type[Any], kwargs: dict[str, Any]) -> ServerSpec:
+    _keep_secret(kwargs)
     db = int(kwargs.get("db") or 0)
     suffix = f"/{db}" if db else ""
     user = f"{kwargs['username']}@" if kwargs.get("username") else ""
@@ -324,6 +416,8 @@ def _spec(scheme: str, connection_class: type[Any], kwargs: dict[str, Any]) -> S
         suffix = f"?db={db}" if db else ""  # a path component would read as part of the path
         return ServerSpec(f"unix://{user}{path}{suffix}", ("unix", path), connection_class, kwargs)
     host = str(kwargs.get("host") or "localhost")
+    if kwargs.get("port") == 0:  # redis-py would try port 0; never read it as the default
+        raise ConfigurationError(f"a server's port must be in 1..65535, not 0 (host {host!r})")
     port = int(kwargs.get("port") or 6379)
     shown = f"[{host}]" if ":" in host else host
     label = f"{scheme}://{user}{shown}:{port}{suffix}"
@@ -381,6 +475,7 @@ def _cluster_spec(
     kwargs: dict[str, Any],
     ranges: tuple[tuple[int, int, Address], ...],
 ) -> ServerSpec:
+    _keep_secret(kwargs)
     startup = tuple((str(n.host), int(n.port)) for n in manager.startup_nodes.values())
     if not startup:
         raise ConfigurationError("the RedisCluster client has no startup node")

@@ -35,6 +35,7 @@ from typing import Any, Final, Literal
 import redis
 
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
+from quorumlock._io.incarnation import eviction_risk
 from quorumlock.cli._common import (
     EXIT_ERROR,
     CliError,
@@ -259,9 +260,10 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
 
     policy = str(info.get("maxmemory_policy", "?"))
     maxmemory = int(info.get("maxmemory", 0))
+    risk = eviction_risk(policy, maxmemory)  # what a Redlock warns of when it connects
     if policy == "noeviction":
         checks.append(Check("eviction", label, "pass", "maxmemory-policy noeviction"))
-    elif maxmemory == 0:
+    elif risk is None:
         checks.append(
             Check(
                 "eviction",
@@ -277,8 +279,7 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
                 "eviction",
                 label,
                 "fail",
-                f"maxmemory-policy {policy} with maxmemory {maxmemory}: lock keys can be "
-                "evicted; use noeviction",
+                f"{risk}: lock keys can be evicted; use noeviction",
             )
         )
 
