@@ -37,6 +37,7 @@ import redis
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
 from quorumlock.cli._common import (
     EXIT_ERROR,
+    EXIT_USAGE,
     CliError,
     Parser,
     Servers,
@@ -163,7 +164,7 @@ def doctor(args: argparse.Namespace) -> int:
 def audit(servers: Servers, *, instance_timeout: float, clock_sample: float) -> list[Check]:
     """Probe every server in parallel and judge what they said."""
     if clock_sample > 60:
-        raise CliError("--clock-sample must be at most 60 s")
+        raise CliError("--clock-sample must be at most 60 s", EXIT_USAGE)
     with servers.connected() as clients, ThreadPoolExecutor(len(clients)) as pool:
         probes = [
             _Probe(label, client) for label, client in zip(servers.labels, clients, strict=True)
