@@ -66,7 +66,8 @@ _DRIFT_FACTOR: Final = 0.01
 _EPILOG = """\
 checks: reachable, role (master), persistence (R11), eviction policy, cluster mode,
 round trip vs the per-instance timeout, clock rate across servers (R12), two URLs that
-reach one server, and the number of servers (odd, >= 3). 'quorumlock doctor --help' lists them; docs/cli.md explains each.
+reach one server, and the number of servers (odd, >= 3). 'quorumlock doctor --help'
+lists them; docs/cli.md explains each.
 The exit status is 1 if any check fails, 0 otherwise (warnings included).
 
 examples:
