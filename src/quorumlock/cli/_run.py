@@ -242,51 +242,31 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: list[str]) -> int:
-    env = dict(os.environ)
-    token = getattr(lock, "fencing_token", None)
-    if token is not None:
-        env[FENCING_ENV] = str(token)
     own_group = not _stdin_is_terminal()
-    previous: dict[int, Any] = {}
-    watchdog = _Watchdog.start() if own_group else None
-    group = None if watchdog is None else watchdog.pid
-    try:
-        child = subprocess.Popen(
-            command,
-            env=env,
-            process_group=None if not own_group else (group or 0),
-            # Safe with the lease's threads: it takes no lock a thread could hold at
-            # fork (two system calls, a prepared ctypes function).
-            preexec_fn=_die_with_parent(os.getpid()),  # noqa: PLW1509
-        )
-    except BaseException as exc:
-        if watchdog is not None:
-            watchdog.dismiss()
-        if isinstance(exc, FileNotFoundError):
-            raise CliError(f"command not found: {command[0]}", EXIT_NOT_FOUND) from None
-        if isinstance(exc, PermissionError):
-            raise CliError(f"command not executable: {command[0]}", EXIT_CANNOT_EXECUTE) from None
-        if isinstance(exc, OSError):
-            raise CliError(
-                f"cannot run {command[0]}: {exc.strerror}", EXIT_CANNOT_EXECUTE
-            ) from None
-        raise
-    group = group or child.pid
+    spawned: list[subprocess.Popen[bytes]] = []
+    group = 0
+    pending: list[int] = []  # signals that came before CMD existed: passed on once it does
 
     def signal_child(signum: int) -> None:
-        if child.poll() is not None:
+        if not spawned or spawned[0].poll() is not None:
             return
         try:
             if own_group:
                 os.killpg(group, signum)
             else:
-                child.send_signal(signum)
+                spawned[0].send_signal(signum)
         except ProcessLookupError:
             pass
 
     def forward(signum: int, frame: FrameType | None) -> None:
-        signal_child(signum)
+        if spawned:
+            signal_child(signum)
+        else:
+            pending.append(signum)
 
+    previous: dict[int, Any] = {}
+    # Installed before anything is spawned: a SIGTERM between the acquire and CMD's start
+    # must reach CMD (or stop it from being run), not end run with the lock held.
     if threading.current_thread() is threading.main_thread():
         for signum in _FORWARDED:
             # With a terminal, CMD shares our process group: Ctrl-C reaches it directly.
@@ -294,7 +274,18 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
                 signal.SIG_IGN if signum == signal.SIGINT and not own_group else forward
             )
             previous[signum] = signal.signal(signum, handler)
+    watchdog: _Watchdog | None = None
     try:
+        env = dict(os.environ)
+        token = getattr(lock, "fencing_token", None)
+        if token is not None:
+            env[FENCING_ENV] = str(token)
+        watchdog = _Watchdog.start() if own_group else None
+        child = _spawn(command, env, own_group, None if watchdog is None else watchdog.pid)
+        group = child.pid if watchdog is None else watchdog.pid
+        spawned.append(child)
+        for signum in pending:
+            signal_child(signum)
         while child.poll() is None:
             if lock.lost.wait(_POLL):
                 return _stop_after_loss(child, signal_child, args, lost)
@@ -312,6 +303,27 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
             signal.signal(signum, old)
         if watchdog is not None:
             watchdog.dismiss()
+
+
+def _spawn(
+    command: list[str], env: dict[str, str], own_group: bool, group: int | None
+) -> subprocess.Popen[bytes]:
+    """Start CMD: in ``group`` (a new group of its own if None) when ``own_group``."""
+    try:
+        return subprocess.Popen(
+            command,
+            env=env,
+            process_group=(group or 0) if own_group else None,
+            # Safe with the lease's threads: it takes no lock a thread could hold at
+            # fork (two system calls, a prepared ctypes function).
+            preexec_fn=_die_with_parent(os.getpid()),  # noqa: PLW1509
+        )
+    except FileNotFoundError:
+        raise CliError(f"command not found: {command[0]}", EXIT_NOT_FOUND) from None
+    except PermissionError:
+        raise CliError(f"command not executable: {command[0]}", EXIT_CANNOT_EXECUTE) from None
+    except OSError as exc:
+        raise CliError(f"cannot run {command[0]}: {exc.strerror}", EXIT_CANNOT_EXECUTE) from None
 
 
 def _stop_after_loss(
