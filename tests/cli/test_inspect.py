@@ -123,3 +123,24 @@ def test_status_shows_the_restart_quarantine(make_servers: ServerFactory, lock_n
     assert 25 < left[2] <= 30
     table = run_cli("status", lock_name, servers=group.urls).stdout
     assert "s left" in table.splitlines()[-3]  # the restarted server's row
+
+
+def test_doctor_fails_two_urls_of_one_server(servers: LocalServerGroup, lock_name: str) -> None:
+    """127.0.0.1 and localhost are one server: run refuses them, so doctor fails them."""
+    first = servers[0]
+    urls = [first.url, f"redis://localhost:{first.port}", servers.urls[1]]
+    refused = run_cli("run", lock_name, "--", "true", servers=urls)
+    assert refused.returncode == 2
+    assert "are the same server" in assert_one_line_error(refused)
+    result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=urls)
+    assert result.returncode == 1
+    assert "same server" in assert_one_line_error(result)
+    rows = [c for c in json.loads(result.stdout)["checks"] if c["check"] == "same server"]
+    assert [(r["server"], r["result"]) for r in rows] == [(f"{urls[0]}, {urls[1]}", "fail")]
+    assert urls[0] in rows[0]["detail"]
+    assert urls[1] in rows[0]["detail"]
+    table = run_cli("doctor", "--clock-sample", "0.1", servers=urls)
+    assert table.returncode == 1
+    assert "same server" in table.stdout
+    healthy = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=servers.urls[:3])
+    assert checks_of(healthy.stdout)[("same server", "(all)")] == "pass"

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import pty
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
+import pytest
 import redis
 
 from quorumlock.testing import LocalServerGroup
 from tests.cli.conftest import (
     Cli,
     assert_one_line_error,
+    clean_env,
+    command,
     pid_alive,
     run_cli,
     spawn_cli,
@@ -239,3 +246,86 @@ def test_sigterm_while_waiting_leaves_no_key(servers: LocalServerGroup, lock_nam
     finally:
         assert holder.wait(timeout=30) == 0
     assert held_on(servers, lock_name) == 0
+
+
+FAMILY = """
+sleep 1000 &
+echo $! > {grandchild}
+echo $$ > {child}
+wait
+"""
+
+
+def test_sigkill_to_run_kills_the_command_and_its_children(
+    servers: LocalServerGroup, lock_name: str, tmp_path: Path
+) -> None:
+    """``run`` dies of SIGKILL: its command (and the command's children) die with it.
+
+    Otherwise the command would go on unprotected while the lock runs out and a second
+    ``run`` takes it. The children must be gone while the keys of the first holder are
+    still there (ttl 10 s: ample time), and the second ``run`` gets the lock once they
+    have run out, without overlapping the first command.
+    """
+    child_file, grandchild_file = tmp_path / "child", tmp_path / "grandchild"
+    script = FAMILY.format(child=child_file, grandchild=grandchild_file)
+    proc = spawn_cli(
+        "run", lock_name, "--ttl", "10", "--", "sh", "-c", script, servers=servers.urls
+    )
+    pids: list[int] = []
+    try:
+        wait_for(lambda: child_file.exists() and child_file.read_text().strip() != "")
+        wait_for(lambda: grandchild_file.exists() and grandchild_file.read_text().strip() != "")
+        pids = [int(child_file.read_text()), int(grandchild_file.read_text())]
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        proc.kill()  # SIGKILL to the run process this test started
+        proc.wait(timeout=10)
+        wait_for(lambda: not any(pid_alive(pid) for pid in pids), timeout=8)
+        assert held_on(servers, lock_name) >= 3  # they died before the lock ran out
+        second = run_cli(
+            "run", lock_name, "--wait", "30", "--", "sh", "-c",
+            f"kill -0 {pids[0]} 2>/dev/null && echo overlap || echo alone",
+            servers=servers.urls,
+        )  # fmt: skip
+        assert second.returncode == 0, second.stderr
+        assert second.stdout == "alone\n"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in pids:
+            if pid_alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_sigkill_to_run_kills_the_command_on_a_terminal(
+    servers: LocalServerGroup, lock_name: str, tmp_path: Path
+) -> None:
+    """On a terminal the command stays in run's process group (no watchdog there): the
+    kernel's parent-death signal alone must end it."""
+    if not sys.platform.startswith("linux"):
+        pytest.skip("PR_SET_PDEATHSIG is Linux only (docs/cli.md, 'If run is killed')")
+    child_file = tmp_path / "child"
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [*command(), "run", lock_name, "--ttl", "10", "--", "sh", "-c",
+             f"echo $$ > {child_file}; exec sleep 1000"],
+            stdin=follower, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=clean_env(servers.urls),
+        )  # fmt: skip
+    finally:
+        os.close(follower)
+    child = 0
+    try:
+        wait_for(lambda: child_file.exists() and child_file.read_text().strip() != "")
+        child = int(child_file.read_text())
+        proc.kill()  # SIGKILL to the run process this test started
+        proc.wait(timeout=10)
+        wait_for(lambda: not pid_alive(child), timeout=8)
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        if child and pid_alive(child):
+            os.kill(child, signal.SIGKILL)

@@ -9,9 +9,10 @@ import signal
 import time
 from pathlib import Path
 
+import pytest
 import redis
 
-from tests.cli.conftest import assert_one_line_error, pid_alive, run_cli
+from tests.cli.conftest import assert_one_line_error, pid_alive, run_cli, spawn_cli
 
 
 def test_start_then_stop(tmp_path: Path) -> None:
@@ -75,3 +76,71 @@ def _kill_leftovers(state: Path) -> None:
     for entry in json.loads(state.read_text())["servers"]:
         with contextlib.suppress(ProcessLookupError):
             os.kill(int(entry["pid"]), signal.SIGKILL)
+
+
+def _processes_in(directory: Path) -> list[int]:
+    """The PIDs of the processes whose working directory is under ``directory``: the
+    servers ``start`` ran there (it starts each in its own data directory)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue  # gone, or not ours to read
+        if Path(cwd).is_relative_to(directory):
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_a_signal_during_start_stops_every_server_it_started(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """A signal while ``start`` is half way: everything it started is stopped, the one it
+    was waiting for included; nothing is left running, recorded or not."""
+    if not Path("/proc/self/cwd").exists():
+        pytest.skip("needs /proc to find the servers by their directory")
+    directory = (tmp_path / "run").resolve()
+    state = directory / "servers.json"
+    proc = spawn_cli("servers", "start", "--count", "8", "--dir", str(directory))
+    try:
+        deadline = time.monotonic() + 30
+        while not (directory / "server-2").exists():  # two up, the third on its way
+            assert proc.poll() is None, proc.communicate()
+            assert time.monotonic() < deadline, "start made no progress"
+            time.sleep(0.01)
+        assert len(_processes_in(directory)) >= 2
+        proc.send_signal(signum)  # to the start process this test started
+        _, stderr = proc.communicate(timeout=30)
+        assert proc.returncode == 130
+        assert stderr.strip().splitlines()[-1] == "quorumlock: error: interrupted"
+        assert _processes_in(directory) == []
+        assert not state.exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in _processes_in(directory):  # a failed test's leftovers, all ours
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_count_is_bounded(tmp_path: Path) -> None:
+    directory = (tmp_path / "run").resolve()
+    proc = spawn_cli("servers", "start", "--count", "100000", "--dir", str(directory))
+    try:
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:  # unbounded: it is starting them; stop it, then them
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in _processes_in(directory):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 2
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert "--count must be at most 32" in lines[0]
+    assert not directory.exists()  # nothing was started, not even a directory

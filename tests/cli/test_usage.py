@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from quorumlock.testing import LocalServerGroup
@@ -172,3 +174,48 @@ def test_no_server_binary(words: list[str], monkeypatch: pytest.MonkeyPatch) -> 
     result = run_cli(*words)
     assert result.returncode == 1
     assert "QUORUMLOCK_SERVER_BINARY" in assert_one_line_error(result)
+
+
+NOWHERE = ["redis://127.0.0.1:1"]  # never contacted: bad input is refused first
+
+
+@pytest.mark.parametrize(
+    ("words", "message"),
+    [
+        (["status", "x", "--password-file", "/nonexistent"], "cannot read --password-file"),
+        (["doctor", "--password-file", "/nonexistent"], "cannot read --password-file"),
+        (["run", "x", "--password-file", "/", "--", "true"], "cannot read --password-file"),
+        (["status", "x", "--password-file", "{binary}"], "is not UTF-8 text"),
+        (["status", "x", "--timeout", "inf"], "--timeout must be finite"),
+        (["doctor", "--timeout", "1e400"], "--timeout must be finite"),
+        (["run", "x", "--timeout", "99999", "--", "true"], "--timeout must be at most 3600"),
+        (["status", "x", "--timeout", "abc"], "--timeout must be a number"),
+        (["doctor", "--clock-sample", "100"], "--clock-sample must be at most 60"),
+        (["demo", "--seconds", "1000"], "--seconds must be at most 300"),
+        (["demo", "--workers", "100000"], "--workers must be at most 64"),
+        (["bench", "--slice", "100"], "--slice and --warmup must be at most 60"),
+        (["verify", "--duration", "1000"], "--duration must be at most 600"),
+        (["verify", "--count", "100000"], "--count must be at most 32"),
+        (["verify", "--workers", "100000"], "--workers must be at most 64"),
+        (["servers", "start", "--count", "33", "--dir", "{file}/d"], "--count must be at most 32"),
+        (["servers", "start", "--dir", "{file}/d"], "cannot create --dir"),
+    ],
+)
+def test_bad_input_is_status_2_in_every_command(
+    words: list[str], message: str, tmp_path: Path
+) -> None:
+    """Unreadable files, numbers out of range, directories that cannot be made: status 2."""
+    binary, file = tmp_path / "binary", tmp_path / "file"
+    binary.write_bytes(b"\xff\xfe\x00pw\n")
+    file.write_text("a file, not a directory")
+    words = [w.format(binary=binary, file=file) for w in words]
+    result = run_cli(*words, servers=NOWHERE, timeout=30)
+    assert result.returncode == 2, result.stderr
+    assert message in assert_one_line_error(result)
+
+
+def test_the_demo_and_bench_refuse_servers_with_a_password_as_bad_input() -> None:
+    for words in (["demo", "--seconds", "1"], ["bench", "--quick"]):
+        result = run_cli(*words, servers=["redis://:pw@127.0.0.1:1"], timeout=30)
+        assert result.returncode == 2, result.stderr
+        assert "without a password" in assert_one_line_error(result)

@@ -33,7 +33,12 @@ START_LIMIT = 30.0
 
 
 def run_contention(
-    node_redlock: NodeRedlock, urls: list[str], checker: LocalServer, name: str, setup: Setup
+    node_redlock: NodeRedlock,
+    urls: list[str],
+    checker: LocalServer,
+    name: str,
+    setup: Setup,
+    **node_options: int,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Start every worker, wait until all are ready, say go, collect their JSON reports."""
     common: dict[str, str | int] = {
@@ -50,7 +55,9 @@ def run_contention(
     py_argv += ["--max-ttl", str(setup.max_ttl or 0)]
     if setup.fencing:
         py_argv.append("--fencing")
-    node_argv = node_redlock.command("contend", side="node", workers=NODE_CLIENTS, **common)
+    node_argv = node_redlock.command(
+        "contend", side="node", workers=NODE_CLIENTS, **common, **node_options
+    )
 
     names = ["quorumlock worker"] * PY_WORKERS + [f"node-redlock {node_redlock.version}"]
     procs = [
@@ -100,6 +107,16 @@ def test_quorumlock_and_node_redlock_never_hold_together(
     py_reports, node_report = run_contention(
         node_redlock, [s.url for s in lock_servers], checker_server, lock_name, setup
     )
+    assert_fair_and_exclusive(node_redlock, servers, lock_name, py_reports, node_report)
+
+
+def assert_fair_and_exclusive(
+    node_redlock: NodeRedlock,
+    servers: LocalServerGroup,
+    lock_name: str,
+    py_reports: list[dict[str, Any]],
+    node_report: dict[str, Any],
+) -> None:
     reports = [*py_reports, node_report]
     summary = json.dumps(reports)
     assert node_report["redlock"] == node_redlock.version
@@ -112,6 +129,26 @@ def test_quorumlock_and_node_redlock_never_hold_together(
     assert sum(r["holds"] for r in py_reports) >= MIN_HOLDS, summary
     assert node_report["holds"] >= MIN_HOLDS, summary
     assert sum(r["handoffs"] for r in reports) >= 2, summary
-    checker = client_of(checker_server)
+    checker = client_of(servers[len(servers) - 1])
     assert checker.get(f"{lock_name}:inside") == b"0"
     checker.close()
+
+
+def test_node_redlock_without_retries_and_its_own_pause(
+    node_redlock: NodeRedlock, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The setting docs/compatibility.md recommends next to quorumlock: ``retryCount: 0``,
+    and the caller pauses and tries again. Each failed attempt then releases what a
+    minority granted (node-redlock does so only after its last retry), so the name does
+    not stay split between the two clients."""
+    lock_servers = list(servers)[:3]
+    py_reports, node_report = run_contention(
+        node_redlock,
+        [s.url for s in lock_servers],
+        servers[len(servers) - 1],
+        lock_name,
+        SETUPS[0],
+        retries=0,
+        pause=40,
+    )
+    assert_fair_and_exclusive(node_redlock, servers, lock_name, py_reports, node_report)

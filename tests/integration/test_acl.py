@@ -1,7 +1,11 @@
-"""ACL users: ``redis://user:password@host/``, and the minimal ACL rule of
-docs/deployment.md, read from the document itself so that the two cannot drift.
+"""ACL users: ``redis://user:password@host/``, and the minimal ACL rules of
+docs/deployment.md (one per server version), read from the document itself so that the
+two cannot drift.
 
-The rule is applied to real Valkey and Redis servers; a user with exactly that rule runs
+Each server gets the rule the document gives for its version: Valkey 9 and Redis 6.2
+always, Redis 7.0 when ``$QUORUMLOCK_REDIS7_SERVER`` names its ``redis-server`` (skipped
+otherwise; e.g. ``apt-get download redis-server`` and ``dpkg -x`` of the package, not
+installed). A user with exactly that rule runs
 everything quorumlock does (both APIs, restart quarantine and fencing on, the EVAL
 fallback after a script cache flush, a fencing commit round, a restart) and the servers'
 ACL LOG stays empty. A user missing any one of the permissions the lock needs gets a
@@ -10,12 +14,14 @@ fatal outcome that names what is missing, at the first attempt, and no lock is l
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from pathlib import Path
 from typing import Literal
 
 import pytest
+import redis
 
 from quorumlock import QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import MARKER_KEY
@@ -24,18 +30,56 @@ from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import Api, call
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "deployment.md"
-Kind = Literal["valkey", "redis"]
+Kind = Literal["valkey", "redis", "redis7"]
+ENV_REDIS7 = "QUORUMLOCK_REDIS7_SERVER"
+GENERAL = "Redis 6.2, Redis 7.2 and later, Valkey 7.2 and later"
+REDIS70 = "Redis 7.0"
 
 
-def documented_rule() -> list[str]:
-    """The arguments of the ``ACL SETUSER quorumlock ...`` line in docs/deployment.md,
-    with the password placeholder replaced by ``pw``."""
-    found = re.findall(r"^ACL SETUSER quorumlock (.+)$", DOC.read_text(), re.MULTILINE)
-    assert len(found) == 1, "docs/deployment.md must show the rule exactly once"
-    rule = shlex.split(found[0])
-    passwords = [arg for arg in rule if arg.startswith(">")]
-    assert len(passwords) == 1, rule
-    return [">pw" if arg.startswith(">") else arg for arg in rule]
+def documented_rules() -> dict[str, list[str]]:
+    """The ``ACL SETUSER quorumlock ...`` lines of docs/deployment.md, each under the
+    comment that names its server versions, with the password replaced by ``pw``."""
+    found = re.findall(r"^# (.+)\nACL SETUSER quorumlock (.+)$", DOC.read_text(), re.MULTILINE)
+    all_lines = re.findall(r"^ACL SETUSER quorumlock ", DOC.read_text(), re.MULTILINE)
+    assert len(found) == len(all_lines) == 2, "one rule per group of versions, each named"
+    rules: dict[str, list[str]] = {}
+    for versions, line in found:
+        rule = shlex.split(line)
+        passwords = [arg for arg in rule if arg.startswith(">")]
+        assert len(passwords) == 1, rule
+        rules[versions] = [">pw" if arg.startswith(">") else arg for arg in rule]
+    return rules
+
+
+def documented_rule(versions: str = GENERAL) -> list[str]:
+    """The rule whose comment starts with ``versions``."""
+    (rule,) = [r for named, r in documented_rules().items() if named.startswith(versions)]
+    return rule
+
+
+def rule_for(server: LocalServer) -> list[str]:
+    """The documented rule for ``server``'s version, as its ``INFO`` reports it."""
+    client = client_of(server)
+    try:
+        info = client.info("server")
+    finally:
+        client.close()
+    if "valkey_version" not in info and str(info["redis_version"]).startswith(("7.0.", "7.1.")):
+        return documented_rule(REDIS70)
+    return documented_rule(GENERAL)
+
+
+def server_binary(kind: Kind) -> Path:
+    """The binary of ``kind``; Redis 7.0 only from ``$QUORUMLOCK_REDIS7_SERVER``."""
+    if kind != "redis7":
+        return find_server_binary(kind)
+    configured = os.environ.get(ENV_REDIS7, "").strip()
+    if not configured:
+        pytest.skip(f"no Redis 7.0: set {ENV_REDIS7} to its redis-server to test its ACL rule")
+    path = Path(configured)
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        pytest.skip(f"{ENV_REDIS7}={configured} is not an executable file")
+    return path
 
 
 def add_user(server: LocalServer, rule: list[str]) -> None:
@@ -59,22 +103,38 @@ def as_user(server: LocalServer) -> str:
     return server.url.replace("redis://", "redis://quorumlock:pw@")
 
 
-@pytest.fixture(params=["valkey", "redis"])
+@pytest.fixture(params=["valkey", "redis", "redis7"])
 def kind(request: pytest.FixtureRequest) -> Kind:
     value: Kind = request.param
     return value
 
 
-def test_the_documented_rule_names_what_the_lock_needs() -> None:
-    """The rule as documented: only the lock's key prefix, the marker, quorumlock's
-    channels, and no command beyond the listed ones."""
-    rule = documented_rule()
-    assert rule[:2] == ["on", ">pw"]
-    assert "-@all" in rule
-    assert "~locks:*" in rule
-    assert f"~{MARKER_KEY}" in rule
-    assert "&quorumlock:*" in rule
-    assert not [arg for arg in rule if arg.startswith("+@")]
+def test_the_documented_rules_name_what_the_lock_needs() -> None:
+    """The rules as documented: only the lock's key prefix, the marker, quorumlock's
+    channels, and no command beyond the listed ones; Redis 7.0's is the general one
+    without ``CLIENT SETINFO``, which it does not have."""
+    rules = documented_rules()
+    assert sorted(rules) == sorted(
+        [f"{GENERAL} (8, 9):", f"{REDIS70} (and 7.1 development builds): the same without "
+         "+client|setinfo"]
+    )  # fmt: skip
+    for rule in rules.values():
+        assert rule[:2] == ["on", ">pw"]
+        assert "-@all" in rule
+        assert "~locks:*" in rule
+        assert f"~{MARKER_KEY}" in rule
+        assert "&quorumlock:*" in rule
+        assert not [arg for arg in rule if arg.startswith("+@")]
+    general = documented_rule(GENERAL)
+    assert [arg for arg in general if arg != "+client|setinfo"] == documented_rule(REDIS70)
+
+
+def test_redis_7_0_refuses_the_general_rule(make_servers: ServerFactory) -> None:
+    """Why Redis 7.0 has its own line: the general one names a command it lacks."""
+    group: LocalServerGroup = make_servers(1, binary=server_binary("redis7"))
+    assert rule_for(group[0]) == documented_rule(REDIS70)
+    with pytest.raises(redis.ResponseError, match="client\\|setinfo"):
+        add_user(group[0], documented_rule(GENERAL))
 
 
 def test_a_user_with_exactly_the_documented_rule_can_do_everything(
@@ -86,11 +146,11 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
     INFO and TIME: quarantine); and with the quarantine off (plain SET). The ACL LOG of
     every server stays empty: no command was refused, not even one quorumlock could do
     without. Catches a rule that misses a command of a rare path."""
-    binary = find_server_binary(kind)
+    binary = server_binary(kind)
     group: LocalServerGroup = make_servers(2, binary=binary)
     durable = make_servers(1, binary=binary, appendonly=True, appendfsync="always")[0]
     servers = [*group, durable]
-    rule = documented_rule()
+    rule = rule_for(servers[0])
     for server in servers:
         add_user(server, rule)
     urls = [as_user(server) for server in servers]
@@ -145,8 +205,8 @@ def test_a_user_missing_one_permission_gets_a_precise_error(
     attempt although a timeout was given), the error names the server and what the ACL
     refused, and no lock key is left. Catches: an ACL refusal taken as a transient
     error (retried until the timeout), or reported without its reason."""
-    group: LocalServerGroup = make_servers(1, binary=find_server_binary(kind))
-    rule = [arg for arg in documented_rule() if arg != missing]
+    group: LocalServerGroup = make_servers(1, binary=server_binary(kind))
+    rule = [arg for arg in rule_for(group[0]) if arg != missing]
     add_user(group[0], rule)
 
     async def body() -> None:
@@ -159,7 +219,12 @@ def test_a_user_missing_one_permission_gets_a_precise_error(
         (outcome,) = info.value.outcomes
         assert outcome.reply is Reply.FATAL
         assert outcome.server == f"redis://quorumlock@{group[0].host}:{group[0].port}"
-        assert MISSING[missing] in outcome.detail.lower(), outcome.detail
+        if kind == "redis7" and missing == "+hset":
+            # Redis 7.0 names the script's line, not the command it refused (its ACL LOG
+            # does): the outcome carries the server's own words.
+            assert "can't run this command" in outcome.detail, outcome.detail
+        else:
+            assert MISSING[missing] in outcome.detail.lower(), outcome.detail
         assert "pw" not in message.replace("permission", "")
         assert "\n" not in message
 
@@ -170,8 +235,8 @@ def test_a_user_missing_one_permission_gets_a_precise_error(
 def test_wrong_password_is_fatal_and_not_shown(
     api: Api, make_servers: ServerFactory, kind: Kind
 ) -> None:
-    group: LocalServerGroup = make_servers(1, binary=find_server_binary(kind))
-    add_user(group[0], documented_rule())
+    group: LocalServerGroup = make_servers(1, binary=server_binary(kind))
+    add_user(group[0], rule_for(group[0]))
     url = group[0].url.replace("redis://", "redis://quorumlock:hunter2@")
 
     async def body() -> None:

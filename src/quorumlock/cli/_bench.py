@@ -26,6 +26,7 @@ from quorumlock.benchmarks import suite
 from quorumlock.benchmarks import uncontended as bench
 from quorumlock.benchmarks.suite import FIGURES
 from quorumlock.cli._common import (
+    EXIT_USAGE,
     CliError,
     Parser,
     Servers,
@@ -147,7 +148,7 @@ def _config(args: argparse.Namespace) -> bench.Config:
         collect_garbage=args.gc_collect,
     )
     if config.slice_seconds > 60 or config.warmup_seconds > 60:
-        raise CliError("--slice and --warmup must be at most 60 s")
+        raise CliError("--slice and --warmup must be at most 60 s", EXIT_USAGE)
     return config
 
 
@@ -155,7 +156,7 @@ def _config(args: argparse.Namespace) -> bench.Config:
 def _urls(servers: Servers | None) -> Iterator[tuple[list[str], bool]]:
     if servers is not None:
         if any(spec.kwargs.get("password") for spec in servers.specs):
-            raise CliError("bench runs on servers without a password")
+            raise CliError("bench runs on servers without a password", EXIT_USAGE)
         yield servers.labels, False
         return
     group = LocalServerGroup(5, binary=embedded_server_binary())

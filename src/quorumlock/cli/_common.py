@@ -50,6 +50,12 @@ ENV_SERVERS: Final = "QUORUMLOCK_SERVERS"
 EXIT_ERROR: Final = 1  # the command failed: a check failed, servers unreachable, ...
 EXIT_USAGE: Final = 2  # bad input: unknown command or option, malformed URL, empty name
 
+#: Upper bounds of counts the CLI starts processes for (docs/cli.md): a typo such as
+#: ``--count 100000`` must not start a hundred thousand processes.
+MAX_SERVERS: Final = 32
+MAX_WORKERS: Final = 64
+MAX_TIMEOUT: Final = 3600.0  # --timeout, seconds
+
 _SECRETS: set[str] = set()
 
 
@@ -159,7 +165,7 @@ def add_server_options(parser: argparse.ArgumentParser, *, timeout: float = 1.0)
     group.add_argument(
         "--timeout",
         metavar="S",
-        type=float,
+        type=positive("--timeout", maximum=MAX_TIMEOUT),
         default=timeout,
         help=f"seconds to wait to connect to a server or for its reply (default {timeout:g})",
     )
@@ -226,7 +232,11 @@ def _read_password(path: Path) -> str:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise CliError(f"cannot read --password-file {str(path)!r}: {exc.strerror}") from None
+        raise CliError(
+            f"cannot read --password-file {str(path)!r}: {exc.strerror}", EXIT_USAGE
+        ) from None
+    except UnicodeDecodeError:
+        raise CliError(f"--password-file {str(path)!r} is not UTF-8 text", EXIT_USAGE) from None
     password = text.rstrip("\r\n")
     if not password:
         raise CliError(f"--password-file {str(path)!r} is empty", EXIT_USAGE)
@@ -296,8 +306,11 @@ def resolve_servers(args: argparse.Namespace, *, required: bool = True) -> Serve
     return Servers(specs, timeout)
 
 
-def positive(what: str, *, allow_zero: bool = False) -> Callable[[str], float]:
-    """An argparse type: a finite number of seconds > 0 (>= 0 with ``allow_zero``)."""
+def positive(
+    what: str, *, allow_zero: bool = False, maximum: float | None = None
+) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds > 0 (>= 0 with ``allow_zero``), at
+    most ``maximum``."""
 
     def parse(text: str) -> float:
         try:
@@ -309,13 +322,15 @@ def positive(what: str, *, allow_zero: bool = False) -> Callable[[str], float]:
         if value < 0 or (value == 0 and not allow_zero):
             bound = ">= 0" if allow_zero else "> 0"
             raise argparse.ArgumentTypeError(f"{what} must be {bound}, not {text!r}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum:g}, not {text!r}")
         return value
 
     return parse
 
 
-def count(what: str, minimum: int = 1) -> Callable[[str], int]:
-    """An argparse type: an integer >= ``minimum``."""
+def count(what: str, minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``minimum`` (and <= ``maximum``)."""
 
     def parse(text: str) -> int:
         try:
@@ -324,6 +339,8 @@ def count(what: str, minimum: int = 1) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{what} must be an integer, not {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{what} must be >= {minimum}, not {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum}, not {value}")
         return value
 
     return parse

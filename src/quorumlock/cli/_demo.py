@@ -40,6 +40,8 @@ from tqdm import tqdm
 from quorumlock._exceptions import QuorumLockError, QuorumUnavailable
 from quorumlock.cli._common import (
     ENV_SERVERS,
+    EXIT_USAGE,
+    MAX_WORKERS,
     CliError,
     Parser,
     Servers,
@@ -99,7 +101,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--workers",
         metavar="N",
-        type=count("--workers"),
+        type=count("--workers", maximum=MAX_WORKERS),
         default=4,
         help="worker processes (default 4)",
     )
@@ -110,7 +112,7 @@ def add_parser(subparsers: Any) -> Parser:
 
 def demo(args: argparse.Namespace) -> int:
     if args.seconds > 300:
-        raise CliError("--seconds must be at most 300")
+        raise CliError("--seconds must be at most 300", EXIT_USAGE)
     servers = resolve_servers(args, required=False)
     previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
@@ -132,7 +134,7 @@ def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
 def _servers(servers: Servers | None) -> Iterator[tuple[list[str], LocalServerGroup | None]]:
     if servers is not None:
         if servers.specs and any(s.kwargs.get("password") for s in servers.specs):
-            raise CliError("the demo runs on servers without a password")
+            raise CliError("the demo runs on servers without a password", EXIT_USAGE)
         say(f"using {len(servers)} servers from --servers/${ENV_SERVERS} (no crash injected)")
         yield servers.labels, None
         return

@@ -19,6 +19,10 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
   server whose clock advances at a rate that differs from the others' median by more
   than the clock drift factor (1 %) fails, by more than a quarter of it warns; the
   uncertainty of the readings (half a round trip each) is given the benefit of the doubt.
+- **same server**: two URLs that reach one server process (127.0.0.1 and localhost, a
+  unix socket and a TCP port, a proxy) fail, as the library refuses them (R5): it
+  compares each server's ``run_id`` as :class:`~quorumlock._io.incarnation.SameServerCheck`
+  does.
 - **servers**: N even or below 3 warns (R5): a majority of an even N tolerates no more
   failures than N - 1, and N = 1 is not fault tolerant.
 """
@@ -35,9 +39,11 @@ from typing import Any, Final, Literal
 import redis
 
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
-from quorumlock._io.incarnation import eviction_risk
+from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.incarnation import SameServerCheck, eviction_risk, session_from
 from quorumlock.cli._common import (
     EXIT_ERROR,
+    EXIT_USAGE,
     CliError,
     Parser,
     Servers,
@@ -59,8 +65,9 @@ _DRIFT_FACTOR: Final = 0.01
 
 _EPILOG = """\
 checks: reachable, role (master), persistence (R11), eviction policy, cluster mode,
-round trip vs the per-instance timeout, clock rate across servers (R12), and the number
-of servers (odd, >= 3). 'quorumlock doctor --help' lists them; docs/cli.md explains each.
+round trip vs the per-instance timeout, clock rate across servers (R12), two URLs that
+reach one server, and the number of servers (odd, >= 3). 'quorumlock doctor --help'
+lists them; docs/cli.md explains each.
 The exit status is 1 if any check fails, 0 otherwise (warnings included).
 
 examples:
@@ -164,7 +171,7 @@ def doctor(args: argparse.Namespace) -> int:
 def audit(servers: Servers, *, instance_timeout: float, clock_sample: float) -> list[Check]:
     """Probe every server in parallel and judge what they said."""
     if clock_sample > 60:
-        raise CliError("--clock-sample must be at most 60 s")
+        raise CliError("--clock-sample must be at most 60 s", EXIT_USAGE)
     with servers.connected() as clients, ThreadPoolExecutor(len(clients)) as pool:
         probes = [
             _Probe(label, client) for label, client in zip(servers.labels, clients, strict=True)
@@ -177,7 +184,41 @@ def audit(servers: Servers, *, instance_timeout: float, clock_sample: float) -> 
     for probe in probes:
         checks += _judge(probe, instance_timeout)
     checks += _judge_clocks(probes)
+    checks += _judge_same_server(probes)
     checks.append(_judge_count(len(probes)))
+    return checks
+
+
+def _judge_same_server(probes: list[_Probe]) -> list[Check]:
+    """A failed row for every group of URLs that reach one server process.
+
+    The process is named by its ``run_id``, as the library names it for every new
+    connection; the message is the library's own (``run`` refuses such a list).
+    """
+    by_run_id: dict[str, list[int]] = {}
+    for index, probe in enumerate(probes):
+        if probe.error is None:
+            try:
+                run_id = session_from(probe.info, None).run_id
+            except ValueError:
+                continue  # no run_id in INFO: cannot tell (a proxy that hides it)
+            by_run_id.setdefault(run_id, []).append(index)
+    checks: list[Check] = []
+    for indexes in by_run_id.values():
+        if len(indexes) < 2:
+            continue
+        same = SameServerCheck([probes[i].label for i in indexes])
+        for position, index in enumerate(indexes):
+            same.note(position, session_from(probes[index].info, None))
+        try:
+            same.check()
+        except ConfigurationError as exc:
+            labels = [probes[i].label for i in indexes]
+            checks.append(Check("same server", ", ".join(labels), "fail", str(exc)))
+    if not checks and len(by_run_id) > 1:
+        checks.append(
+            Check("same server", ALL, "pass", f"{len(by_run_id)} distinct server processes")
+        )
     return checks
 
 

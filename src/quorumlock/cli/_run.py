@@ -13,11 +13,28 @@ Timeline of a loss (ttl 30 s, extensions every ~10 s)::
     t=20     extension fails (servers partitioned away); retried while validity lasts
     t=49.7   validity gone, lock.lost is set: SIGTERM to CMD's process group
     t=59.7   CMD still running after --grace 10 s: SIGKILL; exit status 124
+
+If ``run`` itself dies without a chance to clean up (SIGKILL, the OOM killer), CMD must
+not go on unprotected while the lock runs out and someone else takes it. Two guards, see
+docs/cli.md ("If run is killed"):
+
+- On Linux CMD is started with ``PR_SET_PDEATHSIG`` = SIGKILL: the kernel kills it when
+  the thread that started it ends. That thread is the one that supervises CMD, and it
+  does not leave :func:`_supervise` while CMD runs.
+- When CMD has its own process group (stdin not a terminal), a watchdog (``sh``) leads
+  that group and CMD joins it. The watchdog holds the read end of a pipe whose only
+  write end is ``run``'s: when ``run`` ends, however it ends, the watchdog reads EOF and
+  SIGKILLs the whole group, CMD's children included. When CMD ends normally, ``run``
+  writes a line first and the watchdog exits quietly, leaving the group alone. The
+  watchdog being the group leader keeps the group id from being reused while it waits.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import ctypes
+import ctypes.util
 import math
 import os
 import signal
@@ -61,6 +78,10 @@ EXIT_NOT_FOUND: Final = 127  # as a shell: the command was not found
 FENCING_ENV: Final = "QUORUMLOCK_FENCING_TOKEN"
 _POLL: Final = 0.05  # how often the command and the lease are looked at
 _FORWARDED: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+_PR_SET_PDEATHSIG: Final = 1  # from <linux/prctl.h>
+# The watchdog ignores the signals run forwards to the group (it must outlive a SIGTERM
+# that CMD survives); a line on stdin dismisses it; EOF (run is gone) kills the group.
+_WATCHDOG: Final = "trap '' TERM HUP INT; if read -r _; then exit 0; fi; kill -KILL 0"
 
 _EPILOG = f"""\
 The lock is acquired (waiting up to --wait seconds), kept alive in the background while
@@ -70,6 +91,8 @@ is printed on success: run exits with CMD's status (128+N if CMD died of signal 
 If the lock is lost while CMD runs (a majority of the servers stopped confirming the
 extensions), CMD is sent SIGTERM, then SIGKILL after --grace seconds. CMD runs in its
 own process group (when stdin is not a terminal), so its children are signalled too.
+If quorumlock itself is killed (even by SIGKILL), CMD and its process group are killed
+at once (see docs/cli.md, "If run is killed", for what escapes).
 SIGTERM, SIGHUP and SIGINT sent to quorumlock are passed on to CMD, and the lock is
 released once CMD exits. With --fencing, CMD finds its fencing token (an integer that
 grows with every acquisition of NAME) in ${FENCING_ENV}.
@@ -219,35 +242,31 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: list[str]) -> int:
-    env = dict(os.environ)
-    token = getattr(lock, "fencing_token", None)
-    if token is not None:
-        env[FENCING_ENV] = str(token)
     own_group = not _stdin_is_terminal()
-    previous: dict[int, Any] = {}
-    try:
-        child = subprocess.Popen(command, env=env, process_group=0 if own_group else None)
-    except FileNotFoundError:
-        raise CliError(f"command not found: {command[0]}", EXIT_NOT_FOUND) from None
-    except PermissionError:
-        raise CliError(f"command not executable: {command[0]}", EXIT_CANNOT_EXECUTE) from None
-    except OSError as exc:
-        raise CliError(f"cannot run {command[0]}: {exc.strerror}", EXIT_CANNOT_EXECUTE) from None
+    spawned: list[subprocess.Popen[bytes]] = []
+    group = 0
+    pending: list[int] = []  # signals that came before CMD existed: passed on once it does
 
     def signal_child(signum: int) -> None:
-        if child.poll() is not None:
+        if not spawned or spawned[0].poll() is not None:
             return
         try:
             if own_group:
-                os.killpg(child.pid, signum)
+                os.killpg(group, signum)
             else:
-                child.send_signal(signum)
+                spawned[0].send_signal(signum)
         except ProcessLookupError:
             pass
 
     def forward(signum: int, frame: FrameType | None) -> None:
-        signal_child(signum)
+        if spawned:
+            signal_child(signum)
+        else:
+            pending.append(signum)
 
+    previous: dict[int, Any] = {}
+    # Installed before anything is spawned: a SIGTERM between the acquire and CMD's start
+    # must reach CMD (or stop it from being run), not end run with the lock held.
     if threading.current_thread() is threading.main_thread():
         for signum in _FORWARDED:
             # With a terminal, CMD shares our process group: Ctrl-C reaches it directly.
@@ -255,7 +274,18 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
                 signal.SIG_IGN if signum == signal.SIGINT and not own_group else forward
             )
             previous[signum] = signal.signal(signum, handler)
+    watchdog: _Watchdog | None = None
     try:
+        env = dict(os.environ)
+        token = getattr(lock, "fencing_token", None)
+        if token is not None:
+            env[FENCING_ENV] = str(token)
+        watchdog = _Watchdog.start() if own_group else None
+        child = _spawn(command, env, own_group, None if watchdog is None else watchdog.pid)
+        group = child.pid if watchdog is None else watchdog.pid
+        spawned.append(child)
+        for signum in pending:
+            signal_child(signum)
         while child.poll() is None:
             if lock.lost.wait(_POLL):
                 return _stop_after_loss(child, signal_child, args, lost)
@@ -271,6 +301,29 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
+        if watchdog is not None:
+            watchdog.dismiss()
+
+
+def _spawn(
+    command: list[str], env: dict[str, str], own_group: bool, group: int | None
+) -> subprocess.Popen[bytes]:
+    """Start CMD: in ``group`` (a new group of its own if None) when ``own_group``."""
+    try:
+        return subprocess.Popen(
+            command,
+            env=env,
+            process_group=(group or 0) if own_group else None,
+            # Safe with the lease's threads: it takes no lock a thread could hold at
+            # fork (two system calls, a prepared ctypes function).
+            preexec_fn=_die_with_parent(os.getpid()),  # noqa: PLW1509
+        )
+    except FileNotFoundError:
+        raise CliError(f"command not found: {command[0]}", EXIT_NOT_FOUND) from None
+    except PermissionError:
+        raise CliError(f"command not executable: {command[0]}", EXIT_CANNOT_EXECUTE) from None
+    except OSError as exc:
+        raise CliError(f"cannot run {command[0]}: {exc.strerror}", EXIT_CANNOT_EXECUTE) from None
 
 
 def _stop_after_loss(
@@ -321,3 +374,72 @@ def _stdin_is_terminal() -> bool:
         return sys.stdin is not None and os.isatty(sys.stdin.fileno())
     except (OSError, ValueError):
         return False
+
+
+class _Watchdog:
+    """The leader of CMD's process group, which SIGKILLs the group if ``run`` vanishes."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], write_end: int) -> None:
+        self._proc = proc
+        self._write_end: int | None = write_end
+        self.pid = proc.pid
+
+    @classmethod
+    def start(cls) -> _Watchdog | None:
+        """Start it in a new process group of its own; None where that fails (no sh)."""
+        read_end, write_end = os.pipe()  # both close-on-exec: no other child inherits them
+        try:
+            proc = subprocess.Popen(
+                ["/bin/sh", "-c", _WATCHDOG],
+                stdin=read_end,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                process_group=0,
+            )
+        except OSError:
+            os.close(write_end)
+            return None
+        finally:
+            os.close(read_end)
+        return cls(proc, write_end)
+
+    def dismiss(self) -> None:
+        """CMD ended (or never started): let the watchdog exit without killing anyone."""
+        if self._write_end is None:
+            return
+        with contextlib.suppress(OSError):  # it is gone already (killed with the group)
+            os.write(self._write_end, b"done\n")
+        os.close(self._write_end)
+        self._write_end = None
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait(timeout=5)
+
+
+def _die_with_parent(parent: int) -> Callable[[], None] | None:
+    """A ``preexec_fn`` that makes the kernel SIGKILL CMD when ``run`` ends (Linux).
+
+    ``PR_SET_PDEATHSIG`` follows the thread that forked, which is the supervising one
+    (it stays until CMD ends). It survives ``execve`` except into a set-user-ID or
+    set-group-ID program, and CMD's own children do not inherit it (the watchdog covers
+    them). None where ``prctl`` does not exist.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        prctl = libc.prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    signum = int(signal.SIGKILL)
+
+    def setup() -> None:  # in the child between fork and exec: two system calls, no locks
+        prctl(_PR_SET_PDEATHSIG, signum, 0, 0, 0)
+        if os.getppid() != parent:  # run died before prctl took effect
+            os.kill(os.getpid(), signum)
+
+    return setup

@@ -7,6 +7,10 @@ in its own session (so they survive the terminal), and records what it started i
 checking that each PID still runs the command line it was started with (a PID can be
 reused by an unrelated process once ours is gone). ``init`` marks brand-new, empty
 servers (any, not only ours) as new: ``quorumlock.provision``.
+
+``start`` records each server in the state file as soon as it is spawned, before it
+answers, so that even a ``start`` killed by SIGKILL leaves nothing ``stop`` cannot find;
+on SIGTERM, SIGHUP or Ctrl-C it stops what it started itself and removes the file.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
 from typing import Any, Final
 
 import redis
@@ -30,6 +36,7 @@ from quorumlock.cli._common import (
     ENV_SERVERS,
     EXIT_ERROR,
     EXIT_USAGE,
+    MAX_SERVERS,
     CliError,
     Parser,
     count,
@@ -47,6 +54,7 @@ STATE_FILE: Final = "servers.json"
 _START_TIMEOUT: Final = 10.0
 _STOP_TIMEOUT: Final = 5.0
 _PORT_ATTEMPTS: Final = 5
+_INTERRUPTING: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 _EPILOG = """\
 examples:
@@ -79,7 +87,11 @@ def add_parser(subparsers: Any) -> Parser:
         epilog=_EPILOG,
     )
     start.add_argument(
-        "--count", metavar="N", type=count("--count"), default=3, help="how many (default 3)"
+        "--count",
+        metavar="N",
+        type=count("--count", maximum=MAX_SERVERS),
+        default=3,
+        help=f"how many (default 3, at most {MAX_SERVERS})",
     )
     start.add_argument(
         "--dir",
@@ -149,17 +161,43 @@ def start_servers(args: argparse.Namespace) -> int:
                 f"{', '.join(map(str, alive))}): quorumlock servers stop --dir {args.dir}"
             )
     binary = embedded_server_binary()
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliError(
+            f"cannot create --dir {str(args.dir)!r}: {exc.strerror}", EXIT_USAGE
+        ) from None
     entries: list[dict[str, Any]] = []
+    spawned: list[dict[str, Any]] = []  # every process started, answering or not yet
+
+    def record(entry: dict[str, Any]) -> None:
+        spawned.append(entry)
+        _write_state(state_path, [*entries, entry])
+
+    interrupts = _Interrupts()
+    previous = {signum: signal.signal(signum, interrupts.handler) for signum in _INTERRUPTING}
     try:
         for index in range(args.count):
-            entries.append(_start_one(directory / f"server-{index}", binary, aof=args.aof))
+            entries.append(
+                _start_one(
+                    directory / f"server-{index}",
+                    binary,
+                    aof=args.aof,
+                    record=record,
+                    interrupts=interrupts,
+                )
+            )
             _write_state(state_path, entries)
     except BaseException:
-        for entry in entries:
+        for signum in _INTERRUPTING:  # a second SIGTERM must not cut the clean-up short
+            signal.signal(signum, signal.SIG_IGN)
+        for entry in spawned:
             _stop_one(entry)
         state_path.unlink(missing_ok=True)
         raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     urls = [entry["url"] for entry in entries]
     for entry in entries:
         say(f"{entry['url']}  pid {entry['pid']}  dir {entry['dir']}")
@@ -205,7 +243,41 @@ def init_servers(args: argparse.Namespace) -> int:
     return 0
 
 
-def _start_one(directory: Path, binary: Path, *, aof: bool) -> dict[str, Any]:
+class _Interrupts:
+    """SIGTERM, SIGHUP and SIGINT interrupt like Ctrl-C (so that clean-up runs), except in
+    :meth:`deferred`, which they interrupt at its end: a server is spawned and recorded
+    as one step, never spawned and lost."""
+
+    def __init__(self) -> None:
+        self._deferring = False
+        self._pending = False
+
+    def handler(self, signum: int, frame: FrameType | None) -> None:
+        if self._deferring:
+            self._pending = True
+            return
+        raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def deferred(self) -> Iterator[None]:
+        self._deferring = True
+        try:
+            yield
+        finally:
+            self._deferring = False
+        if self._pending:
+            raise KeyboardInterrupt
+
+
+def _start_one(
+    directory: Path,
+    binary: Path,
+    *,
+    aof: bool,
+    record: Callable[[dict[str, Any]], None],
+    interrupts: _Interrupts,
+) -> dict[str, Any]:
+    """Start one server and wait until it answers; ``record`` it as soon as it exists."""
     last_error = ""
     for _ in range(_PORT_ATTEMPTS):
         server = LocalServer(
@@ -216,7 +288,7 @@ def _start_one(directory: Path, binary: Path, *, aof: bool) -> dict[str, Any]:
         )
         argv = server.command_line()  # picks a free port
         directory.mkdir(parents=True, exist_ok=True)
-        with server.log_path.open("ab") as log:
+        with interrupts.deferred(), server.log_path.open("ab") as log:
             proc = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
@@ -226,13 +298,14 @@ def _start_one(directory: Path, binary: Path, *, aof: bool) -> dict[str, Any]:
                 close_fds=True,
                 start_new_session=True,  # outlives this command and its terminal
             )
-        entry = {
-            "pid": proc.pid,
-            "start_time": _start_time(proc.pid),
-            "url": server.url,
-            "dir": str(directory),
-            "argv": argv,
-        }
+            entry = {
+                "pid": proc.pid,
+                "start_time": _start_time(proc.pid),
+                "url": server.url,
+                "dir": str(directory),
+                "argv": argv,
+            }
+            record(entry)
         deadline = time.monotonic() + _START_TIMEOUT
         while time.monotonic() < deadline:
             if proc.poll() is not None:

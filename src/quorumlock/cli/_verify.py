@@ -22,7 +22,17 @@ from typing import Any
 
 from tqdm import tqdm
 
-from quorumlock.cli._common import CliError, Parser, count, emit_json, positive, say
+from quorumlock.cli._common import (
+    EXIT_USAGE,
+    MAX_SERVERS,
+    MAX_WORKERS,
+    CliError,
+    Parser,
+    count,
+    emit_json,
+    positive,
+    say,
+)
 from quorumlock.testing import (
     NEMESES,
     ServerBinaryNotFound,
@@ -70,10 +80,18 @@ def add_parser(subparsers: Any) -> Parser:
         help="a nemesis to run (repeat for several; default: all)",
     )
     parser.add_argument(
-        "--count", metavar="N", type=count("--count"), default=5, help="servers (default 5)"
+        "--count",
+        metavar="N",
+        type=count("--count", maximum=MAX_SERVERS),
+        default=5,
+        help="servers (default 5)",
     )
     parser.add_argument(
-        "--workers", metavar="N", type=count("--workers"), default=4, help="workers (default 4)"
+        "--workers",
+        metavar="N",
+        type=count("--workers", maximum=MAX_WORKERS),
+        default=4,
+        help="workers (default 4)",
     )
     parser.add_argument(
         "--duration",
@@ -102,7 +120,7 @@ def add_parser(subparsers: Any) -> Parser:
 
 def verify(args: argparse.Namespace) -> int:
     if args.duration > 600:
-        raise CliError("--duration must be at most 600 s")
+        raise CliError("--duration must be at most 600 s", EXIT_USAGE)
     nemeses: Sequence[str] = args.nemesis or NEMESES
     live = sys.stderr.isatty()
     reports: list[VerifyReport] = []

@@ -6,10 +6,13 @@
 //
 //   node redlock_client.js contend --servers URL,URL,... --name NAME --ttl MS
 //        --duration MS --hold MS --checker URL --workers K --side LABEL
+//        [--retries R --pause MS]
 //     K independent Redlock clients (each with its own connections) take NAME again and
 //     again for DURATION ms after the checker's "go" key appears. Inside each hold:
 //     INCR <NAME>:inside on the checker server (any reply but 1 is an overlap), remember
 //     who held last (GETSET <NAME>:last), wait HOLD ms, DECR. Prints one JSON object.
+//     Each acquire retries R times (retryCount, default 3); after a refused acquire
+//     the loop itself waits PAUSE ms (default 0) before its next one.
 //
 //   node redlock_client.js session --servers URL,URL,...
 //     Reads one JSON command per line on stdin and answers one JSON line per command:
@@ -97,7 +100,9 @@ function describe(error) {
 
 async function contendOne(options, checker, deadline, result) {
   const clients = options.servers.split(",").map(connect);
-  const redlock = makeRedlock(clients, { retryCount: 3, retryDelay: 40, retryJitter: 20 });
+  const retryCount = options.retries === undefined ? 3 : Number(options.retries);
+  const pause = Number(options.pause || 0);
+  const redlock = makeRedlock(clients, { retryCount, retryDelay: 40, retryJitter: 20 });
   const name = options.name;
   const ttl = Number(options.ttl);
   const hold = Number(options.hold);
@@ -108,6 +113,7 @@ async function contendOne(options, checker, deadline, result) {
         lock = await redlock.acquire(name, ttl);
       } catch (error) {
         result.refused += 1;
+        if (pause > 0) await sleep(pause / 2 + Math.random() * pause);
         continue;
       }
       const inside = await checker.incr(`${name}:inside`);
