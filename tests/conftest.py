@@ -20,7 +20,7 @@ import functools
 import os
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -115,8 +115,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     configured = os.environ.get("QUORUMLOCK_SERVER_BINARY", "").strip()
     source = " (set by QUORUMLOCK_SERVER_BINARY)" if configured else ""
     path = path_target()
+    tls = main if configured else (path_server_binary() or main)  # tests/integration/tls.py
     return [
-        f"servers: main suite, cli, compat, faults, TLS: {_describe(main)}{source}",
+        f"servers: main suite (core, integration, cli, compat, faults): {_describe(main)}{source}",
+        f"servers: TLS tests (native TLS if built with it, else TlsProxy): {_describe(tls)}",
         f"servers: both-servers modules ({', '.join(BOTH_SERVERS_MODULES)}):",
         f"  valkey: {_describe(_find('valkey'))}",
         f"  redis-6.2: {_describe(_find('redis'))}",
@@ -186,18 +188,26 @@ class _SkippedAreas:
         if self.areas and os.environ.get(STRICT_ENV) == "1" and exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.areas:
-            return
-        terminalreporter.section("areas skipped", sep="!", red=True, bold=True)
-        for line in self.areas:
-            terminalreporter.line(f"SKIPPED AREA {line}", red=True, bold=True)
-        if os.environ.get(STRICT_ENV) == "1":
-            terminalreporter.line(f"{STRICT_ENV}=1: a skipped area fails the run", red=True)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, object, object]:
+        """After the short summary, right above the final counts."""
+        result = yield
+        if self.areas:
+            terminalreporter.section("areas skipped", sep="!", red=True, bold=True)
+            for line in self.areas:
+                terminalreporter.line(f"SKIPPED AREA {line}", red=True, bold=True)
+            if os.environ.get(STRICT_ENV) == "1":
+                terminalreporter.line(f"{STRICT_ENV}=1: a skipped area fails the run", red=True)
+        return result
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_SkippedAreas(), "quorumlock-skipped-areas")
+
+
+def first_line(text: str) -> str:
+    line, _, rest = text.strip().partition("\n")
+    return line + (" [...]" if rest else "")
 
 
 def skipped_areas(outcomes: dict[str, tuple[str, str]]) -> list[str]:
@@ -222,7 +232,9 @@ def skipped_areas(outcomes: dict[str, tuple[str, str]]) -> list[str]:
         if any(area.startswith(done) for done in reported):
             continue
         reported.append(area)
-        why = "; ".join(f"{reason} ({count})" for reason, count in reasons.most_common())
+        why = "; ".join(
+            f"{first_line(reason)} ({count})" for reason, count in reasons.most_common()
+        )
         lines.append(f"{area}: {skipped} of {len(results)} tests skipped: {why}")
     return lines
 
