@@ -18,6 +18,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import statistics
+import time
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Generator, Iterator
@@ -299,3 +301,32 @@ def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | 
         assert raw is None or isinstance(raw, bytes)
         result.append(None if raw is None else raw.decode())
     return result
+
+
+# --------------------------------------------------------------------------------------
+# Time bounds against a measured round trip
+# --------------------------------------------------------------------------------------
+
+
+def round_trip(server: LocalServer, samples: int = 5) -> float:
+    """The median of ``samples`` PINGs to ``server``, on a connection already open: what
+    one round trip costs on this machine right now (load included)."""
+    client = client_of(server)
+    try:
+        client.ping()
+        times = []
+        for _ in range(samples):
+            began = time.perf_counter()
+            client.ping()
+            times.append(time.perf_counter() - began)
+    finally:
+        client.close()
+    return statistics.median(times)
+
+
+def slack(server: LocalServer, *, rounds: float = 2.0) -> float:
+    """A wide margin for ``rounds`` round trips: 25 times the measured round trip each,
+    at least 0.25 s. For bounds that are behaviour (a frozen server costs at most the
+    instance timeout; a pause lasts at most its maximum) and must not fail on a loaded
+    machine, where a round trip may take a hundred times its idle cost."""
+    return max(0.25, 25 * rounds * round_trip(server))
