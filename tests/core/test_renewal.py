@@ -1,4 +1,5 @@
-"""Where a lease renewal gives up, exactly at the boundaries (docs/algorithm.md, leases).
+"""Where a lease renewal gives up, exactly at the boundaries (docs/algorithm.md, leases);
+and the same boundaries of an extension and of an acquire.
 
 A renewal (``extend_flow(final=False)``) that fails keeps the lock, to be tried again,
 only while a retry can still succeed: the round ended before the deadline, and fewer
@@ -14,12 +15,21 @@ from collections.abc import Sequence
 import pytest
 
 from quorumlock import Reply
+from quorumlock._algorithm.arithmetic import deadline
 from quorumlock._algorithm.config import RedlockConfig
-from quorumlock._algorithm.flows import ExtendResult, Fanout, Op, Round, extend_flow
-from quorumlock._algorithm.outcomes import NodeOutcome
+from quorumlock._algorithm.flows import (
+    AcquireResult,
+    ExtendResult,
+    Fanout,
+    Op,
+    Round,
+    acquire_flow,
+    extend_flow,
+)
+from quorumlock._algorithm.outcomes import NodeOutcome, Verdict
 
 HELD_UNTIL = 1010.0
-D, NH, TO = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT
+D, NH, TO, G = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT, Reply.GRANTED
 
 
 def renew(
@@ -107,3 +117,43 @@ def test_a_majority_confirming_after_the_new_deadline_is_too_late() -> None:
     result, _ = renew((D, D, D), now=1000.0, finished=1009.95)
     assert result.deadline is None
     assert result.reason == "the majority confirmed it too late"
+
+
+@pytest.mark.parametrize(("confirmed", "extended"), [(2, False), (3, True)])
+def test_an_extension_needs_a_majority_of_confirmations(confirmed: int, extended: bool) -> None:
+    replies = (D,) * confirmed + (TO,) * (5 - confirmed)
+    result, _ = renew(replies, now=1000.0, finished=1000.01)
+    assert (result.deadline is not None) is extended
+    if not extended:
+        assert result.reason == "only 2 of 5 servers confirmed it"
+
+
+def acquire_once(finished: float) -> AcquireResult:
+    """One non-blocking acquire, all five servers granting, its round ending at ``finished``."""
+    flow = acquire_flow(
+        key="orders:42",
+        token="t",
+        ttl_ms=10_000,
+        config=RedlockConfig(max_ttl=None),
+        blocking=False,
+        timeout=None,
+        now=1000.0,
+        uniform=lambda: 0.5,
+    )
+    try:
+        step = next(flow)
+        while True:
+            assert isinstance(step, Fanout)
+            reply = G if step.op is Op.ACQUIRE else D
+            outcomes = tuple(NodeOutcome(f"s{i}", reply) for i in range(5))
+            step = flow.send(Round(1000.0, finished, outcomes))
+    except StopIteration as stop:
+        result: AcquireResult = stop.value
+    return result
+
+
+def test_an_acquire_whose_round_ends_at_its_deadline_does_not_count() -> None:
+    """R6: the lock is ours only if the round ended before start + ttl - drift."""
+    holds_until = deadline(1000.0, 10_000, RedlockConfig().clock_drift_factor)
+    assert acquire_once(holds_until - 0.001).verdict is Verdict.ACQUIRED
+    assert acquire_once(holds_until).verdict is Verdict.EXPIRED

@@ -74,14 +74,14 @@ MUTANTS: Final = (
         FLOWS,
         "in_time=round_.finished < holds_until",
         "in_time=round_.finished <= holds_until",
-        ("tests/core/test_flows.py",),
+        ("tests/core/test_flows.py", "tests/core/test_renewal.py"),
     ),
     Mutant(
         "an extension confirmed by a minority counts",
         FLOWS,
         "enough = confirmed >= quorum(len(round_.outcomes))",
         "enough = confirmed >= quorum(len(round_.outcomes)) - 1",
-        ("tests/core/test_flows.py",),
+        ("tests/core/test_flows.py", "tests/core/test_renewal.py"),
     ),
     Mutant(
         "an extension sent at the deadline (R10)",
@@ -158,7 +158,10 @@ MUTANTS: Final = (
         SCRIPTS,
         'if redis.call("get", KEYS[1]) == ARGV[1] then\n    return redis.call("pexpire"',
         'if redis.call("get", KEYS[1]) then\n    return redis.call("pexpire"',
-        ("tests/integration/test_lock.py",),
+        (
+            "tests/integration/test_exclusion.py"
+            "::test_extend_with_a_lost_key_never_touches_the_new_holder",
+        ),
     ),
     Mutant(
         "the fence guard lets a token one below the highest write",
