@@ -6,6 +6,10 @@ Usage (from the repository root, in the project's virtualenv)::
     python tests/mutation/run.py --list     # the list, nothing run
     python tests/mutation/run.py 3 7        # mutants 3 and 7 only
 
+The list covers the critical lines of ``src/quorumlock/_algorithm/`` (quorum, drift,
+deadlines, the acquire and extension verdicts, the renewal's give-up boundaries), the
+Lua scripts, and doctor's clock-rate verdict.
+
 The tree (``git ls-files``) is copied once into a temporary directory; each mutant is
 applied to the copy, its named tests run there against the copy's ``src`` (checked:
 the import must resolve into the copy), and the file is restored. The worktree is never
@@ -35,6 +39,7 @@ ALGO: Final = "src/quorumlock/_algorithm/"
 FLOWS: Final = ALGO + "flows.py"
 SCRIPTS: Final = ALGO + "scripts.py"
 ARITH: Final = ALGO + "arithmetic.py"
+DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
 TEST_TIMEOUT: Final = 600.0
 
 
@@ -169,6 +174,20 @@ MUTANTS: Final = (
         "if highest and tonumber(highest) > tonumber(ARGV[1]) then",
         "if highest and tonumber(highest) > tonumber(ARGV[1]) + 1 then",
         ("tests/integration/test_fencing.py",),
+    ),
+    Mutant(
+        "doctor passes a clock off by twice the drift allowance",
+        DOCTOR,
+        "if beyond > _DRIFT_FACTOR:",
+        "if beyond > 2 * _DRIFT_FACTOR:",
+        ("tests/cli/test_doctor_clock_rate.py",),
+    ),
+    Mutant(
+        "doctor holds the uncertainty of its readings against a server",
+        DOCTOR,
+        "beyond = max(0.0, abs(relative) - uncertainty)",
+        "beyond = abs(relative)",
+        ("tests/cli/test_doctor_clock_rate.py",),
     ),
 )
 
