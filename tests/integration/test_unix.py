@@ -3,26 +3,21 @@ both APIs, on Valkey and Redis, with the restart quarantine and fencing on."""
 
 from __future__ import annotations
 
-from typing import Literal
-
 import pytest
 import redis
 import redis.asyncio
 
 from quorumlock import Reply
 from quorumlock._io.incarnation import stamp_fresh
-from quorumlock.testing import LocalServer, find_server_binary
-from tests.conftest import ServerFactory
+from quorumlock.testing import LocalServer
+from tests.conftest import ServerFactory, ServerKind, binary_of
 from tests.integration.apis import Api, AsyncApi, call
 from tests.integration.test_acl import add_user, documented_rule
 
-Kind = Literal["valkey", "redis"]
 
-
-@pytest.fixture(params=["valkey", "redis"])
-def unix_server(request: pytest.FixtureRequest, make_servers: ServerFactory) -> LocalServer:
-    kind: Kind = request.param
-    server: LocalServer = make_servers(1, unixsocket=True, binary=find_server_binary(kind))[0]
+@pytest.fixture
+def unix_server(kind: ServerKind, make_servers: ServerFactory) -> LocalServer:
+    server: LocalServer = make_servers(1, unixsocket=True, binary=binary_of(kind))[0]
     return server
 
 

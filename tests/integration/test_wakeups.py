@@ -23,6 +23,7 @@ from quorumlock import Redlock
 from quorumlock import asyncio as aio
 from quorumlock._algorithm.scripts import RELEASED_PREFIX
 from quorumlock.testing import LocalServerGroup
+from tests.conftest import values
 from tests.integration.test_quarantine import as_user, command
 
 if TYPE_CHECKING:
@@ -381,3 +382,40 @@ def test_a_user_without_channel_permissions_releases_and_its_waiters_poll(
     refusals = [r.message for r in caplog.records if "refuses the release" in r.message]
     assert sorted(m.split(" ")[0] for m in refusals) == sorted(Redlock(restricted).servers)
     assert not any("pw" in m for m in refusals)
+
+
+def test_a_release_announces_only_where_it_deleted_the_key(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Server 2 holds someone else's token by the time we release, server 3 lost the key:
+    the compare-and-delete deletes on 0, 1 and 4 only, and only those announce (an
+    announcement where the key is still held would wake waiters for nothing, and one
+    where it is held by another would tell them a taken lock is free)."""
+    lock = Redlock(servers.urls).lock(lock_name, ttl=10)
+    assert lock.acquire(blocking=False)
+    other = "token-of-b-" + "0" * 24
+    clients = [redis.Redis.from_url(url) for url in servers.urls]
+    clients[2].set(lock_name, other, px=30_000)
+    clients[3].delete(lock_name)
+    subscriptions = [
+        client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        for client in clients
+    ]
+    try:
+        for sub in subscriptions:
+            sub.subscribe(RELEASED_PREFIX + lock_name)
+            assert sub.get_message(timeout=5) is None  # the confirmation, swallowed
+        assert lock.release()
+        counts = [0] * len(subscriptions)
+        give_up = time.monotonic() + 0.5
+        while time.monotonic() < give_up:
+            for index, sub in enumerate(subscriptions):
+                if sub.get_message(timeout=0.01) is not None:
+                    counts[index] += 1
+    finally:
+        for sub in subscriptions:
+            sub.close()
+        for client in clients:
+            client.close()
+    assert counts == [1, 1, 0, 0, 1]
+    assert values(servers, lock_name) == [None, None, other, None, None]

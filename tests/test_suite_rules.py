@@ -1,0 +1,143 @@
+"""The suite's own rules (tests/conftest.py), each run in a pytest of its own: a copy of
+the suite's conftest over a few tests made for the purpose."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+CONFTEST = Path(__file__).with_name("conftest.py")
+
+
+def run_pytest(
+    tmp_path: Path, files: dict[str, str], env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    root = tmp_path / "tests"
+    root.mkdir()
+    shutil.copy(CONFTEST, root / "conftest.py")
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    environment = {k: v for k, v in os.environ.items() if k != "QUORUMLOCK_TEST_STRICT"}
+    environment.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-ra", "-p", "no:cacheprovider", "tests"],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+SKIPPING = {
+    "test_gone.py": """
+        import pytest
+
+        @pytest.fixture
+        def tool():
+            pytest.skip("the tool is not installed")
+
+        def test_a(tool): pass
+        def test_b(tool): pass
+    """,
+    "area/test_mostly.py": """
+        import pytest
+
+        def test_c(): pytest.skip("no network")
+        def test_d(): pytest.skip("no network")
+        def test_e(): pass
+    """,
+    "test_fine.py": """
+        import pytest
+
+        def test_f(): pass
+        def test_g(): pytest.skip("one test alone")
+    """,
+}
+
+
+def test_a_skipped_area_is_named_with_its_reason(tmp_path: Path) -> None:
+    result = run_pytest(tmp_path, SKIPPING)
+    assert result.returncode == 0, result.stdout
+    lines = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED AREA")]
+    assert lines == [
+        "SKIPPED AREA tests/area/: 2 of 3 tests skipped: no network (2)",
+        "SKIPPED AREA tests/test_gone.py: 2 of 2 tests skipped: the tool is not installed (2)",
+    ], result.stdout
+    # after the short summary, right above the counts
+    out = result.stdout.splitlines()
+    section = next(i for i, line in enumerate(out) if "areas skipped" in line)
+    assert section > next(i for i, line in enumerate(out) if "short test summary" in line)
+    between = [line for line in out[section + 1 : -1] if line.strip()]
+    assert between == lines, out[section:]
+
+
+def test_a_skipped_area_fails_a_strict_run(tmp_path: Path) -> None:
+    result = run_pytest(tmp_path, SKIPPING, {"QUORUMLOCK_TEST_STRICT": "1"})
+    assert result.returncode == 1, result.stdout
+    assert "QUORUMLOCK_TEST_STRICT=1: a skipped area fails the run" in result.stdout
+    assert "SKIPPED AREA tests/test_gone.py" in result.stdout
+
+
+def test_a_single_skip_is_no_area(tmp_path: Path) -> None:
+    result = run_pytest(tmp_path, {"test_fine.py": SKIPPING["test_fine.py"]})
+    assert result.returncode == 0, result.stdout
+    assert "SKIPPED AREA" not in result.stdout
+
+
+def test_an_xfail_must_name_its_exception(tmp_path: Path) -> None:
+    bare = """
+        import pytest
+
+        @pytest.mark.xfail(reason="a known bug")
+        def test_x(): raise KeyError
+    """
+    result = run_pytest(tmp_path, {"test_x.py": bare})
+    assert result.returncode == 4, result.stdout + result.stderr
+    assert "xfail without raises= or without a reason" in result.stderr
+    assert "tests/test_x.py::test_x" in result.stderr
+
+
+def test_an_xfail_must_give_a_reason(tmp_path: Path) -> None:
+    bare = """
+        import pytest
+
+        @pytest.mark.xfail(raises=KeyError)
+        def test_x(): raise KeyError
+    """
+    result = run_pytest(tmp_path, {"test_x.py": bare})
+    assert result.returncode == 4, result.stdout + result.stderr
+
+
+def test_a_precise_xfail_is_accepted_and_an_imperative_one_refused(tmp_path: Path) -> None:
+    files = {
+        "test_x.py": """
+            import pytest
+
+            @pytest.mark.xfail(raises=KeyError, reason="a known bug", strict=True)
+            def test_x(): raise KeyError
+
+            def test_y(): pytest.xfail("whatever")
+        """
+    }
+    result = run_pytest(tmp_path, files)
+    assert result.returncode == 1, result.stdout
+    assert "1 failed, 1 xfailed" in result.stdout, result.stdout
+    assert "imperative pytest.xfail()" in result.stdout
+
+
+def test_the_run_starts_by_naming_the_servers(tmp_path: Path) -> None:
+    result = run_pytest(tmp_path, {"test_f.py": "def test_f(): pass\n"})
+    assert result.returncode == 0, result.stdout
+    header = result.stdout.split("collected", 1)[0]
+    assert "servers: main suite (core, integration, cli, compat, faults): Valkey " in header
+    assert "  valkey: Valkey " in header
+    assert "  redis-6.2: Redis 6.2." in header
+    assert "  path: " in header
