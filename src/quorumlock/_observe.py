@@ -11,12 +11,14 @@ Events never carry a lock's token.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from quorumlock._algorithm.flows import Fanout, Round
-from quorumlock._algorithm.outcomes import NodeOutcome
+from quorumlock._algorithm.handoff import TOKEN_PREFIX
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
 
 __all__ = [
     "AcquireEvent",
@@ -27,6 +29,7 @@ __all__ = [
     "RoundEvent",
     "check_observer",
     "clock_anomaly",
+    "log_round",
     "notify",
     "round_hook",
 ]
@@ -219,3 +222,38 @@ def clock_anomaly(step: Fanout, round_: Round) -> str | None:
             "(GC, swap, SIGSTOP, a suspended VM) or the clock jumped"
         )
     return None
+
+
+#: When each server was last reported in restart quarantine (monotonic), per label.
+_QUARANTINE_WARNED: dict[str, float] = {}
+_QUARANTINE_WARN_EVERY = 10.0
+
+
+def log_round(step: Fanout, round_: Round) -> None:
+    """One debug line per round; a warning (at most every 10 s per server) for a server in
+    restart quarantine, which is a deployment event an operator should see, and one for
+    a round whose timing shows a stalled process or a clock that jumped."""
+    elapsed = round_.finished - round_.started
+    if elapsed < 0 or elapsed > step.timeout + STALL:
+        anomaly = clock_anomaly(step, round_)
+        logger.warning("clock anomaly in %s of lock %r: %s", step.op.value, step.key, anomaly)
+    for outcome in round_.outcomes:
+        if outcome.reply is Reply.QUARANTINED:
+            last = _QUARANTINE_WARNED.get(outcome.server, -math.inf)
+            if round_.finished - last >= _QUARANTINE_WARN_EVERY:
+                _QUARANTINE_WARNED[outcome.server] = round_.finished
+                logger.warning(
+                    "%s lost its memory (a restart, a flush or a promotion) and counts toward "
+                    "no quorum: %s",
+                    outcome.server,
+                    outcome.detail,
+                )
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug(
+            "%s %r token=%s… in %.2f ms: %s",
+            step.op.value,
+            step.key,
+            step.token[:TOKEN_PREFIX],
+            elapsed * 1000,
+            render_outcomes(round_.outcomes),
+        )

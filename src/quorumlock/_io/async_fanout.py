@@ -42,10 +42,9 @@ from quorumlock._algorithm.flows import (
     Op,
     Round,
     Session,
-    eval_args,
-    interpret,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._algorithm.wire import eval_args, interpret
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
