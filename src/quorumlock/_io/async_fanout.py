@@ -25,9 +25,12 @@ import asyncio
 import contextlib
 import functools
 import os
+import ssl
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Protocol
 
 import hiredis
@@ -117,6 +120,68 @@ class _Pipe:
         self._writer.transport.abort()
 
 
+class _TlsContexts:
+    """The SSL contexts of a fan-out's servers, each built once and off the event loop,
+    then shared by every connection with the same TLS settings.
+
+    redis-py's asyncio ``SSLConnection`` builds its context (the system's CAs, then the
+    ``ssl_ca_certs`` file) inside ``connect()``, on the event loop: 30 ms or more (far
+    more with a large CA bundle), which a new connection would pay again and again while
+    a TLS server is down, and meanwhile the replies of the healthy servers would wait
+    past the round's deadline. Built on a thread of its own instead, the context serves
+    every event loop; a build that failed (a missing file) is tried again next time.
+    """
+
+    __slots__ = ("_built", "_pid")
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[object, ...], Future[ssl.SSLContext]] = {}
+        self._pid = os.getpid()
+
+    async def prepare(self, conn: AsyncRedisConnection) -> None:
+        """Give ``conn`` its context, waiting (off the loop) for it the first time."""
+        holder = getattr(conn, "ssl_context", None)
+        if holder is None:  # not TLS
+            return
+        if self._pid != os.getpid():  # a forked child: the parent's threads are gone
+            self._built, self._pid = {}, os.getpid()
+        key = tuple(repr(getattr(holder, name)) for name in _TLS_SETTINGS)
+        built = self._built.get(key)
+        if built is None or (built.done() and built.exception() is not None):
+            self._built[key] = built = _build_in_thread(holder.get)
+        holder.context = await asyncio.shield(asyncio.wrap_future(built))
+
+    def apply(self, conn: AsyncRedisConnection) -> None:
+        """Give ``conn`` its context if it is built already (no wait)."""
+        holder = getattr(conn, "ssl_context", None)
+        if holder is None:
+            return
+        key = tuple(repr(getattr(holder, name)) for name in _TLS_SETTINGS)
+        built = self._built.get(key)
+        if built is not None and built.done() and built.exception() is None:
+            holder.context = built.result()
+
+
+# What a redis-py ``RedisSSLContext`` builds its context from.
+_TLS_SETTINGS = (
+    "keyfile", "certfile", "cert_reqs", "include_verify_flags", "exclude_verify_flags",
+    "ca_certs", "ca_data", "ca_path", "check_hostname", "min_version", "ciphers", "password",
+)  # fmt: skip
+
+
+def _build_in_thread(build: Callable[[], ssl.SSLContext]) -> Future[ssl.SSLContext]:
+    built: Future[ssl.SSLContext] = Future()
+
+    def run() -> None:
+        try:
+            built.set_result(build())
+        except BaseException as exc:
+            built.set_exception(exc)
+
+    threading.Thread(target=run, name="quorumlock-tls", daemon=True).start()
+    return built
+
+
 class _AsyncNode:
     """One server: its pipelined connection, opened on demand (per event loop).
 
@@ -133,11 +198,13 @@ class _AsyncNode:
         config: RedlockConfig,
         noted: Callable[[Session | None], None] | None = None,
         where: str = "",
+        tls: _TlsContexts | None = None,
     ) -> None:
         self.spec = spec
         self.label = spec.label
         self.where = where
         self._config = config
+        self._tls = tls or _TlsContexts()
         self._noted = noted  # told who the server of each new connection is
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Task[_Pipe] | None = None
@@ -171,6 +238,7 @@ class _AsyncNode:
         # the same-server check uses it when it can be had.
         required = config.max_ttl is not None or config.fencing
         try:
+            await self._tls.prepare(conn)
             await conn.connect()
             session = await open_session_async(conn, config.connect_timeout, required=required)
         except BaseException:
@@ -196,13 +264,14 @@ class _AsyncNode:
 class _AsyncCluster:
     """A cluster instance: its slot map and one :class:`_AsyncNode` per master met."""
 
-    def __init__(self, spec: ServerSpec, config: RedlockConfig) -> None:
+    def __init__(self, spec: ServerSpec, config: RedlockConfig, tls: _TlsContexts) -> None:
         assert spec.cluster is not None
         self.spec = spec
         self.label = spec.label
         self.map = SlotMap(spec.cluster)
         self._config = config
         self._masters: dict[Address, _AsyncNode] = {}
+        self._tls = tls
         self._loading: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
@@ -213,7 +282,7 @@ class _AsyncCluster:
         if node is None:
             host, port = address
             where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            node = _AsyncNode(self.spec.at(address), self._config, where=where)
+            node = _AsyncNode(self.spec.at(address), self._config, where=where, tls=self._tls)
             self._masters[address] = node
         return node
 
@@ -237,10 +306,15 @@ class _AsyncCluster:
         timeout = self._config.connect_timeout
 
         def connect(address: Address) -> AsyncRedisConnection:
-            return self.spec.at(address).async_connection(connect_timeout=timeout)
+            conn = self.spec.at(address).async_connection(connect_timeout=timeout)
+            self._tls.apply(conn)
+            return conn
 
+        seed = self.map.addresses()
         try:
-            self.map.replace(await fetch_slots_async(connect, self.map.addresses(), timeout))
+            if seed:
+                await self._tls.prepare(connect(seed[0]))
+            self.map.replace(await fetch_slots_async(connect, seed, timeout))
         finally:
             self.tried = True
 
@@ -301,10 +375,11 @@ class AsyncFanout:
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
         self.same_server = SameServerCheck([spec.label for spec in specs])
+        tls = _TlsContexts()
         self._instances: list[_AsyncNode | _AsyncCluster] = [
-            _AsyncNode(spec, config, functools.partial(self.same_server.note, index))
+            _AsyncNode(spec, config, functools.partial(self.same_server.note, index), tls=tls)
             if spec.cluster is None
-            else _AsyncCluster(spec, config)
+            else _AsyncCluster(spec, config, tls)
             for index, spec in enumerate(specs)
         ]
         # The plain servers, when there is no cluster instance: rounds use this list as
