@@ -47,7 +47,7 @@ from quorumlock._algorithm.flows import (
     Session,
 )
 from quorumlock._algorithm.outcomes import Reply
-from quorumlock._algorithm.round import FINISH, Action, Connect, Finish, RoundMachine, Send
+from quorumlock._algorithm.round import FINISH, Action, Connect, Finish, Member, RoundMachine, Send
 from quorumlock._algorithm.wire import eval_args
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
@@ -372,17 +372,10 @@ class _AsyncClusterRoute(Route[_AsyncNode]):
         return pipe if isinstance(pipe, _Pipe) else await asyncio.shield(pipe)
 
 
-class _Target(Protocol):
-    """What a round needs of one instance: an :class:`_AsyncNode` or a cluster route."""
+class _Target(Member, Protocol):
+    """What a round's transport needs of one instance (an :class:`_AsyncNode` or a cluster
+    route), beyond what the round itself reads (:class:`Member`)."""
 
-    @property
-    def label(self) -> str: ...
-    @property
-    def where(self) -> str: ...
-    @property
-    def tried(self) -> bool: ...
-    @property
-    def routed(self) -> bool: ...
     @property
     def command(self) -> ClusterPacker | None: ...
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]: ...

@@ -46,6 +46,7 @@ from quorumlock._algorithm.round import (
     Connect,
     Finish,
     Follow,
+    Member,
     RoundMachine,
     Send,
 )
@@ -254,17 +255,10 @@ class _ClusterRoute(Route[_Node]):
 _NO_SESSIONS: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
 
 
-class _Target(Protocol):
-    """What a round needs of one instance: a :class:`_Node`, or a :class:`_ClusterRoute`."""
+class _Target(Member, Protocol):
+    """What a round's transport needs of one instance (a :class:`_Node` or a
+    :class:`_ClusterRoute`), beyond what the round itself reads (:class:`Member`)."""
 
-    @property
-    def label(self) -> str: ...
-    @property
-    def where(self) -> str: ...
-    @property
-    def tried(self) -> bool: ...
-    @property
-    def routed(self) -> bool: ...
     @property
     def command(self) -> ClusterPacker | None: ...
     @property
