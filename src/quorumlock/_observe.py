@@ -17,8 +17,10 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.config import shown
 from quorumlock._algorithm.flows import Fanout, Op, Round
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
+from quorumlock._algorithm.handoff import TOKEN_PREFIX
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply, quarantine_advice, render_outcomes
 
 __all__ = [
     "AcquireEvent",
@@ -29,6 +31,7 @@ __all__ = [
     "RoundEvent",
     "check_observer",
     "clock_anomaly",
+    "log_round",
     "notify",
     "round_hook",
     "warn_due",
@@ -274,11 +277,43 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
         return
     if warn_due("unreachable", " ".join(o.server for o in outcomes), round_.finished):
         logger.warning(
-            "no server answered an acquire of lock %r: %s. A blocking acquire keeps "
+            "no server answered an acquire of lock %s: %s. A blocking acquire keeps "
             "trying until its timeout; with timeout=None, for as long as no majority answers",
-            step.key,
+            shown(step.key),
             render_outcomes(outcomes),
         )
 
 
 _NO_ANSWER = frozenset({Reply.ERROR, Reply.TIMEOUT})
+
+
+def log_round(step: Fanout, round_: Round) -> None:
+    """One debug line per round; a warning (rate-limited by :func:`warn_due`) for a server
+    in restart quarantine, which is a deployment event an operator should see, for servers
+    that will not answer right (:func:`warn_unusable`), and for a round whose timing shows
+    a stalled process or a clock that jumped."""
+    elapsed = round_.finished - round_.started
+    if elapsed < 0 or elapsed > step.timeout + STALL:
+        anomaly = clock_anomaly(step, round_)
+        logger.warning(
+            "clock anomaly in %s of lock %s: %s", step.op.value, shown(step.key), anomaly
+        )
+    for outcome in round_.outcomes:
+        quarantined = outcome.reply is Reply.QUARANTINED
+        if quarantined and warn_due("quarantine", outcome.server, round_.finished):
+            logger.warning(
+                "%s counts toward no quorum: %s. %s",
+                outcome.server,
+                outcome.detail,
+                quarantine_advice([outcome]),
+            )
+    warn_unusable(step, round_)
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug(
+            "%s %s token=%s… in %.2f ms: %s",
+            step.op.value,
+            shown(step.key),
+            step.token[:TOKEN_PREFIX],
+            elapsed * 1000,
+            render_outcomes(round_.outcomes),
+        )

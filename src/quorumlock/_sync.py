@@ -22,14 +22,14 @@ from typing import Any, ParamSpec, TypeVar
 
 from quorumlock._algorithm.config import Duration, shown
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
-from quorumlock._algorithm.handoff import TOKEN_PREFIX, LockHandle
+from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import check_wait
-from quorumlock._algorithm.outcomes import Reply, quarantine_advice, render_outcomes
+from quorumlock._algorithm.outcomes import render_outcomes
 from quorumlock._exceptions import LockLost, LockNotAcquired
 from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
-from quorumlock._observe import STALL, clock_anomaly, round_hook, warn_due, warn_unusable
+from quorumlock._observe import log_round, round_hook
 
 __all__ = ["Lock", "Redlock"]
 
@@ -69,7 +69,7 @@ class Redlock(RedlockBase["Lock"]):
         self._wakeups = SyncWakeups(self._specs, self.config.connect_timeout)
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
-        self._after_round = round_hook(_log_round, self._observer)
+        self._after_round = round_hook(log_round, self._observer)
 
     def synchronized(
         self,
@@ -214,38 +214,6 @@ def _wait(waiter: Waiter | None, step: Wait) -> bool:
         time.sleep(step.seconds)
         return False
     return waiter.wait(step.seconds)
-
-
-def _log_round(step: Fanout, round_: Round) -> None:
-    """One debug line per round; a warning (at most every 10 s per server) for a server in
-    restart quarantine, which is a deployment event an operator should see, one for a
-    round whose timing shows a stalled process or a clock that jumped, and those of
-    :func:`warn_unusable`."""
-    elapsed = round_.finished - round_.started
-    if elapsed < 0 or elapsed > step.timeout + STALL:
-        anomaly = clock_anomaly(step, round_)
-        logger.warning(
-            "clock anomaly in %s of lock %s: %s", step.op.value, shown(step.key), anomaly
-        )
-    for outcome in round_.outcomes:
-        quarantined = outcome.reply is Reply.QUARANTINED
-        if quarantined and warn_due("quarantine", outcome.server, round_.finished):
-            logger.warning(
-                "%s counts toward no quorum: %s. %s",
-                outcome.server,
-                outcome.detail,
-                quarantine_advice([outcome]),
-            )
-    warn_unusable(step, round_)
-    if logger.isEnabledFor(logging.DEBUG):
-        logger.debug(
-            "%s %s token=%s… in %.2f ms: %s",
-            step.op.value,
-            shown(step.key),
-            step.token[:TOKEN_PREFIX],
-            elapsed * 1000,
-            render_outcomes(round_.outcomes),
-        )
 
 
 class Lock(LockBase):

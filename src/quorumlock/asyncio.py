@@ -41,8 +41,7 @@ from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
-from quorumlock._observe import round_hook
-from quorumlock._sync import _log_round
+from quorumlock._observe import log_round, round_hook
 
 __all__ = ["Lock", "RedisFence", "Redlock"]
 
@@ -69,7 +68,7 @@ class Redlock(RedlockBase["Lock"]):
         self._fanout = AsyncFanout(self._specs, self.config)
         self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
         self._lock_class = Lock
-        self._after_round = round_hook(_log_round, self._observer)
+        self._after_round = round_hook(log_round, self._observer)
 
     def synchronized(
         self,

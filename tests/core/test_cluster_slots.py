@@ -18,7 +18,7 @@ from quorumlock._algorithm.cluster import (
     slot_marker,
     slot_tag,
 )
-from quorumlock._algorithm.flows import Fanout, Op, Session, command_args
+from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     CLUSTER_ACQUIRE,
@@ -26,6 +26,7 @@ from quorumlock._algorithm.scripts import (
     MARKER_KEY,
     _cluster_variant,
 )
+from quorumlock._algorithm.wire import command_args
 
 SESSION = Session("f" * 40, durable=False)
 

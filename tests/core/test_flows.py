@@ -26,7 +26,6 @@ from quorumlock import (
 )
 from quorumlock._algorithm.arithmetic import deadline
 from quorumlock._algorithm.flows import (
-    HOLDER_PREFIX,
     Fanout,
     Flow,
     Op,
@@ -37,12 +36,10 @@ from quorumlock._algorithm.flows import (
     Watch,
     Woken,
     announce_cleanup,
-    command_args,
-    eval_args,
-    interpret,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
 from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, MARKER_KEY, RELEASE
+from quorumlock._algorithm.wire import HOLDER_PREFIX, command_args, eval_args, interpret
 
 T = TypeVar("T")
 G, X, E, F, TO = Reply.GRANTED, Reply.TAKEN, Reply.ERROR, Reply.FATAL, Reply.TIMEOUT

@@ -8,8 +8,14 @@ import pytest
 
 from quorumlock import LockObserver, NodeOutcome, Reply
 from quorumlock._algorithm.flows import Fanout, Op, Round
-from quorumlock._observe import STALL, RoundEvent, check_observer, clock_anomaly, round_hook
-from quorumlock._sync import _log_round
+from quorumlock._observe import (
+    STALL,
+    RoundEvent,
+    check_observer,
+    clock_anomaly,
+    log_round,
+    round_hook,
+)
 
 TOKEN = "0123456789abcdef0123456789abcdef01234567"
 
@@ -36,13 +42,13 @@ def test_clock_anomaly_flags_stalls_and_backward_clocks_only() -> None:
 
 def test_log_round_warns_of_a_stalled_round(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG, logger="quorumlock"):
-        _log_round(step(), round_(100.0, 100.004))
+        log_round(step(), round_(100.0, 100.004))
         assert [r.levelno for r in caplog.records] == [logging.DEBUG]
         debug = caplog.records[0].getMessage()
         assert debug.startswith(f"acquire 'orders:42' token={TOKEN[:8]}… in 4.00 ms: ")
         assert "redis://a:1: granted" in debug
         caplog.clear()
-        _log_round(step(), round_(100.0, 103.0))
+        log_round(step(), round_(100.0, 103.0))
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
     assert "clock anomaly in acquire of lock 'orders:42'" in warnings[0].getMessage()
@@ -51,7 +57,7 @@ def test_log_round_warns_of_a_stalled_round(caplog: pytest.LogCaptureFixture) ->
 
 def test_without_an_observer_the_round_hook_is_the_logger_itself() -> None:
     """Zero cost when no observer is set: not even a wrapper around the logging."""
-    assert round_hook(_log_round, None) is _log_round
+    assert round_hook(log_round, None) is log_round
 
 
 def test_round_hook_logs_then_tells_the_observer() -> None:

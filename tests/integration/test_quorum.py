@@ -1,5 +1,6 @@
 """Quorum rules against real servers: taken, dead, frozen, restarted,
 misconfigured and unreachable servers, for every subset where it is cheap to try them all.
+Every test body runs through both APIs (``tests/integration/apis.py``).
 
 Every server here is a private process (``make_servers``) because these tests kill, freeze
 and restart them. Timing assertions are structural bounds with a wide margin: a frozen
@@ -17,11 +18,11 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
-from quorumlock import Lock, NodeOutcome, QuorumUnavailable, Redlock, Reply
+from quorumlock import NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import RELEASE
 from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, values
-from tests.integration.apis import Api, call
+from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 
 PASSWORD = "secret-pw-7f3a"
 WRONG_PASSWORD = "wrong-pw-91c2"
@@ -46,11 +47,11 @@ def replies(outcomes: Sequence[NodeOutcome]) -> list[Reply]:
     return [o.reply for o in outcomes]
 
 
-def warm_up(rl: Redlock) -> None:
+async def warm_up(rl: AnyRedlock) -> None:
     """One acquire and release, so every server has an idle connection and the scripts."""
     lock = rl.lock("test:warm-up", ttl=10)
-    assert lock.acquire(blocking=False)
-    assert lock.release()
+    assert await call(lock.acquire(blocking=False))
+    assert await call(lock.release())
     assert replies(lock.outcomes) == [Reply.DONE] * len(rl.servers)
 
 
@@ -76,11 +77,11 @@ def frozen(servers: Sequence[LocalServer]) -> Iterator[None]:
             server.resume()
 
 
-def timed_acquire(
-    lock: Lock, *, blocking: bool = True, timeout: float | None = None
+async def timed_acquire(
+    lock: AnyLock, *, blocking: bool = True, timeout: float | None = None
 ) -> tuple[bool, float]:
     started = time.monotonic()
-    got = lock.acquire(blocking=blocking, timeout=timeout)
+    got = await call(lock.acquire(blocking=blocking, timeout=timeout))
     return got, time.monotonic() - started
 
 
@@ -96,20 +97,21 @@ def assert_names(message: str, labels: Sequence[str]) -> None:
 
 @pytest.mark.parametrize("n", [1, 3, 5])
 def test_acquire_succeeds_iff_the_free_servers_are_a_majority(
-    make_servers: ServerFactory, lock_name: str, n: int
+    api: Api, make_servers: ServerFactory, lock_name: str, n: int
 ) -> None:
     group = make_servers(n)
     clients = [client_of(server) for server in group]
-    rl = Redlock(group.urls, instance_timeout=1.0)
-    assert rl.quorum == n // 2 + 1
-    try:
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=1.0)
+        assert rl.quorum == n // 2 + 1
         for size in range(n + 1):
             for taken in itertools.combinations(range(n), size):
                 others = [f"other-holder-{i}" if i in taken else None for i in range(n)]
                 for i in taken:
                     clients[i].set(lock_name, f"other-holder-{i}", px=60_000)
                 lock = rl.lock(lock_name, ttl=10)
-                got = lock.acquire(blocking=False)
+                got = await call(lock.acquire(blocking=False))
                 free = n - size
                 assert got is (free >= rl.quorum), f"taken={taken}"
                 expected_replies = [Reply.TAKEN if i in taken else Reply.GRANTED for i in range(n)]
@@ -120,7 +122,7 @@ def test_acquire_succeeds_iff_the_free_servers_are_a_majority(
                     mine = [other or lock.token for other in others]
                     assert values(group, lock_name) == mine, f"taken={taken}"
                     assert lock.held
-                    assert lock.release()
+                    assert await call(lock.release())
                 else:
                     # R6 step 5: released on all, and the other holder is untouched.
                     assert values(group, lock_name) == others, f"taken={taken}"
@@ -131,8 +133,10 @@ def test_acquire_succeeds_iff_the_free_servers_are_a_majority(
                     assert 55_000 < clients[i].pttl(lock_name) <= 60_000
                 for client in clients:
                     client.delete(lock_name)
+
+    try:
+        api.run(body)
     finally:
-        rl.close()
         for client in clients:
             client.close()
 
@@ -144,63 +148,69 @@ def test_acquire_succeeds_iff_the_free_servers_are_a_majority(
 
 @pytest.mark.parametrize("established", [True, False], ids=["connected", "fresh"])
 def test_two_dead_of_five_cost_at_most_the_instance_timeout(
-    make_servers: ServerFactory, lock_name: str, established: bool
+    api: Api, make_servers: ServerFactory, lock_name: str, established: bool
 ) -> None:
     group = make_servers(5)
-    rl = Redlock(group.urls, instance_timeout=0.2)
-    if established:
-        warm_up(rl)
-    dead = [0, 3]
-    for i in dead:
-        group[i].kill()
-    lock = rl.lock(lock_name, ttl=10)
-    got, elapsed = timed_acquire(lock, blocking=False)
-    assert got
-    assert elapsed < 1.0
-    failed = [o.server for o in lock.outcomes if o.reply is Reply.ERROR]
-    assert failed == [rl.servers[i] for i in dead]
-    assert replies(lock.outcomes).count(Reply.GRANTED) == 3
-    live = [group[i] for i in range(5) if i not in dead]
-    assert values(live, lock_name) == [lock.token] * 3
-    assert lock.release()
-    assert values(live, lock_name) == [None] * 3
-    rl.close()
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.2)
+        if established:
+            await warm_up(rl)
+        dead = [0, 3]
+        for i in dead:
+            group[i].kill()
+        lock = rl.lock(lock_name, ttl=10)
+        got, elapsed = await timed_acquire(lock, blocking=False)
+        assert got
+        assert elapsed < 1.0
+        failed = [o.server for o in lock.outcomes if o.reply is Reply.ERROR]
+        assert failed == [rl.servers[i] for i in dead]
+        assert replies(lock.outcomes).count(Reply.GRANTED) == 3
+        live = [group[i] for i in range(5) if i not in dead]
+        assert values(live, lock_name) == [lock.token] * 3
+        assert await call(lock.release())
+        assert values(live, lock_name) == [None] * 3
+
+    api.run(body)
 
 
 @pytest.mark.parametrize("established", [True, False], ids=["connected", "fresh"])
 def test_three_dead_of_five_raise_quorum_unavailable_quickly(
-    make_servers: ServerFactory, lock_name: str, established: bool
+    api: Api, make_servers: ServerFactory, lock_name: str, established: bool
 ) -> None:
     group = make_servers(5)
-    rl = Redlock(group.urls, instance_timeout=0.2)
-    if established:
-        warm_up(rl)
-    dead = [1, 2, 4]
-    for i in dead:
-        group[i].kill()
-    live = [group[0], group[3]]
-    dead_labels = [rl.servers[i] for i in dead]
 
-    lock = rl.lock(lock_name, ttl=10)
-    started = time.monotonic()
-    with pytest.raises(QuorumUnavailable) as info:
-        lock.acquire(blocking=False)
-    assert time.monotonic() - started < 1.0
-    assert_names(str(info.value), dead_labels)
-    assert info.value.name == lock_name
-    assert [o.server for o in info.value.outcomes if o.reply is Reply.ERROR] == dead_labels
-    assert not lock.held
-    assert values(live, lock_name) == [None, None]
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.2)
+        if established:
+            await warm_up(rl)
+        dead = [1, 2, 4]
+        for i in dead:
+            group[i].kill()
+        live = [group[0], group[3]]
+        dead_labels = [rl.servers[i] for i in dead]
 
-    # A blocking acquire retries through failures that may pass, up to its timeout.
-    started = time.monotonic()
-    with pytest.raises(QuorumUnavailable) as info:
-        lock.acquire(timeout=0.5)
-    elapsed = time.monotonic() - started
-    assert 0.5 <= elapsed < 2.0
-    assert_names(str(info.value), dead_labels)
-    assert values(live, lock_name) == [None, None]
-    rl.close()
+        lock = rl.lock(lock_name, ttl=10)
+        started = time.monotonic()
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(blocking=False))
+        assert time.monotonic() - started < 1.0
+        assert_names(str(info.value), dead_labels)
+        assert info.value.name == lock_name
+        assert [o.server for o in info.value.outcomes if o.reply is Reply.ERROR] == dead_labels
+        assert not lock.held
+        assert values(live, lock_name) == [None, None]
+
+        # A blocking acquire retries through failures that may pass, up to its timeout.
+        started = time.monotonic()
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(timeout=0.5))
+        elapsed = time.monotonic() - started
+        assert 0.5 <= elapsed < 2.0
+        assert_names(str(info.value), dead_labels)
+        assert values(live, lock_name) == [None, None]
+
+    api.run(body)
 
 
 # --------------------------------------------------------------------------------------
@@ -209,56 +219,61 @@ def test_three_dead_of_five_raise_quorum_unavailable_quickly(
 
 
 def test_frozen_minority_with_open_connections_costs_one_instance_timeout(
-    make_servers: ServerFactory, lock_name: str
+    api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(5)
-    rl = Redlock(group.urls, instance_timeout=0.3)
-    warm_up(rl)
-    with frozen(group.servers[:2]):
-        lock = rl.lock(lock_name, ttl=10)
-        got, elapsed = timed_acquire(lock, blocking=False)
-        assert got
-        assert elapsed < 1.0  # one round: 0.3 s for the frozen two, not one per server
-        assert replies(lock.outcomes) == [Reply.TIMEOUT] * 2 + [Reply.GRANTED] * 3
-        assert values(list(group.servers[2:]), lock_name) == [lock.token] * 3
-    rl.close()
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.3)
+        await warm_up(rl)
+        with frozen(group.servers[:2]):
+            lock = rl.lock(lock_name, ttl=10)
+            got, elapsed = await timed_acquire(lock, blocking=False)
+            assert got
+            assert elapsed < 1.0  # one round: 0.3 s for the frozen two, not one per server
+            assert replies(lock.outcomes) == [Reply.TIMEOUT] * 2 + [Reply.GRANTED] * 3
+            assert values(list(group.servers[2:]), lock_name) == [lock.token] * 3
+
+    api.run(body)
 
 
 def test_frozen_minority_without_connections_still_grants_the_lock(
-    make_servers: ServerFactory, lock_name: str
+    api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(5)
-    rl = Redlock(group.urls, instance_timeout=0.3)
-    try:
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.3)
         with frozen(group.servers[:2]):
             lock = rl.lock(lock_name, ttl=10)
-            got, elapsed = timed_acquire(lock, blocking=False)
+            got, elapsed = await timed_acquire(lock, blocking=False)
             assert got
             assert elapsed < 1.0
             assert replies(lock.outcomes) == [Reply.TIMEOUT] * 2 + [Reply.GRANTED] * 3
-    finally:
-        rl.close()
+
+    api.run(body)
 
 
 def test_frozen_minority_does_not_break_the_rounds_after_the_first(
-    make_servers: ServerFactory, lock_name: str
+    api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(5)
-    rl = Redlock(group.urls, instance_timeout=0.3)
-    warm_up(rl)
-    try:
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.3)
+        await warm_up(rl)
         with frozen(group.servers[:2]):
             lock = rl.lock(lock_name, ttl=10)
-            assert lock.acquire(blocking=False)
-            # The frozen servers' connections were dropped, so this round reconnects to
-            # them; the three healthy servers answer at once and must be counted.
-            assert lock.release()
+            assert await call(lock.acquire(blocking=False))
+            # The frozen servers' connections may have been dropped, so this round may
+            # reconnect to them; the three healthy servers answer at once and must count.
+            assert await call(lock.release())
             assert replies(lock.outcomes)[2:] == [Reply.DONE] * 3
             again = rl.lock(lock_name, ttl=10)
-            assert again.acquire(blocking=False)
-            assert again.release()
-    finally:
-        rl.close()
+            assert await call(again.acquire(blocking=False))
+            assert await call(again.release())
+
+    api.run(body)
 
 
 @pytest.mark.parametrize(
@@ -270,24 +285,25 @@ def test_frozen_minority_does_not_break_the_rounds_after_the_first(
     ],
 )
 def test_frozen_majority_raises_quorum_unavailable_and_leaves_nothing(
-    make_servers: ServerFactory, lock_name: str, established: bool, scripts_cached: bool
+    api: Api, make_servers: ServerFactory, lock_name: str, established: bool, scripts_cached: bool
 ) -> None:
     group = make_servers(5)
-    rl = Redlock(group.urls, instance_timeout=0.25)
-    if established:
-        warm_up(rl)
-    if not scripts_cached:  # as after a restart: the cleanup must fall back to EVAL
-        for server in group:
-            client = client_of(server)
-            client.script_flush()
-            client.close()
-    frozen_labels = rl.servers[:3]
-    try:
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.25)
+        if established:
+            await warm_up(rl)
+        if not scripts_cached:  # as after a restart: the cleanup must fall back to EVAL
+            for server in group:
+                client = client_of(server)
+                client.script_flush()
+                client.close()
+        frozen_labels = rl.servers[:3]
         with frozen(group.servers[:3]):
             lock = rl.lock(lock_name, ttl=10)
             started = time.monotonic()
             with pytest.raises(QuorumUnavailable) as info:
-                lock.acquire(blocking=False)
+                await call(lock.acquire(blocking=False))
             elapsed = time.monotonic() - started
             # Two rounds (the attempt and the cleanup release of R6 step 5), each at most
             # one instance timeout: ~0.5 s. Waiting on the frozen three one after the
@@ -298,8 +314,8 @@ def test_frozen_majority_raises_quorum_unavailable_and_leaves_nothing(
             expected = [Reply.TIMEOUT] * 3 + [Reply.GRANTED] * 2
             assert replies(info.value.outcomes) == expected
             assert values(list(group.servers[3:]), lock_name) == [None, None]
-    finally:
-        rl.close()
+
+    api.run(body)
 
 
 # --------------------------------------------------------------------------------------
@@ -308,61 +324,69 @@ def test_frozen_majority_raises_quorum_unavailable_and_leaves_nothing(
 
 
 def test_restarted_server_rejoins_and_release_survives_its_lost_script_cache(
-    make_servers: ServerFactory, lock_name: str
+    api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(3)
-    rl = Redlock(group.urls, instance_timeout=1.0)
-    warm_up(rl)
-    group[0].restart()  # kill -9 and start again: empty dataset, empty script cache
-    restarted = client_of(group[0])
 
-    lock = rl.lock(lock_name, ttl=10)
-    assert lock.acquire(blocking=False)
-    # The idle connection the restarted server closed is not reused: it reconnects, and
-    # the server, having lost its memory, is in restart quarantine: its grant is recorded
-    # but does not count.
-    assert replies(lock.outcomes) == [Reply.QUARANTINED, Reply.GRANTED, Reply.GRANTED]
-    assert values(group, lock_name) == [lock.token] * 3
-    assert restarted.script_exists(RELEASE.sha) == [False]
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=1.0)
+        await warm_up(rl)
+        group[0].restart()  # kill -9 and start again: empty dataset, empty script cache
+        restarted = client_of(group[0])
+        try:
+            lock = rl.lock(lock_name, ttl=10)
+            assert await call(lock.acquire(blocking=False))
+            # The connection the restarted server closed is not reused: it reconnects,
+            # and the server, having lost its memory, is in restart quarantine: its grant
+            # is recorded but does not count.
+            assert replies(lock.outcomes) == [Reply.QUARANTINED, Reply.GRANTED, Reply.GRANTED]
+            assert values(group, lock_name) == [lock.token] * 3
+            assert restarted.script_exists(RELEASE.sha) == [False]
 
-    assert lock.release()  # EVALSHA -> NOSCRIPT -> EVAL on the restarted server
-    assert replies(lock.outcomes) == [Reply.DONE] * 3
-    assert values(group, lock_name) == [None] * 3
-    assert restarted.script_exists(RELEASE.sha) == [True]
-    restarted.close()
-    rl.close()
+            assert await call(lock.release())  # EVALSHA -> NOSCRIPT -> EVAL on the restarted
+            assert replies(lock.outcomes) == [Reply.DONE] * 3
+            assert values(group, lock_name) == [None] * 3
+            assert restarted.script_exists(RELEASE.sha) == [True]
+        finally:
+            restarted.close()
+
+    api.run(body)
 
 
 def test_blocking_acquire_rides_through_a_restart_of_the_only_server(
-    make_servers: ServerFactory, lock_name: str
+    api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(1)
-    # Quarantine off: this is about reconnecting, not about the quarantine.
-    rl = Redlock(group.urls, retry_delay=0.05, instance_timeout=1.0, max_ttl=None)
-    warm_up(rl)
-    group[0].restart()
-    lock = rl.lock(lock_name, ttl=10)
-    got, elapsed = timed_acquire(lock, timeout=2.0)
-    assert got
-    assert elapsed < 2.0
-    assert values(group, lock_name) == [lock.token]
-    assert lock.release()
-    rl.close()
+
+    async def body() -> None:
+        # Quarantine off: this is about reconnecting, not about the quarantine.
+        rl = api.redlock(group.urls, retry_delay=0.05, instance_timeout=1.0, max_ttl=None)
+        await warm_up(rl)
+        group[0].restart()
+        lock = rl.lock(lock_name, ttl=10)
+        got, elapsed = await timed_acquire(lock, timeout=2.0)
+        assert got
+        assert elapsed < 2.0
+        assert values(group, lock_name) == [lock.token]
+        assert await call(lock.release())
+
+    api.run(body)
 
 
 def test_first_round_after_a_restart_counts_the_restarted_server(
-    make_servers: ServerFactory, lock_name: str
+    api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(1)
-    rl = Redlock(group.urls, instance_timeout=1.0, max_ttl=None)  # quarantine off
-    warm_up(rl)
-    group[0].restart()
-    lock = rl.lock(lock_name, ttl=10)
-    try:
-        assert lock.acquire(blocking=False)
-        assert lock.release()
-    finally:
-        rl.close()
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=1.0, max_ttl=None)  # quarantine off
+        await warm_up(rl)
+        group[0].restart()
+        lock = rl.lock(lock_name, ttl=10)
+        assert await call(lock.acquire(blocking=False))
+        assert await call(lock.release())
+
+    api.run(body)
 
 
 # --------------------------------------------------------------------------------------
@@ -378,75 +402,84 @@ def bad_url(server: LocalServer, password: str | None) -> str:
 
 @pytest.mark.parametrize("password", [None, WRONG_PASSWORD], ids=["no-password", "wrong"])
 def test_one_server_refusing_our_credentials_is_fatal_for_it_only(
-    make_servers: ServerFactory, lock_name: str, password: str | None
+    api: Api, make_servers: ServerFactory, lock_name: str, password: str | None
 ) -> None:
     good = make_servers(2)
     bad = make_servers(1, extra_args=("--requirepass", PASSWORD))
-    rl = Redlock([*good.urls, bad_url(bad[0], password)])
-    lock = rl.lock(lock_name, ttl=10)
-    assert lock.acquire(blocking=False)
-    assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
-    assert lock.outcomes[2].server == rl.servers[2]
-    assert WRONG_PASSWORD not in str(lock.outcomes[2])
-    assert lock.release()
-    assert values(good, lock_name) == [None, None]
-    rl.close()
+
+    async def body() -> None:
+        rl = api.redlock([*good.urls, bad_url(bad[0], password)])
+        lock = rl.lock(lock_name, ttl=10)
+        assert await call(lock.acquire(blocking=False))
+        assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
+        assert lock.outcomes[2].server == rl.servers[2]
+        assert WRONG_PASSWORD not in str(lock.outcomes[2])
+        assert await call(lock.release())
+        assert values(good, lock_name) == [None, None]
+
+    api.run(body)
 
 
 @pytest.mark.parametrize("password", [None, WRONG_PASSWORD], ids=["no-password", "wrong"])
 def test_a_majority_refusing_our_credentials_raises_at_once(
-    make_servers: ServerFactory, lock_name: str, password: str | None
+    api: Api, make_servers: ServerFactory, lock_name: str, password: str | None
 ) -> None:
     good = make_servers(1)
     bad = make_servers(2, extra_args=("--requirepass", PASSWORD))
-    rl = Redlock([*good.urls, *(bad_url(server, password) for server in bad)])
-    lock = rl.lock(lock_name, ttl=10)
-    started = time.monotonic()
-    with pytest.raises(QuorumUnavailable) as info:
-        lock.acquire(blocking=True, timeout=5)  # no retry can fix a wrong password
-    assert time.monotonic() - started < 2.0
-    message = str(info.value)
-    assert_names(message, rl.servers[1:])
-    assert PASSWORD not in message
-    assert WRONG_PASSWORD not in message
-    assert replies(info.value.outcomes) == [Reply.GRANTED, Reply.FATAL, Reply.FATAL]
-    assert values(good, lock_name) == [None]
-    for server in bad:
-        authed = client_of(server)
-        authed.connection_pool.connection_kwargs["password"] = PASSWORD
-        assert authed.get(lock_name) is None
-        authed.close()
-    rl.close()
+
+    async def body() -> None:
+        rl = api.redlock([*good.urls, *(bad_url(server, password) for server in bad)])
+        lock = rl.lock(lock_name, ttl=10)
+        started = time.monotonic()
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(blocking=True, timeout=5))  # no retry fixes a password
+        assert time.monotonic() - started < 2.0
+        message = str(info.value)
+        assert_names(message, rl.servers[1:])
+        assert PASSWORD not in message
+        assert WRONG_PASSWORD not in message
+        assert replies(info.value.outcomes) == [Reply.GRANTED, Reply.FATAL, Reply.FATAL]
+        assert values(good, lock_name) == [None]
+        for server in bad:
+            authed = client_of(server)
+            authed.connection_pool.connection_kwargs["password"] = PASSWORD
+            assert authed.get(lock_name) is None
+            authed.close()
+
+    api.run(body)
 
 
-def test_read_only_replicas_are_fatal(make_servers: ServerFactory, lock_name: str) -> None:
+def test_read_only_replicas_are_fatal(
+    api: Api, make_servers: ServerFactory, lock_name: str
+) -> None:
     upstream = make_servers(1)[0]  # the replicas' master; not one of the instances
     replicas = make_servers(2, extra_args=("--replicaof", "127.0.0.1", str(upstream.port)))
     masters = make_servers(2)
 
-    # One replica of three: reported as fatal, the two masters make the majority.
-    rl = Redlock([*masters.urls, replicas[0].url])
-    lock = rl.lock(lock_name, ttl=10)
-    assert lock.acquire(blocking=False)
-    assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
-    # redis-py strips the READONLY code from the error text; its message remains.
-    assert re.search(r"read.?only", lock.outcomes[2].detail, re.IGNORECASE)
-    assert lock.release()
-    rl.close()
+    async def body() -> None:
+        # One replica of three: reported as fatal, the two masters make the majority.
+        rl = api.redlock([*masters.urls, replicas[0].url])
+        lock = rl.lock(lock_name, ttl=10)
+        assert await call(lock.acquire(blocking=False))
+        assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
+        # redis-py strips the READONLY code from the error text; its message remains.
+        assert re.search(r"read.?only", lock.outcomes[2].detail, re.IGNORECASE)
+        assert await call(lock.release())
 
-    # Two replicas of three: no majority can ever be formed, raised at once.
-    rl = Redlock([masters[0].url, *replicas.urls])
-    lock = rl.lock(lock_name, ttl=10)
-    started = time.monotonic()
-    with pytest.raises(QuorumUnavailable) as info:
-        lock.acquire(timeout=5)
-    assert time.monotonic() - started < 2.0
-    assert_names(str(info.value), rl.servers[1:])
-    assert re.search(r"read.?only", str(info.value), re.IGNORECASE)
-    assert replies(info.value.outcomes) == [Reply.GRANTED, Reply.FATAL, Reply.FATAL]
-    everyone: list[LocalServer] = [upstream, *replicas, *masters]
-    assert values(everyone, lock_name) == [None] * 5
-    rl.close()
+        # Two replicas of three: no majority can ever be formed, raised at once.
+        rl = api.redlock([masters[0].url, *replicas.urls])
+        lock = rl.lock(lock_name, ttl=10)
+        started = time.monotonic()
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(timeout=5))
+        assert time.monotonic() - started < 2.0
+        assert_names(str(info.value), rl.servers[1:])
+        assert re.search(r"read.?only", str(info.value), re.IGNORECASE)
+        assert replies(info.value.outcomes) == [Reply.GRANTED, Reply.FATAL, Reply.FATAL]
+        everyone: list[LocalServer] = [upstream, *replicas, *masters]
+        assert values(everyone, lock_name) == [None] * 5
+
+    api.run(body)
 
 
 # --------------------------------------------------------------------------------------
@@ -455,27 +488,29 @@ def test_read_only_replicas_are_fatal(make_servers: ServerFactory, lock_name: st
 
 
 def test_unreachable_servers_raise_quorum_unavailable_naming_them(
-    make_servers: ServerFactory, lock_name: str
+    api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
     nowhere = [f"redis://127.0.0.1:{free_port()}" for _ in range(3)]
-    rl = Redlock(nowhere)
-    started = time.monotonic()
-    with pytest.raises(QuorumUnavailable) as info:
-        rl.lock(lock_name, ttl=10).acquire(blocking=False)
-    assert time.monotonic() - started < 2.0
-    assert_names(str(info.value), rl.servers)
-    assert replies(info.value.outcomes) == [Reply.ERROR] * 3
-    rl.close()
-
-    # One reachable server of three: it must not keep our key.
     group: LocalServerGroup = make_servers(1)
-    rl = Redlock([nowhere[0], group[0].url, nowhere[1]])
-    with pytest.raises(QuorumUnavailable) as info:
-        rl.lock(lock_name, ttl=10).acquire(blocking=False)
-    assert_names(str(info.value), [rl.servers[0], rl.servers[2]])
-    assert replies(info.value.outcomes) == [Reply.ERROR, Reply.GRANTED, Reply.ERROR]
-    assert values(group, lock_name) == [None]
-    rl.close()
+
+    async def body() -> None:
+        rl = api.redlock(nowhere)
+        started = time.monotonic()
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(rl.lock(lock_name, ttl=10).acquire(blocking=False))
+        assert time.monotonic() - started < 2.0
+        assert_names(str(info.value), rl.servers)
+        assert replies(info.value.outcomes) == [Reply.ERROR] * 3
+
+        # One reachable server of three: it must not keep our key.
+        rl = api.redlock([nowhere[0], group[0].url, nowhere[1]])
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(rl.lock(lock_name, ttl=10).acquire(blocking=False))
+        assert_names(str(info.value), [rl.servers[0], rl.servers[2]])
+        assert replies(info.value.outcomes) == [Reply.ERROR, Reply.GRANTED, Reply.ERROR]
+        assert values(group, lock_name) == [None]
+
+    api.run(body)
 
 
 # --------------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from __future__ import annotations
 import binascii
 import functools
 
-from quorumlock._algorithm.flows import Fanout, Op, Session, command_args
+from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     CLUSTER_ACQUIRE,
@@ -31,6 +31,7 @@ from quorumlock._algorithm.scripts import (
     RELEASE,
     Script,
 )
+from quorumlock._algorithm.wire import command_args
 
 __all__ = [
     "SLOTS",
@@ -97,7 +98,7 @@ def touches_marker(step: Fanout) -> bool:
 def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str | int, ...]:
     """The command a fan-out sends to a cluster instance for a key in ``slot``.
 
-    The same as :func:`quorumlock._algorithm.flows.command_args`, except where the
+    The same as :func:`quorumlock._algorithm.wire.command_args`, except where the
     command names the marker: KEYS[2] is the slot's marker (:func:`slot_marker`), and
     the acquire runs :data:`CLUSTER_ACQUIRE` with the node's ``run_id`` as one more,
     last argument (the script takes it off before the acquire body runs).

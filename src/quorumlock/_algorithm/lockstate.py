@@ -13,7 +13,6 @@ from collections.abc import Callable
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, RedlockConfig, shown, wait_seconds
 from quorumlock._algorithm.flows import (
-    HOLDER_PREFIX,
     ExtendResult,
     Flow,
     acquire_flow,
@@ -29,6 +28,7 @@ from quorumlock._algorithm.outcomes import (
     quarantine_advice,
     render_outcomes,
 )
+from quorumlock._algorithm.wire import HOLDER_PREFIX
 from quorumlock._exceptions import (
     ConfigurationError,
     LockLost,

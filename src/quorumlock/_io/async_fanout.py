@@ -25,9 +25,13 @@ import asyncio
 import contextlib
 import functools
 import os
+import select
+import ssl
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from typing import Protocol
 
 import hiredis
@@ -35,17 +39,16 @@ from redis._parsers.base import BaseParser
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
 
-from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
     Op,
     Round,
     Session,
-    eval_args,
-    interpret,
 )
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._algorithm.outcomes import Reply
+from quorumlock._algorithm.round import FINISH, Action, Connect, Finish, Member, RoundMachine, Send
+from quorumlock._algorithm.wire import eval_args
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -106,6 +109,21 @@ class _Pipe:
         """The oldest queued request has waited longer than ``limit`` seconds."""
         return bool(self.queue) and time.monotonic() - self.queue[0][2] > limit
 
+    def closed_while_idle(self) -> bool:
+        """No request waits, yet the server sent something: EOF (a restart, an idle
+        timeout) or garbage, which the reader task has not seen yet because the event
+        loop was busy. One ``select``, so that a restarted server costs no failed round
+        (as ``_drop_closed`` in the sync fan-out)."""
+        if self.queue:
+            return False
+        if self._stream.at_eof():
+            return True
+        sock = self._writer.transport.get_extra_info("socket")
+        if sock is None:
+            return False
+        readable, _, _ = select.select([sock.fileno()], [], [], 0)
+        return bool(readable)
+
     def fail(self, exc: Exception) -> None:
         if self.dead is not None:
             return
@@ -118,6 +136,68 @@ class _Pipe:
         self._writer.transport.abort()
 
 
+class _TlsContexts:
+    """The SSL contexts of a fan-out's servers, each built once and off the event loop,
+    then shared by every connection with the same TLS settings.
+
+    redis-py's asyncio ``SSLConnection`` builds its context (the system's CAs, then the
+    ``ssl_ca_certs`` file) inside ``connect()``, on the event loop: 30 ms or more (far
+    more with a large CA bundle), which a new connection would pay again and again while
+    a TLS server is down, and meanwhile the replies of the healthy servers would wait
+    past the round's deadline. Built on a thread of its own instead, the context serves
+    every event loop; a build that failed (a missing file) is tried again next time.
+    """
+
+    __slots__ = ("_built", "_pid")
+
+    def __init__(self) -> None:
+        self._built: dict[tuple[object, ...], Future[ssl.SSLContext]] = {}
+        self._pid = os.getpid()
+
+    async def prepare(self, conn: AsyncRedisConnection) -> None:
+        """Give ``conn`` its context, waiting (off the loop) for it the first time."""
+        holder = getattr(conn, "ssl_context", None)
+        if holder is None:  # not TLS
+            return
+        if self._pid != os.getpid():  # a forked child: the parent's threads are gone
+            self._built, self._pid = {}, os.getpid()
+        key = tuple(repr(getattr(holder, name)) for name in _TLS_SETTINGS)
+        built = self._built.get(key)
+        if built is None or (built.done() and built.exception() is not None):
+            self._built[key] = built = _build_in_thread(holder.get)
+        holder.context = await asyncio.shield(asyncio.wrap_future(built))
+
+    def apply(self, conn: AsyncRedisConnection) -> None:
+        """Give ``conn`` its context if it is built already (no wait)."""
+        holder = getattr(conn, "ssl_context", None)
+        if holder is None:
+            return
+        key = tuple(repr(getattr(holder, name)) for name in _TLS_SETTINGS)
+        built = self._built.get(key)
+        if built is not None and built.done() and built.exception() is None:
+            holder.context = built.result()
+
+
+# What a redis-py ``RedisSSLContext`` builds its context from.
+_TLS_SETTINGS = (
+    "keyfile", "certfile", "cert_reqs", "include_verify_flags", "exclude_verify_flags",
+    "ca_certs", "ca_data", "ca_path", "check_hostname", "min_version", "ciphers", "password",
+)  # fmt: skip
+
+
+def _build_in_thread(build: Callable[[], ssl.SSLContext]) -> Future[ssl.SSLContext]:
+    built: Future[ssl.SSLContext] = Future()
+
+    def run() -> None:
+        try:
+            built.set_result(build())
+        except BaseException as exc:
+            built.set_exception(exc)
+
+    threading.Thread(target=run, name="quorumlock-tls", daemon=True).start()
+    return built
+
+
 class _AsyncNode:
     """One server: its pipelined connection, opened on demand (per event loop).
 
@@ -126,6 +206,7 @@ class _AsyncNode:
     """
 
     command: ClusterPacker | None = None  # a plain server gets the round's shared bytes
+    routed = False  # a cluster's route follows MOVED; a plain server does not
 
     def __init__(
         self,
@@ -133,11 +214,13 @@ class _AsyncNode:
         config: RedlockConfig,
         noted: Callable[[Session | None], None] | None = None,
         where: str = "",
+        tls: _TlsContexts | None = None,
     ) -> None:
         self.spec = spec
         self.label = spec.label
         self.where = where
         self._config = config
+        self._tls = tls or _TlsContexts()
         self._noted = noted  # told who the server of each new connection is
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Task[_Pipe] | None = None
@@ -154,9 +237,12 @@ class _AsyncNode:
             self._loop, self._pid = loop, os.getpid()
         pipe = self._pipe
         if pipe is not None and pipe.dead is None:
-            if not pipe.stale(self._config.connect_timeout):
+            if pipe.closed_while_idle():
+                pipe.fail(RedisConnectionError("connection closed by the server"))
+            elif not pipe.stale(self._config.connect_timeout):
                 return pipe
-            pipe.fail(RedisConnectionError("the server stopped answering"))
+            else:
+                pipe.fail(RedisConnectionError("the server stopped answering"))
         self._pipe = None
         if self._connecting is None or self._connecting.done():
             # A task of its own, so that a round that stops waiting does not abort it:
@@ -171,6 +257,7 @@ class _AsyncNode:
         # the same-server check uses it when it can be had.
         required = config.max_ttl is not None or config.fencing
         try:
+            await self._tls.prepare(conn)
             await conn.connect()
             session = await open_session_async(conn, config.connect_timeout, required=required)
         except BaseException:
@@ -196,13 +283,14 @@ class _AsyncNode:
 class _AsyncCluster:
     """A cluster instance: its slot map and one :class:`_AsyncNode` per master met."""
 
-    def __init__(self, spec: ServerSpec, config: RedlockConfig) -> None:
+    def __init__(self, spec: ServerSpec, config: RedlockConfig, tls: _TlsContexts) -> None:
         assert spec.cluster is not None
         self.spec = spec
         self.label = spec.label
         self.map = SlotMap(spec.cluster)
         self._config = config
         self._masters: dict[Address, _AsyncNode] = {}
+        self._tls = tls
         self._loading: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
@@ -213,7 +301,7 @@ class _AsyncCluster:
         if node is None:
             host, port = address
             where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            node = _AsyncNode(self.spec.at(address), self._config, where=where)
+            node = _AsyncNode(self.spec.at(address), self._config, where=where, tls=self._tls)
             self._masters[address] = node
         return node
 
@@ -237,10 +325,15 @@ class _AsyncCluster:
         timeout = self._config.connect_timeout
 
         def connect(address: Address) -> AsyncRedisConnection:
-            return self.spec.at(address).async_connection(connect_timeout=timeout)
+            conn = self.spec.at(address).async_connection(connect_timeout=timeout)
+            self._tls.apply(conn)
+            return conn
 
+        seed = self.map.addresses()
         try:
-            self.map.replace(await fetch_slots_async(connect, self.map.addresses(), timeout))
+            if seed:
+                await self._tls.prepare(connect(seed[0]))
+            self.map.replace(await fetch_slots_async(connect, seed, timeout))
         finally:
             self.tried = True
 
@@ -279,24 +372,13 @@ class _AsyncClusterRoute(Route[_AsyncNode]):
         return pipe if isinstance(pipe, _Pipe) else await asyncio.shield(pipe)
 
 
-class _Target(Protocol):
-    """What a round needs of one instance: an :class:`_AsyncNode` or a cluster route."""
+class _Target(Member, Protocol):
+    """What a round's transport needs of one instance (an :class:`_AsyncNode` or a cluster
+    route), beyond what the round itself reads (:class:`Member`)."""
 
-    @property
-    def label(self) -> str: ...
-    @property
-    def where(self) -> str: ...
-    @property
-    def tried(self) -> bool: ...
     @property
     def command(self) -> ClusterPacker | None: ...
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]: ...
-
-
-def _detail(target: _Target, text: str) -> str:
-    """An error detail, naming the cluster node it comes from."""
-    where = target.where
-    return f"{where}: {text}" if where else text
 
 
 class AsyncFanout:
@@ -305,10 +387,11 @@ class AsyncFanout:
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
         self.same_server = SameServerCheck([spec.label for spec in specs])
+        tls = _TlsContexts()
         self._instances: list[_AsyncNode | _AsyncCluster] = [
-            _AsyncNode(spec, config, functools.partial(self.same_server.note, index))
+            _AsyncNode(spec, config, functools.partial(self.same_server.note, index), tls=tls)
             if spec.cluster is None
-            else _AsyncCluster(spec, config)
+            else _AsyncCluster(spec, config, tls)
             for index, spec in enumerate(specs)
         ]
         # The plain servers, when there is no cluster instance: rounds use this list as
@@ -338,7 +421,6 @@ class AsyncFanout:
         return round_
 
     async def _run(self, step: Fanout) -> Round:
-        started = time.monotonic()
         nodes: Sequence[_Target] = (
             self.nodes
             if self.nodes is not None
@@ -347,20 +429,17 @@ class AsyncFanout:
                 for n in self._instances
             ]
         )
-        round_ = _Round(nodes, step)
-        # First contact: a round may wait for connections while no majority granted (or
-        # confirmed) it (see SyncFanout._collect).
-        await round_.collect(started + step.timeout, started + self.config.connect_timeout)
-        outcomes = round_.outcomes()
+        round_ = _Round(nodes, step, time.monotonic(), self.config.connect_timeout)
+        result = await round_.collect()
         if self.nodes is None:
             # A cluster instance that failed may have a new master for the slot
             # (failover, resharding): reload its map in the background (at most every s).
-            for node, outcome in zip(nodes, outcomes, strict=True):
+            for node, outcome in zip(nodes, result.outcomes, strict=True):
                 if isinstance(node, _AsyncClusterRoute) and (
                     node.redirected or outcome.reply in (Reply.ERROR, Reply.TIMEOUT)
                 ):
                     node.cluster.reload()
-        return Round(started, time.monotonic(), outcomes)
+        return result
 
     async def close(self) -> None:
         for node in self._instances:
@@ -368,157 +447,119 @@ class AsyncFanout:
 
 
 class _Round:
-    """One fan-out: which server still owes a reply, and the future that ends the wait."""
+    """One round's transport: writes what the :class:`RoundMachine` asks on the pipes,
+    and feeds it the replies the reader tasks deliver, the connections as they open and
+    the deadline's timer."""
 
-    def __init__(self, nodes: Sequence[_Target], step: Fanout) -> None:
+    def __init__(
+        self, nodes: Sequence[_Target], step: Fanout, now: float, connect_timeout: float
+    ) -> None:
         self.nodes = nodes
         self.step = step
         # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python).
         self.packer = RoundPacker(step)
-        self.sent = time.monotonic()
-        self.results: list[NodeOutcome | None] = [None] * len(nodes)
-        self.missing = len(nodes)
-        self.scripted: set[int] = set()
-        self.connecting: set[int] = set()
-        self.fresh: set[int] = set()  # connected during this round, reply still due
-        self.over = False
-        self.grace_until: float | None = None
-        self.in_grace = False
+        self.machine = RoundMachine(step, nodes, now=now, connect_timeout=connect_timeout)
+        # Per server: its pipe, or the task opening one.
+        self.pipes: list[_Pipe | asyncio.Task[_Pipe]] = []
         self.waits: list[asyncio.Future[_Pipe]] = []
+        self.timer: asyncio.TimerHandle | None = None
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
-    async def collect(self, deadline: float, grace_until: float) -> None:
-        """Wait for every reply until ``deadline``; until ``grace_until`` if it is later,
-        a server is being connected to for the first time and no majority granted yet
-        (the first round of a new Redlock waits for its connections)."""
-        loop = asyncio.get_running_loop()
-        timer: asyncio.TimerHandle | None = None
-        first_contact = False
+    async def collect(self) -> Round:
+        """Send to every server, then wait until the machine finishes."""
+        machine = self.machine
         try:
-            for i, node in enumerate(self.nodes):
-                pipe = node.pipe()
-                if isinstance(pipe, _Pipe):
-                    self._send(pipe, i)
-                else:
-                    first_contact = first_contact or not node.tried
-                    self._wait_for(pipe, i)
-            if first_contact and grace_until > deadline:
-                self.grace_until = grace_until
-            timer = loop.call_at(loop.time() + (deadline - time.monotonic()), self._on_deadline)
-            if self.missing:
+            self.pipes = [node.pipe() for node in self.nodes]
+            for action in machine.start([isinstance(pipe, _Pipe) for pipe in self.pipes]):
+                self._act(action)
+            if not self.done.done():
+                self._arm()
                 await self.done
         finally:
-            self.over = True
-            if timer is not None:
-                timer.cancel()
+            if self.timer is not None:
+                self.timer.cancel()
             for wait in self.waits:
                 wait.cancel()
+        return machine.result(time.monotonic())
 
-    def _wait_for(self, pipe: asyncio.Task[_Pipe], index: int) -> None:
-        """Send to server ``index`` once its connection is open (if the round still waits)."""
-        self.connecting.add(index)
-        # Shielded: this round may stop waiting; the connect must go on.
-        wait = asyncio.shield(pipe)
-        wait.add_done_callback(functools.partial(self._connected, index))
-        self.waits.append(wait)
+    def _arm(self) -> None:
+        loop = asyncio.get_running_loop()
+        when = loop.time() + (self.machine.deadline - time.monotonic())
+        self.timer = loop.call_at(when, self._on_deadline)
 
-    def _connected(self, index: int, wait: asyncio.Future[_Pipe]) -> None:
-        if self.over or wait.cancelled():
+    def _on_deadline(self) -> None:
+        if self.machine.tick(time.monotonic()) is FINISH:
+            self._finish()
+        else:  # first contact: the grace goes on (or the timer fired a little early)
+            self._arm()
+
+    def _act(self, action: Action | None) -> None:
+        if action is None:
             return
-        self.connecting.discard(index)
-        self.fresh.add(index)  # its first reply, on a connection made for this round
-        exc = wait.exception()
-        if exc is not None:
-            self.deliver(index, exc)
+        if isinstance(action, Finish):
+            self._finish()
+            return
+        i = action.index
+        if isinstance(action, Send):
+            self._send(i, action.eval)
+        elif isinstance(action, Connect):
+            # Shielded: this round may stop waiting; the connect must go on.
+            pending = self.pipes[i]
+            assert not isinstance(pending, _Pipe)
+            wait = asyncio.shield(pending)
+            wait.add_done_callback(functools.partial(self._connected, i))
+            self.waits.append(wait)
         else:
-            self._send(wait.result(), index)
+            route = self.nodes[i]
+            assert isinstance(route, _AsyncClusterRoute)
+            self.pipes[i] = pipe = route.follow(action.slot, action.address).pipe()
+            self._act(self.machine.open(i, isinstance(pipe, _Pipe)))
 
-    def _send(self, pipe: _Pipe, index: int) -> None:
+    def _send(self, index: int, eval_form: bool) -> None:
+        pipe = self.pipes[index]
+        assert isinstance(pipe, _Pipe)
+        command = self.nodes[index].command
         try:
-            packed = (self.nodes[index].command or self.packer).packed(pipe.session)
+            if eval_form:
+                session = pipe.session
+                step = self.step
+                args = eval_args(step, session) if command is None else command.eval_args(session)
+                packed = pack(args)
+            else:
+                packed = (command or self.packer).packed(pipe.session)
         except ValueError as exc:
             self.deliver(index, exc)
             return
         pipe.request(self, index, packed)
 
+    def _connected(self, index: int, wait: asyncio.Future[_Pipe]) -> None:
+        if wait.cancelled():
+            return
+        exc = wait.exception()
+        if exc is not None:
+            self._act(self.machine.connect_failed(index, *translate(exc)))
+            return
+        self.pipes[index] = wait.result()
+        action = self.machine.connected(index)
+        if action is not None:
+            self.machine.sent(index, time.monotonic())
+        self._act(action)
+
     def deliver(self, index: int, reply: object) -> None:
-        """A reply (or the exception that stands for it) for server ``index``."""
-        if self.over or self.results[index] is not None:
-            return  # late: the round is over, the reply is dropped
-        node = self.nodes[index]
-        label = node.label
-        if isinstance(reply, NoScriptError) and index not in self.scripted:
-            # The server lost its script cache (a restart, SCRIPT FLUSH): EVAL caches it
-            # again, within the same deadline.
-            self.scripted.add(index)
-            pipe = node.pipe()
-            if isinstance(pipe, _Pipe):
-                command = node.command
-                session = pipe.session
-                args = (
-                    eval_args(self.step, session) if command is None else command.eval_args(session)
-                )
-                pipe.request(self, index, pack(args))
-                return
-        if (
-            isinstance(reply, BaseException)
-            and isinstance(node, _AsyncClusterRoute)
-            and not node.redirected
-            and (moved := moved_to(reply)) is not None
-        ):
-            # The slot has a new owner: send there, within the same deadline (once).
-            pipe = node.follow(*moved).pipe()
-            if isinstance(pipe, _Pipe):
-                self._send(pipe, index)
-            else:
-                self._wait_for(pipe, index)
-            return
-        if isinstance(reply, BaseException):
-            kind, detail = translate(reply)
-            outcome = NodeOutcome(label, kind, _detail(node, detail))
+        """A reply (or the exception that stands for it) for server ``index``; late ones
+        (the round is over) change nothing."""
+        machine = self.machine
+        action: Action | None
+        if not isinstance(reply, BaseException):
+            action = machine.reply(index, reply, time.monotonic())
+        elif isinstance(reply, NoScriptError):
+            action = machine.noscript(index, *translate(reply))
+        elif (moved := moved_to(reply)) is not None:
+            action = machine.moved(index, *moved, *translate(reply))
         else:
-            reply_, detail, fence, holder = interpret(self.step.op, reply)
-            latency = time.monotonic() - self.sent
-            outcome = NodeOutcome(label, reply_, detail, latency, fence, holder)
-        self.results[index] = outcome
-        self.fresh.discard(index)
-        self.missing -= 1
-        if self.missing == 0 or (self.in_grace and not self._worth_waiting()):
-            self._finish()
-
-    def _on_deadline(self) -> None:
-        first_contact = self.connecting or self.fresh
-        if self.grace_until is not None and first_contact and self._worth_waiting():
-            loop = asyncio.get_running_loop()
-            self.in_grace = True  # first contact: wait on for the connections
-            delay = self.grace_until - time.monotonic()
-            timer = loop.call_later(delay, self._finish)
-            self.done.add_done_callback(lambda _: timer.cancel())
-            return
-        self._finish()
-
-    def _worth_waiting(self) -> bool:
-        """Whether the servers still owing a reply could make the round succeed (a
-        majority granted or confirmed) when it has not yet."""
-        done = sum(
-            1 for r in self.results if r is not None and r.reply in (Reply.GRANTED, Reply.DONE)
-        )
-        return done < quorum(len(self.nodes)) <= done + self.missing
+            action = machine.error(index, *translate(reply))
+        self._act(action)
 
     def _finish(self) -> None:
         if not self.done.done():
             self.done.set_result(None)
-
-    def outcomes(self) -> tuple[NodeOutcome, ...]:
-        return tuple(
-            result
-            or NodeOutcome(
-                self.nodes[i].label,
-                Reply.TIMEOUT,
-                _detail(
-                    self.nodes[i],
-                    "still connecting" if i in self.connecting else "no reply in time",
-                ),
-            )
-            for i, result in enumerate(self.results)
-        )

@@ -223,6 +223,8 @@ class Route(Generic[NodeT]):
 
     __slots__ = ("cluster", "command", "label", "node", "redirected", "slot")
 
+    routed = True  # it follows a MOVED (see quorumlock._algorithm.round)
+
     def __init__(self, cluster: ClusterLike[NodeT], step: Fanout) -> None:
         self.cluster = cluster
         self.label = cluster.label

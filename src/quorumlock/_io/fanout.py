@@ -32,17 +32,25 @@ from weakref import WeakKeyDictionary
 
 from redis.exceptions import NoScriptError, ResponseError
 
-from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
     Op,
     Round,
     Session,
-    eval_args,
-    interpret,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._algorithm.round import (
+    FINISH,
+    Action,
+    Connect,
+    Finish,
+    Follow,
+    Member,
+    RoundMachine,
+    Send,
+)
+from quorumlock._algorithm.wire import eval_args
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -73,6 +81,7 @@ class _Node:
     """
 
     command: ClusterPacker | None = None  # a plain server gets the round's shared bytes
+    routed = False  # a cluster's route follows MOVED; a plain server does not
 
     def __init__(
         self,
@@ -246,15 +255,10 @@ class _ClusterRoute(Route[_Node]):
 _NO_SESSIONS: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
 
 
-class _Target(Protocol):
-    """What a round needs of one instance: a :class:`_Node`, or a :class:`_ClusterRoute`."""
+class _Target(Member, Protocol):
+    """What a round's transport needs of one instance (a :class:`_Node` or a
+    :class:`_ClusterRoute`), beyond what the round itself reads (:class:`Member`)."""
 
-    @property
-    def label(self) -> str: ...
-    @property
-    def where(self) -> str: ...
-    @property
-    def tried(self) -> bool: ...
     @property
     def command(self) -> ClusterPacker | None: ...
     @property
@@ -262,26 +266,6 @@ class _Target(Protocol):
     def take(self) -> RedisConnection | None: ...
     def give(self, conn: RedisConnection) -> None: ...
     def connecting(self, executor: ThreadPoolExecutor) -> Future[None]: ...
-
-
-def _detail(target: _Target, text: str) -> str:
-    """An error detail, naming the cluster node it comes from."""
-    where = target.where
-    return f"{where}: {text}" if where else text
-
-
-class _Exchange:
-    """One connection's part in a round."""
-
-    __slots__ = ("conn", "fd", "index", "node", "scripted", "sent")
-
-    def __init__(self, index: int, node: _Target, conn: RedisConnection, sent: float) -> None:
-        self.index = index
-        self.node = node
-        self.conn = conn
-        self.sent = sent
-        self.scripted = False  # the EVAL fallback was sent after a NOSCRIPT
-        self.fd: int = _socket(conn).fileno()
 
 
 def _socket(conn: RedisConnection) -> Any:
@@ -313,32 +297,187 @@ def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | 
     return conns
 
 
-class _Batch:
-    """The outcomes of a :meth:`SyncFanout.run_batch`: per step, per server."""
+class _PollRound:
+    """One round's transport: writes what the :class:`RoundMachine` asks, polls the
+    connections and feeds it what happens.
 
-    def __init__(self, steps: Sequence[Fanout], servers: int, started: float) -> None:
-        self.steps = steps
-        self.started = started
-        self.outcomes: list[list[NodeOutcome | None]] = [[None] * servers for _ in steps]
-        self.redo: set[int] = set()
+    Servers still being connected to (``attempts``) get the command as soon as their
+    connection is up, while the replies of the others are read: a connection that
+    hangs (a frozen server) delays nobody.
+    """
 
-    def set(self, step: int, server: int, outcome: NodeOutcome) -> None:
-        self.outcomes[step][server] = outcome
+    __slots__ = (
+        "attempts",
+        "conns",
+        "fanout",
+        "machine",
+        "nodes",
+        "now",
+        "packer",
+        "poller",
+        "reusable",
+        "step",
+        "waiting",
+    )
 
-    def fail_from(self, first: int, server: int, outcome: NodeOutcome) -> None:
-        """Server ``server`` gives ``outcome`` to every step from ``first`` on."""
-        for j in range(first, len(self.steps)):
-            self.outcomes[j][server] = outcome
+    def __init__(
+        self, fanout: SyncFanout, step: Fanout, nodes: Sequence[_Target], now: float
+    ) -> None:
+        self.fanout = fanout
+        self.step = step
+        self.nodes = nodes
+        self.now = now
+        self.machine = RoundMachine(
+            step, nodes, now=now, connect_timeout=fanout.config.connect_timeout
+        )
+        self.packer = RoundPacker(step)
+        self.conns: list[RedisConnection | None] = []
+        self.attempts: dict[int, Future[None]] = {}
+        self.waiting: dict[int, int] = {}  # file descriptor -> server, a reply is due
+        self.poller = select.poll()
+        # Connections in step once the round is over, and the pool each goes back to.
+        self.reusable: list[tuple[_Target, RedisConnection]] = []
 
-    def rounds(self, finished: float) -> list[Round]:
-        """One round per step, each ``finished`` when the whole batch was (the latest
-        time any of its replies may have been read: the safe side for a validity)."""
-        rounds = []
-        for row in self.outcomes:
-            outcomes = tuple(o for o in row if o is not None)
-            assert len(outcomes) == len(row), "a server left a step without an outcome"
-            rounds.append(Round(self.started, finished, outcomes))
-        return rounds
+    def run(self) -> Round:
+        self.conns = _drop_closed([node.take() for node in self.nodes])
+        try:
+            for action in self.machine.start([conn is not None for conn in self.conns]):
+                self._act(action)
+            self._collect()
+        except BaseException:
+            for i in self.waiting.values():  # interrupted: these connections are mid-reply
+                conn = self.conns[i]
+                if conn is not None:
+                    conn.disconnect()
+            raise
+        for i in self.waiting.values():
+            conn = self.conns[i]
+            if conn is not None:
+                conn.disconnect()  # its reply may still come: the stream is out of step
+        round_ = self.machine.result(time.monotonic())
+        for node, conn in self.reusable:
+            node.give(conn)
+        return round_
+
+    def _collect(self) -> None:
+        """Read every reply as it arrives until the machine finishes; busy-poll briefly
+        first (waking a sleeping thread costs more than a loopback round trip)."""
+        machine, poller, attempts = self.machine, self.poller, self.attempts
+        spin_until = time.monotonic() + self.fanout.config.busy_poll
+        last_look = False
+        while True:
+            if attempts:
+                self._connected()
+            now = time.monotonic()
+            if machine.tick(now) is FINISH:
+                # One last look without waiting: replies that arrived in time are read,
+                # not reported as timeouts.
+                if last_look or not self.waiting:
+                    return
+                last_look = True
+                events = poller.poll(0)
+            elif not self.waiting:
+                wait_futures(attempts.values(), machine.deadline - now, FIRST_COMPLETED)
+                continue
+            elif now < spin_until:
+                events = poller.poll(0)
+            else:
+                wait_ms = max(1, int((machine.deadline - now) * 1000) + 1)
+                events = poller.poll(min(wait_ms, 2) if attempts else wait_ms)
+            for fd, _ in events:
+                self._read(fd)
+
+    def _act(self, action: Action | None) -> None:
+        if action is None or isinstance(action, Finish):
+            return
+        i = action.index
+        if isinstance(action, Send):
+            self._send(i, action.eval)
+        elif isinstance(action, Connect):
+            self.attempts[i] = self.nodes[i].connecting(self.fanout._helper())
+        else:
+            route = self.nodes[i]
+            assert isinstance(route, _ClusterRoute)
+            conn = self.conns[i]
+            if conn is not None and route.node is not None:
+                # In step: back to its own master's pool, while the route moves on.
+                self.reusable.append((route.node, conn))
+            route.follow(action.slot, action.address)
+            self.conns[i] = conn = route.take()
+            self.now = time.monotonic()
+            self._act(self.machine.open(i, conn is not None))
+
+    def _send(self, i: int, eval_form: bool) -> None:
+        node, conn = self.nodes[i], self.conns[i]
+        assert conn is not None
+        try:
+            session = node.sessions.get(conn)
+            if eval_form:
+                command = node.command
+                step = self.step
+                args = eval_args(step, session) if command is None else command.eval_args(session)
+                conn.send_packed_command(conn.pack_command(*args), False)
+            else:
+                packed = (node.command or self.packer).packed(session)
+                conn.send_packed_command([packed], check_health=False)
+        except Exception as exc:
+            conn.disconnect()
+            self.conns[i] = None
+            self._act(self.machine.error(i, *translate(exc)))
+            return
+        if not eval_form:
+            self.machine.sent(i, self.now)
+        fd = _socket(conn).fileno()
+        self.waiting[fd] = i
+        self.poller.register(fd, _POLL_IN)
+
+    def _connected(self) -> None:
+        """Feed the connection attempts that ended. A connection another round took
+        first is no loss: a new attempt starts."""
+        for i, attempt in list(self.attempts.items()):
+            if not attempt.done():
+                continue
+            del self.attempts[i]
+            node = self.nodes[i]
+            if (exc := attempt.exception()) is not None:
+                self._act(self.machine.connect_failed(i, *translate(exc)))
+            elif (conn := node.take()) is None:
+                self.attempts[i] = node.connecting(self.fanout._helper())
+            elif (action := self.machine.connected(i)) is None:
+                node.give(conn)
+            else:
+                self.conns[i] = conn
+                self.now = time.monotonic()
+                self._act(action)
+
+    def _read(self, fd: int) -> None:
+        """Read one reply and feed it; a connection whose stream is in step after it is
+        kept for the pool."""
+        i = self.waiting.pop(fd)
+        self.poller.unregister(fd)
+        node, conn, machine = self.nodes[i], self.conns[i], self.machine
+        assert conn is not None
+        try:
+            raw = conn.read_response(timeout=max(0.001, machine.deadline - time.monotonic()))
+        except NoScriptError as exc:
+            action: Action | None = machine.noscript(i, *translate(exc))
+        except ResponseError as exc:  # an error *reply* leaves the stream in step
+            moved = moved_to(exc)
+            kind, detail = translate(exc)
+            if moved is None:
+                action = machine.error(i, kind, detail)
+            else:
+                action = machine.moved(i, *moved, kind, detail)
+        except Exception as exc:
+            conn.disconnect()
+            self.conns[i] = None
+            self._act(machine.error(i, *translate(exc)))
+            return
+        else:
+            action = machine.reply(i, raw, time.monotonic())
+        if not isinstance(action, Send | Follow):  # Send: the EVAL form on this connection
+            self.reusable.append((node, conn))
+        self._act(action)
 
 
 class SyncFanout:
@@ -391,40 +530,10 @@ class SyncFanout:
 
     def _run(self, step: Fanout) -> Round:
         nodes: Sequence[_Target] = self.nodes if self.nodes is not None else self._route(step)
-        outcomes: list[NodeOutcome | None] = [None] * len(nodes)
-        started = time.monotonic()
-        deadline = started + step.timeout
-        conns = _drop_closed([node.take() for node in nodes])
-        sent: list[_Exchange] = []
-        try:
-            self._send(nodes, conns, step, sent, outcomes, now=started)
-            missing = [i for i, conn in enumerate(conns) if conn is None and outcomes[i] is None]
-            attempts: dict[int, Future[None]] = {}
-            grace_until = deadline
-            if missing:
-                executor = self._helper()
-                attempts = {i: nodes[i].connecting(executor) for i in missing}
-                if any(not nodes[i].tried for i in missing):
-                    grace_until = max(deadline, started + self.config.connect_timeout)
-            reusable = self._collect(
-                step,
-                nodes=nodes,
-                sent=sent,
-                outcomes=outcomes,
-                deadline=deadline,
-                attempts=attempts,
-                grace_until=grace_until,
-            )
-        except BaseException:
-            for ex in sent:  # an interrupted round leaves these connections mid-reply
-                ex.conn.disconnect()
-            raise
-        finished = time.monotonic()
-        for ex in reusable:
-            ex.node.give(ex.conn)
+        round_ = _PollRound(self, step, nodes, time.monotonic()).run()
         if self.nodes is None:
-            self._after_routed(nodes, outcomes)
-        return Round(started, finished, tuple(o for o in outcomes if o is not None))
+            self._after_routed(nodes, round_.outcomes)
+        return round_
 
     def run_batch(self, steps: Sequence[Fanout]) -> list[Round]:
         """Run many independent fan-outs at once: one write of all their commands per
@@ -451,7 +560,9 @@ class SyncFanout:
             return [self.run(step) for step in steps]
         started = time.monotonic()
         payload = [b"".join(RoundPacker(step).packed(None) for step in steps)]
-        batch = _Batch(steps, len(nodes), started)
+        timeout = self.config.connect_timeout
+        machines = [RoundMachine(s, nodes, now=started, connect_timeout=timeout) for s in steps]
+        redo: set[int] = set()
         sent: list[tuple[int, RedisConnection]] = []
         try:
             for i, conn in enumerate(conns):  # R7: all written, then all read
@@ -461,277 +572,63 @@ class SyncFanout:
                     sent.append((i, conn))
                 except Exception as exc:
                     conn.disconnect()
-                    batch.fail_from(0, i, self._failed(nodes[i], exc))
+                    failed = translate(exc)
+                    for machine in machines:
+                        machine.error(i, *failed)
             while sent:
                 i, conn = sent[0]
-                if self._read_batch(nodes[i], i, conn, batch):
+                if self._read_batch(i, conn, steps, machines, redo):
                     nodes[i].give(conn)
                 sent.pop(0)
         except BaseException:
             for _, conn in sent:  # interrupted: these connections are mid-reply
                 conn.disconnect()
             raise
-        rounds = batch.rounds(time.monotonic())
-        for j in sorted(batch.redo):  # NOSCRIPT somewhere: this one again, the careful way
+        finished = time.monotonic()
+        rounds = [machine.result(finished) for machine in machines]
+        for j in sorted(redo):  # NOSCRIPT somewhere: this one again, the careful way
             rounds[j] = self.run(steps[j])
         return rounds
 
-    def _read_batch(self, node: _Node, index: int, conn: RedisConnection, batch: _Batch) -> bool:
+    def _read_batch(
+        self,
+        index: int,
+        conn: RedisConnection,
+        steps: Sequence[Fanout],
+        machines: Sequence[RoundMachine],
+        redo: set[int],
+    ) -> bool:
         """Read server ``index``'s replies to a batch, in order; True if still in step."""
-        steps = batch.steps
+        started = machines[0].started
         # One step's timeout, plus what reading a batch takes: the servers answer a batch
         # in one go, but parsing and judging hundreds of replies costs this process time.
-        deadline = batch.started + max(step.timeout for step in steps) + _PER_STEP * len(steps)
-        for j, step in enumerate(steps):
+        deadline = started + max(step.timeout for step in steps) + _PER_STEP * len(steps)
+        for j, machine in enumerate(machines):
             try:
                 raw = conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
             except NoScriptError:
-                batch.set(j, index, NodeOutcome(node.label, Reply.ERROR, "NOSCRIPT"))
-                batch.redo.add(j)
+                redo.add(j)
                 continue
             except ResponseError as exc:  # an error reply leaves the stream in step
-                batch.set(j, index, self._failed(node, exc))
+                machine.error(index, *translate(exc))
                 continue
             except Exception as exc:
                 conn.disconnect()
-                batch.fail_from(j, index, self._failed(node, exc))
+                failed = translate(exc)
+                for later in machines[j:]:
+                    later.error(index, *failed)
                 return False
-            now = time.monotonic()
-            reply, detail, fence, holder = interpret(step.op, raw)
-            latency = now - batch.started
-            batch.set(j, index, NodeOutcome(node.label, reply, detail, latency, fence, holder))
+            machine.reply(index, raw, time.monotonic())
         return True
 
-    def _after_routed(
-        self, nodes: Sequence[_Target], outcomes: Sequence[NodeOutcome | None]
-    ) -> None:
+    def _after_routed(self, nodes: Sequence[_Target], outcomes: Sequence[NodeOutcome]) -> None:
         """A cluster instance that failed may have a new master for the slot (failover,
         resharding): reload its slot map in the background (at most every second)."""
         for node, outcome in zip(nodes, outcomes, strict=True):
-            if not isinstance(node, _ClusterRoute) or outcome is None:
+            if not isinstance(node, _ClusterRoute):
                 continue
             if node.redirected or outcome.reply in (Reply.ERROR, Reply.TIMEOUT):
                 node.cluster.reload(self._helper())
-
-    def _send(
-        self,
-        nodes: Sequence[_Target],
-        conns: Sequence[RedisConnection | None],
-        step: Fanout,
-        live: list[_Exchange],
-        outcomes: list[NodeOutcome | None],
-        *,
-        now: float,
-    ) -> None:
-        packer = RoundPacker(step)
-        for i, conn in enumerate(conns):
-            if conn is None:
-                continue
-            node = nodes[i]
-            try:
-                packed = (node.command or packer).packed(node.sessions.get(conn))
-                conn.send_packed_command([packed], check_health=False)
-                live.append(_Exchange(i, node, conn, now))
-            except Exception as exc:
-                conn.disconnect()
-                outcomes[i] = self._failed(node, exc)
-
-    def _collect(
-        self,
-        step: Fanout,
-        *,
-        nodes: Sequence[_Target],
-        sent: list[_Exchange],
-        outcomes: list[NodeOutcome | None],
-        deadline: float,
-        attempts: dict[int, Future[None]],
-        grace_until: float,
-    ) -> list[_Exchange]:
-        """Read every reply as it arrives, until the deadline; busy-poll briefly first.
-
-        First contact: a round that connects to a server for the first time may wait for
-        connections (TLS, AUTH, the session probe) until ``grace_until``, but only while
-        no majority has granted (or, for an extend or a release, confirmed) it and the
-        servers still owing a reply could make one (a majority of refusals ends it). The first
-        acquire of a new Redlock then does not fail for a per-instance timeout meant for
-        replies, nor does the first extend of a lock adopted from another process, and a
-        server frozen at first contact still costs nothing once a majority has answered.
-        The wait counts against the validity like any other.
-
-        Servers still being connected to (``attempts``) get the command as soon as their
-        connection is up, while the replies of the others are read: a connection that
-        hangs (a frozen server) delays nobody. Returns the exchanges whose connections
-        are in step and may be reused.
-        """
-        waiting = {ex.fd: ex for ex in sent}
-        reusable: list[_Exchange] = []
-        poller = select.poll()
-        for fd in waiting:
-            poller.register(fd, _POLL_IN)
-        spin_until = time.monotonic() + self.config.busy_poll
-        last_look = False
-        needed = quorum(len(nodes))
-        fresh: set[int] = set()  # connections made during this round (their first reply)
-        while waiting or attempts:
-            if attempts:
-                for ex in self._connected(attempts, step, nodes, sent, outcomes):
-                    waiting[ex.fd] = ex
-                    fresh.add(ex.fd)
-                    poller.register(ex.fd, _POLL_IN)
-            now = time.monotonic()
-            first_contact = attempts or not fresh.isdisjoint(waiting)
-            if now >= deadline and now < grace_until and first_contact:
-                done = sum(1 for o in outcomes if o is not None and o.reply in _SUCCESS)
-                if done < needed <= done + len(attempts) + len(waiting):  # may still succeed
-                    deadline = grace_until  # first contact: wait on for the connections
-            if now >= deadline:
-                # One last look without waiting: replies that arrived in time are read,
-                # not reported as timeouts.
-                if last_look or not waiting:
-                    break
-                last_look = True
-                events = poller.poll(0)
-            elif not waiting:
-                wait_futures(attempts.values(), deadline - now, FIRST_COMPLETED)
-                continue
-            elif now < spin_until:
-                events = poller.poll(0)
-            else:
-                wait_ms = max(1, int((deadline - now) * 1000) + 1)
-                events = poller.poll(min(wait_ms, 2) if attempts else wait_ms)
-            for fd, _ in events:
-                ex = waiting.pop(fd)
-                poller.unregister(fd)
-                reuse, pending = self._read(step, ex, outcomes, deadline, attempts)
-                if reuse:
-                    reusable.append(ex)
-                if pending is not None:  # NOSCRIPT: the EVAL form; MOVED: the new owner
-                    if pending is not ex:
-                        sent.append(pending)
-                    waiting[pending.fd] = pending
-                    poller.register(pending.fd, _POLL_IN)
-        for i in attempts:
-            outcomes[i] = NodeOutcome(
-                nodes[i].label, Reply.TIMEOUT, _detail(nodes[i], "still connecting")
-            )
-        for ex in waiting.values():
-            ex.conn.disconnect()  # its reply may still come: the stream is out of step
-            detail = _detail(ex.node, "no reply in time")
-            outcomes[ex.index] = NodeOutcome(ex.node.label, Reply.TIMEOUT, detail)
-        return reusable
-
-    def _connected(
-        self,
-        attempts: dict[int, Future[None]],
-        step: Fanout,
-        nodes: Sequence[_Target],
-        sent: list[_Exchange],
-        outcomes: list[NodeOutcome | None],
-    ) -> list[_Exchange]:
-        """Send to the servers whose connection attempt finished; return the new exchanges.
-
-        A connection another round took first is no loss: a new attempt starts.
-        """
-        before = len(sent)
-        for i, attempt in list(attempts.items()):
-            if not attempt.done():
-                continue
-            del attempts[i]
-            if (exc := attempt.exception()) is not None:
-                outcomes[i] = self._failed(nodes[i], exc)
-            elif (conn := nodes[i].take()) is None:
-                attempts[i] = nodes[i].connecting(self._helper())
-            else:
-                fresh: list[RedisConnection | None] = [None] * len(nodes)
-                fresh[i] = conn
-                self._send(nodes, fresh, step, sent, outcomes, now=time.monotonic())
-        return sent[before:]
-
-    def _read(
-        self,
-        step: Fanout,
-        ex: _Exchange,
-        outcomes: list[NodeOutcome | None],
-        deadline: float,
-        attempts: dict[int, Future[None]],
-    ) -> tuple[bool, _Exchange | None]:
-        """Read one reply. Returns whether the connection can be reused after this round,
-        and the exchange to wait on for this server's answer if it is still to come."""
-        node = ex.node
-        try:
-            raw = ex.conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
-        except NoScriptError:
-            if ex.scripted:
-                outcomes[ex.index] = NodeOutcome(
-                    node.label, Reply.ERROR, _detail(node, "NOSCRIPT after EVAL")
-                )
-                return True, None
-            # The server lost its script cache (a restart, SCRIPT FLUSH): EVAL caches it
-            # again. Same deadline, same connection.
-            ex.scripted = True
-            try:
-                session = node.sessions.get(ex.conn)
-                command = node.command
-                args = eval_args(step, session) if command is None else command.eval_args(session)
-                ex.conn.send_packed_command(ex.conn.pack_command(*args), False)
-            except Exception as exc:
-                ex.conn.disconnect()
-                outcomes[ex.index] = self._failed(node, exc)
-                return False, None
-            return False, ex
-        except ResponseError as exc:
-            # An error *reply* (READONLY, NOPERM, WRONGTYPE, MOVED...) leaves the stream
-            # in step.
-            if isinstance(node, _ClusterRoute) and not node.redirected:
-                moved = moved_to(exc)
-                if moved is not None and node.node is not None:
-                    # This connection is in step: back to its own master's pool after
-                    # the round, while the route moves on to the new owner.
-                    ex.node = node.node
-                    return True, self._follow(
-                        node, ex, moved, step, outcomes=outcomes, attempts=attempts
-                    )
-            outcomes[ex.index] = self._failed(node, exc)
-            return True, None
-        except Exception as exc:
-            ex.conn.disconnect()
-            outcomes[ex.index] = self._failed(node, exc)
-            return False, None
-        reply, detail, fence, holder = interpret(step.op, raw)
-        latency = time.monotonic() - ex.sent
-        outcomes[ex.index] = NodeOutcome(node.label, reply, detail, latency, fence, holder)
-        return True, None
-
-    def _follow(
-        self,
-        route: _ClusterRoute,
-        ex: _Exchange,
-        moved: tuple[int, Address],
-        step: Fanout,
-        *,
-        outcomes: list[NodeOutcome | None],
-        attempts: dict[int, Future[None]],
-    ) -> _Exchange | None:
-        """Send the command to the slot's new owner (once per round, same deadline).
-
-        Returns the new exchange, or None when a connection to the new owner is being
-        made (``attempts``) or sending failed (``outcomes``).
-        """
-        target = route.follow(*moved)
-        conn = target.take()
-        if conn is None:
-            attempts[ex.index] = route.connecting(self._helper())
-            return None
-        live: list[_Exchange] = []
-        conns: list[RedisConnection | None] = [None] * len(outcomes)
-        conns[ex.index] = conn
-        nodes: list[_Target] = [route] * len(outcomes)
-        self._send(nodes, conns, step, live, outcomes, now=time.monotonic())
-        return live[0] if live else None
-
-    def _failed(self, node: _Target, exc: BaseException) -> NodeOutcome:
-        reply, detail = translate(exc)
-        return NodeOutcome(node.label, reply, _detail(node, detail))
 
     def _helper(self) -> ThreadPoolExecutor:
         with self._executor_mutex:

@@ -12,7 +12,8 @@ import functools
 
 import hiredis
 
-from quorumlock._algorithm.flows import Fanout, Session, command_args, session_args, shared_args
+from quorumlock._algorithm.flows import Fanout, Session
+from quorumlock._algorithm.wire import command_args, session_args, shared_args
 
 __all__ = ["RoundPacker", "pack"]
 

@@ -1,0 +1,324 @@
+"""One fan-out round as a sans-I/O state machine: every rule of a round, decided once.
+
+The sync fan-out (a poll loop) and the asyncio fan-out (callbacks on one event loop) only
+move bytes. They tell a :class:`RoundMachine` what happened (events, as method calls) and
+do what it answers (actions)::
+
+    transport                          RoundMachine
+    ---------                          ------------
+    start(ready)                  -->  Send(i) / Connect(i) per server
+    sent(i, now)                  -->  (the reply's latency runs from now)
+    connected(i)                  -->  Send(i), or nothing once the round is over
+    connect_failed(i, kind, text) -->  its outcome; maybe Finish
+    reply(i, raw, now)            -->  its outcome; maybe Finish
+    error(i, kind, text)          -->  its outcome; maybe Finish
+    noscript(i, kind, text)       -->  Send(i, eval=True) once; then its outcome
+    moved(i, slot, address, ...)  -->  Follow(i, ...) once, for a cluster instance
+    tick(now)                     -->  Finish at the deadline, or the grace goes on
+    result(now)                   -->  the Round: one outcome per server
+
+The transport classifies exceptions with ``quorumlock._io.errors.translate`` (the one
+translation point) and passes the ``(Reply, detail)`` it gives; it tells a NOSCRIPT or a
+MOVED reply apart, since each may be answered by a new send.
+
+The rules owned here:
+
+- **Outcomes**: one per server, in server order; an error detail names the cluster node
+  it came from; a server that did not answer by the end is a ``TIMEOUT``, "still
+  connecting" or "no reply in time".
+- **First contact** (a round that connects to a server never reached before): when the
+  deadline comes, the round may wait on until ``started + connect_timeout`` for the
+  connections (TLS, AUTH, the session probe), but only while a server being connected
+  to, or one whose connection was made during this round, still owes its reply, and
+  only while the servers owing a reply could still make a majority grant (or, for an
+  extend or a release, confirm) it. The first acquire of a new Redlock then does not
+  fail for a per-instance timeout meant for replies, and a server frozen at first
+  contact costs nothing once a majority has answered. The wait counts against the
+  validity like any other.
+- **NOSCRIPT**: a server that lost its script cache (a restart, ``SCRIPT FLUSH``) gets
+  the ``EVAL`` form once, within the same deadline; a second NOSCRIPT is its outcome.
+- **MOVED**: a cluster instance whose slot moved gets the command at the new owner once
+  per round, within the same deadline; a second MOVED is its outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.flows import Fanout, Round
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._algorithm.wire import interpret
+
+__all__ = [
+    "FINISH",
+    "Action",
+    "Connect",
+    "Finish",
+    "Follow",
+    "Member",
+    "RoundMachine",
+    "Send",
+]
+
+
+class Member(Protocol):
+    """What the round reads of one instance (a server, or a cluster's route).
+
+    ``where``: "" for a plain server; a cluster master's address, which error details
+    name. ``tried``: a connection attempt to it has ended, either way, at least once.
+    ``routed``: a cluster instance, which may follow a MOVED.
+    """
+
+    @property
+    def label(self) -> str: ...
+    @property
+    def where(self) -> str: ...
+    @property
+    def tried(self) -> bool: ...
+    @property
+    def routed(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    """Send the round's command to server ``index`` (its ``EVAL`` form if ``eval``)."""
+
+    index: int
+    eval: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Connect:
+    """Server ``index`` has no connection ready: open one (or wait for the one under way),
+    then report :meth:`RoundMachine.connected` or :meth:`RoundMachine.connect_failed`."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Follow:
+    """Cluster instance ``index`` answered MOVED: the slot is now at ``address``. Point its
+    route there, then report :meth:`RoundMachine.open` for it (ready or not)."""
+
+    index: int
+    slot: int
+    address: tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The round is over: stop waiting, then build the result."""
+
+
+FINISH = Finish()
+
+Action = Send | Connect | Follow | Finish
+
+# Where each server stands in the round.
+_SENDING = 0  # a command is (to be) written on a ready connection
+_CONNECTING = 1
+_ANSWERED = 2
+
+
+class RoundMachine:
+    """The state of one round of a :class:`Fanout` step over ``members``.
+
+    ``now`` is the monotonic time just before the first send; the deadline is
+    ``now + step.timeout``; ``connect_timeout`` bounds the first-contact grace.
+    """
+
+    __slots__ = (
+        "_done",
+        "_fresh",
+        "_grace_until",
+        "_in_grace",
+        "_missing",
+        "_moved",
+        "_needed",
+        "_outcomes",
+        "_scripted",
+        "_sent_at",
+        "_state",
+        "deadline",
+        "finished",
+        "members",
+        "started",
+        "step",
+    )
+
+    def __init__(
+        self, step: Fanout, members: Sequence[Member], *, now: float, connect_timeout: float
+    ) -> None:
+        n = len(members)
+        self.step = step
+        self.members = members
+        self.started = now
+        #: When the round stops waiting (later than ``now + step.timeout`` in the grace).
+        self.deadline = now + step.timeout
+        self.finished = False
+        self._grace_until = now + connect_timeout
+        self._in_grace = False
+        self._needed = quorum(n)
+        self._outcomes: list[NodeOutcome | None] = [None] * n
+        self._state = [_SENDING] * n
+        self._sent_at = [now] * n
+        self._missing = n
+        self._done = 0  # outcomes that count toward success (granted, confirmed)
+        self._fresh: set[int] = set()  # connected during this round, reply still due
+        self._scripted: set[int] = set()  # got the EVAL form after a NOSCRIPT
+        self._moved: set[int] = set()  # followed a MOVED
+
+    # -- events --------------------------------------------------------------------
+
+    def start(self, ready: Sequence[bool]) -> list[Send | Connect]:
+        """The round begins: ``ready[i]`` says whether server ``i`` has a connection.
+
+        The grace of first contact is possible only when a server without a connection
+        was never reached before (a server down since it was last tried gets none).
+        """
+        actions: list[Send | Connect] = []
+        first_contact = False
+        for i, is_ready in enumerate(ready):
+            action = self.open(i, is_ready)
+            if isinstance(action, Connect) and not self.members[i].tried:
+                first_contact = True
+            actions.append(action)
+        if not first_contact or self._grace_until <= self.deadline:
+            self._grace_until = self.deadline
+        return actions
+
+    def open(self, index: int, ready: bool) -> Send | Connect:
+        """Server ``index`` (at start, or after a :class:`Follow`) is ``ready``, or not."""
+        if ready:
+            self._state[index] = _SENDING
+            return Send(index)
+        self._state[index] = _CONNECTING
+        return Connect(index)
+
+    def sent(self, index: int, now: float) -> None:
+        """The command was written to server ``index`` at ``now``."""
+        self._sent_at[index] = now
+
+    def connected(self, index: int) -> Send | None:
+        """Server ``index``'s connection is up: send, unless the round is over."""
+        if self.finished or self._state[index] != _CONNECTING:
+            return None
+        self._state[index] = _SENDING
+        self._fresh.add(index)
+        return Send(index)
+
+    def connect_failed(self, index: int, kind: Reply, detail: str) -> Finish | None:
+        if self._state[index] != _CONNECTING:
+            return None
+        return self._record(
+            index, NodeOutcome(self.members[index].label, kind, self._at(index, detail))
+        )
+
+    def reply(self, index: int, raw: object, now: float) -> Finish | None:
+        """A (non-error) reply from server ``index``, read at ``now``."""
+        if self._state[index] == _ANSWERED:
+            return None
+        reply, detail, fence, holder = interpret(self.step.op, raw)
+        latency = now - self._sent_at[index]
+        label = self.members[index].label
+        return self._record(index, NodeOutcome(label, reply, detail, latency, fence, holder))
+
+    def error(self, index: int, kind: Reply, detail: str) -> Finish | None:
+        """An error reply, a failed send or a broken connection, as translated."""
+        if self._state[index] == _ANSWERED:
+            return None
+        return self._record(
+            index, NodeOutcome(self.members[index].label, kind, self._at(index, detail))
+        )
+
+    def noscript(self, index: int, kind: Reply, detail: str) -> Send | Finish | None:
+        """Server ``index`` answered NOSCRIPT (``kind``, ``detail``: as translated)."""
+        if self._state[index] == _ANSWERED:
+            return None
+        if index in self._scripted:
+            return self.error(index, Reply.ERROR, "NOSCRIPT after EVAL")
+        if self.finished:
+            return self.error(index, kind, detail)
+        # The server lost its script cache: EVAL caches it again, within the deadline.
+        self._scripted.add(index)
+        return Send(index, eval=True)
+
+    def moved(
+        self, index: int, slot: int, address: tuple[str, int], kind: Reply, detail: str
+    ) -> Follow | Finish | None:
+        """Server ``index`` answered ``MOVED slot address`` (``kind``, ``detail``: as
+        translated). Followed once per round, for a cluster instance only."""
+        if self._state[index] == _ANSWERED:
+            return None
+        if self.finished or index in self._moved or not self.members[index].routed:
+            return self.error(index, kind, detail)
+        self._moved.add(index)
+        return Follow(index, slot, address)
+
+    def tick(self, now: float) -> Finish | None:
+        """The time is ``now``: Finish once the deadline has passed (and no first-contact
+        grace applies)."""
+        if self.finished:
+            return FINISH
+        if now < self.deadline:
+            return None
+        if not self._in_grace and now < self._grace_until and self._worth_the_grace():
+            self._in_grace = True
+            self.deadline = self._grace_until
+            return None
+        self.finished = True
+        return FINISH
+
+    def result(self, now: float) -> Round:
+        """The round's result, ``finished`` at ``now``; a server without an outcome timed
+        out. Ends the round: later events change nothing."""
+        self.finished = True
+        outcomes = self._outcomes
+        for i, outcome in enumerate(outcomes):
+            if outcome is None:
+                text = "still connecting" if self._state[i] == _CONNECTING else "no reply in time"
+                outcomes[i] = NodeOutcome(self.members[i].label, Reply.TIMEOUT, self._at(i, text))
+                self._state[i] = _ANSWERED
+        return Round(self.started, now, tuple(o for o in outcomes if o is not None))
+
+    # -- queries -------------------------------------------------------------------
+
+    @property
+    def owing(self) -> int:
+        """How many servers have no outcome yet."""
+        return self._missing
+
+    def answered(self, index: int) -> bool:
+        return self._state[index] == _ANSWERED
+
+    # -- rules ---------------------------------------------------------------------
+
+    def _record(self, index: int, outcome: NodeOutcome) -> Finish | None:
+        self._outcomes[index] = outcome
+        self._state[index] = _ANSWERED
+        self._fresh.discard(index)
+        self._missing -= 1
+        if outcome.reply.ok:
+            self._done += 1
+        if self._missing == 0:
+            self.finished = True
+            return FINISH
+        if self._in_grace and not self._worth_the_grace():
+            self.finished = True
+            return FINISH
+        return None
+
+    def _worth_the_grace(self) -> bool:
+        """First contact is still under way, and the servers owing a reply could still
+        make the round succeed (a majority granted or confirmed) when it has not yet."""
+        first_contact = bool(self._fresh) or _CONNECTING in self._state
+        done = self._done
+        return first_contact and done < self._needed <= done + self._missing
+
+    def _at(self, index: int, text: str) -> str:
+        """An error detail, naming the cluster node it comes from."""
+        where = self.members[index].where
+        return f"{where}: {text}" if where else text

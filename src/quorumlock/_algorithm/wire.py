@@ -1,0 +1,141 @@
+"""The wire encoding of a fan-out: the command a :class:`Fanout` sends, and what a
+server's reply to it means.
+
+Pure, like the flows: the I/O layer packs these arguments (``quorumlock._io.packing``)
+and hands each decoded reply to :func:`interpret`.
+"""
+
+from __future__ import annotations
+
+from quorumlock._algorithm.flows import Fanout, Op, Session
+from quorumlock._algorithm.outcomes import Reply, quarantine_cause
+from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
+
+__all__ = [
+    "HOLDER_PREFIX",
+    "command_args",
+    "eval_args",
+    "interpret",
+    "session_args",
+    "shared_args",
+]
+
+
+def command_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
+    """The command a fan-out sends, as arguments for the client's packer.
+
+    Acquire is the plain ``SET key token NX PX ttl`` of R1, or with the restart
+    quarantine or fencing on (``step.per_session``), the acquire script that runs that
+    ``SET`` and names the ``session``'s server process: :func:`shared_args` followed by
+    :func:`session_args`. Release and extend run the scripts by digest (``EVALSHA``).
+    :func:`eval_args` is the fallback for a server that answers ``NOSCRIPT`` (it
+    restarted, or its script cache was flushed).
+    """
+    if not step.per_session:
+        return shared_args(step)
+    if session is None:
+        raise ValueError("the acquire script needs the connection's session")
+    return shared_args(step) + session_args(session)
+
+
+def shared_args(step: Fanout) -> tuple[str | int, ...]:
+    """The part of the command that is the same for every server (all of it, unless
+    ``step.per_session``: then the session's arguments come last)."""
+    if step.op is Op.ACQUIRE:
+        if not step.per_session:
+            return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
+        fencing = "1" if step.fencing else "0"
+        return (
+            "EVALSHA", ACQUIRE.sha, 2, step.key, MARKER_KEY, step.token, step.ttl_ms,
+            step.max_ttl_ms, fencing,
+        )  # fmt: skip
+    if step.op is Op.RELEASE:
+        return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "1" if step.notify else "0")
+    if step.op is Op.PROBE:
+        return ("GET", step.key)
+    if step.op is Op.COMMIT_FENCE:
+        return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
+    return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
+
+
+def session_args(session: Session) -> tuple[str, str]:
+    """The acquire script's last two arguments: the server process, and what it may have
+    lost: ``"P<replication id>"`` a promoted replica (its old master's last writes),
+    ``"1"`` nothing across a restart (durable), ``"0"`` the last writes before a restart.
+    A promotion wins over durability: fsync cannot save writes that never reached the
+    replica."""
+    if session.promotion:
+        return (session.run_id, "P" + session.promotion)
+    return (session.run_id, "1" if session.durable else "0")
+
+
+_SCRIPT_OF = {
+    Op.ACQUIRE: ACQUIRE,
+    Op.RELEASE: RELEASE,
+    Op.EXTEND: EXTEND,
+    Op.COMMIT_FENCE: COMMIT_FENCE,
+}
+
+
+def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
+    """The ``EVAL`` form of a script command; running it also caches the script."""
+    args = command_args(step, session)
+    if args[0] != "EVALSHA":
+        raise ValueError(f"{step.op.value} does not run a script")
+    return ("EVAL", _SCRIPT_OF[step.op].source, *args[2:])
+
+
+#: How much of a holder's token an acquire keeps to tell holders apart (never shown).
+HOLDER_PREFIX = 16
+
+
+def _text(value: object) -> str:
+    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+
+
+def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
+    """Turn a server's (non-error) reply to ``op`` into (reply, detail, fencing counter,
+    holder).
+
+    Works with raw and decoded replies (a client object given by the user may decode).
+    The acquire script answers ``[granted, quarantine ms left, fencing counter]`` and,
+    when it was not granted, the holder's token, of which the first
+    :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
+    quarantine, also why and since when (server ms), which the detail tells.
+    """
+    if op is Op.ACQUIRE:
+        if raw in (b"OK", "OK", True):
+            return Reply.GRANTED, "", None, None
+        if raw is None:
+            return Reply.TAKEN, "", None, None
+        if (
+            isinstance(raw, list)
+            and len(raw) in (3, 4, 6)
+            and all(isinstance(x, int) for x in raw[:3])
+        ):
+            granted, left_ms, fence = raw[:3]
+            counter = fence if fence > 0 else None
+            holder = None
+            if len(raw) >= 4 and isinstance(raw[3], bytes | str):
+                value = raw[3].decode(errors="replace") if isinstance(raw[3], bytes) else raw[3]
+                holder = value[:HOLDER_PREFIX]
+            if left_ms > 0:
+                recorded = "granted" if granted else "taken"
+                lost, since = (_text(x) for x in raw[4:6]) if len(raw) == 6 else ("", "")
+                cause = quarantine_cause(lost, int(since) if since.isdigit() else None)
+                detail = (
+                    f"restart quarantine: {cause}; {left_ms / 1000:.1f} s left; {recorded} here"
+                )
+                return Reply.QUARANTINED, detail, counter, holder
+            return (Reply.GRANTED if granted else Reply.TAKEN), "", counter, holder
+    elif op is Op.PROBE:
+        if raw is None:
+            return Reply.NOT_HELD, "", None, None
+        if isinstance(raw, bytes | str):
+            value = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
+            return Reply.TAKEN, "", None, value[:HOLDER_PREFIX]
+    elif raw == 1:
+        return Reply.DONE, "", None, None
+    elif raw == 0:
+        return Reply.NOT_HELD, "", None, None
+    return Reply.ERROR, f"unexpected reply {raw!r}", None, None

@@ -1,0 +1,258 @@
+"""The rules of a round (``quorumlock._algorithm.round``), without servers.
+
+Hypothesis drives arbitrary interleavings of events (replies, errors, NOSCRIPT, MOVED,
+connections made or failed, the clock) against a :class:`RoundMachine`, while a checker
+that knows the rules independently watches every action it answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.flows import Fanout, Op
+from quorumlock._algorithm.outcomes import Reply
+from quorumlock._algorithm.round import (
+    FINISH,
+    Connect,
+    Follow,
+    RoundMachine,
+    Send,
+)
+
+START = 100.0
+TIMEOUT = 0.02
+
+
+@dataclass
+class Member:
+    label: str
+    where: str = ""
+    tried: bool = True
+    routed: bool = False
+
+
+@dataclass
+class Checker:
+    """What the rules say should happen, kept apart from the machine."""
+
+    n: int
+    timeout: float
+    connect_timeout: float
+    first_contact: bool = False  # a server never reached had to be connected to
+    state: dict[int, str] = field(default_factory=dict)  # "sent", "connecting", "answered"
+    fresh: set[int] = field(default_factory=set)
+    scripted: set[int] = field(default_factory=set)
+    followed: set[int] = field(default_factory=set)
+    ok: int = 0
+    finished: bool = False
+    in_grace: bool = False
+
+    @property
+    def owing(self) -> int:
+        return sum(1 for s in self.state.values() if s != "answered")
+
+    def worth_the_grace(self) -> bool:
+        first = any(s == "connecting" for s in self.state.values()) or any(
+            self.state[i] != "answered" for i in self.fresh
+        )
+        needed = quorum(self.n)
+        return first and self.ok < needed <= self.ok + self.owing
+
+    def answered(self, index: int, ok: bool, action: object) -> None:
+        assert self.state[index] != "answered", "a server got two outcomes"
+        self.state[index] = "answered"
+        if ok:
+            self.ok += 1
+        if self.owing == 0:
+            assert action is FINISH, "every server answered, the round must finish"
+        elif self.in_grace and not self.worth_the_grace():
+            assert action is FINISH, "the grace went on when it could no longer help"
+        else:
+            assert action is None
+        if action is FINISH:
+            self.finished = True
+
+
+def drive(machine: RoundMachine, checker: Checker, action: object, ready: bool) -> None:
+    """Apply an action the machine answered to the model of the transport."""
+    if isinstance(action, Send):
+        assert not checker.finished or action.eval is False
+        assert checker.state.get(action.index) != "answered", "sent to a server that answered"
+        checker.state[action.index] = "sent"
+        machine.sent(action.index, START)
+    elif isinstance(action, Connect):
+        checker.state[action.index] = "connecting"
+    elif isinstance(action, Follow):
+        member = machine.members[action.index]
+        assert isinstance(member, Member)
+        assert member.routed, "followed a plain server"
+        assert action.index not in checker.followed, "followed MOVED twice"
+        checker.followed.add(action.index)
+        drive(machine, checker, machine.open(action.index, ready), ready)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_round_rules_hold_under_any_interleaving(data: st.DataObject) -> None:
+    n = data.draw(st.integers(1, 5), label="n")
+    members = [
+        Member(
+            f"s{i}",
+            where=data.draw(st.sampled_from(["", "10.0.0.1:7000"])),
+            tried=data.draw(st.booleans()),
+            routed=data.draw(st.booleans()),
+        )
+        for i in range(n)
+    ]
+    op = data.draw(st.sampled_from([Op.ACQUIRE, Op.RELEASE]), label="op")
+    connect_timeout = data.draw(st.sampled_from([0.01, 0.05, 0.5]), label="connect_timeout")
+    step = Fanout(op, "k", "t", 1000, TIMEOUT)
+    machine = RoundMachine(step, members, now=START, connect_timeout=connect_timeout)
+    checker = Checker(n, TIMEOUT, connect_timeout)
+    ready = [data.draw(st.booleans()) for _ in range(n)]
+    checker.first_contact = any(not r and not m.tried for r, m in zip(ready, members, strict=True))
+    for first in machine.start(ready):
+        drive(machine, checker, first, True)
+    ok_raw = b"OK" if op is Op.ACQUIRE else 1
+    refused_raw = None if op is Op.ACQUIRE else 0
+    now = START
+    for _ in range(60):
+        if checker.finished:
+            break
+        pending = [i for i, s in checker.state.items() if s in ("sent", "connecting")]
+        kinds = ["tick"]
+        if pending:
+            kinds += ["event"] * 3
+        kind = data.draw(st.sampled_from(kinds))
+        if kind == "tick":
+            now += data.draw(st.sampled_from([0.0, 0.001, 0.01, 0.1]))
+            action = machine.tick(now)
+            limit = START + (max(TIMEOUT, connect_timeout) if checker.first_contact else TIMEOUT)
+            if now >= limit:
+                assert action is FINISH, "the round outlived its deadline"
+            if now >= START + TIMEOUT and action is None:
+                # Past the deadline only in the grace of first contact, and only while it
+                # could still help.
+                assert checker.first_contact
+                assert now < START + connect_timeout
+                assert checker.in_grace or checker.worth_the_grace()
+                checker.in_grace = True
+            if action is FINISH:
+                checker.finished = True
+            continue
+        i = data.draw(st.sampled_from(pending))
+        if checker.state[i] == "connecting":
+            if data.draw(st.booleans()):
+                sent = machine.connected(i)
+                assert sent == Send(i)
+                checker.fresh.add(i)
+                drive(machine, checker, sent, True)
+            else:
+                failed = machine.connect_failed(i, Reply.ERROR, "refused")
+                checker.answered(i, False, failed)
+            continue
+        event = data.draw(st.sampled_from(["ok", "refused", "error", "noscript", "moved"]))
+        if event in ("ok", "refused"):
+            raw = ok_raw if event == "ok" else refused_raw
+            replied = machine.reply(i, raw, now)
+            checker.answered(i, event == "ok", replied)
+        elif event == "error":
+            broken = machine.error(i, Reply.ERROR, "broken")
+            checker.answered(i, False, broken)
+        elif event == "noscript":
+            noscript = machine.noscript(i, Reply.ERROR, "NOSCRIPT")
+            if i in checker.scripted:
+                checker.answered(i, False, noscript)
+            else:
+                assert noscript == Send(i, eval=True), "NOSCRIPT is retried once, with EVAL"
+                checker.scripted.add(i)
+                drive(machine, checker, noscript, True)
+        else:
+            moved = machine.moved(i, 42, ("10.0.0.2", 7001), Reply.ERROR, "MOVED 42")
+            if members[i].routed and i not in checker.followed:
+                assert moved == Follow(i, 42, ("10.0.0.2", 7001))
+                drive(machine, checker, moved, data.draw(st.booleans()))
+            else:
+                checker.answered(i, False, moved)
+    if not checker.finished:
+        assert machine.tick(START + 10) is FINISH, "the round outlived its deadline"
+    result = machine.result(now)
+    assert [o.server for o in result.outcomes] == [m.label for m in members]
+    assert result.started == START
+    assert result.finished == now
+    for i, outcome in enumerate(result.outcomes):
+        if checker.state[i] != "answered":
+            assert outcome.reply is Reply.TIMEOUT
+            expected = (
+                "still connecting" if checker.state[i] == "connecting" else "no reply in time"
+            )
+            assert outcome.detail.endswith(expected)
+        if outcome.detail and members[i].where:
+            assert outcome.detail.startswith(members[i].where + ": ")
+    assert sum(1 for o in result.outcomes if o.reply.ok) == checker.ok
+    # Ended: later events change nothing.
+    for i in range(n):
+        assert machine.reply(i, ok_raw, now) is None
+        assert machine.connected(i) is None
+    assert machine.result(now).outcomes == result.outcomes
+
+
+def test_a_second_noscript_is_the_outcome() -> None:
+    machine = RoundMachine(
+        Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT), [Member("a")], now=START, connect_timeout=1
+    )
+    assert machine.start([True]) == [Send(0)]
+    assert machine.noscript(0, Reply.ERROR, "NOSCRIPT") == Send(0, eval=True)
+    assert machine.noscript(0, Reply.ERROR, "NOSCRIPT") is FINISH
+    (outcome,) = machine.result(START + 0.001).outcomes
+    assert (outcome.reply, outcome.detail) == (Reply.ERROR, "NOSCRIPT after EVAL")
+
+
+def test_moved_is_followed_once_and_only_by_a_cluster_instance() -> None:
+    members = [Member("cluster", where="10.0.0.1:7000", routed=True), Member("plain")]
+    step = Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT)
+    machine = RoundMachine(step, members, now=START, connect_timeout=1)
+    machine.start([True, True])
+    follow = machine.moved(0, 7, ("10.0.0.2", 7000), Reply.ERROR, "MOVED 7 10.0.0.2:7000")
+    assert follow == Follow(0, 7, ("10.0.0.2", 7000))
+    assert machine.open(0, False) == Connect(0)
+    assert machine.connected(0) == Send(0)
+    assert machine.moved(0, 7, ("10.0.0.3", 7000), Reply.ERROR, "MOVED again") is None
+    assert machine.moved(1, 7, ("10.0.0.3", 7000), Reply.ERROR, "MOVED x") is FINISH
+    outcomes = machine.result(START).outcomes
+    assert [o.detail for o in outcomes] == ["10.0.0.1:7000: MOVED again", "MOVED x"]
+
+
+@pytest.mark.parametrize(("granted", "finishes"), [(2, True), (1, False)])
+def test_the_grace_of_first_contact_ends_once_a_majority_granted(
+    granted: int, finishes: bool
+) -> None:
+    """N = 3, two servers never reached: the grace waits for them only while they are
+    needed for a majority."""
+    members = [Member("a"), Member("b", tried=False), Member("c", tried=False)]
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT)
+    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    assert machine.start([True, False, False]) == [Send(0), Connect(1), Connect(2)]
+    assert machine.reply(0, b"OK", START + 0.001) is None
+    assert machine.tick(START + TIMEOUT) is None  # in the grace: b and c may still come
+    assert machine.deadline == START + 1.0
+    assert machine.connected(1) == Send(1)
+    action = machine.reply(1, b"OK" if granted == 2 else None, START + 0.05)
+    assert (action is FINISH) is finishes
+    if not finishes:
+        assert machine.tick(START + 1.0) is FINISH
+    outcomes = machine.result(START + 0.05).outcomes
+    assert outcomes[2].detail == "still connecting"
+
+
+def test_no_grace_for_a_server_that_was_reached_before() -> None:
+    members = [Member("a"), Member("b"), Member("c")]
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT)
+    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    machine.start([True, False, False])
+    assert machine.tick(START + TIMEOUT) is FINISH
