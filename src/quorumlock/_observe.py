@@ -253,36 +253,52 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
     others: the Redlock then tolerates fewer failures than its size promises. And an
     acquire round that no server answered (refused connections, unknown hosts, timeouts)
     means a blocking acquire keeps trying, without end when it has no timeout.
+
+    Neither is warned of where the caller is told anyway: fatal errors that leave no
+    majority make the call itself fail with them, and an acquire that no server answered
+    is warned of only once that has lasted :data:`UNREACHABLE_AFTER` seconds (a single
+    attempt, or a short timeout, ends in an exception that names every server first).
     """
     outcomes = round_.outcomes
     n = len(outcomes)
     fatal = [o for o in outcomes if o.reply is Reply.FATAL]
-    for outcome in fatal:
+    left = n - len(fatal) - quorum(n)
+    for outcome in fatal if left >= 0 else ():
         if warn_due("fatal", outcome.server, round_.finished):
-            left = n - len(fatal) - quorum(n)
-            tolerance = (
-                f"{n} servers now tolerate {left} failure{'' if left == 1 else 's'}, "
-                f"not {n - quorum(n)}"
-                if left >= 0
-                else "no majority is left"
-            )
             logger.warning(
                 "%s fails with an error no retry can fix (%s): it counts toward no quorum "
-                "until that is fixed; %s",
+                "until that is fixed; %d servers now tolerate %d failure%s, not %d",
                 outcome.server,
                 outcome.detail,
-                tolerance,
+                n,
+                left,
+                "" if left == 1 else "s",
+                n - quorum(n),
             )
-    if step.op is not Op.ACQUIRE or any(o.reply not in _NO_ANSWER for o in outcomes):
+    if step.op is not Op.ACQUIRE:
         return
-    if warn_due("unreachable", " ".join(o.server for o in outcomes), round_.finished):
+    servers = " ".join(o.server for o in outcomes)
+    if any(o.reply not in _NO_ANSWER for o in outcomes):
+        _UNANSWERED.pop(servers, None)
+        return
+    since = _UNANSWERED.setdefault(servers, round_.started)
+    if round_.finished - since >= UNREACHABLE_AFTER and warn_due(
+        "unreachable", servers, round_.finished
+    ):
         logger.warning(
-            "no server answered an acquire of lock %s: %s. A blocking acquire keeps "
-            "trying until its timeout; with timeout=None, for as long as no majority answers",
+            "no server answered an acquire of lock %s for %.1f s: %s. A blocking acquire "
+            "keeps trying until its timeout; with timeout=None, for as long as no majority "
+            "answers",
             shown(step.key),
+            round_.finished - since,
             render_outcomes(outcomes),
         )
 
+
+#: How long acquire rounds must have found no server answering before it is warned of.
+UNREACHABLE_AFTER = 0.5
+#: Since when (monotonic) acquire rounds to each set of servers found none answering.
+_UNANSWERED: dict[str, float] = {}
 
 _NO_ANSWER = frozenset({Reply.ERROR, Reply.TIMEOUT})
 
