@@ -49,14 +49,9 @@ from typing import Any, Final, Protocol
 import redis
 
 from quorumlock import QuorumUnavailable, Redlock
-from quorumlock.benchmarks._common import (
-    SOCKET_TIMEOUT,
-    Hold,
-    NotInstalled,
-    client,
-    import_peer,
-    overlaps,
-)
+from quorumlock.benchmarks._common import SOCKET_TIMEOUT, NotInstalled, client, import_peer
+from quorumlock.testing import Hold
+from quorumlock.testing._checker import overlapping_pairs
 
 __all__ = [
     "CONTENDERS",
@@ -874,7 +869,9 @@ def integrity(slices: Sequence[Slice]) -> dict[str, Any]:
     errors = [piece.error for piece in slices if piece.error]
     return {
         "failures": sum(piece.failures for piece in slices),
-        "overlaps": sum(len(overlaps(piece.holds)) + piece.overlaps_seen for piece in slices),
+        "overlaps": sum(
+            sum(1 for _ in overlapping_pairs(piece.holds)) + piece.overlaps_seen for piece in slices
+        ),
         "counter_ok": all(piece.counted == len(piece.holds) for piece in slices),
         "first_error": errors[0] if errors else None,
     }
@@ -922,7 +919,11 @@ def run_slice(
         counted = read_shared(shared)
     finally:
         shared.unlink(missing_ok=True)
-    holds = [Hold(index, *times) for index, reply in replies.items() for times in reply["holds"]]
+    holds = [
+        Hold(index, start=acquired, end=releasing, released=released)
+        for index, reply in replies.items()
+        for acquired, releasing, released in reply["holds"]
+    ]
     errors = [reply["error"] for reply in replies.values() if reply["error"]]
     return Slice(
         contender=contender,
