@@ -140,27 +140,31 @@ def entry(module: str) -> str:
 
 
 class WorkerProcess:
-    """One process of a :class:`ProcessPool`: signals go to its PID only, through Popen
-    (which never signals a PID it has reaped)."""
+    """One process of a :class:`ProcessPool`: signals go to its PID only, through its
+    ``popen`` (which never signals a PID it has reaped). ``paused`` is True from
+    :meth:`pause` until :meth:`resume`."""
 
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        self._proc = proc
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        self.paused = False
 
     @property
     def pid(self) -> int:
-        return self._proc.pid
+        return self.popen.pid
 
     @property
     def alive(self) -> bool:
-        return self._proc.poll() is None
+        return self.popen.poll() is None
 
     def pause(self) -> None:
         """SIGSTOP (a no-op once the process has exited)."""
-        self._proc.send_signal(signal.SIGSTOP)
+        self.popen.send_signal(signal.SIGSTOP)
+        self.paused = True
 
     def resume(self) -> None:
         """SIGCONT (harmless when the process is not stopped or has exited)."""
-        self._proc.send_signal(signal.SIGCONT)
+        self.popen.send_signal(signal.SIGCONT)
+        self.paused = False
 
 
 class ProcessPool:

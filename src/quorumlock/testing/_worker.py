@@ -264,37 +264,18 @@ def _unexpected(records: _Records, exc: Exception) -> None:
 # --------------------------------------------------------------------------------------
 
 
-class WorkerHandle:
+class WorkerHandle(WorkerProcess):
     """One worker process started by :class:`WorkerPool`: signals go to its PID only."""
 
     def __init__(self, index: int, process: WorkerProcess, flags: mmap.mmap) -> None:
+        super().__init__(process.popen)
         self.index = index
-        self._process = process
         self._flags = flags
-        self.paused = False
-
-    @property
-    def pid(self) -> int:
-        return self._process.pid
-
-    @property
-    def alive(self) -> bool:
-        return self._process.alive
 
     @property
     def in_critical_section(self) -> bool:
         """True between the worker's validity check and the end of its write."""
         return self._flags[self.index] == 1
-
-    def pause(self) -> None:
-        """SIGSTOP the worker (no-op once it has exited: Popen never signals a reaped PID)."""
-        self._process.pause()
-        self.paused = True
-
-    def resume(self) -> None:
-        """SIGCONT the worker (harmless when it is not stopped or has exited)."""
-        self._process.resume()
-        self.paused = False
 
 
 class WorkerPool:
