@@ -119,7 +119,9 @@ _SCHEMES = ("redis", "rediss", "unix")
 # comma or "=" (a password may hold "://" itself, never a space, which is not allowed).
 _URL_START = re.compile(r"(?<![^\s'\"(\[,=])[A-Za-z][A-Za-z0-9+.-]*://")
 # redis-py also takes the password (and a TLS key's passphrase) as query options.
-_QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^&\s'\"]*", re.IGNORECASE)
+# A password in the query is masked with all that follows it in the URL: an ``&`` the
+# user forgot to percent-encode would otherwise end the mask inside the password.
+_QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^\s'\"]*", re.IGNORECASE)
 # A user name shown as it is: one with a URL delimiter is more likely a mistyped password.
 _PLAIN_USER = re.compile(r"[^:/?#@\[\]\s]*")
 # TLS options that name files: checked when the server is given, not at the first connect.
