@@ -150,10 +150,11 @@ def _rebuild_stale(message: str, token: int, highest: int) -> StaleFencingToken:
 class FenceError(QuorumLockError):
     """Raised by :class:`quorumlock.RedisFence` when the resource's server failed.
 
-    The server refused the command (a wrong type, a wrong number of arguments: nothing
-    was applied), or the connection failed or timed out (the write may or may not have
-    been applied, as for any command whose reply was lost). The message says which, with
-    the server's own error. ``resource`` is the fenced resource's name.
+    The server refused the command (a wrong type, a wrong number of arguments: the
+    command was not applied, though its token may have been recorded), or the
+    connection failed or timed out (the write may or may not have been applied, as for
+    any command whose reply was lost). The message says which, with the server's own
+    error. ``resource`` is the fenced resource's name.
     """
 
     def __init__(self, message: str, *, resource: str) -> None:

@@ -70,9 +70,11 @@ class _Fence(Generic[ClientT]):
         return self._error("write to", exc)
 
     def _error(self, what: str, exc: rx.RedisError) -> FenceError:
-        if isinstance(exc, rx.ResponseError):  # the server answered: nothing was applied
+        # A refused command was not applied, though the guard may have recorded the
+        # token already (a script is not rolled back).
+        if isinstance(exc, rx.ResponseError):
             detail = f"the server refused it: {exc}"
-        else:  # the write may have been applied before the connection broke
+        else:  # the reply was lost: the write may or may not have been applied
             detail = f"no reply from the server ({type(exc).__name__}: {exc})"
         return FenceError(f"{what} {self.resource!r} failed: {detail}", resource=self.resource)
 
