@@ -1,8 +1,14 @@
-"""What the sync and asyncio front ends share: arguments, options and read-only state.
+"""What the sync and asyncio front ends share: arguments, options, read-only state, and
+everything they do around their I/O.
 
 ``quorumlock.Redlock`` / ``quorumlock.asyncio.Redlock`` and their ``Lock`` classes differ
-only in how they drive the flows (blocking calls or awaits) and in how a lost lease is
-reported (an event and a callback, or the cancellation of the protected block).
+only in how they drive the flows (blocking calls or awaits), in how threads or tasks take
+turns on one lock object, in how leases are kept (one thread per Redlock, or one task per
+lock) and in how a lost lease interrupts its holder (an event and a callback, or also the
+cancellation of the protected block). Everything else is written once, here: the public
+signatures (``lock``, ``synchronized``, ``adopt``), the reaction to a renewal and to a
+loss, the observer events, the end of a ``with`` block. Each front end calls these at
+the same points; ``tests/core/test_api_surface.py`` keeps the two surfaces the same.
 """
 
 from __future__ import annotations
@@ -42,7 +48,15 @@ from quorumlock._observe import (
     notify,
 )
 
-__all__ = ["LockBase", "QuorumLockWarning", "RedlockBase", "is_async_callable"]
+__all__ = [
+    "AsyncDecorator",
+    "LockBase",
+    "QuorumLockWarning",
+    "RedlockBase",
+    "SyncDecorator",
+    "is_async_callable",
+    "rearm_before",
+]
 
 logger = logging.getLogger("quorumlock")
 
