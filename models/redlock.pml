@@ -1,0 +1,486 @@
+/*
+ * quorumlock's Redlock, as implemented (docs/algorithm.md, docs/safety.md), for Spin.
+ *
+ * N = 3 servers, NC clients (2 or 3), discrete time. Read models/README.md first.
+ *
+ *   now         real time in ticks; the servers' clocks (key expiry, quarantine) are
+ *               real time: R12 lets the client clocks drift against them, modelled below
+ *   lc[c]       client c's monotonic clock: each tick it advances 1, or 0 (slow) or 2
+ *               (fast) while its drift over the current ttl window stays within DMAX
+ *   link c-s    one request in flight from client c to server s (req), its reply (rep);
+ *               a request or a reply may be lost, and a request may be overtaken by the
+ *               client's next one and arrive late (stale), at any later moment
+ *   crash       a server restarts at once: empty (keys and marker lost), from an older
+ *               snapshot (keys lost, marker names the previous process, counter lost),
+ *               or durable (nothing lost); requests in flight to it are lost
+ *
+ * Switches (-D...): every must-fail one breaks exactly one rule of the code.
+ *   NC=3                 three clients (default 2)
+ *   NO_QUARANTINE        max_ttl = None: a restarted server counts at once
+ *   SHORT_QUARANTINE     max_ttl shorter than the longest ttl
+ *   NO_DRIFT             validity = ttl - elapsed, without the drift allowance
+ *   PLAIN_SET_EXTEND     extension by SET key token PX ttl (re-creates an expired key)
+ *   NO_COMMIT            the fencing token is handed out without the commit round
+ *   SINCE_START          a server with no marker is quarantined from its start, not from
+ *                        the first acquire that sees it (the refinement for servers with
+ *                        no marker and no sign of data loss since their start)
+ *   ONLY_MUTEX / ONLY_FENCE / ONLY_EXTEND / ONLY_QUAR  check that property alone
+ */
+#include "decisions.pml"
+
+#define NS 3                 /* servers */
+#ifndef NC
+#define NC 2                 /* clients */
+#endif
+#ifndef TTL
+#define TTL 4                /* the lock's ttl, the longest in use */
+#endif
+#ifndef DMAX
+#define DMAX 1               /* ticks a client clock may gain or lose over one ttl */
+#endif
+#ifdef NO_DRIFT
+#define DRIFT_PM 0
+#else
+#define DRIFT_PM 250         /* clock_drift_factor in per-mille: drift = TTL/4 = DMAX */
+#endif
+#define FLOOR 0              /* expiry is exact at the tick: no precision margin needed */
+#ifdef NO_QUARANTINE
+#define MAXTTL 0
+#elif defined(SHORT_QUARANTINE)
+#define MAXTTL (TTL - 2)
+#else
+#define MAXTTL TTL
+#endif
+#ifndef IT
+#define IT 1                 /* the per-instance timeout: a round lasts at most IT ticks */
+#endif
+#ifndef H
+#define H 7                  /* the horizon: time stops here */
+#endif
+#ifndef NACQ
+#define NACQ 1               /* acquire() calls per client */
+#endif
+#ifndef NTRY
+#define NTRY 2               /* attempts per acquire() call */
+#endif
+#ifndef CRASHES
+#define CRASHES 1            /* server restarts in a run */
+#endif
+#ifndef LOSSES
+#define LOSSES 1             /* messages lost in a run (a late reply past the timeout is
+                                not a loss: the round simply ends without it) */
+#endif
+#define SCALE 16             /* fencing counter units per tick (the code: us per ms) */
+
+#if defined(ONLY_MUTEX) || defined(ONLY_FENCE) || defined(ONLY_EXTEND) || defined(ONLY_QUAR)
+#define SELECTED 1
+#endif
+#if !defined(SELECTED) || defined(ONLY_MUTEX)
+#define P_MUTEX 1
+#endif
+#if !defined(SELECTED) || defined(ONLY_FENCE)
+#define P_FENCE 1
+#endif
+#if !defined(SELECTED) || defined(ONLY_EXTEND)
+#define P_EXTEND 1
+#endif
+#if !defined(SELECTED) || defined(ONLY_QUAR)
+#define P_QUAR 1
+#endif
+
+/* request and reply codes */
+#define ACQ 1
+#define REL 2
+#define EXT 3
+#define COM 4
+#define R_GRANT 1            /* granted, counted */
+#define R_TAKEN 2
+#define R_QUAR 3             /* quarantined: does not count (granted or not) */
+#define R_DONE 4
+#define R_NOTHELD 5
+#define L(c, s) ((c) * NS + (s))
+
+byte now = 1;
+
+/* servers */
+byte key[NS];                /* the token in the lock key, 0: absent */
+byte kexp[NS];               /* when it expires */
+bit  mp[NS];                 /* the marker exists */
+byte mrun[NS];               /* the run id it names */
+byte msince[NS];             /* its since */
+byte mdecl[NS];              /* its max_ttl */
+short mfence[NS];            /* its fencing counter */
+byte prun[NS];               /* the process's run id */
+byte pstart[NS];             /* when the process started */
+#ifdef DURABLE_Z
+bit  durable[NS];
+#define DURABLE(s) durable[s]
+#else
+#define DURABLE(s) 0
+#endif
+byte lost[NS];               /* ghost: when it last lost its memory, 0: never */
+byte crashes = 0;
+byte losses = 0;             /* messages lost so far */
+
+/* links */
+byte req[NS * NC];           /* a request delayed to the next tick */
+byte rtok[NS * NC];
+short rfen[NS * NC];         /* the token a COM raises to */
+byte rep[NS * NC];           /* the reply received, 0: none */
+short rfence[NS * NC];       /* the counter an acquire drew */
+bit  rdanger[NS * NC];       /* ghost: granted while its memory loss was < TTL ago */
+
+/* clients */
+byte lc[NC];
+bit  clocked[NC];            /* in a round or holding: its clock may drift */
+byte bud[NC];                /* drift since the current deadline's round started */
+byte bud2[NC];               /* drift since the running extension round started */
+bit  extending[NC];
+bit  holding[NC];
+bit  done[NC];               /* the client stopped, and holds nothing valid */
+byte hdl[NC];                /* the deadline of the hold, on the client's clock */
+
+/* ghosts for the properties */
+short lasttok = 0;           /* the last fencing token handed out */
+
+/* temporaries, used only inside one atomic step: not part of the state */
+hidden byte t_granted, t_raised, t_reply;
+hidden byte t_left, t_since, t_decl, t_held, qmt, hs, hc, df_i, df_k, hn;
+hidden short t_fence;
+
+#define VALID(c) (holding[c] && lc[c] < hdl[c])
+
+inline serve_one(c, s, op, tok, fen, answer)
+{
+	/* one script, atomically, on server s; answer: the reply is delivered */
+	if
+	:: op == ACQ ->
+		acquire_script(mp[s], mrun[s], prun[s], DURABLE(s), pstart[s], mdecl[s], msince[s],
+			       mfence[s], MAXTTL, key[s] == 0, now, 1, SCALE,
+			       t_granted, t_left, t_since, t_decl, t_fence, t_raised);
+#ifdef SINCE_START
+		if
+		:: !mp[s] -> t_since = pstart[s];
+			t_left = (MAXTTL > 0 && t_since + MAXTTL > now -> t_since + MAXTTL - now : 0)
+		:: else
+		fi;
+#endif
+		mp[s] = 1; mrun[s] = prun[s]; msince[s] = t_since; mdecl[s] = t_decl;
+		mfence[s] = t_fence;
+		if :: t_granted -> key[s] = tok; kexp[s] = now + TTL :: else fi;
+		if
+		:: answer ->
+			rep[L(c, s)] = (t_left > 0 -> R_QUAR : (t_granted -> R_GRANT : R_TAKEN));
+			rfence[L(c, s)] = t_fence;
+			rdanger[L(c, s)] = (lost[s] > 0 && now < lost[s] + TTL)
+		:: else
+		fi
+	:: op == REL ->
+		compare_script(key[s], tok, t_reply);
+		if :: t_reply -> key[s] = 0 :: else fi;
+		if :: answer -> rep[L(c, s)] = (t_reply -> R_DONE : R_NOTHELD) :: else fi
+	:: op == EXT ->
+		t_held = key[s];
+#ifdef PLAIN_SET_EXTEND
+		key[s] = tok; kexp[s] = now + TTL; t_reply = 1;
+#else
+		compare_script(key[s], tok, t_reply);
+		if :: t_reply -> kexp[s] = now + TTL :: else fi;
+#endif
+#ifdef P_EXTEND
+		/* an extension never re-creates an expired key (nor takes another's) */
+		assert(t_held == tok || key[s] == t_held);
+#endif
+		if :: answer -> rep[L(c, s)] = (t_reply -> R_DONE : R_NOTHELD) :: else fi
+	:: op == COM ->
+		commit_script(key[s], tok, mfence[s], fen, t_reply, t_fence);
+		mfence[s] = t_fence;
+		if :: answer -> rep[L(c, s)] = (t_reply -> R_DONE : R_NOTHELD) :: else fi
+	fi
+}
+
+inline lose_memory(s)
+{
+	key[s] = 0; mfence[s] = 0; lost[s] = now;
+	hc = 0;
+	do  /* the connections to the old process break: what was in flight is lost */
+	:: hc < NC -> req[L(hc, s)] = 0; hc++
+	:: else -> break
+	od
+}
+
+proctype crasher()
+{
+	do
+	:: atomic { crashes < CRASHES -> crashes++; select(hs : 0 .. NS - 1);
+		prun[hs]++; pstart[hs] = now;
+		if
+		:: !DURABLE(hs) ->  /* restart without persistence: empty */
+			lose_memory(hs); mp[hs] = 0; mrun[hs] = 0; msince[hs] = 0; mdecl[hs] = 0
+		:: !DURABLE(hs) ->  /* reloaded an older snapshot: the marker names the old
+				     * process; keys and counter written since are lost */
+			lose_memory(hs)
+		:: DURABLE(hs) ->   /* appendonly + fsync always: only the connections break */
+			hc = 0;
+			do
+			:: hc < NC -> req[L(hc, hs)] = 0; hc++
+			:: else -> break
+			od
+		fi }
+	od
+}
+
+/* A tick of real time: keys expire; each client clock advances one, or zero for the
+ * clients in slow (bit c), within the drift budget. */
+#define CAN_SLOW(c) (clocked[c] && bud[c] < DMAX && (!extending[c] || bud2[c] < DMAX))
+inline tick(slow)
+{
+	now++;
+	hc = 0;
+	do
+	:: hc < NS -> if :: key[hc] != 0 && kexp[hc] <= now -> key[hc] = 0 :: else fi; hc++
+	:: else -> break
+	od;
+	hn = 0;
+	do  /* the delayed requests arrive */
+	:: hn < NS * NC ->
+		if
+		:: req[hn] != 0 ->
+			serve_one(hn / NS, hn % NS, req[hn], rtok[hn], rfen[hn], 1); req[hn] = 0
+		:: else
+		fi;
+		hn++
+	:: else -> break
+	od;
+	hn = 0;
+	hc = 0;
+	do
+	:: hc < NC ->
+		if
+		:: (slow >> hc) & 1 -> bud[hc]++; bud2[hc]++
+		:: else -> if :: !done[hc] -> lc[hc]++ :: else fi
+		fi;
+		hc++
+	:: else -> break
+	od;
+	hc = 0
+}
+
+proctype clock()
+{
+	do
+	:: d_step { now < H -> tick(0) }
+	:: d_step { now < H && CAN_SLOW(0) -> tick(1) }
+#if NC >= 2
+	:: d_step { now < H && CAN_SLOW(1) -> tick(2) }
+	:: d_step { now < H && CAN_SLOW(0) && CAN_SLOW(1) -> tick(3) }
+#endif
+#if NC == 3
+	:: d_step { now < H && CAN_SLOW(2) -> tick(4) }
+	:: d_step { now < H && CAN_SLOW(0) && CAN_SLOW(2) -> tick(5) }
+	:: d_step { now < H && CAN_SLOW(1) && CAN_SLOW(2) -> tick(6) }
+	:: d_step { now < H && CAN_SLOW(0) && CAN_SLOW(1) && CAN_SLOW(2) -> tick(7) }
+#endif
+	od
+}
+
+/* Send op to every server at once (R7). Each request is served at once, or delayed to the
+ * next tick (it is served then, and its reply arrives when the round's timeout fires:
+ * counted or not), or lost, or served with its reply lost (LOSSES of those in a run).
+ * A request still delayed on the link is served first (the link keeps order). */
+inline send_all(op, tok, fen)
+{
+	atomic {
+		hs = 0;
+		do
+		:: hs < NS ->
+			if
+			:: req[L(c, hs)] != 0 ->
+				serve_one(c, hs, req[L(c, hs)], rtok[L(c, hs)], rfen[L(c, hs)], 0)
+			:: else
+			fi;
+			req[L(c, hs)] = 0; rep[L(c, hs)] = 0; rfence[L(c, hs)] = 0; rdanger[L(c, hs)] = 0;
+			if
+			:: serve_one(c, hs, op, tok, fen, 1)
+#ifndef NO_DELAY
+			:: req[L(c, hs)] = op; rtok[L(c, hs)] = tok; rfen[L(c, hs)] = fen
+#endif
+			:: losses < LOSSES -> losses++                                /* request lost */
+			:: losses < LOSSES -> losses++; serve_one(c, hs, op, tok, fen, 0) /* reply lost */
+			fi;
+			hs++
+		:: else -> break
+		od;
+		hs = 0
+	}
+}
+
+/* Wait for every reply, or the per-instance timeout (limit ticks on our clock). */
+#define ALL_IN (rep[L(c, 0)] != 0 && rep[L(c, 1)] != 0 && rep[L(c, 2)] != 0)
+#define AWAIT(start, limit) (ALL_IN || lc[c] >= (start) + (limit) || now >= H)
+
+/* The moment the acquire decides it holds the lock: its validity starts now. */
+#ifdef P_FENCE
+#define CHECK_TOKEN assert(token > lasttok)  /* fencing tokens strictly increase */
+#else
+#define CHECK_TOKEN skip
+#endif
+#define TAKE_HOLD holding[c] = 1; hdl[c] = DEADLINE(start, TTL, DRIFT_PM, FLOOR); \
+	CHECK_TOKEN; lasttok = token
+
+proctype client(byte c)
+{
+	byte k, tries, tok, start, start2, gmask, cmask;
+	short fc[NS], token;
+	bit stuck, ok;
+	k = 0;
+	do
+	:: k < NACQ ->
+		k++;
+		tok = c * NACQ + k;  /* a fresh token per acquire() call */
+		tries = 0;
+		do
+		:: tries < NTRY ->
+			tries++;
+			/* R6: start, send to all, majority and validity, fencing */
+			(1) -> d_step { start = lc[c]; bud[c] = 0; clocked[c] = 1 }
+			send_all(ACQ, tok, 0);
+			AWAIT(start, IT);
+			d_step {
+				gmask = 0; hn = 0; hs = 0;
+				do
+				:: hs < NS ->
+					if
+					:: rep[L(c, hs)] == R_GRANT ->
+						gmask = gmask | (1 << hs); hn++;
+#ifdef P_QUAR
+						/* a counted grant is never on a quarantined server */
+						assert(!rdanger[L(c, hs)]);
+#endif
+					:: else
+					fi;
+					fc[hs] = rfence[L(c, hs)];
+					hs++
+				:: else -> break
+				od;
+				ok = ACQUIRED(hn, NS, start, lc[c], TTL, DRIFT_PM, FLOOR);
+				if :: ok -> draw_fence(gmask, NS, token, stuck) :: else -> token = 0; stuck = 0 fi;
+#ifdef NO_COMMIT
+				if :: ok -> TAKE_HOLD :: else fi
+#else
+				if :: ok && stuck -> TAKE_HOLD :: else fi
+#endif
+			}
+#ifndef NO_COMMIT
+			if
+			:: ok && !stuck ->
+				/* B2: one more round makes the token stick on a majority */
+				(1) -> d_step { start2 = lc[c] }
+				send_all(COM, tok, token);
+				AWAIT(start2, IT);
+				d_step {
+					cmask = 0; hs = 0;
+					do
+					:: hs < NS ->
+						if :: rep[L(c, hs)] == R_DONE -> cmask = cmask | (1 << hs) :: else fi;
+						hs++
+					:: else -> break
+					od;
+					fence_committed(gmask, cmask, NS, token, ok);
+					ok = ok && lc[c] < DEADLINE(start, TTL, DRIFT_PM, FLOOR);
+					if :: ok -> TAKE_HOLD :: else fi;
+					cmask = 0; start2 = 0
+				}
+			:: else
+			fi;
+#endif
+			(1) -> d_step { gmask = 0; stuck = 0; hs = 0;
+				do :: hs < NS -> fc[hs] = 0; hs++ :: else -> break od }
+			if
+			:: ok -> break
+			:: else ->
+				/* R6 step 5: undo on all servers */
+				(1) -> d_step { clocked[c] = 0 }
+				send_all(REL, tok, 0)
+			fi
+		:: else -> break
+		od;
+		if
+		:: ok ->
+			(1) -> d_step { token = 0; start = 0; ok = 0 }
+			/* hold: extend at most once, then release, or walk away (a crash, a pause
+			 * that outlives the validity: the interleaving lets it wait at any step) */
+			if
+#ifndef NO_EXTEND
+			:: lc[c] < hdl[c] -> d_step { start2 = lc[c]; bud2[c] = 0; extending[c] = 1 }
+				send_all(EXT, tok, 0);
+				AWAIT(start2, IT);
+				d_step {
+					hn = 0; hs = 0;
+					do
+					:: hs < NS -> if :: rep[L(c, hs)] == R_DONE -> hn++ :: else fi; hs++
+					:: else -> break
+					od;
+					extending[c] = 0; bud2[c] = 0;
+					if
+					:: EXTENDED(hn, NS, start2, lc[c], hdl[c], TTL, DRIFT_PM, FLOOR) ->
+						hdl[c] = DEADLINE(start2, TTL, DRIFT_PM, FLOOR); bud[c] = bud2[c]
+					:: else -> holding[c] = 0; clocked[c] = 0  /* lost: released below */
+					fi;
+					start2 = 0
+				}
+#endif
+			:: skip
+			fi;
+			if
+			:: (1) -> d_step { holding[c] = 0; clocked[c] = 0 }; send_all(REL, tok, 0)
+			:: break  /* walks away holding: the lock expires */
+			fi
+		:: else
+		fi
+	:: else -> break
+	od;
+	(!VALID(c) || now >= H) -> d_step { done[c] = 1; clocked[c] = 0 }
+}
+
+#ifdef P_MUTEX
+/* no two clients hold the lock within their validity at the same time */
+active proctype monitor()
+{
+#if NC == 3
+	assert(!(VALID(0) && VALID(1)) && !(VALID(0) && VALID(2)) && !(VALID(1) && VALID(2)))
+#elif NC == 2
+	assert(!(VALID(0) && VALID(1)))
+#else
+	skip
+#endif
+}
+#endif
+
+init
+{
+	byte c, s;
+	atomic {
+		s = 0;
+		do
+		:: s < NS ->
+			/* provisioned servers: stamped markers (as the test kit and `quorumlock
+			 * servers start` do), counters in step */
+			mp[s] = 1; prun[s] = 1; mrun[s] = 1; pstart[s] = 1; msince[s] = 0;
+			mdecl[s] = MAXTTL;
+#ifdef DURABLE_Z
+			if :: s == NS - 1 -> durable[s] = 1 :: else fi;
+#endif
+			s++
+		:: else -> break
+		od;
+		c = 0;
+		do
+		:: c < NC -> lc[c] = 1; run client(c); c++
+		:: else -> break
+		od;
+		run clock();
+		run crasher();
+		c = 0; s = 0
+	}
+}
