@@ -7,15 +7,15 @@
  *               real time: R12 lets the client clocks drift against them, modelled below
  *   lc[c]       client c's monotonic clock: each tick it advances 1, or 0 (slow) or 2
  *               (fast) while its drift over the current ttl window stays within DMAX
- *   link c-s    one request in flight from client c to server s (req), its reply (rep);
- *               a request or a reply may be lost, and a request may be overtaken by the
- *               client's next one and arrive late (stale), at any later moment
+ *   link c-s    each request is served at once, or delayed to the next tick (req), or
+ *               lost, or served with its reply lost (rep: the reply received)
  *   crash       a server restarts at once: empty (keys and marker lost), from an older
  *               snapshot (keys lost, marker names the previous process, counter lost),
  *               or durable (nothing lost); requests in flight to it are lost
  *
  * Switches (-D...): every must-fail one breaks exactly one rule of the code.
  *   NC=3                 three clients (default 2)
+ *   TTL, H, NTRY, NACQ, CRASHES, LOSSES, NO_DELAY, NO_EXTEND, DURABLE_Z: the bounds
  *   NO_QUARANTINE        max_ttl = None: a restarted server counts at once
  *   SHORT_QUARANTINE     max_ttl shorter than the longest ttl
  *   NO_DRIFT             validity = ttl - elapsed, without the drift allowance
