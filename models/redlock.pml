@@ -143,7 +143,11 @@ byte hdl[NC];                /* the deadline of the hold, on the client's clock 
 /* ghosts for the properties */
 short lasttok = 0;           /* the last fencing token handed out */
 
-/* temporaries, used only inside one atomic step: not part of the state */
+/* Temporaries, not part of the state vector: used only inside a d_step, or inside an
+ * atomic stretch with no branch point, and always set before they are read. pan does not
+ * restore hidden variables when it undoes a d_step, so an index that lives across a
+ * branch of an atomic sequence (send_all's server, the crasher's choice) must be a
+ * local in the state vector instead, reset to 0 when the sequence ends. */
 hidden byte t_granted, t_raised, t_reply;
 hidden byte t_left, t_since, t_decl, t_held, qmt, hs, hc, df_i, df_k, hn;
 hidden short t_fence;
@@ -202,31 +206,37 @@ inline serve_one(c, s, op, tok, fen, answer)
 inline lose_memory(s)
 {
 	key[s] = 0; mfence[s] = 0; lost[s] = now;
-	hc = 0;
+	j = 0;
 	do  /* the connections to the old process break: what was in flight is lost */
-	:: hc < NC -> req[L(hc, s)] = 0; hc++
+	:: j < NC -> req[L(j, s)] = 0; j++
 	:: else -> break
-	od
+	od;
+	j = 0
 }
 
+/* Its atomic sequence branches (which server, how it restarts), so its indices are
+ * locals, in the state vector: see the temporaries above. */
 proctype crasher()
 {
+	byte s, j;
 	do
-	:: atomic { crashes < CRASHES -> crashes++; select(hs : 0 .. NS - 1);
-		prun[hs]++; pstart[hs] = now;
+	:: atomic { crashes < CRASHES -> crashes++; select(s : 0 .. NS - 1);
+		prun[s]++; pstart[s] = now;
 		if
-		:: !DURABLE(hs) ->  /* restart without persistence: empty */
-			lose_memory(hs); mp[hs] = 0; mrun[hs] = 0; msince[hs] = 0; mdecl[hs] = 0
-		:: !DURABLE(hs) ->  /* reloaded an older snapshot: the marker names the old
-				     * process; keys and counter written since are lost */
-			lose_memory(hs)
-		:: DURABLE(hs) ->   /* appendonly + fsync always: only the connections break */
-			hc = 0;
+		:: !DURABLE(s) ->  /* restart without persistence: empty */
+			lose_memory(s); mp[s] = 0; mrun[s] = 0; msince[s] = 0; mdecl[s] = 0
+		:: !DURABLE(s) ->  /* reloaded an older snapshot: the marker names the old
+				    * process; keys and counter written since are lost */
+			lose_memory(s)
+		:: DURABLE(s) ->   /* appendonly + fsync always: only the connections break */
+			j = 0;
 			do
-			:: hc < NC -> req[L(hc, hs)] = 0; hc++
+			:: j < NC -> req[L(j, s)] = 0; j++
 			:: else -> break
-			od
-		fi }
+			od;
+			j = 0
+		fi;
+		s = 0 }
 	od
 }
 
@@ -291,27 +301,27 @@ proctype clock()
 inline send_all(op, tok, fen)
 {
 	atomic {
-		hs = 0;
+		i = 0;
 		do
-		:: hs < NS ->
+		:: i < NS ->
 			if
-			:: req[L(c, hs)] != 0 ->
-				serve_one(c, hs, req[L(c, hs)], rtok[L(c, hs)], rfen[L(c, hs)], 0)
+			:: req[L(c, i)] != 0 ->
+				serve_one(c, i, req[L(c, i)], rtok[L(c, i)], rfen[L(c, i)], 0)
 			:: else
 			fi;
-			req[L(c, hs)] = 0; rep[L(c, hs)] = 0; rfence[L(c, hs)] = 0; rdanger[L(c, hs)] = 0;
+			req[L(c, i)] = 0; rep[L(c, i)] = 0; rfence[L(c, i)] = 0; rdanger[L(c, i)] = 0;
 			if
-			:: serve_one(c, hs, op, tok, fen, 1)
+			:: serve_one(c, i, op, tok, fen, 1)
 #ifndef NO_DELAY
-			:: req[L(c, hs)] = op; rtok[L(c, hs)] = tok; rfen[L(c, hs)] = fen
+			:: req[L(c, i)] = op; rtok[L(c, i)] = tok; rfen[L(c, i)] = fen
 #endif
 			:: losses < LOSSES -> losses++                                /* request lost */
-			:: losses < LOSSES -> losses++; serve_one(c, hs, op, tok, fen, 0) /* reply lost */
+			:: losses < LOSSES -> losses++; serve_one(c, i, op, tok, fen, 0) /* reply lost */
 			fi;
-			hs++
+			i++
 		:: else -> break
 		od;
-		hs = 0
+		i = 0
 	}
 }
 
@@ -330,7 +340,7 @@ inline send_all(op, tok, fen)
 
 proctype client(byte c)
 {
-	byte k, tries, tok, start, start2, gmask, cmask;
+	byte k, tries, tok, start, start2, gmask, cmask, i;  /* i: send_all's server */
 	short fc[NS], token;
 	bit stuck, ok;
 	k = 0;
@@ -421,13 +431,14 @@ proctype client(byte c)
 					:: hs < NS -> if :: rep[L(c, hs)] == R_DONE -> hn++ :: else fi; hs++
 					:: else -> break
 					od;
-					extending[c] = 0; bud2[c] = 0;
+					extending[c] = 0;
 					if
 					:: EXTENDED(hn, NS, start2, lc[c], hdl[c], TTL, DRIFT_PM, FLOOR) ->
+						/* the new deadline counts from start2: so does the drift budget */
 						hdl[c] = DEADLINE(start2, TTL, DRIFT_PM, FLOOR); bud[c] = bud2[c]
 					:: else -> holding[c] = 0; clocked[c] = 0  /* lost: released below */
 					fi;
-					start2 = 0
+					bud2[c] = 0; start2 = 0
 				}
 #endif
 			:: skip
