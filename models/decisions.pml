@@ -1,12 +1,10 @@
 /*
  * quorumlock's decisions as Promela inline functions: the arithmetic of
  * src/quorumlock/_algorithm/ (arithmetic.py, outcomes.py, fencing.py) and what the Lua
- * scripts of scripts.py decide on one server. The model (redlock.pml) uses them, and
- * tests/test_model_tie.py evaluates them with spin's simulator on a table of cases that
- * it also runs against the Python code and the real scripts on a live server.
+ * scripts of scripts.py decide on one server. The model (redlock.pml) uses them. No test
+ * ties them to the Python code yet (models/README.md).
  *
- * Times are integers in the caller's unit (the model's ticks, or milliseconds in the
- * tie test). Every argument is an expression; every out-parameter a variable.
+ * Times are integers in the caller's unit (the model's ticks). Every argument is an expression; every out-parameter a variable.
  */
 
 /* R6 step 3: a majority of n. */
