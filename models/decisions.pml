@@ -4,7 +4,8 @@
  * scripts of scripts.py decide on one server. The model (redlock.pml) uses them. No test
  * ties them to the Python code yet (models/README.md).
  *
- * Times are integers in the caller's unit (the model's ticks). Every argument is an expression; every out-parameter a variable.
+ * Times are integers in the caller's unit (the model's ticks). Every argument is an
+ * expression; every out-parameter a variable.
  */
 
 /* R6 step 3: a majority of n. */

@@ -221,9 +221,8 @@ inline serve_one(c, s, op, tok, fen, answer)
 		compare_script(key[s], tok, t_reply);
 		if :: t_reply -> kexp[s] = now + TTL :: else fi;
 #endif
-		printf("t=%d  s%d: extend by c%d: %e (key was c%d's), %e\n", now, s, c,
-		       (t_reply -> DONE : NOT_HELD), (t_held > 0 -> (t_held - 1) / NACQ : 9),
-		       (answer -> DELIVERED : REPLY_LOST));
+		printf("t=%d  s%d: extend by c%d: %e (key before: token %d, 0: none), %e\n", now, s,
+		       c, (t_reply -> DONE : NOT_HELD), t_held, (answer -> DELIVERED : REPLY_LOST));
 #ifdef P_EXTEND
 		/* an extension never re-creates an expired key (nor takes another's) */
 		assert(t_held == tok || key[s] == t_held);
