@@ -133,10 +133,12 @@ def _tls_refusal(exc: BaseException) -> str | None:
         message = getattr(error, "verify_message", None) or error.strerror or str(error)
         return f"TLS: the server's certificate is not trusted ({message})"
     if isinstance(error, ssl.SSLEOFError) and _while_connecting(exc):
-        return (
-            f"{_NEEDS_CERTIFICATE} (it closed the connection right after the TLS "
-            "handshake; or it refused the certificate we showed)"
-        )
+        if _tls_with_certificate(_setting_up(exc)):
+            return (
+                "TLS: the server refused our client certificate (it closed the "
+                "connection right after the TLS handshake)"
+            )
+        return f"{_NEEDS_CERTIFICATE} (it closed the connection right after the TLS handshake)"
     if _reset(exc) and _tls_without_certificate(_setting_up(exc)):
         # TLS 1.3 again: the server may answer our first command by resetting the
         # connection instead of with its alert. Only a TLS connection that showed no
@@ -193,19 +195,24 @@ def _reset(exc: BaseException) -> bool:
     return False
 
 
-def _tls_without_certificate(connection: object | None) -> bool:
-    """``connection`` is a redis-py TLS connection (sync or asyncio) with no client
-    certificate configured."""
-    if connection is None or connection is _UNKNOWN:
-        return False
-    if not hasattr(connection, "certfile") and not hasattr(connection, "ssl_context"):
-        return False
+def _tls_certificate(connection: object | None) -> bool | None:
+    """Whether ``connection``, a redis-py TLS connection (sync or asyncio), has a client
+    certificate configured; None when it is not one (or unknown)."""
+    if connection is None or connection is _UNKNOWN or "SSL" not in type(connection).__name__:
+        return None
     certfile = getattr(connection, "certfile", None)
     if certfile is None:
         context = getattr(connection, "ssl_context", None)
         certfile = getattr(context, "certfile", None)
-    is_tls = "SSL" in type(connection).__name__
-    return is_tls and not certfile
+    return bool(certfile)
+
+
+def _tls_without_certificate(connection: object | None) -> bool:
+    return _tls_certificate(connection) is False
+
+
+def _tls_with_certificate(connection: object | None) -> bool:
+    return _tls_certificate(connection) is True
 
 
 def _scrub(detail: str) -> str:

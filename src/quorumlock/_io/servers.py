@@ -291,6 +291,10 @@ _ENCODE_HINT = "percent-encode any / ? # @ : in the user name or password"
 def _from_url(url: str) -> ServerSpec:
     url = url.strip()
     masked = mask_url(url)
+    if (query := _QUERY_PASSWORD.search(masked)) is not None:
+        # The text is this URL alone: everything after a query password may be part of
+        # it (a quote, a space, an ``&`` the user did not percent-encode).
+        masked = masked[: query.start()] + query.group(1) + "***"
     if not url:
         raise ConfigurationError("a server URL must not be empty")
 
