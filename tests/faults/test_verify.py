@@ -87,6 +87,26 @@ def test_without_fencing_a_paused_client_writes_stale_data() -> None:
 
 
 @pytest.mark.slow
+def test_the_legacy_lock_overlaps_under_kill_restart_where_quorumlock_does_not() -> None:
+    # Same nemesis, same seed, same servers count: only the lock differs.
+    safe = verify(nemesis="kill-restart", servers=3, duration=DURATION, seed=2026)
+    legacy = verify(
+        nemesis="kill-restart", servers=3, duration=DURATION, seed=2026, contender="legacy"
+    )
+    assert (safe.contender, safe.config) == ("quorumlock", "safe")
+    assert safe.overlaps == 0, explain(safe)
+    assert safe.ok, explain(safe)
+    assert (legacy.contender, legacy.config) == ("legacy", "legacy SETNX")
+    assert (legacy.quarantine, legacy.fencing) == (False, False)
+    assert legacy.faults > 0, explain(legacy)
+    # The restarted first server forgot the key: the next SETNX succeeded while the
+    # holder still held, and its check-then-DEL release then deleted the newcomer's key.
+    assert legacy.overlaps > 0, explain(legacy)
+    assert not legacy.safe
+    assert "| kill-restart | legacy SETNX | 3 |" in format_table([safe, legacy])
+
+
+@pytest.mark.slow
 def test_an_interrupted_run_leaves_no_process_behind() -> None:
     before = children()
     timers: list[threading.Timer] = []
@@ -118,6 +138,8 @@ def test_verify_refuses_bad_arguments() -> None:
         verify(nemesis="none", duration=float("inf"))
     with pytest.raises(ValueError, match="ttl"):
         verify(nemesis="none", ttl=0)
+    with pytest.raises(ValueError, match="unknown contender 'zookeeper'"):
+        verify(nemesis="none", contender="zookeeper")
 
 
 def test_the_nemeses() -> None:

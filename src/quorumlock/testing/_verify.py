@@ -22,6 +22,11 @@ The three configurations of the table:
   ``kill-restart``: a restarted server forgot the lock and votes again at once;
 * ``no fencing`` (``fencing=False``): plain ``RPUSH`` to the resource. Expected to fail
   under ``pause-clients``: a paused holder writes after it was superseded.
+
+And one other lock, for comparison (``contender="legacy"``, ``quorumlock verify
+--compare legacy``): the legacy SETNX/GETSET/DEL lock (``_legacy.py``) on the first
+server, with plain writes. Expected to fail under ``kill-restart``: the restarted server
+forgot the key and the next ``SETNX`` succeeds while the holder still holds.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import LocalServer, LocalServerGroup
 from quorumlock.testing._worker import WorkerPool, WorkerSpec, decode_payload
 
-__all__ = ["NEMESES", "VerifyReport", "format_table", "verify"]
+__all__ = ["CONTENDERS", "NEMESES", "VerifyReport", "format_table", "verify"]
 
 LOCK_NAME: Final = "quorumlock:verify:lock"
 LOG_KEY: Final = "quorumlock:verify:log"
@@ -62,6 +67,11 @@ _EXIT_GRACE: Final = 5.0  # seconds past the end (plus 2 ttl) before stragglers 
 _WORK: Final[Mapping[str, tuple[float, float]]] = {"kill-restart": (0.4, 0.7)}
 _DEFAULT_WORK: Final = (0.02, 0.08)
 _REST: Final = (0.0, 0.01)  # seconds a worker rests between release and its next attempt
+
+#: The locks :func:`verify` can put under the nemeses.
+CONTENDERS: Final = ("quorumlock", "legacy")
+#: The configuration column of the legacy SETNX lock.
+LEGACY_LABEL: Final = "legacy SETNX"
 
 
 def config_label(*, quarantine: bool, fencing: bool) -> str:
@@ -100,6 +110,7 @@ class VerifyReport:
     faults: int
     stragglers: int = 0
     errors: Mapping[str, int] = field(default_factory=dict)
+    contender: str = "quorumlock"
 
     @property
     def safe(self) -> bool:
@@ -140,6 +151,7 @@ def verify(
     fencing: bool = True,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    contender: str = "quorumlock",
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -162,13 +174,16 @@ def verify(
         seed: seed of every random choice (nemesis schedule, work times); None picks one,
             reported in the result. Timing still varies from run to run.
         progress: called with a short message at each step (e.g. ``print``).
+        contender: ``"quorumlock"``, or ``"legacy"`` for the legacy SETNX lock on the
+            first server instead (``quarantine`` and ``fencing`` do not apply to it:
+            the report says False for both), to compare the two under the same faults.
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
 
     Raises:
-        ValueError: unknown ``nemesis``, or ``servers``/``workers`` < 1, or ``duration``
-            or ``ttl`` not positive and finite.
+        ValueError: unknown ``nemesis`` or ``contender``, or ``servers``/``workers`` < 1,
+            or ``duration`` or ``ttl`` not positive and finite.
         ServerBinaryNotFound: no server binary is available.
         ServerStartError: a server could not be started.
         RuntimeError: a worker or the nemesis failed (not a safety violation: the run
@@ -183,10 +198,16 @@ def verify(
     for what, value in (("duration", duration), ("ttl", ttl)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
+    if contender not in CONTENDERS:
+        raise ValueError(f"unknown contender {contender!r}; choose one of {', '.join(CONTENDERS)}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
-    label = config_label(quarantine=quarantine, fencing=fencing)
+    if contender == "legacy":
+        quarantine = fencing = False
+        label = LEGACY_LABEL
+    else:
+        label = config_label(quarantine=quarantine, fencing=fencing)
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
@@ -225,6 +246,7 @@ def verify(
                 records=str(run_dir / f"worker-{index}.jsonl"),
                 flags=str(run_dir / "flags"),
                 seed=rng.randrange(2**32),
+                contender=contender,
             )
             for index in range(workers)
         ]
@@ -290,6 +312,7 @@ def verify(
             stale_writes_rejected=check.stale_writes_rejected,
             token_order_violations=check.token_order_violations,
             longest_gap=check.longest_gap,
+            contender=contender,
         )
         say(report.summary())
     return report

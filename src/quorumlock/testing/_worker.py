@@ -52,6 +52,7 @@ from quorumlock import (
     StaleFencingToken,
 )
 from quorumlock.testing._checker import Hold, Write
+from quorumlock.testing._legacy import LegacyLocks
 from quorumlock.testing._pool import (
     ProcessPool,
     WorkerError,
@@ -74,6 +75,8 @@ class WorkerSpec:
 
     Times are seconds. ``max_ttl`` None turns the restart quarantine off; ``fencing``
     False makes the worker write with a plain ``RPUSH`` instead of through the fence.
+    ``contender`` is ``"quorumlock"`` (a :class:`~quorumlock.Redlock` over ``servers``)
+    or ``"legacy"`` (the legacy SETNX lock on the first of them, see ``_legacy.py``).
     """
 
     index: int
@@ -93,6 +96,7 @@ class WorkerSpec:
     records: str
     flags: str
     seed: int
+    contender: str = "quorumlock"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -168,13 +172,22 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
     rng = random.Random(spec.seed)
     resource = redis.Redis.from_url(spec.resource, socket_timeout=5.0)
     write = _writer(spec, resource)
-    redlock = Redlock(
-        list(spec.servers),
-        max_ttl=spec.max_ttl,
-        fencing=spec.fencing,
-        instance_timeout=spec.instance_timeout,
-        retry_delay=spec.retry_delay,
-    )
+    redlock: Redlock | LegacyLocks
+    if spec.contender == "legacy":
+        redlock = LegacyLocks(
+            spec.servers[0],
+            timeout=spec.instance_timeout,
+            retry_delay=spec.retry_delay,
+            seed=rng.randrange(2**32),
+        )
+    else:
+        redlock = Redlock(
+            list(spec.servers),
+            max_ttl=spec.max_ttl,
+            fencing=spec.fencing,
+            instance_timeout=spec.instance_timeout,
+            retry_delay=spec.retry_delay,
+        )
     flags_fd = os.open(spec.flags, os.O_RDWR)
     flags = mmap.mmap(flags_fd, 0)
     os.close(flags_fd)
