@@ -445,6 +445,11 @@ class SingletonTask(_Task):
                 raise
             except LockNotAcquired:
                 return self._taken(plan, name, lock)
+        else:
+            try:
+                lock.__enter__()  # held already: enters without acquiring
+            except LockLost as exc:
+                _raise_lost(exc, lock)
         token = _CURRENT.set(lock)
         try:
             result = super().__call__(*args, **kwargs)
