@@ -44,8 +44,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TypeAlias
 
-from celery import Celery, Task, states
-from celery.result import AsyncResult, EagerResult
+try:
+    from celery import Celery, Task, states
+    from celery.result import AsyncResult, EagerResult
+except ImportError as exc:  # pragma: no cover - the extra is missing
+    raise ImportError(
+        f"quorumlock.celery needs Celery: pip install 'quorumlock[celery]' ({exc})"
+    ) from exc
 
 from quorumlock._algorithm.config import Duration, seconds, shown
 from quorumlock._algorithm.handoff import LockHandle

@@ -94,6 +94,13 @@ def queued(tag: str, fail: bool = False) -> str:
     return tag
 
 
+@app.task(base=SingletonTask, singleton=Singleton("late:{0}", mode="enqueue", ttl=0.5))
+def late(tag: str) -> str:
+    """Enqueue mode with a ttl shorter than its wait in the queue."""
+    _started(tag)
+    return tag
+
+
 @app.task(base=SingletonTask, singleton=Singleton("keep:{0}", keep=1.5))
 def kept(tag: str) -> str:
     """Keeps its lock 1.5 s after a success."""

@@ -8,6 +8,7 @@ broker's server (``started:<tag>``) and wait for the test to open their gate
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import signal
@@ -24,6 +25,7 @@ from celery import Celery
 from celery.result import AsyncResult, EagerResult
 from kombu.exceptions import EncodeError
 
+import quorumlock
 from quorumlock import ConfigurationError, LockNotAcquired, Redlock
 from quorumlock.celery import (
     SKIPPED,
@@ -143,9 +145,10 @@ def tasks(env: dict[str, str]) -> Iterator[ModuleType]:
 def worker(
     env: dict[str, str], tasks: ModuleType, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Worker]:
-    """One worker for the module: 4 threads, so that duplicates run side by side."""
+    """One worker for the module: 4 prefork children, so that duplicates run side by
+    side (the threads pool runs the example's worker, the solo pool the killed one)."""
     log = tmp_path_factory.mktemp("celery") / "worker.log"
-    started = Worker("tests.integration.celery_app", env, log, pool="threads", queue="celery")
+    started = Worker("tests.integration.celery_app", env, log, pool="prefork", queue="celery")
     yield started
     started.stop()
 
@@ -286,6 +289,18 @@ def test_enqueue_mode_raise_and_send_failure(
         assert isinstance(raised.value, LockNotAcquired)
     finally:
         lock.release()
+
+
+def test_enqueue_mode_handle_expired_in_the_queue(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """A lock taken at enqueue that expired before the run (ttl 0.5 s, a countdown of
+    1.5 s): the worker says so and acquires the lock at run time instead."""
+    result = tasks.late.apply_async((tag,), countdown=1.5)
+    assert held_by(group, f"late:{tag}") is not None
+    assert get(result) == tag
+    assert f"late[{result.id}]: the lock taken at enqueue expired in the queue" in worker.output()
+    assert values(list(group)[:3], f"late:{tag}") == [None, None, None]
 
 
 def test_keep_after_success(
@@ -537,6 +552,45 @@ def test_configuration_errors(group: LocalServerGroup) -> None:
 def test_current_lock_outside_a_task() -> None:
     with pytest.raises(RuntimeError, match="no quorumlock singleton task"):
         current_lock()
+
+
+def test_without_celery_installed() -> None:
+    """As if Celery were not installed: quorumlock imports, and quorumlock.celery says
+    what to install."""
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('celery', 'kombu'):\n"
+        "            raise ImportError('no module named ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import quorumlock, quorumlock.asyncio, quorumlock.cli\n"
+        "try:\n"
+        "    import quorumlock.celery\n"
+        "except ImportError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert "quorumlock.celery needs Celery: pip install 'quorumlock[celery]'" in done.stdout
+
+
+def test_only_quorumlock_celery_imports_celery() -> None:
+    package = Path(quorumlock.__file__).parent
+    importers = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            else:
+                continue
+            if any(name.split(".")[0] in {"celery", "kombu"} for name in names):
+                importers.append(path.relative_to(package).as_posix())
+    assert sorted(set(importers)) == ["celery.py"]
 
 
 def test_celery_is_imported_only_by_quorumlock_celery() -> None:
