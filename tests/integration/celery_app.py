@@ -101,8 +101,8 @@ def late(tag: str) -> str:
     return tag
 
 
-@app.task(base=SingletonTask, singleton=Singleton("keep:{0}", keep=1.5))
+@app.task(base=SingletonTask, singleton=Singleton("keep:{0}", keep=3))
 def kept(tag: str) -> str:
-    """Keeps its lock 1.5 s after a success."""
+    """Keeps its lock 3 s after a success."""
     _started(tag)
     return tag
