@@ -40,7 +40,7 @@ import math
 import string
 import uuid
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TypeAlias
 
@@ -67,6 +67,7 @@ __all__ = [
     "HANDLE_HEADER",
     "SKIPPED",
     "Mode",
+    "OnLost",
     "OnTaken",
     "Singleton",
     "SingletonTask",
@@ -84,6 +85,9 @@ Mode: TypeAlias = Literal["run", "enqueue"]
 """When the lock is taken: when the task starts on a worker, or when it is queued."""
 OnTaken: TypeAlias = Literal["skip", "retry", "raise"]
 """What a task whose lock is taken does: return :data:`SKIPPED`, retry later, or fail."""
+OnLost: TypeAlias = Literal["check", "revoke"]
+"""How a running task is told its lease was lost: at its next ``check()`` (and at its
+end), or also by Celery's revoke with terminate (prefork pool)."""
 
 
 class TaskLocked(LockNotAcquired):
@@ -111,6 +115,7 @@ class TaskLockLost(LockLost):
 
 _MODES: Final = ("run", "enqueue")
 _ON_TAKEN: Final = ("skip", "retry", "raise")
+_ON_LOST: Final = ("check", "revoke")
 
 #: The message header that carries the lock of an enqueue-mode task to its worker.
 HANDLE_HEADER: Final = "quorumlock_handle"
@@ -178,6 +183,9 @@ class Singleton:
     - ``keep``: after a successful run, keep the lock this many more seconds instead of
       releasing it (no run of the same key starts meanwhile); 0: release at once.
     - ``countdown``: the delay of a retry (``on_taken="retry"``), seconds.
+    - ``on_lost``: ``"check"`` (``current_lock().check()`` raises once the lease is lost,
+      and the task fails at its end) or ``"revoke"`` (also revoke the task with
+      ``terminate=True``: the prefork pool ends the process that runs it).
 
     Raises ``TypeError`` or :class:`quorumlock.ConfigurationError` for bad values.
     """
@@ -188,6 +196,7 @@ class Singleton:
     ttl: Duration | None = None
     keep: Duration = 0.0
     countdown: Duration | None = None
+    on_lost: OnLost | None = None
     _fields: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -207,6 +216,8 @@ class Singleton:
         seconds(self.keep, "keep", allow_zero=True)
         if self.countdown is not None:
             seconds(self.countdown, "countdown", allow_zero=True)
+        if self.on_lost is not None:
+            _option(self.on_lost, _ON_LOST, "on_lost")
 
 
 _RETRY_AT_ENQUEUE: Final = (
@@ -218,8 +229,8 @@ _RETRY_AT_ENQUEUE: Final = (
 class Singletons:
     """The project-wide settings of an app's singleton tasks (made by :func:`configure`).
 
-    ``redlock`` takes the locks; ``on_taken``, ``ttl`` and ``countdown`` are the
-    defaults of :class:`Singleton`; ``max_hold`` bounds how long a running task's lease
+    ``redlock`` takes the locks; ``on_taken``, ``ttl``, ``countdown`` and ``on_lost``
+    are the defaults of :class:`Singleton`; ``max_hold`` bounds how long a running task's lease
     is renewed (``math.inf``: as long as it runs; set Celery's ``time_limit`` so that a
     hung task ends); ``clock_skew`` is the most the wall clocks of the machines that
     enqueue and those that run may differ (enqueue mode, see ``Redlock.adopt``).
@@ -232,13 +243,16 @@ class Singletons:
         on_taken: OnTaken = "skip",
         ttl: Duration = 30.0,
         countdown: Duration = 10.0,
+        on_lost: OnLost = "check",
         max_hold: Duration = math.inf,
         clock_skew: Duration = 0.0,
     ) -> None:
         if not isinstance(redlock, Redlock):
             raise TypeError(f"redlock must be a quorumlock.Redlock (the sync one), not {redlock!r}")
         _option(on_taken, _ON_TAKEN, "on_taken")
+        _option(on_lost, _ON_LOST, "on_lost")
         self.redlock = redlock
+        self.on_lost: OnLost = on_lost
         self.on_taken: OnTaken = on_taken
         self.ttl = seconds(ttl, "ttl")
         self.countdown = seconds(countdown, "countdown", allow_zero=True)
@@ -264,6 +278,7 @@ def configure(
     on_taken: OnTaken = "skip",
     ttl: Duration = 30.0,
     countdown: Duration = 10.0,
+    on_lost: OnLost = "check",
     max_hold: Duration = math.inf,
     clock_skew: Duration = 0.0,
 ) -> Singletons:
@@ -277,6 +292,7 @@ def configure(
         on_taken=on_taken,
         ttl=ttl,
         countdown=countdown,
+        on_lost=on_lost,
         max_hold=max_hold,
         clock_skew=clock_skew,
     )
@@ -313,6 +329,7 @@ class _Plan:
     ttl: float
     keep: float
     countdown: float
+    on_lost: OnLost
 
     def name(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
         if self.by_name:
@@ -425,6 +442,7 @@ class SingletonTask(_Task):
                 if spec.countdown is not None
                 else settings.countdown
             ),
+            on_lost=spec.on_lost if spec.on_lost is not None else settings.on_lost,
         )
         self._plan_cache = plan
         return plan
@@ -435,7 +453,8 @@ class SingletonTask(_Task):
         plan = self._plan()
         name = plan.name(args, kwargs)
         redlock = plan.settings.redlock
-        lock = self._adopt(plan, name)
+        on_lost = self._revoker() if plan.on_lost == "revoke" else None
+        lock = self._adopt(plan, name, on_lost)
         if lock is None:
             lock = redlock.lock(
                 name,
@@ -443,6 +462,7 @@ class SingletonTask(_Task):
                 blocking=False,
                 auto_extend=True,
                 max_hold=plan.settings.max_hold,
+                on_lost=on_lost,
             )
             try:
                 lock.__enter__()
@@ -475,7 +495,27 @@ class SingletonTask(_Task):
             _raise_lost(exc, lock)
         return result
 
-    def _adopt(self, plan: _Plan, name: str) -> Lock | None:
+    def _revoker(self) -> Callable[[Lock], object] | None:
+        """``on_lost`` for ``on_lost="revoke"``: revoke this run, terminating it."""
+        task_id = self.request.id
+        if task_id is None:  # a direct call: nothing to revoke, check() still tells
+            return None
+        app = self.app
+
+        def revoke(lock: Lock) -> None:
+            logger.warning(
+                "task %s[%s]: lease of lock %s lost; revoking the task (terminate)",
+                self.name,
+                task_id,
+                shown(lock.name),
+            )
+            app.control.revoke(task_id, terminate=True, signal="SIGTERM")
+
+        return revoke
+
+    def _adopt(
+        self, plan: _Plan, name: str, on_lost: Callable[[Lock], object] | None
+    ) -> Lock | None:
         """The lock an enqueue-mode caller passed in the message, or None: no handle, or
         one that expired in the queue (then the task acquires as in run mode)."""
         data = self._handle_data()
@@ -492,6 +532,7 @@ class SingletonTask(_Task):
                 handle,
                 auto_extend=True,
                 max_hold=settings.max_hold,
+                on_lost=on_lost,
                 clock_skew=settings.clock_skew,
             )
         except LockLost as exc:

@@ -94,6 +94,17 @@ def queued(tag: str, fail: bool = False) -> str:
     return tag
 
 
+@app.task(base=SingletonTask, singleton=Singleton("revoke:{0}", on_lost="revoke"))
+def unchecked(tag: str) -> str:
+    """Never calls check(): a lost lease revokes (terminates) it."""
+    _started(tag)
+    deadline = time.monotonic() + GATE_WAIT
+    while time.monotonic() < deadline and not _reports.exists(f"gate:{tag}"):
+        time.sleep(0.02)
+    _reports.set(f"finished:{tag}", 1)
+    return tag
+
+
 @app.task(base=SingletonTask, singleton=Singleton("late:{0}", mode="enqueue", ttl=0.5))
 def late(tag: str) -> str:
     """Enqueue mode with a ttl shorter than its wait in the queue."""

@@ -331,6 +331,22 @@ def test_lease_loss_fails_the_task(
     assert "hold:" + tag in str(raised.value)
 
 
+def test_lease_loss_revokes_the_task(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """on_lost="revoke": a task that never calls check() is terminated by Celery's
+    revoke when its lease is lost (the prefork pool ends its process)."""
+    result = tasks.unchecked.delay(tag)
+    wait_until(lambda: runs(tasks, tag) == 1, "the task started")
+    for server in list(group)[:3]:
+        client_of(server).delete(f"revoke:{tag}")
+    wait_until(lambda: result.state == "REVOKED", "the task was revoked")
+    assert "revoking the task (terminate)" in worker.output()
+    open_gate(tasks, tag)  # too late: the run was ended before it
+    time.sleep(0.2)
+    assert not tasks._reports.exists(f"finished:{tag}")
+
+
 def test_sigkilled_worker_frees_the_lock_after_the_ttl(
     tasks: ModuleType,
     env: dict[str, str],
@@ -490,6 +506,7 @@ def test_eager_enqueue_mode(app: tuple[Celery, Redlock], group: LocalServerGroup
         ({"key": ""}, "must not be empty"),
         ({"ttl": 0}, "ttl"),
         ({"keep": -1}, "keep"),
+        ({"on_lost": "ignore"}, "on_lost must be one of"),
     ],
 )
 def test_bad_singleton_options(options: dict[str, object], error: str) -> None:
