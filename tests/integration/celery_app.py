@@ -105,6 +105,16 @@ def unchecked(tag: str) -> str:
     return tag
 
 
+@app.task(base=SingletonTask, bind=True, singleton=Singleton("again:{0}", mode="enqueue", ttl=10.0))
+def retries_itself(self: SingletonTask, tag: str) -> int:
+    """Enqueue mode, and a task that asks for a retry on its first run."""
+    _started(tag)
+    if self.request.retries == 0:
+        raise self.retry(countdown=0)
+    retries: int = self.request.retries
+    return retries
+
+
 @app.task(base=SingletonTask, singleton=Singleton("late:{0}", mode="enqueue", ttl=0.5))
 def late(tag: str) -> str:
     """Enqueue mode with a ttl shorter than its wait in the queue."""

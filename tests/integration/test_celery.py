@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -300,6 +301,25 @@ def test_enqueue_mode_handle_expired_in_the_queue(
     assert get(result) == tag
     assert f"late[{result.id}]: the lock taken at enqueue expired in the queue" in worker.output()
     assert values(list(group)[:3], f"late:{tag}") == [None, None, None]
+
+
+def test_enqueue_mode_task_that_retries_itself(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """self.retry() of an enqueue-mode task is queued although its run holds the lock
+    (it is not a duplicate); the retried run takes the lock at run time."""
+    result = tasks.retries_itself.delay(tag)
+    assert get(result) == 1
+    assert runs(tasks, tag) == 2
+    assert values(list(group)[:3], f"again:{tag}") == [None, None, None]
+
+
+def test_errors_survive_pickle() -> None:
+    for error in (TaskLocked("taken", name="k"), TaskLockLost("lost", name="k")):
+        copy = pickle.loads(pickle.dumps(error))
+        assert type(copy) is type(error)
+        assert (str(copy), copy.name) == (str(error), "k")
+    assert TaskLocked("rebuilt from a message alone").name == ""
 
 
 def test_keep_after_success(
