@@ -27,12 +27,16 @@ lock travels in the message (a :class:`quorumlock.LockHandle` in a header) to th
 that runs the task, which releases it when the task ends, whatever the outcome.
 
 A task whose lock is taken is skipped (it returns :data:`SKIPPED`, logged), retried with
-Celery's own ``retry(countdown=...)``, or fails with :class:`quorumlock.LockNotAcquired`:
-per task, with a project-wide default given to :func:`configure`.
+Celery's own ``retry(countdown=...)``, or fails with :class:`TaskLocked` (a
+:class:`quorumlock.LockNotAcquired`): per task, with a project-wide default given to
+:func:`configure`. A task whose lease is lost while it runs is told: ``check()`` raises,
+it fails at its end with :class:`TaskLockLost`, and with ``on_lost="revoke"`` it is also
+revoked (terminated).
 """
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import inspect
 import logging
@@ -59,6 +63,7 @@ from quorumlock._exceptions import (
     ConfigurationError,
     LockLost,
     LockNotAcquired,
+    QuorumLockError,
     QuorumUnavailable,
 )
 from quorumlock._sync import Lock, Redlock
@@ -522,12 +527,17 @@ class SingletonTask(_Task):
         if data is None:
             return None
         settings = plan.settings
+        handle = LockHandle.from_dict(data)
+        if handle.name != name:
+            # Not this run's lock (a message made by hand, or a key template changed
+            # between the enqueuer's code and the worker's): give it back, then fail.
+            with contextlib.suppress(QuorumLockError):
+                settings.redlock.adopt(handle, clock_skew=settings.clock_skew).release()
+            raise ConfigurationError(
+                f"task {self.name}: the message carries the lock {shown(handle.name)}, but the "
+                f"task's key is {shown(name)}; that lock was released"
+            )
         try:
-            handle = LockHandle.from_dict(data)
-            if handle.name != name:
-                raise ConfigurationError(
-                    f"the lock handle names {shown(handle.name)}, the task's key is {shown(name)}"
-                )
             lock = settings.redlock.adopt(
                 handle,
                 auto_extend=True,

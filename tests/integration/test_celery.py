@@ -29,6 +29,7 @@ from kombu.exceptions import EncodeError
 import quorumlock
 from quorumlock import ConfigurationError, LockNotAcquired, Redlock
 from quorumlock.celery import (
+    HANDLE_HEADER,
     SKIPPED,
     Singleton,
     SingletonTask,
@@ -312,6 +313,23 @@ def test_enqueue_mode_task_that_retries_itself(
     assert get(result) == 1
     assert runs(tasks, tag) == 2
     assert values(list(group)[:3], f"again:{tag}") == [None, None, None]
+
+
+def test_enqueue_mode_handle_of_another_key(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """A message that carries the lock of another key (made by hand here): the run
+    fails with ConfigurationError and releases that lock; nothing is left behind."""
+    other = tasks.redlock.lock(f"enqueue:{tag}-other", ttl=10)
+    assert other.acquire(blocking=False)
+    handle = other.export()
+    result = tasks.app.send_task(
+        tasks.queued.name, (tag,), headers={HANDLE_HEADER: handle.to_dict()}
+    )
+    with pytest.raises(ConfigurationError, match="carries the lock"):
+        get(result)
+    assert values(list(group)[:3], f"enqueue:{tag}-other") == [None, None, None]
+    assert runs(tasks, tag) == 0
 
 
 def test_errors_survive_pickle() -> None:
