@@ -102,8 +102,10 @@ class Worker:
         self.proc.wait(10)
 
     def stop(self) -> None:
+        """A cold shutdown (SIGQUIT): the worker ends its pool's processes at once,
+        without waiting for a task left waiting by a failed test."""
         if self.proc.poll() is None:
-            self.proc.terminate()
+            self.proc.send_signal(signal.SIGQUIT)
             try:
                 self.proc.wait(15)
             except subprocess.TimeoutExpired:
