@@ -43,8 +43,11 @@ def project() -> Iterator[Path]:
         django.setup()
         settings.DATABASES["default"]["NAME"] = str(db)
         call_command("migrate", verbosity=0)
-        yield db
-        connections.close_all()
+        try:
+            yield db
+        finally:
+            connections.close_all()
+            del os.environ["DJPROJECT_DB"]  # settings are loaded: no longer needed
 
 
 @pytest.fixture
@@ -223,17 +226,26 @@ def child_env(servers: LocalServerGroup, db: Path) -> dict[str, str]:
     }
 
 
-def test_locked_command_runs_a_command_with_the_cli_statuses(
+# Each child process starts Django (a few seconds each on a loaded machine).
+SUBPROCESS_TIMEOUT = pytest.mark.timeout(300)
+
+
+@SUBPROCESS_TIMEOUT
+def test_locked_command_runs_a_command_and_exits_with_its_status(
     servers: LocalServerGroup, project: Path
 ) -> None:
     env = child_env(servers, project)
     done = manage("locked", "migrations", "--", "migrate", "--noinput", env=env)
     assert done.returncode == 0, done.stderr
     assert "No migrations to apply" in done.stdout
-
     code = "import sys; sys.exit(3)"
     assert manage("locked", "job", "--", "shell", "-c", code, env=env).returncode == 3
+    assert values(servers, "job") == [None] * len(servers)
 
+
+@SUBPROCESS_TIMEOUT
+def test_locked_command_taken_or_unavailable(servers: LocalServerGroup, project: Path) -> None:
+    env = child_env(servers, project)
     other = quorumlock.Redlock(servers.urls)
     with other.lock("job", ttl=60):  # a child's start may take seconds on a loaded machine
         done = manage("locked", "job", "--wait", "0", "--", "migrate", env=env)
@@ -241,16 +253,27 @@ def test_locked_command_runs_a_command_with_the_cli_statuses(
     assert done.returncode == 75, done.stderr
     assert "lock 'job' is held by someone else" in done.stderr
 
-    assert manage("locked", "job", env=env).returncode == 2  # no command
-    assert manage("locked", "job", "--ttl", "-1", "--", "migrate", env=env).returncode == 2
-    assert manage("locked", "job", "--ttl", "600", "--", "migrate", env=env).returncode == 2
-
     dead = {**env, "QUORUMLOCK_SERVERS": "redis://127.0.0.1:1"}
     done = manage("locked", "job", "--", "migrate", env=dead)
     assert done.returncode == 69, done.stderr
     assert values(servers, "job") == [None] * len(servers)
 
 
+@SUBPROCESS_TIMEOUT
+def test_locked_command_refuses_bad_input(servers: LocalServerGroup, project: Path) -> None:
+    env = child_env(servers, project)
+    done = manage("locked", "job", "migrate", env=env)  # no '--'
+    assert done.returncode == 2
+    done = manage("locked", "job", env=env)
+    assert done.returncode == 2
+    assert "missing '--'" in done.stderr
+    assert manage("locked", "job", "--ttl", "-1", "--", "migrate", env=env).returncode == 2
+    done = manage("locked", "job", "--ttl", "600", "--", "migrate", env=env)
+    assert done.returncode == 2
+    assert "max_ttl" in done.stderr
+
+
+@SUBPROCESS_TIMEOUT
 def test_locked_command_stops_the_command_when_the_lock_is_lost(
     servers: LocalServerGroup, project: Path
 ) -> None:

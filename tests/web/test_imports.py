@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 
 import pytest
+
+from quorumlock import Redlock
+from quorumlock._integration import redlock_option_names
 
 FRAMEWORKS = ("django", "fastapi", "starlette")
 CORE = (
@@ -48,3 +52,12 @@ def test_each_integration_imports_only_its_framework(
     found = imported_after((module,))
     assert expected <= found
     assert found.isdisjoint(not_expected)
+
+
+def test_the_integrations_know_every_redlock_option() -> None:
+    keywords = {
+        p.name
+        for p in inspect.signature(Redlock.__init__).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    assert redlock_option_names() == keywords
