@@ -36,6 +36,7 @@ from quorumlock._algorithm.config import (
     validate_name,
 )
 from quorumlock._exceptions import ConfigurationError, LockLost, LockNotAcquired, QuorumUnavailable
+from quorumlock._frontend import is_async_callable
 from quorumlock._integration import NameTemplate, RedlockOptions
 from quorumlock._io.servers import AsyncServerArg
 from quorumlock.asyncio import Lock, Redlock
@@ -146,8 +147,8 @@ def locked(
       (the ttl or ``max_hold`` ran out, or the renewals failed), the handler is
       cancelled at its next ``await`` and the request is answered
       ``lost_status_code`` (503) if no response was started. A sync handler
-      (``def``, run in a thread) cannot be interrupted: it is answered
-      ``lost_status_code`` once it returns.
+      (``def``, run in a thread) cannot be interrupted: its ``lock.check()`` raises
+      :class:`LockLost`, which is answered ``lost_status_code`` too.
 
     The handler receives the held :class:`quorumlock.asyncio.Lock` (for
     ``lock.check()``, ``lock.fencing_token``). Every option is checked here, when the
@@ -194,18 +195,42 @@ def locked(
             raise HTTPException(422, str(exc)) from None
         rl = redlock if redlock is not None else get_redlock(request)
         lock = rl.lock(lock_name, ttl=ttl, timeout=timeout, blocking=True, **_lease(max_hold))
+        # An async handler is cancelled when the lease is lost (``async with``). A sync
+        # one runs in a worker thread that nothing can stop: it is not cancelled (the
+        # client would be answered while the thread goes on); its lock.check() raises.
+        # A loss found only at the end is logged by the release: the response may be
+        # sent already (the default scope), too late to change it.
+        endpoint = request.scope.get("endpoint")
+        cancellable = endpoint is None or is_async_callable(endpoint)
+        acquired = False
         try:
-            async with lock:
-                yield lock
+            if cancellable:
+                async with lock:
+                    acquired = True
+                    yield lock
+            else:
+                if not await lock.acquire(blocking=True, timeout=timeout):
+                    raise LockNotAcquired(f"lock {shown(lock_name)} is taken", name=lock_name)
+                acquired = True
+                try:
+                    yield lock
+                finally:
+                    await lock.release()
         except QuorumUnavailable as exc:
+            if acquired:
+                raise  # the handler's own, from another lock
             raise HTTPException(
                 503, f"lock {shown(lock_name)}: too few servers usable; {exc}"
             ) from None
         except LockNotAcquired:
+            if acquired:
+                raise
             raise HTTPException(
                 status_code, f"lock {shown(lock_name)} is held by another request"
             ) from None
         except LockLost as exc:
+            if exc.name != lock_name:
+                raise
             raise HTTPException(lost_status_code, str(exc)) from exc
 
     hold.__name__ = f"locked_{'_'.join(template.fields) or 'name'}"

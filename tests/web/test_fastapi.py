@@ -7,6 +7,7 @@ import asyncio
 import importlib.util
 import math
 import socket
+import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -320,3 +321,53 @@ def test_the_docs_show_the_example_as_it_is() -> None:
     block = page.split("```python\n", 1)[1].split("```", 1)[0]
     assert block.startswith("import asyncio")
     assert block in EXAMPLE.read_text()
+
+
+def test_a_sync_handler_is_not_interrupted_and_its_check_answers_503(
+    servers: LocalServerGroup,
+) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+    ended: list[str] = []
+
+    @app.get("/sync")
+    def sync(lock: Annotated[Lock, Depends(locked("sync", ttl=0.5))]) -> str:
+        time.sleep(1.0)  # twice the ttl, in a worker thread: nothing can interrupt it
+        ended.append("slept")
+        lock.check()  # raises LockLost: the lease ran out
+        ended.append("checked")
+        return "done"
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
+            reply = await http.get("/sync")
+            assert reply.status_code == 503, reply.text
+            assert ended == ["slept"]  # answered once it was done, not while it ran
+
+    run(body)
+    assert values(servers, "sync") == [None] * len(servers)
+
+
+def test_the_handlers_own_lock_errors_are_not_taken_for_the_requests(
+    servers: LocalServerGroup,
+) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+
+    @app.get("/inner")
+    async def inner(
+        lock: Annotated[Lock, Depends(locked("outer", ttl=5))],
+        redlock: Annotated[Redlock, Depends(get_redlock)],
+    ) -> None:
+        async with redlock.lock("inner", ttl=5, timeout=0):
+            pass
+
+    async def body() -> None:
+        other = quorumlock.Redlock(servers.urls)
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            with other.lock("inner", ttl=10):
+                reply = await http.get("/inner")
+        other.close()
+        # The handler's LockNotAcquired is its own error (500), not "outer is taken".
+        assert reply.status_code == 500
+
+    run(body)
+    assert values(servers, "outer") == [None] * len(servers)
