@@ -109,9 +109,15 @@ def test_taken_lock_answers_409_or_the_configured_status(configured: LocalServer
 
 
 def test_lost_lease_answers_503(configured: LocalServerGroup) -> None:
+    from tests.web.djproject.billing import views  # noqa: PLC0415
+
     reply = Client().get("/invoices/4/slow")
     assert reply.status_code == 503
     assert b"was lost" in reply.content
+    # The mixin's self.lock.check() raises LockLost inside the view: answered 503 too.
+    reply = Client().post("/invoices/5/checking")
+    assert reply.status_code == 503
+    assert views.checked == ["slept"]
 
 
 def test_decorated_function_raises_as_with_does(configured: LocalServerGroup) -> None:

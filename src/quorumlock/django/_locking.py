@@ -113,7 +113,9 @@ class _Policy:
                 raise
             return _answer(self.status_code, f"lock {shown(lock.name)} is held by another request")
         except LockLost as exc:
-            if not returned or request is None:
+            # Ours, from the end of the block or from the view's own lock.check(); a
+            # LockLost of another lock the view holds is the view's error.
+            if request is None or (not returned and exc.name != lock.name):
                 raise
             return _answer(self.lost_status_code, str(exc))
         return result

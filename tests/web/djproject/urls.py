@@ -9,5 +9,6 @@ urlpatterns = [
     path("invoices/<int:pk>/bump-unlocked", views.bump_unlocked),
     path("invoices/<int:pk>/slow", views.slow),
     path("invoices/<int:pk>", views.InvoiceView.as_view()),
+    path("invoices/<int:pk>/checking", views.CheckingView.as_view()),
     path("search", views.search),
 ]

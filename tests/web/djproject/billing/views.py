@@ -62,3 +62,18 @@ class InvoiceView(LockedViewMixin, View):
 
     def post(self, request: HttpRequest, pk: int) -> JsonResponse:
         return JsonResponse({"lock": self.lock.name, "validity": self.lock.check()})
+
+
+class CheckingView(LockedViewMixin, View):
+    lock_name = "checking:{pk}"
+    lock_ttl = 0.5
+
+    def post(self, request: HttpRequest, pk: int) -> HttpResponse:
+        time.sleep(1.0)  # twice the ttl, not renewed
+        checked.append("slept")
+        self.lock.check()  # raises LockLost: answered 503
+        checked.append("checked")
+        return HttpResponse("done")
+
+
+checked: list[str] = []
