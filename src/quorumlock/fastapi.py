@@ -21,6 +21,7 @@ and only when this module is.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, Final, Literal, TypeAlias, Unpack
@@ -79,8 +80,11 @@ def lifespan(
     inside this one (so the Redlock exists for all of it); the state it yields is
     merged into the state.
     """
-    # A first Redlock here checks the arguments at once; it opens no connection.
-    Redlock(servers, **options)
+    # A first Redlock here checks the arguments at once; it opens no connection. Its
+    # warnings (an even number of servers) are left to the one made at startup.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        Redlock(servers, **options)
 
     @asynccontextmanager
     async def run(app: Any) -> AsyncIterator[dict[str, Any]]:
