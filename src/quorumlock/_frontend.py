@@ -422,6 +422,7 @@ class LockBase:
             config=redlock.config,
             lease=options.lease,
             uniform=redlock._random.random,
+            keys=options.keys,
         )
         self._on_lost = options.on_lost
         self._observer = redlock._observer
