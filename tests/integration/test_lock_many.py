@@ -11,6 +11,7 @@ import asyncio
 import itertools
 import time
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import pytest
 
@@ -105,7 +106,8 @@ def test_extend_covers_the_whole_set_and_locked_owned(
         lock = rl.lock_many(names, ttl=2)
         async with holding(lock):
             assert lock.names == tuple(sorted(names))
-            assert await call(lock.owned()) and await call(lock.locked())
+            assert await call(lock.owned())
+            assert await call(lock.locked())
             assert await call(lock.extend(20)) > 15
             for server in group:
                 client = client_of(server)
@@ -142,7 +144,8 @@ def test_fencing_tokens_increase_across_sets_and_plain_locks(
             async with holding(lock):
                 assert lock.fencing_token is not None
                 tokens.append(lock.fencing_token)
-        assert tokens == sorted(tokens) and len(set(tokens)) == 3
+        assert tokens == sorted(tokens)
+        assert len(set(tokens)) == 3
 
     api.run(body)
 
@@ -229,20 +232,20 @@ def test_dead_and_frozen_servers(api: Api, make_servers: ServerFactory, lock_nam
         group[0].kill()
         async with holding(rl.lock_many(names, ttl=5)) as lock:
             assert [o.reply for o in lock.outcomes][1:] == [Reply.GRANTED] * 4
-        assert all(values(group[1:], name) == [None] * 4 for name in names)
+        assert all(values(list(group)[1:], name) == [None] * 4 for name in names)
         group[1].pause()
         try:
             async with holding(rl.lock_many(names, ttl=5)) as lock:
                 assert [o.reply for o in lock.outcomes][2:] == [Reply.GRANTED] * 3
-                assert values(group[2:], names[1]) == [lock.token] * 3
-            assert all(values(group[2:], name) == [None] * 3 for name in names)
+                assert values(list(group)[2:], names[1]) == [lock.token] * 3
+            assert all(values(list(group)[2:], name) == [None] * 3 for name in names)
         finally:
             group[1].resume()
         group[1].kill()
         group[2].kill()
         with pytest.raises(QuorumUnavailable):
             await call(rl.lock_many(names, ttl=5).acquire(blocking=False))
-        assert all(values(group[3:], name) == [None] * 2 for name in names)
+        assert all(values(list(group)[3:], name) == [None] * 2 for name in names)
 
     api.run(body)
 
@@ -309,7 +312,7 @@ def test_a_cluster_instance_needs_one_slot(
     tagged = [f"{{{lock_name}}}:1", f"{{{lock_name}}}:2", f"{{{lock_name}}}:3"]
 
     async def body() -> None:
-        client = cluster.client() if api.flavour == "sync" else cluster.async_client()
+        client: Any = cluster.client() if api.flavour == "sync" else cluster.async_client()
         try:
             rl = api.redlock([client, *servers.urls[:2]], fencing=True, instance_timeout=0.5)
             with pytest.raises(ConfigurationError, match="hash slot"):
@@ -320,7 +323,7 @@ def test_a_cluster_instance_needs_one_slot(
                 assert lock.fencing_token is not None
                 owner = cluster.slot_map()[key_slot(tagged[0])]
                 node = cluster.node_client(owner)
-                assert [node.get(k) for k in tagged] == [lock.token.encode()] * 3
+                assert [node.get(k) for k in tagged] == [str(lock.token).encode()] * 3
                 assert await call(lock.extend())
             assert [node.get(k) for k in tagged] == [None] * 3
             node.close()

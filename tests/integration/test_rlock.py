@@ -45,7 +45,8 @@ def test_reentry_makes_no_round_and_keeps_the_tokens(
         lock = rl.rlock(lock_name, ttl=10)
         async with holding(lock):
             token, fence = lock.token, lock.fencing_token
-            assert token is not None and fence is not None
+            assert token is not None
+            assert fence is not None
             before = list(rounds.ops)
             async with holding(lock):
                 assert await call(lock.acquire())  # a third hold, by acquire()
@@ -54,10 +55,10 @@ def test_reentry_makes_no_round_and_keeps_the_tokens(
                 assert (lock.token, lock.fencing_token) == (token, fence)
                 assert await call(lock.release())  # an inner hold: no round
                 assert rounds.ops == before  # no round trip for re-entries and inner exits
-            assert values(servers[:3], lock_name) == [token] * 3  # inner exit kept it
+            assert values(list(servers)[:3], lock_name) == [token] * 3  # inner exit kept it
             assert lock.check() > 0
             assert lock.depth == 1
-        assert values(servers[:3], lock_name) == [None] * 3
+        assert values(list(servers)[:3], lock_name) == [None] * 3
         assert rounds.ops.count("release") == 1
         assert lock.depth == 0
 
@@ -113,7 +114,7 @@ def test_only_the_owner_may_release(api: Api, servers: LocalServerGroup, lock_na
             await api.elsewhere(lock.release)
         assert lock.held
         assert await call(lock.release())
-        assert values(servers[:3], lock_name) == [None] * 3
+        assert values(list(servers)[:3], lock_name) == [None] * 3
 
     api.run(body)
 
@@ -131,13 +132,15 @@ def test_export_of_a_reentered_lock_is_refused(
         assert await call(lock.acquire())
         with pytest.raises(LockNotReentrant, match="re-entered"):
             await call(lock.export())
-        assert lock.depth == 2 and lock.held
+        assert lock.depth == 2
+        assert lock.held
         assert await call(lock.release())
         handle = await call(lock.export())
-        assert handle.token == lock.token and lock.depth == 0
+        assert handle.token == lock.token
+        assert lock.depth == 0
         adopted = rl.adopt(handle)
         assert await call(adopted.release())
-        assert values(servers[:3], lock_name) == [None] * 3
+        assert values(list(servers)[:3], lock_name) == [None] * 3
 
     api.run(body)
 
@@ -159,7 +162,7 @@ def test_the_lease_and_check_cover_the_whole_hold(
                 await asyncio.sleep(0.7)
                 assert lock.check() > 0
             assert lock.extensions >= 2
-            assert values(servers[:3], lock_name) == [lock.token] * 3
+            assert values(list(servers)[:3], lock_name) == [lock.token] * 3
 
     api.run(body)
 
