@@ -23,7 +23,13 @@ from quorumlock import (
     Reply,
 )
 from quorumlock._algorithm.cluster import key_slot
-from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup
+from quorumlock.testing import (
+    LocalCluster,
+    LocalServer,
+    LocalServerGroup,
+    SetHold,
+    overlapping_set_pairs,
+)
 from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import Api, call, holding
 
@@ -162,13 +168,15 @@ def test_overlapping_sets_exclude_each_other_and_do_not_deadlock(
     inside: dict[str, int] = {a: 0, b: 0, c: 0}
     overlaps: list[str] = []
     done: list[int] = []
+    holds: list[SetHold] = []  # for the fault-injection kit's checker of sets
 
     async def worker(names: list[str]) -> None:
         rl = api.redlock(servers.urls[:5], retry_delay=0.02)
         turns = 0
         give_up = time.monotonic() + 30
         while turns < 6 and time.monotonic() < give_up:
-            async with holding(rl.lock_many(names, ttl=10, timeout=20)):
+            async with holding(rl.lock_many(names, ttl=10, timeout=20)) as lock:
+                start = time.monotonic()
                 for name in names:
                     inside[name] += 1
                     if inside[name] > 1:
@@ -176,6 +184,10 @@ def test_overlapping_sets_exclude_each_other_and_do_not_deadlock(
                 await asyncio.sleep(0.005)
                 for name in names:
                     inside[name] -= 1
+                end = min(time.monotonic(), start + lock.validity)
+                holds.append(
+                    SetHold(worker=sets.index(names), start=start, end=end, names=frozenset(names))
+                )
             turns += 1
         done.append(turns)
 
@@ -184,6 +196,8 @@ def test_overlapping_sets_exclude_each_other_and_do_not_deadlock(
 
     api.run(body)
     assert overlaps == []
+    assert list(overlapping_set_pairs(holds)) == []
+    assert len(holds) == 6 * len(sets)
     assert done == [6] * len(sets)
 
 
