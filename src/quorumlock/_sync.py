@@ -468,6 +468,7 @@ class RLock(ReentrantMixin, Lock):
     ``depth`` is how many times the owner holds it. Other threads wait, as for a Lock."""
 
     def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
+        check_wait(blocking, timeout)  # a re-entry refuses bad arguments as an acquire does
         with self._mutex:
             if self._enter_again(threading.current_thread()):
                 return True
@@ -497,6 +498,10 @@ class RLock(ReentrantMixin, Lock):
                 self._check_exit(exc_type, self._lost_now, True, "with")
                 return
         super().__exit__(exc_type, exc, tb)
+
+    def _after_fork(self) -> None:
+        self._depth = 0  # the parent's holds are the parent's
+        super()._after_fork()
 
 
 class MultiLock(MultiLockMixin, Lock):

@@ -422,6 +422,7 @@ class RLock(ReentrantMixin, Lock):
     async def _acquire(
         self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
     ) -> bool:
+        check_wait(blocking, timeout)  # a re-entry refuses bad arguments as an acquire does
         if self._enter_again(_current_task()):
             return True
         acquired = await super()._acquire(blocking, timeout, raise_on_failure=raise_on_failure)

@@ -198,3 +198,19 @@ def test_rlock_options_are_checked_before_any_call(api: Api, servers: LocalServe
             rl.rlock(7, ttl=1)  # type: ignore[arg-type]
 
     api.run(body)
+
+
+def test_a_reentry_checks_its_arguments(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.rlock(lock_name, ttl=10)
+        assert await call(lock.acquire())
+        with pytest.raises(quorumlock.ConfigurationError, match="blocking=False"):
+            await call(lock.acquire(blocking=False, timeout=1))
+        assert lock.depth == 1
+        assert "RLock" in repr(lock)
+        assert await call(lock.release())
+
+    api.run(body)
