@@ -36,7 +36,7 @@ from quorumlock._observe import (
     RoundEvent,
 )
 from quorumlock._provision import Provisioned, provision
-from quorumlock._sync import Lock, Redlock
+from quorumlock._sync import Lock, MultiLock, Redlock, RLock
 
 __version__ = "0.1.0"
 
@@ -53,11 +53,13 @@ __all__ = [
     "LockNotReentrant",
     "LockObserver",
     "LostEvent",
+    "MultiLock",
     "NodeOutcome",
     "Provisioned",
     "QuorumLockError",
     "QuorumLockWarning",
     "QuorumUnavailable",
+    "RLock",
     "RedisFence",
     "Redlock",
     "RedlockConfig",

@@ -422,6 +422,7 @@ class LockBase:
             config=redlock.config,
             lease=options.lease,
             uniform=redlock._random.random,
+            keys=options.keys,
         )
         self._on_lost = options.on_lost
         self._observer = redlock._observer
@@ -800,6 +801,6 @@ class LockBase:
     def __repr__(self) -> str:
         state = f"held for {self.validity:.3f}s" if self.held else "not held"
         return (
-            f"<{type(self).__module__.split('._')[0]}.Lock {shown(self.name)} "
+            f"<{type(self).__module__.split('._')[0]}.{type(self).__name__} {shown(self.name)} "
             f"ttl={self.ttl:g}s {state}>"
         )

@@ -25,6 +25,7 @@ from quorumlock._algorithm.flows import Fanout, Flow, Round, Sleep, Wait, Watch,
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._exceptions import LockLost
+from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._frontend import (
     LockBase,
     RedlockBase,
@@ -36,7 +37,7 @@ from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
 
-__all__ = ["Lock", "Redlock"]
+__all__ = ["Lock", "MultiLock", "RLock", "Redlock"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -44,7 +45,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", SyncDecorator]):
+class Redlock(RedlockBase["Lock", SyncDecorator], Family["RLock", "MultiLock"]):
     """A lock manager over N independent Redis or Valkey masters.
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
@@ -74,6 +75,8 @@ class Redlock(RedlockBase["Lock", SyncDecorator]):
         self._wakeups = SyncWakeups(self._specs, self.config.connect_timeout)
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
+        self._rlock_class = RLock
+        self._multi_class = MultiLock
         self._after_round = round_hook(log_round, self._observer)
 
     def _decorator(self, options: LockOptions) -> SyncDecorator:
@@ -128,7 +131,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator]):
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = self._wakeups.watch(step.key, step.timeout)
+                    waiter = self._wakeups.watch(step.key, step.timeout, step.keys)
                     step = flow.send(time.monotonic())
                 else:
                     step = flow.send(_wait(waiter, step))
@@ -457,6 +460,53 @@ class Lock(LockBase):
             # Decided before the mutex is let go: the next thread's acquire of this
             # object changes its outcomes.
             self._check_exit(exc_type, was_lost, released, "with")
+
+
+class RLock(ReentrantMixin, Lock):
+    """A reentrant :class:`Lock` (``Redlock.rlock()``): the thread that holds it may
+    acquire it again, with no round trip; only its outermost release releases it.
+    ``depth`` is how many times the owner holds it. Other threads wait, as for a Lock."""
+
+    def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
+        check_wait(blocking, timeout)  # a re-entry refuses bad arguments as an acquire does
+        with self._mutex:
+            if self._enter_again(threading.current_thread()):
+                return True
+        acquired = super()._acquire(blocking, timeout, raise_on_failure=raise_on_failure)
+        if acquired:
+            with self._mutex:
+                self._held_once()
+        return acquired
+
+    def release(self) -> bool:
+        """Release one hold: an inner one costs no round trip and returns True; the
+        outermost one is :meth:`Lock.release`. Only the owning thread may release."""
+        with self._mutex:
+            if self._leave_inner(threading.current_thread()):
+                return True
+            return super().release()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with self._mutex:
+            if self._depth > 1 and self._occupant is threading.current_thread():
+                self._depth -= 1
+                self._check_exit(exc_type, self._lost_now, True, "with")
+                return
+        super().__exit__(exc_type, exc, tb)
+
+    def _after_fork(self) -> None:
+        self._depth = 0  # the parent's holds are the parent's
+        super()._after_fork()
+
+
+class MultiLock(MultiLockMixin, Lock):
+    """A lock on a set of names at once (``Redlock.lock_many()``): a :class:`Lock` whose
+    every round covers the whole set; ``names`` is the set, sorted."""
 
 
 class _LeaseKeeper:

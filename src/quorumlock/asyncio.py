@@ -35,6 +35,7 @@ from quorumlock._algorithm.flows import Fanout, Flow, Round, Sleep, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._exceptions import LockLost
+from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._fence import AsyncRedisFence as RedisFence
 from quorumlock._frontend import (
     AsyncDecorator,
@@ -48,7 +49,7 @@ from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
 from quorumlock._observe import log_round, round_hook
 
-__all__ = ["Lock", "RedisFence", "Redlock"]
+__all__ = ["Lock", "MultiLock", "RLock", "RedisFence", "Redlock"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -56,7 +57,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", AsyncDecorator]):
+class Redlock(RedlockBase["Lock", AsyncDecorator], Family["RLock", "MultiLock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or
@@ -73,6 +74,8 @@ class Redlock(RedlockBase["Lock", AsyncDecorator]):
         self._fanout = AsyncFanout(self._specs, self.config)
         self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
         self._lock_class = Lock
+        self._rlock_class = RLock
+        self._multi_class = MultiLock
         self._after_round = round_hook(log_round, self._observer)
 
     def _decorator(self, options: LockOptions) -> AsyncDecorator:
@@ -115,7 +118,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator]):
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = await self._wakeups.watch(step.key, step.timeout)
+                    waiter = await self._wakeups.watch(step.key, step.timeout, step.keys)
                     step = flow.send(time.monotonic())
                 elif waiter is None:  # a flow waits only after it watched
                     await asyncio.sleep(step.seconds)
@@ -410,6 +413,50 @@ class Lock(LockBase):
                 outcomes=self.outcomes,
             ) from exc
         self._check_exit(exc_type, was_lost, released, "async with")
+
+
+class RLock(ReentrantMixin, Lock):
+    """The asyncio twin of :class:`quorumlock.RLock`: reentrant for the task that holds
+    it (``asyncio.current_task()``); other tasks wait, as for a Lock."""
+
+    async def _acquire(
+        self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
+    ) -> bool:
+        check_wait(blocking, timeout)  # a re-entry refuses bad arguments as an acquire does
+        if self._enter_again(_current_task()):
+            return True
+        acquired = await super()._acquire(blocking, timeout, raise_on_failure=raise_on_failure)
+        if acquired:
+            self._held_once()
+        return acquired
+
+    async def release(self) -> bool:
+        """Release one hold: see :meth:`quorumlock.RLock.release`, same contract."""
+        if self._leave_inner(_current_task()):
+            return True
+        return await super().release()
+
+    async def __aenter__(self) -> RLock:
+        if self._enter_again(_current_task()):
+            return self
+        await super().__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._depth > 1 and self._occupant is _current_task():
+            self._depth -= 1
+            self._check_exit(exc_type, self._lost_now, True, "async with")
+            return
+        await super().__aexit__(exc_type, exc, tb)
+
+
+class MultiLock(MultiLockMixin, Lock):
+    """The asyncio twin of :class:`quorumlock.MultiLock`."""
 
 
 async def _complete(aw: Any) -> Any:

@@ -23,15 +23,11 @@ import functools
 
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
-    ACQUIRE,
     CLUSTER_ACQUIRE,
-    COMMIT_FENCE,
-    EXTEND,
+    CLUSTER_ACQUIRE_MANY,
     MARKER_KEY,
-    RELEASE,
-    Script,
 )
-from quorumlock._algorithm.wire import command_args
+from quorumlock._algorithm.wire import command_args, script_of
 
 __all__ = [
     "SLOTS",
@@ -106,22 +102,22 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     args = command_args(step, session)
     if not touches_marker(step):
         return args
-    if args[0] != "EVALSHA" or args[2] != 2 or args[4] != MARKER_KEY:
+    keys = args[2]
+    if args[0] != "EVALSHA" or not isinstance(keys, int) or keys < 2 or args[4] != MARKER_KEY:
         raise ValueError(f"the {step.op.value} command does not name the marker as KEYS[2]")
     marker = slot_marker(slot)
     if step.op is Op.COMMIT_FENCE:
         return (*args[:4], marker, *args[5:])
     if session is None:
         raise ValueError("the acquire script needs the connection's session")
-    return ("EVALSHA", CLUSTER_ACQUIRE.sha, 2, args[3], marker, *args[5:], session.run_id)
+    # A multi-resource lock's set lies in one slot (Redlock.lock_many checks): the
+    # marker of that slot serves the whole set.
+    script = CLUSTER_ACQUIRE_MANY if step.keys else CLUSTER_ACQUIRE
+    return ("EVALSHA", script.sha, keys, args[3], marker, *args[5:], session.run_id)
 
 
-_SCRIPT_OF: dict[Op, Script] = {
-    Op.ACQUIRE: ACQUIRE,
-    Op.RELEASE: RELEASE,
-    Op.EXTEND: EXTEND,
-    Op.COMMIT_FENCE: COMMIT_FENCE,
-}
+#: The cluster variants of the acquire scripts, by digest.
+_CLUSTER_SCRIPTS = {script.sha: script for script in (CLUSTER_ACQUIRE, CLUSTER_ACQUIRE_MANY)}
 
 
 def cluster_eval_args(step: Fanout, session: Session | None, slot: int) -> tuple[str | int, ...]:
@@ -129,5 +125,5 @@ def cluster_eval_args(step: Fanout, session: Session | None, slot: int) -> tuple
     args = cluster_args(step, session, slot)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    script = CLUSTER_ACQUIRE if args[1] == CLUSTER_ACQUIRE.sha else _SCRIPT_OF[step.op]
+    script = _CLUSTER_SCRIPTS.get(str(args[1])) or script_of(step)
     return ("EVAL", script.source, *args[2:])

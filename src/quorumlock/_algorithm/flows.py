@@ -66,7 +66,9 @@ class Fanout:
     ``max_ttl_ms`` (0: off) and ``fencing`` select the acquire script (restart
     quarantine, fencing counter) instead of the plain ``SET``; ``fence`` is the token a
     ``COMMIT_FENCE`` makes stick; ``notify`` makes a ``RELEASE`` announce itself to the
-    waiters of the key.
+    waiters of the key. ``keys``: for a multi-resource lock, every key of its set, sorted
+    (``key`` is the first); the command then covers the whole set on each server in one
+    atomic step (the ``*_MANY`` scripts).
     """
 
     op: Op
@@ -78,11 +80,12 @@ class Fanout:
     fencing: bool = False
     fence: int = 0
     notify: bool = False
+    keys: tuple[str, ...] = ()
 
     @property
     def per_session(self) -> bool:
         """The command names the server process it is sent to: pack it per connection."""
-        return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing)
+        return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing or bool(self.keys))
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +142,7 @@ class Watch:
 
     key: str
     timeout: float
+    keys: tuple[str, ...] = ()  # a multi-resource lock's set: a release of any wakes
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +208,7 @@ def acquire_flow(
     timeout: float | None,
     now: float,
     uniform: Callable[[], float],
+    keys: tuple[str, ...] = (),
 ) -> Flow[AcquireResult]:
     """Acquire ``key`` with ``token`` on a majority (R6), retrying with jitter (R8).
 
@@ -233,7 +238,14 @@ def acquire_flow(
     while True:
         attempts += 1
         acquire = Fanout(
-            Op.ACQUIRE, key, token, ttl_ms, timeout_each, config.max_ttl_ms, config.fencing
+            Op.ACQUIRE,
+            key,
+            token,
+            ttl_ms,
+            timeout_each,
+            config.max_ttl_ms,
+            config.fencing,
+            keys=keys,
         )
         round_ = yield acquire
         assert isinstance(round_, Round)
@@ -256,7 +268,9 @@ def acquire_flow(
         # R6 step 5: undo on ALL servers, also those that seemed to refuse: a grant may
         # have been written and its reply lost.
         notify = announce_cleanup(round_.outcomes)
-        cleanup = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify)
+        cleanup = yield Fanout(
+            Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify, keys=keys
+        )
         assert isinstance(cleanup, Round)
         now = cleanup.finished
         out_of_retries = config.retry_count is not None and attempts > config.retry_count
@@ -269,7 +283,7 @@ def acquire_flow(
             wait = config.connect_timeout
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
-            watched = yield Watch(key, wait)
+            watched = yield Watch(key, wait, keys)
             assert isinstance(watched, float)
             continue  # at once: a release before the subscription would go unnoticed
         pause = retry_delay(config.retry_delay, uniform())
@@ -311,17 +325,22 @@ def _fence_flow(
     return None
 
 
-def release_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
+def release_flow(
+    *, key: str, token: str, ttl_ms: int, config: RedlockConfig, keys: tuple[str, ...] = ()
+) -> Flow[Round]:
     """Compare-and-delete on all servers, whatever we believe each holds (R9)."""
-    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, config.timeout_for(ttl_ms), notify=True)
+    timeout = config.timeout_for(ttl_ms)
+    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout, notify=True, keys=keys)
     assert isinstance(round_, Round)
     return round_
 
 
-def probe_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
+def probe_flow(
+    *, key: str, token: str, ttl_ms: int, config: RedlockConfig, keys: tuple[str, ...] = ()
+) -> Flow[Round]:
     """Read the key on all servers: each answers TAKEN (with the holder's token prefix)
     or NOT_HELD. Changes nothing."""
-    round_ = yield Fanout(Op.PROBE, key, token, ttl_ms, config.timeout_for(ttl_ms))
+    round_ = yield Fanout(Op.PROBE, key, token, ttl_ms, config.timeout_for(ttl_ms), keys=keys)
     assert isinstance(round_, Round)
     return round_
 
@@ -343,6 +362,7 @@ def extend_flow(
     held_until: float,
     now: float,
     final: bool = True,
+    keys: tuple[str, ...] = (),
 ) -> Flow[ExtendResult]:
     """Reset the ttl of our key on a majority, within the remaining validity (R10).
 
@@ -366,7 +386,7 @@ def extend_flow(
         reason = "its validity had already run out"
     else:
         wait = min(config.timeout_for(ttl_ms), held_until - now)
-        round_ = yield Fanout(Op.EXTEND, key, token, ttl_ms, wait)
+        round_ = yield Fanout(Op.EXTEND, key, token, ttl_ms, wait, keys=keys)
         assert isinstance(round_, Round)
         confirmed = round_.count(Reply.DONE)
         new_deadline = deadline(round_.started, ttl_ms, config.clock_drift_factor)
@@ -382,5 +402,5 @@ def extend_flow(
         gone = round_.count(Reply.NOT_HELD) > n - quorum(n)  # no majority can confirm now
         if not final and not gone and round_.finished < held_until:
             return ExtendResult(None, outcomes, reason, lost=False)
-    cleanup = yield from release_flow(key=key, token=token, ttl_ms=ttl_ms, config=config)
+    cleanup = yield from release_flow(key=key, token=token, ttl_ms=ttl_ms, config=config, keys=keys)
     return ExtendResult(None, outcomes or cleanup.outcomes, reason, lost=True)

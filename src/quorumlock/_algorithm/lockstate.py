@@ -119,8 +119,12 @@ class LockState:
         lease: LeasePolicy | None = None,
         token_factory: Callable[[], str] = new_token,
         uniform: Callable[[], float],
+        keys: tuple[str, ...] = (),
     ) -> None:
         self.name = name
+        # A multi-resource lock: its set of keys, sorted; ``name`` is then only shown.
+        self.keys = keys
+        self.key = keys[0] if keys else name
         self.ttl_ms = ttl_ms
         self.servers = servers
         self.config = config
@@ -177,7 +181,8 @@ class LockState:
         self.lost = False
         self.token = token = self._token_factory()
         result = yield from acquire_flow(
-            key=self.name,
+            key=self.key,
+            keys=self.keys,
             token=token,
             ttl_ms=self.ttl_ms,
             config=self.config,
@@ -220,7 +225,8 @@ class LockState:
         token, held_until = self._require_held("extend")
         ttl_ms = self.ttl_ms if ttl is None else self.config.ttl_ms(ttl)
         result = yield from extend_flow(
-            key=self.name,
+            key=self.key,
+            keys=self.keys,
             token=token,
             ttl_ms=ttl_ms,
             config=self.config,
@@ -237,7 +243,8 @@ class LockState:
         self.reason = ""
         token, held_until = self._require_held("renew")
         result = yield from extend_flow(
-            key=self.name,
+            key=self.key,
+            keys=self.keys,
             token=token,
             ttl_ms=ttl_ms,
             config=self.config,
@@ -354,13 +361,17 @@ class LockState:
             # Lost, but R9 all the same: a minority may still hold our key.
             self.lost = False
             yield from release_flow(
-                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+                key=self.key,
+                keys=self.keys,
+                token=self.token,
+                ttl_ms=self.ttl_ms,
+                config=self.config,
             )
             return False
         token, _ = self._require_held("release")
         self.deadline = None
         round_ = yield from release_flow(
-            key=self.name, token=token, ttl_ms=self.ttl_ms, config=self.config
+            key=self.key, keys=self.keys, token=token, ttl_ms=self.ttl_ms, config=self.config
         )
         self.outcomes = round_.outcomes
         return round_.count(Reply.DONE) >= quorum(self.servers)
@@ -398,7 +409,11 @@ class LockState:
         self.deadline = None
         if self.token is not None:
             yield from release_flow(
-                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+                key=self.key,
+                keys=self.keys,
+                token=self.token,
+                ttl_ms=self.ttl_ms,
+                config=self.config,
             )
 
     def probe(self, *, mine: bool) -> Flow[bool]:
@@ -408,7 +423,11 @@ class LockState:
         not answer could tip the count either way.
         """
         round_ = yield from probe_flow(
-            key=self.name, token=self.token or "", ttl_ms=self.ttl_ms, config=self.config
+            key=self.key,
+            keys=self.keys,
+            token=self.token or "",
+            ttl_ms=self.ttl_ms,
+            config=self.config,
         )
         outcomes = round_.outcomes
         if mine:

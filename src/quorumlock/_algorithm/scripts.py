@@ -18,15 +18,20 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "ACQUIRE",
+    "ACQUIRE_MANY",
     "CLUSTER_ACQUIRE",
+    "CLUSTER_ACQUIRE_MANY",
     "COMMIT_FENCE",
     "EXTEND",
+    "EXTEND_MANY",
     "FENCE_GUARD",
     "LOSS_COMMANDS",
     "MARKER_KEY",
+    "PROBE_MANY",
     "PROVISION",
     "RELEASE",
     "RELEASED_PREFIX",
+    "RELEASE_MANY",
     "SCRIPTS",
     "Script",
 ]
@@ -376,16 +381,147 @@ return {"marked", run_id}
 """,
 )
 
+#: The multi-resource lock (``Redlock.lock_many``, docs/algorithm.md): the same scripts
+#: over a set of keys, each atomic on its server, so that a server grants every key of
+#: the set or none. KEYS[2] stays the marker, as for ACQUIRE; the lock keys are KEYS[1]
+#: and KEYS[3..], sorted by the client (a fixed order: two overlapping sets meet their
+#: common keys in the same order). Derived from ACQUIRE's source, never edited by hand:
+#: the quarantine and the fencing counter are ACQUIRE's, only the SET differs.
+_SET_ONE = """\
+local granted = 0
+local holder = false
+if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
+    granted = 1
+else
+    holder = redis.call("get", KEYS[1])
+end
+"""
+
+_SET_ALL = """\
+-- a set of keys (KEYS[1], KEYS[3..]): granted only if none is held here, then all are
+-- set in this same atomic step; holder is the first holder met, in key order
+local granted = 0
+local holder = false
+for i = 1, #KEYS do
+    if i ~= 2 and not holder then
+        holder = redis.call("get", KEYS[i])
+    end
+end
+if not holder then
+    for i = 1, #KEYS do
+        if i ~= 2 then
+            redis.call("set", KEYS[i], ARGV[1], "PX", ARGV[2])
+        end
+    end
+    granted = 1
+end
+"""
+
+
+def _many_variant(source: str) -> str:
+    if source.count(_SET_ONE) != 1:
+        raise AssertionError("the acquire script's SET is not where the set variant expects it")
+    return "-- quorumlock acquire of a set of keys: every key or none\n" + source.replace(
+        _SET_ONE, _SET_ALL
+    )
+
+
+#: B1 and B2 for a set of keys: ACQUIRE with every key of the set taken or none.
+ACQUIRE_MANY = Script("acquire_many", _many_variant(ACQUIRE.source))
+
+#: ACQUIRE_MANY on a cluster node (every key of the set in one slot: the client checks).
+CLUSTER_ACQUIRE_MANY = Script("acquire_many_cluster", _cluster_variant(ACQUIRE_MANY.source))
+
+#: R3/R9 for a set: compare-and-delete each key, announcing each release.
+RELEASE_MANY = Script(
+    "release_many",
+    """\
+-- quorumlock release of a set of keys: compare-and-delete each, then wake the waiters
+-- KEYS     the lock keys of the set
+-- ARGV[1]  the token we stored when acquiring
+-- ARGV[2]  "1" to publish each release on "quorumlock:released:" .. its key
+-- returns  1 if every key held our token (all are deleted), 0 otherwise (those that
+--          held it are deleted all the same)
+local all = 1
+for i = 1, #KEYS do
+    if redis.call("get", KEYS[i]) == ARGV[1] then
+        redis.call("del", KEYS[i])
+        if ARGV[2] == "1" then
+            redis.pcall("publish", "quorumlock:released:" .. KEYS[i], "")
+        end
+    else
+        all = 0
+    end
+end
+return all
+""",
+)
+
+#: R10 for a set: reset the ttl of every key, only while every key holds our token.
+EXTEND_MANY = Script(
+    "extend_many",
+    """\
+-- quorumlock extend of a set of keys: compare-and-pexpire, all or none
+-- KEYS     the lock keys of the set
+-- ARGV[1]  the token we stored when acquiring
+-- ARGV[2]  the new ttl in milliseconds
+-- returns  1 if every key held our token and its ttl was reset, 0 otherwise (no ttl
+--          was touched)
+for i = 1, #KEYS do
+    if redis.call("get", KEYS[i]) ~= ARGV[1] then
+        return 0
+    end
+end
+for i = 1, #KEYS do
+    redis.call("pexpire", KEYS[i], ARGV[2])
+end
+return 1
+""",
+)
+
+#: ``locked()`` and ``owned()`` of a set: who holds it on this server.
+PROBE_MANY = Script(
+    "probe_many",
+    """\
+-- quorumlock probe of a set of keys: changes nothing
+-- KEYS     the lock keys of the set
+-- returns  the token in every key when they all hold the same one; "*" when some key is
+--          held but not all by one token (held, and by nobody's whole set); nil when
+--          no key is held
+local first = redis.call("get", KEYS[1])
+local same = true
+local any = first
+for i = 2, #KEYS do
+    local value = redis.call("get", KEYS[i])
+    if value ~= first then
+        same = false
+    end
+    any = any or value
+end
+if same then
+    return first
+elseif any then
+    return "*"
+end
+return nil
+""",
+)
+
 #: Every script, by name.
 SCRIPTS = {
     script.name: script
     for script in (
         ACQUIRE,
+        ACQUIRE_MANY,
         CLUSTER_ACQUIRE,
+        CLUSTER_ACQUIRE_MANY,
         COMMIT_FENCE,
         EXTEND,
+        EXTEND_MANY,
         FENCE_GUARD,
+        PROBE_MANY,
         PROVISION,
         RELEASE,
+        RELEASE_MANY,
     )
 }

@@ -9,13 +9,25 @@ from __future__ import annotations
 
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.outcomes import Reply, quarantine_cause
-from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
+from quorumlock._algorithm.scripts import (
+    ACQUIRE,
+    ACQUIRE_MANY,
+    COMMIT_FENCE,
+    EXTEND,
+    EXTEND_MANY,
+    MARKER_KEY,
+    PROBE_MANY,
+    RELEASE,
+    RELEASE_MANY,
+    Script,
+)
 
 __all__ = [
     "HOLDER_PREFIX",
     "command_args",
     "eval_args",
     "interpret",
+    "script_of",
     "session_args",
     "shared_args",
 ]
@@ -41,6 +53,8 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
 def shared_args(step: Fanout) -> tuple[str | int, ...]:
     """The part of the command that is the same for every server (all of it, unless
     ``step.per_session``: then the session's arguments come last)."""
+    if step.keys:
+        return _set_args(step)
     if step.op is Op.ACQUIRE:
         if not step.per_session:
             return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
@@ -56,6 +70,28 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
+
+
+def _set_args(step: Fanout) -> tuple[str | int, ...]:
+    """A multi-resource lock's command: the ``*_MANY`` script over its whole set. The
+    acquire keeps ACQUIRE's layout (KEYS[2] the marker, the other keys after it), so
+    that the cluster variant and the fence commit treat it as they treat ACQUIRE."""
+    keys = step.keys
+    if step.op is Op.ACQUIRE:
+        fencing = "1" if step.fencing else "0"
+        return (
+            "EVALSHA", ACQUIRE_MANY.sha, len(keys) + 1, keys[0], MARKER_KEY, *keys[1:],
+            step.token, step.ttl_ms, step.max_ttl_ms, fencing,
+        )  # fmt: skip
+    if step.op is Op.RELEASE:
+        notify = "1" if step.notify else "0"
+        return ("EVALSHA", RELEASE_MANY.sha, len(keys), *keys, step.token, notify)
+    if step.op is Op.EXTEND:
+        return ("EVALSHA", EXTEND_MANY.sha, len(keys), *keys, step.token, step.ttl_ms)
+    if step.op is Op.PROBE:
+        return ("EVALSHA", PROBE_MANY.sha, len(keys), *keys)
+    # The fence commit checks one key: the set was set in one step, with one ttl.
+    return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
 
 
 def session_args(session: Session) -> tuple[str, str]:
@@ -77,12 +113,26 @@ _SCRIPT_OF = {
 }
 
 
+_SET_SCRIPT_OF = {
+    Op.ACQUIRE: ACQUIRE_MANY,
+    Op.RELEASE: RELEASE_MANY,
+    Op.EXTEND: EXTEND_MANY,
+    Op.PROBE: PROBE_MANY,
+    Op.COMMIT_FENCE: COMMIT_FENCE,
+}
+
+
+def script_of(step: Fanout) -> Script:
+    """The script a fan-out's command runs (``KeyError`` for a plain command)."""
+    return (_SET_SCRIPT_OF if step.keys else _SCRIPT_OF)[step.op]
+
+
 def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
     """The ``EVAL`` form of a script command; running it also caches the script."""
     args = command_args(step, session)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    return ("EVAL", _SCRIPT_OF[step.op].source, *args[2:])
+    return ("EVAL", script_of(step).source, *args[2:])
 
 
 #: How much of a holder's token an acquire keeps to tell holders apart (never shown).

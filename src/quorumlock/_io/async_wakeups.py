@@ -33,10 +33,11 @@ __all__ = ["AsyncWaiter", "AsyncWakeups"]
 class AsyncWaiter:
     """One blocking acquire's view of the announcements for its key."""
 
-    __slots__ = ("_event", "channel")
+    __slots__ = ("_event", "channel", "channels")
 
-    def __init__(self, channel: bytes) -> None:
+    def __init__(self, channel: bytes, others: tuple[bytes, ...] = ()) -> None:
         self.channel = channel
+        self.channels = (channel, *(c for c in others if c != channel))
         self._event = asyncio.Event()
 
     def rearm(self) -> None:
@@ -68,7 +69,7 @@ class AsyncWakeups:
         self._pid = os.getpid()
         self._changed: asyncio.Condition | None = None
 
-    async def watch(self, key: str, timeout: float) -> AsyncWaiter:
+    async def watch(self, key: str, timeout: float, keys: Sequence[str] = ()) -> AsyncWaiter:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.watch`."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._pid != os.getpid():
@@ -81,12 +82,13 @@ class AsyncWakeups:
             self._loop, self._pid = loop, os.getpid()
             self._changed = asyncio.Condition()
         assert self._changed is not None
-        waiter = AsyncWaiter(release_channel(key))
-        channel_waiters = self._waiters.setdefault(waiter.channel, set())
-        channel_waiters.add(waiter)
-        if len(channel_waiters) == 1:
-            for listener in self._listeners:
-                listener.want()
+        waiter = AsyncWaiter(release_channel(key), tuple(release_channel(k) for k in keys))
+        for channel in waiter.channels:
+            channel_waiters = self._waiters.setdefault(channel, set())
+            channel_waiters.add(waiter)
+            if len(channel_waiters) == 1:
+                for listener in self._listeners:
+                    listener.want()
         listeners = self._listeners
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(timeout), self._changed:
@@ -94,14 +96,15 @@ class AsyncWakeups:
         return waiter
 
     def unwatch(self, waiter: AsyncWaiter) -> None:
-        channel_waiters = self._waiters.get(waiter.channel)
-        if channel_waiters is None:
-            return
-        channel_waiters.discard(waiter)
-        if not channel_waiters:
-            del self._waiters[waiter.channel]
-            for listener in self._listeners:
-                listener.poke()
+        for channel in waiter.channels:
+            channel_waiters = self._waiters.get(channel)
+            if channel_waiters is None:
+                continue
+            channel_waiters.discard(waiter)
+            if not channel_waiters:
+                del self._waiters[channel]
+                for listener in self._listeners:
+                    listener.poke()
 
     def close(self) -> None:
         """Stop the subscriber tasks (waiters still waiting fall back to polling)."""

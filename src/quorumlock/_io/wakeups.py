@@ -84,12 +84,14 @@ def release_channel(key: str) -> bytes:
 
 
 class Waiter:
-    """One blocking acquire's view of the announcements for its key."""
+    """One blocking acquire's view of the announcements for its key (for a
+    multi-resource lock, for any key of its set: ``channels``)."""
 
-    __slots__ = ("_event", "channel")
+    __slots__ = ("_event", "channel", "channels")
 
-    def __init__(self, channel: bytes) -> None:
+    def __init__(self, channel: bytes, others: tuple[bytes, ...] = ()) -> None:
         self.channel = channel
+        self.channels = (channel, *(c for c in others if c != channel))
         self._event = threading.Event()
 
     def rearm(self) -> None:
@@ -115,11 +117,12 @@ class SyncWakeups:
         self._listeners: list[_Listener] = []
         self._pid = os.getpid()
 
-    def watch(self, key: str, timeout: float) -> Waiter:
-        """Listen to the announcements for ``key``; wait up to ``timeout`` until a majority
-        of the servers confirmed the subscription (a release elsewhere may go unheard:
-        the R8 pause covers it). Always pair with :meth:`unwatch`."""
-        waiter = Waiter(release_channel(key))
+    def watch(self, key: str, timeout: float, keys: Sequence[str] = ()) -> Waiter:
+        """Listen to the announcements for ``key`` (and every one of ``keys``, a
+        multi-resource lock's set); wait up to ``timeout`` until a majority of the
+        servers confirmed the subscription of ``key`` (a release elsewhere may go
+        unheard: the R8 pause covers it). Always pair with :meth:`unwatch`."""
+        waiter = Waiter(release_channel(key), tuple(release_channel(k) for k in keys))
         with self._cond:
             if self._pid != os.getpid():  # a forked child: the parent's threads are gone
                 self._waiters.clear()
@@ -130,11 +133,12 @@ class SyncWakeups:
                     _Listener(spec, self, self._connect_timeout) for spec in self._specs
                 ]
             listeners = self._listeners
-            channel_waiters = self._waiters.setdefault(waiter.channel, set())
-            channel_waiters.add(waiter)
-            if len(channel_waiters) == 1:
-                for listener in listeners:
-                    listener.want(waiter.channel)
+            for channel in waiter.channels:
+                channel_waiters = self._waiters.setdefault(channel, set())
+                channel_waiters.add(waiter)
+                if len(channel_waiters) == 1:
+                    for listener in listeners:
+                        listener.want(channel)
             give_up = time.monotonic() + timeout
             while not enough(listeners, waiter.channel):
                 left = give_up - time.monotonic()
@@ -145,14 +149,17 @@ class SyncWakeups:
 
     def unwatch(self, waiter: Waiter) -> None:
         with self._cond:
-            channel_waiters = self._waiters.get(waiter.channel)
-            if channel_waiters is None or self._pid != os.getpid():
+            if self._pid != os.getpid():
                 return
-            channel_waiters.discard(waiter)
-            if not channel_waiters:
-                del self._waiters[waiter.channel]
-                for listener in self._listeners:
-                    listener.drop(waiter.channel)
+            for channel in waiter.channels:
+                channel_waiters = self._waiters.get(channel)
+                if channel_waiters is None:
+                    continue
+                channel_waiters.discard(waiter)
+                if not channel_waiters:
+                    del self._waiters[channel]
+                    for listener in self._listeners:
+                        listener.drop(channel)
 
     def close(self) -> None:
         """Stop the subscriber threads (waiters still waiting fall back to polling)."""

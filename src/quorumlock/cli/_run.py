@@ -122,7 +122,13 @@ def add_parser(subparsers: Any) -> Parser:
         "-- CMD [ARGS...]",
         epilog=_EPILOG,
     )
-    parser.add_argument("name", metavar="NAME", type=lock_name, help="the lock (its key)")
+    parser.add_argument(
+        "name",
+        metavar="NAME",
+        type=lock_name,
+        help="the lock (its key); several names separated by commas (a,b,c) are locked "
+        "all together or not at all",
+    )
     parser.add_argument(
         "--ttl",
         metavar="S",
@@ -178,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             "(the quarantine of a restarted server) to at least the ttl",
             EXIT_USAGE,
         )
+    names = _names(args.name)
     servers = resolve_servers(args)
     assert servers is not None
     lost_reason: list[str] = []
@@ -188,9 +195,16 @@ def run(args: argparse.Namespace) -> int:
     with make_redlock(
         servers, max_ttl=args.max_ttl, fencing=args.fencing, connect_timeout=args.timeout
     ) as redlock:
-        lock = redlock.lock(
-            args.name, ttl=args.ttl, auto_extend=True, max_hold=math.inf, on_lost=on_lost
-        )
+        options: dict[str, Any] = {
+            "ttl": args.ttl,
+            "auto_extend": True,
+            "max_hold": math.inf,
+            "on_lost": on_lost,
+        }
+        if len(names) == 1:
+            lock = redlock.lock(names[0], **options)
+        else:  # every name or none (docs/algorithm.md, "Multi-resource lock")
+            lock = redlock.lock_many(names, **options)
         if not _acquire(lock, args.wait, args.timeout):
             waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
             say(f"quorumlock: lock {args.name!r} is held by someone else{waited}", err=True)
@@ -199,6 +213,18 @@ def run(args: argparse.Namespace) -> int:
             return _supervise(lock, command, args, lost_reason)
         finally:
             lock.release()  # R9, also after a loss; never raises for unreachable servers
+
+
+def _names(text: str) -> list[str]:
+    """NAME, or the names of ``a,b,c``: each non-empty, none twice (a usage error)."""
+    names = text.split(",")
+    if len(names) > 1:
+        if not all(names):
+            raise CliError(f"an empty name in {text!r}: write names as a,b,c", EXIT_USAGE)
+        if len(set(names)) < len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise CliError(f"the name {twice!r} is given twice in {text!r}", EXIT_USAGE)
+    return names
 
 
 def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:

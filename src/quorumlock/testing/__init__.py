@@ -31,7 +31,14 @@ sentinel that monitors one; :func:`check_history` is the checker on its own, a p
 function over :class:`Hold` and :class:`Write` records.
 """
 
-from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
+from quorumlock.testing._checker import (
+    HistoryCheck,
+    Hold,
+    SetHold,
+    Write,
+    check_history,
+    overlapping_set_pairs,
+)
 from quorumlock.testing._cluster import LocalCluster
 from quorumlock.testing._nemesis import NEMESES
 from quorumlock.testing._proxy import LatencyProxy
@@ -61,12 +68,14 @@ __all__ = [  # noqa: RUF022
     "NEMESES",
     "ServerBinaryNotFound",
     "ServerStartError",
+    "SetHold",
     "TlsProxy",
     "VerifyReport",
     "Write",
     "check_history",
     "find_server_binary",
     "format_table",
+    "overlapping_set_pairs",
     "path_server_binary",
     "server_version",
     "verify",

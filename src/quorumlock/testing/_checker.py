@@ -50,7 +50,15 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["HistoryCheck", "Hold", "Write", "check_history", "overlapping_pairs"]
+__all__ = [
+    "HistoryCheck",
+    "Hold",
+    "SetHold",
+    "Write",
+    "check_history",
+    "overlapping_pairs",
+    "overlapping_set_pairs",
+]
 
 _EXAMPLES = 5  # how many offending records a check keeps for the report
 
@@ -181,6 +189,40 @@ def overlapping_pairs(holds: Iterable[Hold]) -> Iterator[tuple[Hold, Hold]]:
         active = [other for other in active if other.end > hold.start]
         for other in active:
             if other.worker != hold.worker:
+                yield other, hold
+        active.append(hold)
+
+
+@dataclass(frozen=True, slots=True)
+class SetHold:
+    """One acquisition of a set of names (``Redlock.lock_many``) by one worker: the
+    interval as for :class:`Hold`, and the names the set held."""
+
+    worker: int
+    start: float
+    end: float
+    names: frozenset[str]
+
+    @property
+    def empty(self) -> bool:
+        return self.end <= self.start
+
+
+def overlapping_set_pairs(holds: Iterable[SetHold]) -> Iterator[tuple[SetHold, SetHold]]:
+    """Every pair of non-empty set holds of different workers that intersect in time
+    *and* share a name, once each (however many names they share).
+
+    Two holders of overlapping sets must never overlap: that is the multi-resource
+    lock's mutual exclusion (docs/algorithm.md, "Multi-resource lock"). Holds of
+    disjoint sets may overlap freely and are not counted. Same intervals, clock and
+    order of pairs as :func:`overlapping_pairs`.
+    """
+    live = sorted((h for h in holds if not h.empty), key=lambda h: (h.start, h.end))
+    active: list[SetHold] = []
+    for hold in live:
+        active = [other for other in active if other.end > hold.start]
+        for other in active:
+            if other.worker != hold.worker and not other.names.isdisjoint(hold.names):
                 yield other, hold
         active.append(hold)
 
