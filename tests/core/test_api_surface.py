@@ -23,13 +23,15 @@ import quorumlock.asyncio
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
-TWINS = ("Lock", "RedisFence", "Redlock")
+TWINS = ("Campaign", "Election", "Lock", "RedisFence", "Redlock")
 
 #: Allowed difference 1: these are ``async def`` in the asyncio API, plain in the sync one.
 COROUTINES = {
     "Redlock": {"close"},
     "Lock": {"acquire", "release", "extend", "export", "locked", "owned"},
     "RedisFence": {"execute", "highest"},
+    "Election": {"leader"},
+    "Campaign": set(),
 }
 
 #: Allowed difference 2: ``with`` in the sync API, ``async with`` in the asyncio one.
@@ -85,7 +87,7 @@ def test_the_twins_have_the_same_members_and_signatures(name: str) -> None:
 
 
 def test_the_context_managers_take_the_same_arguments() -> None:
-    for name in ("Lock", "Redlock"):
+    for name in ("Campaign", "Lock", "Redlock"):
         sync_cls = getattr(quorumlock, name)
         async_cls = getattr(quorumlock.asyncio, name)
         assert signature_of(sync_cls.__exit__) == signature_of(async_cls.__aexit__), name
@@ -101,6 +103,8 @@ def test_instances_have_the_same_public_attributes() -> None:
             "Redlock": async_rl,
             "Lock": async_rl.lock("surface", ttl=1),
             "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
+            "Election": async_rl.election("surface", ttl=1, identity="i"),
+            "Campaign": async_rl.election("surface", ttl=1, identity="i").campaign(),
         }
         await async_client.aclose()
         return made
@@ -111,6 +115,8 @@ def test_instances_have_the_same_public_attributes() -> None:
         "Redlock": sync_rl,
         "Lock": sync_rl.lock("surface", ttl=1),
         "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
+        "Election": sync_rl.election("surface", ttl=1, identity="i"),
+        "Campaign": sync_rl.election("surface", ttl=1, identity="i").campaign(),
     }
     async_made = asyncio.run(build())
     for name in TWINS:

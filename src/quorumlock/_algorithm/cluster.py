@@ -24,10 +24,12 @@ import functools
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
+    CLAIM_TERM,
     CLUSTER_ACQUIRE,
     COMMIT_FENCE,
     EXTEND,
     MARKER_KEY,
+    READ_LEADER,
     RELEASE,
     Script,
 )
@@ -121,6 +123,8 @@ _SCRIPT_OF: dict[Op, Script] = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.CLAIM_TERM: CLAIM_TERM,
+    Op.READ_LEADER: READ_LEADER,
 }
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "ACQUIRE",
+    "CLAIM_TERM",
     "CLUSTER_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
@@ -25,6 +26,7 @@ __all__ = [
     "LOSS_COMMANDS",
     "MARKER_KEY",
     "PROVISION",
+    "READ_LEADER",
     "RELEASE",
     "RELEASED_PREFIX",
     "SCRIPTS",
@@ -376,16 +378,70 @@ return {"marked", run_id}
 """,
 )
 
+#: Leader election (docs/election.md): a leader records its term next to the lock key, in
+#: the term record (``quorumlock._algorithm.election.term_key``, the lock key's slot), as
+#: "<term> <token>", once it holds the lock; the token carries the leader's identity. The
+#: record is written only while the key still holds that token, and never lowered.
+CLAIM_TERM = Script(
+    "claim_term",
+    """\
+-- quorumlock claim term: record the term of the holder of the election's lock
+-- KEYS[1]  the lock key
+-- KEYS[2]  the term record
+-- ARGV[1]  our token
+-- ARGV[2]  our term (the fencing token of the acquisition, an integer)
+-- returns  1 if the key holds our token (the record names us then), 0 otherwise
+if redis.call("get", KEYS[1]) ~= ARGV[1] then
+    return 0
+end
+local recorded = redis.call("get", KEYS[2])
+local term = recorded and tonumber(string.match(recorded, "^(%d+) ")) or 0
+if term < tonumber(ARGV[2]) then
+    redis.call("set", KEYS[2], ARGV[2] .. " " .. ARGV[1])
+end
+return 1
+""",
+)
+
+#: Who leads according to this server: the lock key's value (the holder's token), its
+#: time to live, and the term of the record when the record names that same token.
+READ_LEADER = Script(
+    "read_leader",
+    """\
+-- quorumlock read leader: the holder of the election's lock here, with its term
+-- KEYS[1]  the lock key
+-- KEYS[2]  the term record
+-- returns  false when nobody holds the key, else "<pttl ms> <term> <token>" (term 0 when
+--          the record does not name this holder)
+local holder = redis.call("get", KEYS[1])
+if not holder then
+    return false
+end
+local pttl = redis.call("pttl", KEYS[1])
+local term = "0"
+local recorded = redis.call("get", KEYS[2])
+if recorded then
+    local number, token = string.match(recorded, "^(%d+) (.*)$")
+    if token == holder then
+        term = number
+    end
+end
+return pttl .. " " .. term .. " " .. holder
+""",
+)
+
 #: Every script, by name.
 SCRIPTS = {
     script.name: script
     for script in (
         ACQUIRE,
+        CLAIM_TERM,
         CLUSTER_ACQUIRE,
         COMMIT_FENCE,
         EXTEND,
         FENCE_GUARD,
         PROVISION,
+        READ_LEADER,
         RELEASE,
     )
 }
