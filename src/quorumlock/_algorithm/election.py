@@ -22,6 +22,7 @@ candidate can lead before (docs/election.md).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import NamedTuple
 
@@ -133,7 +134,7 @@ def claim_flow(
     """Write the leader's term record on every server that still holds ``token``.
 
     Returns the round: ``DONE`` where it was written. Tried once more when fewer than a
-    majority confirmed and some server failed with an error. Fewer than a majority
+    majority confirmed and some server did not answer. Fewer than a majority
     leaves the leader leading (it holds the lock) but unseen by ``leader()`` during
     this term.
     """
@@ -141,21 +142,30 @@ def claim_flow(
     round_ = yield step
     assert isinstance(round_, Round)
     if round_.count(Reply.DONE) < quorum(len(round_.outcomes)) and _failed(round_):
-        round_ = yield step
+        round_ = yield _patient(step, config)
         assert isinstance(round_, Round)
     return round_
 
 
+def _patient(step: Fanout, config: RedlockConfig) -> Fanout:
+    """``step`` again, waiting longer for each reply: up to a tenth of the ttl, within
+    ``connect_timeout``. Neither the record nor the read shortens a validity by waiting:
+    the lock is held already, and a read counts its validity from its own start."""
+    longer = min(config.connect_timeout, step.ttl_ms / 10_000)
+    return dataclasses.replace(step, timeout=max(step.timeout, longer))
+
+
 def _failed(round_: Round) -> bool:
-    """Some server failed the round with an error: a second round may do better (the
-    first use of a script costs its ``EVAL`` within the round's deadline, for one)."""
-    return round_.count(Reply.ERROR) > 0
+    """Some server did not answer (an error, a timeout): a second round may do better
+    (the first use of a script costs its ``EVAL`` within the round's deadline, and a
+    first connection may come late on a loaded machine)."""
+    return any(not o.reply.answered for o in round_.outcomes)
 
 
 def leader_flow(*, key: str, ttl_ms: int, config: RedlockConfig) -> Flow[Leader | None]:
     """Read who leads election ``key`` on every server (changes nothing): see
-    :func:`leader_of`. A round that cannot tell because servers failed it with errors
-    is tried once more."""
+    :func:`leader_of`. A round that cannot tell because servers did not answer is tried
+    once more."""
     step = Fanout(Op.READ_LEADER, key, "", ttl_ms, config.timeout_for(ttl_ms))
     round_ = yield step
     assert isinstance(round_, Round)
@@ -164,7 +174,7 @@ def leader_flow(*, key: str, ttl_ms: int, config: RedlockConfig) -> Flow[Leader 
     except QuorumUnavailable:
         if not _failed(round_):
             raise
-    round_ = yield step  # once more: the read changes nothing
+    round_ = yield _patient(step, config)  # once more: the read changes nothing
     assert isinstance(round_, Round)
     return leader_of(round_, name=key, clock_drift_factor=config.clock_drift_factor)
 
