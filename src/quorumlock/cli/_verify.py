@@ -112,6 +112,12 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--no-fencing", dest="fencing", action="store_false", help="turn fencing tokens off"
     )
+    parser.add_argument(
+        "--election",
+        action="store_true",
+        help="workers campaign in a leader election instead of locking: at most one "
+        "leader at a time, terms strictly increasing (docs/election.md)",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -121,6 +127,10 @@ def add_parser(subparsers: Any) -> Parser:
 def verify(args: argparse.Namespace) -> int:
     if args.duration > 600:
         raise CliError("--duration must be at most 600 s", EXIT_USAGE)
+    if args.election and not args.fencing:
+        raise CliError(
+            "--election always fences with its term numbers: drop --no-fencing", EXIT_USAGE
+        )
     nemeses: Sequence[str] = args.nemesis or NEMESES
     live = sys.stderr.isatty()
     reports: list[VerifyReport] = []
@@ -148,6 +158,7 @@ def verify(args: argparse.Namespace) -> int:
                     fencing=args.fencing,
                     seed=args.seed,
                     progress=_progress(bar, label, live),
+                    election=args.election,
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None
