@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -28,9 +28,10 @@ import quorumlock
 import quorumlock.asyncio
 from quorumlock import ConfigurationError, LockLost, LockNotAcquired, StaleFencingToken
 from quorumlock._election import Term
-from quorumlock.testing import LocalServerGroup
+from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, slack
 from tests.integration.apis import Api, Body, call
+from tests.integration.test_cluster import PATIENT, cluster_client, names_by_master
 
 AnyElection = quorumlock.Election | quorumlock.asyncio.Election
 AnyTerm = Term[Any]
@@ -506,3 +507,71 @@ print("done", flush=True)
     assert len(terms) == 9, terms
     assert terms == sorted(terms), terms
     assert len(set(terms)) == 9, terms
+
+
+@pytest.fixture(scope="module")
+def election_cluster() -> Iterator[LocalCluster]:
+    with LocalCluster(3) as cluster:
+        yield cluster
+
+
+def test_an_election_through_a_cluster_instance(
+    api: Api, election_cluster: LocalCluster, servers: LocalServerGroup
+) -> None:
+    """[cluster, server, server]: names served by every master, with and without a hash
+    tag: the term record is written and read in the name's slot (a record in another
+    slot would be refused with CROSSSLOT, and the cluster would never agree)."""
+    cluster = election_cluster
+    names = names_by_master(cluster, 1, prefix=f"el:{os.getpid()}")
+    tagged = ["{orders}:scheduler", "a{b"]
+
+    async def body() -> None:
+        async with cluster_client(api, cluster) as client:
+            rl = api.redlock([client, *servers.urls[:2]], instance_timeout=PATIENT)
+            for name in [*(n for group in names.values() for n in group), *tagged]:
+                election = rl.election(name, ttl=5, identity="clustered")
+                async with leading(election, timeout=10) as term:
+                    leader = await call(election.leader())
+                    assert leader is not None, name
+                    assert leader.term == term.number
+                    # Two plain servers alone agree: take one away to need the cluster.
+                    plain = client_of(servers[0])
+                    plain.delete(name)
+                    plain.close()
+                    leader = await call(election.leader())
+                    assert leader is not None, name
+                    assert leader.identity == "clustered"
+
+    api.run(body)
+
+
+def test_a_restarted_server_keeps_terms_increasing(api: Api, make_servers: ServerFactory) -> None:
+    """N = 3, one server restarted without its data while a term runs: the term goes on
+    (two servers renew it), and later terms still increase, in the restart quarantine
+    and after it (the restarted server's fencing counter starts again from its clock)."""
+    group = make_servers(3)
+    name = "election:restart"
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, max_ttl=2, instance_timeout=0.2)
+        election = rl.election(name, ttl=1, identity="survivor")
+        numbers = []
+        async with leading(election) as term:
+            group[0].restart()
+            await asyncio.sleep(1.2)  # renewed past the ttl with the two others
+            assert term.leading
+            numbers.append(term.number)
+        async with leading(election, timeout=10) as term:  # in quarantine
+            numbers.append(term.number)
+            leader = await call(election.leader())
+            assert leader is not None
+            assert leader.term == term.number
+        await asyncio.sleep(2.2)  # the quarantine is over
+        async with leading(election, timeout=10) as term:
+            numbers.append(term.number)
+            leader = await call(election.leader())
+            assert leader is not None
+            assert leader.term == term.number
+        assert numbers[0] < numbers[1] < numbers[2], numbers
+
+    api.run(body)
