@@ -18,6 +18,7 @@ from quorumlock.benchmarks import (
     _plots,
     asyncio_cycles,
     contention,
+    failover,
     handover,
     many_names,
     suite,
@@ -348,3 +349,13 @@ def test_what_fails_the_run_is_a_crash_or_an_overlap_never_a_timing() -> None:
     assert suite.crashes(run) == ["many crashed: WorkerError: worker 0 (pid 1): exited"]
     run.figures["contention"] = {"rows": [{**row, "counter_ok": False}]}
     assert suite.crashes(run)[1:] == ["contention: pottery Redlock had overlapping holds"]
+
+
+def test_the_failover_benchmark_runs(five: LocalServerGroup) -> None:
+    """One trial: a SIGKILLed leader is replaced, a resign hands over; no time asserted."""
+    result = failover.measure(five.urls, ttl=1.0, trials=1)
+    assert (result.servers, result.ttl) == (5, 1.0)
+    assert len(result.failovers) == 1
+    assert len(result.resigns) == 1
+    assert all(value > 0 for value in (*result.failovers, *result.resigns))
+    assert "failover after SIGKILL" in result.summary()

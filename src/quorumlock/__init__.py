@@ -12,8 +12,10 @@ Everything public is importable from here; the modules behind it are private.
 """
 
 from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.election import Leader
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._election import Term
 from quorumlock._exceptions import (
     ConfigurationError,
     FenceError,
@@ -36,15 +38,18 @@ from quorumlock._observe import (
     RoundEvent,
 )
 from quorumlock._provision import Provisioned, provision
-from quorumlock._sync import Lock, MultiLock, Redlock, RLock
+from quorumlock._sync import Campaign, Election, Lock, MultiLock, Redlock, RLock
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AcquireEvent",
+    "Campaign",
     "ConfigurationError",
+    "Election",
     "ExtendEvent",
     "FenceError",
+    "Leader",
     "Lock",
     "LockHandle",
     "LockLost",
@@ -67,6 +72,7 @@ __all__ = [
     "Reply",
     "RoundEvent",
     "StaleFencingToken",
+    "Term",
     "__version__",
     "provision",
 ]

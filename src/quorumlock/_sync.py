@@ -21,9 +21,11 @@ from types import TracebackType
 from typing import ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
+from quorumlock._algorithm.election import Leader
 from quorumlock._algorithm.flows import Fanout, Flow, Round, Sleep, Wait, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
+from quorumlock._election import CampaignBase, ElectionBase, Term
 from quorumlock._exceptions import LockLost
 from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._frontend import (
@@ -37,7 +39,7 @@ from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
 
-__all__ = ["Lock", "MultiLock", "RLock", "Redlock"]
+__all__ = ["Campaign", "Election", "Lock", "MultiLock", "RLock", "Redlock"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -102,6 +104,28 @@ class Redlock(RedlockBase["Lock", SyncDecorator], Family["RLock", "MultiLock"]):
             return locked
 
         return decorate
+
+    def election(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        identity: str | None = None,
+        on_lost: Callable[[Term[Lock]], object] | None = None,
+    ) -> Election:
+        """A leader election on ``name``: at most one leader at a time among the
+        processes that campaign, its term numbers strictly increasing (docs/election.md).
+
+        ``with election.campaign(timeout=None) as term:`` blocks until this process
+        leads; leadership is renewed while the block runs and resigned when it ends (the
+        next candidate is woken at once). ``identity`` (default ``"<host>:<pid>"``) is
+        what :meth:`Election.leader` reports to anyone; ``on_lost(term)`` is called on
+        the lease thread if leadership is lost while the block runs (``term.lost`` is
+        set, and leaving the block raises :class:`LockLost`). The election is the lock
+        ``name``, taken with fencing on whatever this Redlock's ``fencing``. Raises
+        ``TypeError`` or :class:`ConfigurationError` for bad input, before any round.
+        """
+        return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
     def _after_fork(self) -> None:
         """In a forked child: no thread of the child is acquiring or holding."""
@@ -507,6 +531,48 @@ class RLock(ReentrantMixin, Lock):
 class MultiLock(MultiLockMixin, Lock):
     """A lock on a set of names at once (``Redlock.lock_many()``): a :class:`Lock` whose
     every round covers the whole set; ``names`` is the set, sorted."""
+
+
+class Election(ElectionBase[Lock]):
+    """A leader election on one name: :meth:`Redlock.election` makes it."""
+
+    _redlock: Redlock
+
+    def campaign(self, timeout: Duration | None = None) -> Campaign:
+        """Campaign for leadership: ``with election.campaign() as term:`` blocks until
+        this process leads (up to ``timeout`` seconds, None: no limit; then
+        :class:`LockNotAcquired`), keeps leading while the block runs, and resigns at
+        its end. Raises :class:`LockLost` at the end of a block whose leadership was
+        lost (``term.lost`` is set as soon as it is)."""
+        return Campaign(self, timeout)
+
+    def leader(self) -> Leader | None:
+        """``(identity, term, validity)`` of the current leader, read from a majority of
+        the servers, or None when nobody leads (or no majority agrees). One round trip;
+        never a leader whose validity has run out. Raises :class:`QuorumUnavailable`
+        when the servers that did not answer could have named one."""
+        return self._redlock._run(self._leader())
+
+
+class Campaign(CampaignBase[Lock]):
+    """``with`` it to lead: see :meth:`Election.campaign`."""
+
+    def __enter__(self) -> Term[Lock]:
+        lock = self._lock
+        lock.__enter__()
+        try:
+            return lock._redlock._run(self._claiming())
+        except BaseException as exc:
+            lock.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._lock.__exit__(exc_type, exc, tb)
 
 
 class _LeaseKeeper:

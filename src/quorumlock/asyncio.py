@@ -31,9 +31,11 @@ from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
+from quorumlock._algorithm.election import Leader
 from quorumlock._algorithm.flows import Fanout, Flow, Round, Sleep, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
+from quorumlock._election import CampaignBase, ElectionBase, Term
 from quorumlock._exceptions import LockLost
 from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._fence import AsyncRedisFence as RedisFence
@@ -49,7 +51,7 @@ from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
 from quorumlock._observe import log_round, round_hook
 
-__all__ = ["Lock", "MultiLock", "RLock", "RedisFence", "Redlock"]
+__all__ = ["Campaign", "Election", "Lock", "MultiLock", "RLock", "RedisFence", "Redlock"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -94,6 +96,20 @@ class Redlock(RedlockBase["Lock", AsyncDecorator], Family["RLock", "MultiLock"])
             return locked
 
         return decorate
+
+    def election(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        identity: str | None = None,
+        on_lost: Callable[[Term[Lock]], object] | None = None,
+    ) -> Election:
+        """A leader election on ``name``: see :meth:`quorumlock.Redlock.election`, same
+        contract; ``async with election.campaign() as term:``. When leadership is lost
+        the block is cancelled and :class:`LockLost` raised from the ``async with``;
+        ``on_lost(term)`` is called on the event loop."""
+        return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
     async def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
@@ -457,6 +473,43 @@ class RLock(ReentrantMixin, Lock):
 
 class MultiLock(MultiLockMixin, Lock):
     """The asyncio twin of :class:`quorumlock.MultiLock`."""
+
+
+class Election(ElectionBase[Lock]):
+    """A leader election on one name: :meth:`Redlock.election` makes it."""
+
+    _redlock: Redlock
+
+    def campaign(self, timeout: Duration | None = None) -> Campaign:
+        """Campaign for leadership: ``async with election.campaign() as term:``; see
+        :meth:`quorumlock.Election.campaign`, same contract."""
+        return Campaign(self, timeout)
+
+    async def leader(self) -> Leader | None:
+        """The current leader read from a majority, or None: see
+        :meth:`quorumlock.Election.leader`, same contract."""
+        return await self._redlock._run(self._leader())
+
+
+class Campaign(CampaignBase[Lock]):
+    """``async with`` it to lead: see :meth:`Election.campaign`."""
+
+    async def __aenter__(self) -> Term[Lock]:
+        lock = self._lock
+        await lock.__aenter__()
+        try:
+            return await lock._redlock._run(self._claiming())
+        except BaseException as exc:
+            await lock.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._lock.__aexit__(exc_type, exc, tb)
 
 
 async def _complete(aw: Any) -> Any:

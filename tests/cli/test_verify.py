@@ -65,3 +65,22 @@ def test_unknown_nemesis() -> None:
     result = run_cli("verify", "--nemesis", "gremlins")
     assert result.returncode == 2
     assert "invalid choice: 'gremlins'" in assert_one_line_error(result)
+
+
+def test_verify_an_election() -> None:
+    result = run_cli(
+        "verify", "--election", "--nemesis", "pause-clients", "--duration", "2", "--json",
+        timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["config"] == "election, safe"
+    assert report["overlaps"] == 0
+    assert report["token_order_violations"] == 0
+    assert report["acquisitions"] > 0
+
+
+def test_an_election_cannot_go_unfenced() -> None:
+    result = run_cli("verify", "--election", "--no-fencing")
+    assert result.returncode == 2
+    assert "--no-fencing" in assert_one_line_error(result)

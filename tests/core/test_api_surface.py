@@ -23,7 +23,7 @@ import quorumlock.asyncio
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
-TWINS = ("Lock", "MultiLock", "RLock", "RedisFence", "Redlock")
+TWINS = ("Campaign", "Election", "Lock", "MultiLock", "RLock", "RedisFence", "Redlock")
 
 #: Allowed difference 1: these are ``async def`` in the asyncio API, plain in the sync one.
 COROUTINES = {
@@ -32,6 +32,8 @@ COROUTINES = {
     "RLock": {"acquire", "release", "extend", "export", "locked", "owned"},
     "MultiLock": {"acquire", "release", "extend", "export", "locked", "owned"},
     "RedisFence": {"execute", "highest"},
+    "Election": {"leader"},
+    "Campaign": set(),
 }
 
 #: Allowed difference 2: ``with`` in the sync API, ``async with`` in the asyncio one.
@@ -89,7 +91,7 @@ def test_the_twins_have_the_same_members_and_signatures(name: str) -> None:
 
 
 def test_the_context_managers_take_the_same_arguments() -> None:
-    for name in ("Lock", "RLock", "MultiLock", "Redlock"):
+    for name in ("Campaign", "Lock", "RLock", "MultiLock", "Redlock"):
         sync_cls = getattr(quorumlock, name)
         async_cls = getattr(quorumlock.asyncio, name)
         assert signature_of(sync_cls.__exit__) == signature_of(async_cls.__aexit__), name
@@ -107,6 +109,8 @@ def test_instances_have_the_same_public_attributes() -> None:
             "RLock": async_rl.rlock("surface", ttl=1),
             "MultiLock": async_rl.lock_many(["surface", "surface:2"], ttl=1),
             "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
+            "Election": async_rl.election("surface", ttl=1, identity="i"),
+            "Campaign": async_rl.election("surface", ttl=1, identity="i").campaign(),
         }
         await async_client.aclose()
         return made
@@ -119,6 +123,8 @@ def test_instances_have_the_same_public_attributes() -> None:
         "RLock": sync_rl.rlock("surface", ttl=1),
         "MultiLock": sync_rl.lock_many(["surface", "surface:2"], ttl=1),
         "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
+        "Election": sync_rl.election("surface", ttl=1, identity="i"),
+        "Campaign": sync_rl.election("surface", ttl=1, identity="i").campaign(),
     }
     async_made = asyncio.run(build())
     for name in TWINS:

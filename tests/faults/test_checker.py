@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from quorumlock.testing import HistoryCheck, Hold, Write, check_history
+from quorumlock.testing import HistoryCheck, Hold, Write, check_election, check_history
 
 
 def check(
@@ -168,3 +168,22 @@ def test_malformed_input_is_refused(holds: list[Hold], start: float, end: float)
 def test_negative_rejections_are_refused() -> None:
     with pytest.raises(ValueError, match="stale_writes_rejected"):
         check_history([], [], start=0.0, end=1.0, stale_writes_rejected=-1)
+
+
+def test_election_terms_are_checked_as_holds() -> None:
+    """At most one leader at any moment within validity; terms strictly increase."""
+    clean = [
+        Hold(worker=0, start=1.0, end=2.0, token=3),
+        Hold(worker=1, start=2.0, end=3.0, token=4),
+    ]
+    assert check_election(clean, [], start=0.0, end=4.0).safe
+    two_leaders = [*clean, Hold(worker=2, start=2.5, end=3.5, token=9)]
+    result = check_election(two_leaders, [], start=0.0, end=4.0)
+    assert result.overlaps == 1
+    assert not result.safe
+    reused = [*clean, Hold(worker=2, start=3.5, end=3.9, token=4)]  # term 4 again
+    result = check_election(reused, [], start=0.0, end=4.0)
+    assert result.token_order_violations == 1
+    assert not result.safe
+    with pytest.raises(ValueError, match="without its number"):
+        check_election([Hold(worker=0, start=1.0, end=2.0)], [], start=0.0, end=4.0)

@@ -106,6 +106,32 @@ def test_the_legacy_lock_overlaps_under_kill_restart_where_quorumlock_does_not()
     assert "| kill-restart | legacy SETNX | 3 |" in format_table([safe, legacy])
 
 
+@pytest.mark.parametrize("nemesis", NEMESES)
+def test_the_election_survives_every_nemesis(nemesis: str) -> None:
+    """Workers campaign instead of locking: never two leaders within validity, terms
+    strictly increasing, a paused leader's late write refused by its term."""
+    report = verify(nemesis=nemesis, duration=DURATION, election=True)
+    assert report.config == "election, safe"
+    assert report.overlaps == 0, explain(report)
+    assert report.token_order_violations == 0, explain(report)
+    assert report.stale_writes_accepted == 0, explain(report)
+    assert report.acquisitions > 0, explain(report)
+    assert report.ok, explain(report)
+    if nemesis != "none":
+        assert report.faults > 0, explain(report)
+
+
+@pytest.mark.slow
+def test_an_election_without_the_quarantine_has_two_leaders_under_kill_restart() -> None:
+    """The cell that must be caught: the election checker sees overlapping terms."""
+    report = verify(
+        nemesis="kill-restart", servers=3, quarantine=False, duration=DURATION, election=True
+    )
+    assert report.config == "election, no quarantine"
+    assert report.overlaps > 0, explain(report)
+    assert not report.ok
+
+
 @pytest.mark.slow
 def test_an_interrupted_run_leaves_no_process_behind() -> None:
     before = children()
@@ -140,6 +166,8 @@ def test_verify_refuses_bad_arguments() -> None:
         verify(nemesis="none", ttl=0)
     with pytest.raises(ValueError, match="unknown contender 'zookeeper'"):
         verify(nemesis="none", contender="zookeeper")
+    with pytest.raises(ValueError, match="election"):
+        verify(nemesis="none", election=True, fencing=False)
 
 
 def test_the_nemeses() -> None:

@@ -585,10 +585,12 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
     assert set(SCRIPTS) == {
         "acquire",
         "acquire_cluster",
+        "claim_term",
         "commit_fence",
         "extend",
         "fence_guard",
         "provision",
+        "read_leader",
         "release",
     }
     client = client_of(servers[0])

@@ -57,6 +57,9 @@ class Op(enum.Enum):
     EXTEND = "extend"
     COMMIT_FENCE = "commit fence"
     PROBE = "probe"  # a plain GET: who holds the key here (``locked()``, ``owned()``)
+    # Leader election (docs/election.md): record a leader's term; read who leads.
+    CLAIM_TERM = "claim term"
+    READ_LEADER = "read leader"
 
 
 @dataclass(frozen=True, slots=True)

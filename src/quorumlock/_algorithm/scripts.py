@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 __all__ = [
     "ACQUIRE",
     "ACQUIRE_MANY",
+    "CLAIM_TERM",
     "CLUSTER_ACQUIRE",
     "CLUSTER_ACQUIRE_MANY",
     "COMMIT_FENCE",
@@ -29,6 +30,7 @@ __all__ = [
     "MARKER_KEY",
     "PROBE_MANY",
     "PROVISION",
+    "READ_LEADER",
     "RELEASE",
     "RELEASED_PREFIX",
     "RELEASE_MANY",
@@ -479,6 +481,31 @@ return 1
 """,
 )
 
+#: Leader election (docs/election.md): a leader records its term next to the lock key, in
+#: the term record (``quorumlock._algorithm.election.term_key``, the lock key's slot), as
+#: "<term> <token>", once it holds the lock; the token carries the leader's identity. The
+#: record is written only while the key still holds that token, and never lowered.
+CLAIM_TERM = Script(
+    "claim_term",
+    """\
+-- quorumlock claim term: record the term of the holder of the election's lock
+-- KEYS[1]  the lock key
+-- KEYS[2]  the term record
+-- ARGV[1]  our token
+-- ARGV[2]  our term (the fencing token of the acquisition, an integer)
+-- returns  1 if the key holds our token (the record names us then), 0 otherwise
+if redis.call("get", KEYS[1]) ~= ARGV[1] then
+    return 0
+end
+local recorded = redis.call("get", KEYS[2])
+local term = recorded and tonumber(string.match(recorded, "^(%d+) ")) or 0
+if term < tonumber(ARGV[2]) then
+    redis.call("set", KEYS[2], ARGV[2] .. " " .. ARGV[1])
+end
+return 1
+""",
+)
+
 #: ``locked()`` and ``owned()`` of a set: who holds it on this server.
 PROBE_MANY = Script(
     "probe_many",
@@ -507,12 +534,40 @@ return nil
 """,
 )
 
+#: Who leads according to this server: the lock key's value (the holder's token), its
+#: time to live, and the term of the record when the record names that same token.
+READ_LEADER = Script(
+    "read_leader",
+    """\
+-- quorumlock read leader: the holder of the election's lock here, with its term
+-- KEYS[1]  the lock key
+-- KEYS[2]  the term record
+-- returns  false when nobody holds the key, else "<pttl ms> <term> <token>" (term 0 when
+--          the record does not name this holder)
+local holder = redis.call("get", KEYS[1])
+if not holder then
+    return false
+end
+local pttl = redis.call("pttl", KEYS[1])
+local term = "0"
+local recorded = redis.call("get", KEYS[2])
+if recorded then
+    local number, token = string.match(recorded, "^(%d+) (.*)$")
+    if token == holder then
+        term = number
+    end
+end
+return pttl .. " " .. term .. " " .. holder
+""",
+)
+
 #: Every script, by name.
 SCRIPTS = {
     script.name: script
     for script in (
         ACQUIRE,
         ACQUIRE_MANY,
+        CLAIM_TERM,
         CLUSTER_ACQUIRE,
         CLUSTER_ACQUIRE_MANY,
         COMMIT_FENCE,
@@ -521,6 +576,7 @@ SCRIPTS = {
         FENCE_GUARD,
         PROBE_MANY,
         PROVISION,
+        READ_LEADER,
         RELEASE,
         RELEASE_MANY,
     )

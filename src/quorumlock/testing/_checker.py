@@ -42,6 +42,12 @@ What it counts, and why each count means a broken lock:
 
 ``stale_writes_rejected`` (the fence's refusals) is reported as counted by the workers;
 it is the *protection* at work, not a violation.
+
+Leader election (:func:`check_election`) is the same history read as terms: a hold is
+one term, ``[start, end)`` the time its leader was promised leadership, its token the
+term number. "At most one leader at any moment within validity" is "no two terms of
+different workers overlap", and "terms strictly increase" is "no token out of order";
+every term must carry its number.
 """
 
 from __future__ import annotations
@@ -55,6 +61,7 @@ __all__ = [
     "Hold",
     "SetHold",
     "Write",
+    "check_election",
     "check_history",
     "overlapping_pairs",
     "overlapping_set_pairs",
@@ -173,6 +180,36 @@ def check_history(
         acquisitions_per_second=len(all_holds) / duration if duration > 0 else 0.0,
         overlap_examples=overlap_examples,
         stale_write_examples=stale_examples,
+    )
+
+
+def check_election(
+    terms: Iterable[Hold],
+    writes: Sequence[Write],
+    *,
+    start: float,
+    end: float,
+    stale_writes_rejected: int = 0,
+) -> HistoryCheck:
+    """Check a run of leader election: at most one leader at any moment within its
+    validity, and term numbers strictly increasing in the order the terms began.
+
+    ``terms`` are the workers' terms as :class:`Hold` records (``token``: the term
+    number; ``start``/``end``: read as for a lock's hold, ``end`` no later than the
+    validity the leader was promised); ``writes`` the resource's log, written by the
+    leaders with their term as fencing token. The result is :func:`check_history`'s:
+    ``overlaps`` counts pairs of leaders at once, ``token_order_violations`` terms not
+    above every term that began before them.
+
+    Raises:
+        ValueError: a term without its number, and what :func:`check_history` raises.
+    """
+    all_terms = list(terms)
+    for term in all_terms:
+        if term.token is None:
+            raise ValueError(f"a term without its number: {term!r}")
+    return check_history(
+        all_terms, writes, start=start, end=end, stale_writes_rejected=stale_writes_rejected
     )
 
 

@@ -45,7 +45,7 @@ from typing import Final
 
 import redis
 
-from quorumlock.testing._checker import Write, check_history
+from quorumlock.testing._checker import Write, check_election, check_history
 from quorumlock.testing._nemesis import NEMESES, Targets, make_nemesis
 from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import LocalServer, LocalServerGroup
@@ -152,6 +152,7 @@ def verify(
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
     contender: str = "quorumlock",
+    election: bool = False,
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -177,6 +178,11 @@ def verify(
         contender: ``"quorumlock"``, or ``"legacy"`` for the legacy SETNX lock on the
             first server instead (``quarantine`` and ``fencing`` do not apply to it:
             the report says False for both), to compare the two under the same faults.
+        election: the workers campaign in a leader election on the name instead of
+            acquiring the lock (renewed while they lead, their term number the fencing
+            token, so ``fencing`` must be True), and the history is checked by
+            :func:`~quorumlock.testing.check_election`; the report's configuration
+            says "election".
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
@@ -200,6 +206,10 @@ def verify(
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
     if contender not in CONTENDERS:
         raise ValueError(f"unknown contender {contender!r}; choose one of {', '.join(CONTENDERS)}")
+    if election and not fencing:
+        raise ValueError("an election always fences with its term numbers: fencing=False")
+    if election and contender != "quorumlock":
+        raise ValueError(f"an election runs on quorumlock only, not on {contender!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
@@ -208,6 +218,8 @@ def verify(
         label = LEGACY_LABEL
     else:
         label = config_label(quarantine=quarantine, fencing=fencing)
+    if election:
+        label = f"election, {label}"
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
@@ -247,6 +259,7 @@ def verify(
                 flags=str(run_dir / "flags"),
                 seed=rng.randrange(2**32),
                 contender=contender,
+                election=election,
             )
             for index in range(workers)
         ]
@@ -288,9 +301,8 @@ def verify(
         records = list(pool.records())
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
-        check = check_history(
-            pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected
-        )
+        checker = check_election if election else check_history
+        check = checker(pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected)
         report = VerifyReport(
             nemesis=nemesis,
             config=label,

@@ -97,6 +97,7 @@ class WorkerSpec:
     flags: str
     seed: int
     contender: str = "quorumlock"
+    election: bool = False  # campaign in a leader election instead of taking the lock
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -194,6 +195,12 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
     try:
         time.sleep(max(0.0, start - time.monotonic()))
         while (left := stop - time.monotonic()) > 0:
+            if spec.election:
+                assert isinstance(redlock, Redlock)  # verify() refuses an election on legacy
+                _campaign(
+                    spec, redlock, records=records, flags=flags, write=write, rng=rng, left=left
+                )
+                continue
             lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
             try:
                 acquired = lock.acquire(blocking=True, timeout=min(spec.acquire_timeout, left))
@@ -236,6 +243,61 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
         flags.close()
         redlock.close()
         resource.close()
+
+
+def _campaign(
+    spec: WorkerSpec,
+    redlock: Redlock,
+    *,
+    records: _Records,
+    flags: mmap.mmap,
+    write: Callable[[int | None, str], bool],
+    rng: random.Random,
+    left: float,
+) -> None:
+    """One term of the election variant of the loop: campaign, lead (work, write with
+    the term number as fencing token), resign. The term is recorded as a hold whose end
+    is no later than the leadership promised: at the start, or as last renewed before
+    the write."""
+    election = redlock.election(spec.lock_name, ttl=spec.ttl, identity=f"worker-{spec.index}")
+    began = deadline = 0.0
+    number: int | None = None
+    outcome = "skipped"
+    try:
+        with election.campaign(timeout=min(spec.acquire_timeout, left)) as term:
+            began = time.monotonic()
+            deadline = began + term.validity
+            number = term.number
+            try:
+                if term.validity > 0:
+                    flags[spec.index] = 1
+                    try:
+                        time.sleep(rng.uniform(*spec.work))
+                        now = time.monotonic()
+                        # Renewed while the work ran: the promise as of now, if any is
+                        # left (none once it ran out, a paused worker's case).
+                        if (validity := term.validity) > 0:
+                            deadline = max(deadline, now + validity)
+                        payload = encode_payload(spec.index, began, number)
+                        outcome = "accepted" if write(number, payload) else "rejected"
+                    finally:
+                        flags[spec.index] = 0
+            except Exception as exc:
+                outcome = "failed"
+                _unexpected(records, exc)
+            ended = min(time.monotonic(), deadline)
+    except LockNotAcquired as exc:  # QuorumUnavailable and the timeout included
+        records.add(kind="error", error=type(exc).__name__)
+        time.sleep(spec.retry_delay)
+        return
+    except QuorumLockError:  # LockLost at the end of the term: recorded below all the same
+        ended = min(time.monotonic(), deadline)
+    except Exception as exc:
+        _unexpected(records, exc)
+        return
+    if number is not None:
+        records.add(kind="hold", start=began, end=max(ended, began), token=number, write=outcome)
+    time.sleep(rng.uniform(*spec.rest))
 
 
 def _writer(spec: WorkerSpec, resource: redis.Redis) -> Callable[[int | None, str], bool]:
