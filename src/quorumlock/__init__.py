@@ -21,6 +21,7 @@ from quorumlock._exceptions import (
     LockNotAcquired,
     LockNotHeld,
     LockNotReentrant,
+    LockUpgradeRefused,
     QuorumLockError,
     QuorumUnavailable,
     StaleFencingToken,
@@ -36,7 +37,7 @@ from quorumlock._observe import (
     RoundEvent,
 )
 from quorumlock._provision import Provisioned, provision
-from quorumlock._sync import Lock, Redlock
+from quorumlock._sync import Lock, ReadWriteHold, ReadWriteLock, Redlock
 
 __version__ = "0.1.0"
 
@@ -52,12 +53,15 @@ __all__ = [
     "LockNotHeld",
     "LockNotReentrant",
     "LockObserver",
+    "LockUpgradeRefused",
     "LostEvent",
     "NodeOutcome",
     "Provisioned",
     "QuorumLockError",
     "QuorumLockWarning",
     "QuorumUnavailable",
+    "ReadWriteHold",
+    "ReadWriteLock",
     "RedisFence",
     "Redlock",
     "RedlockConfig",

@@ -47,8 +47,9 @@ from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
 from quorumlock._observe import log_round, round_hook
+from quorumlock._rwfront import ReadWriteLockBase, RWHoldBase
 
-__all__ = ["Lock", "RedisFence", "Redlock"]
+__all__ = ["Lock", "ReadWriteHold", "ReadWriteLock", "RedisFence", "Redlock"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -56,7 +57,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", AsyncDecorator]):
+class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or
@@ -73,6 +74,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator]):
         self._fanout = AsyncFanout(self._specs, self.config)
         self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
         self._lock_class = Lock
+        self._rwlock_class = ReadWriteLock
         self._after_round = round_hook(log_round, self._observer)
 
     def _decorator(self, options: LockOptions) -> AsyncDecorator:
@@ -410,6 +412,26 @@ class Lock(LockBase):
                 outcomes=self.outcomes,
             ) from exc
         self._check_exit(exc_type, was_lost, released, "async with")
+
+
+class ReadWriteHold(RWHoldBase, Lock):
+    """A reader or the writer of a read-write lock: see :class:`quorumlock.ReadWriteHold`;
+    an asyncio :class:`Lock` in every other respect."""
+
+    async def downgrade(self) -> None:
+        """Turn the held write lock into a read lock: see
+        :meth:`quorumlock.ReadWriteHold.downgrade`, same contract."""
+        await self._redlock._run(self._downgrading())
+
+    async def __aenter__(self) -> ReadWriteHold:
+        await super().__aenter__()
+        return self
+
+
+class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):
+    """What ``Redlock.rwlock()`` returns: ``read()`` and ``write()`` make holds."""
+
+    _hold_class = ReadWriteHold
 
 
 async def _complete(aw: Any) -> Any:

@@ -25,10 +25,17 @@ from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     CLUSTER_ACQUIRE,
+    CLUSTER_RW_ACQUIRE,
     COMMIT_FENCE,
     EXTEND,
     MARKER_KEY,
     RELEASE,
+    RW_ACQUIRE,
+    RW_COMMIT_FENCE,
+    RW_DOWNGRADE,
+    RW_EXTEND,
+    RW_PROBE,
+    RW_RELEASE,
     Script,
 )
 from quorumlock._algorithm.wire import command_args
@@ -92,7 +99,11 @@ def slot_marker(slot: int) -> str:
 
 def touches_marker(step: Fanout) -> bool:
     """Whether ``step``'s command names the incarnation marker (KEYS[2])."""
-    return step.per_session or step.op is Op.COMMIT_FENCE
+    return step.per_session or step.op is Op.COMMIT_FENCE or step.op is Op.RW_COMMIT_FENCE
+
+
+#: The cluster variant of each acquire script, by the plain script's digest.
+_CLUSTER_OF = {ACQUIRE.sha: CLUSTER_ACQUIRE, RW_ACQUIRE.sha: CLUSTER_RW_ACQUIRE}
 
 
 def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str | int, ...]:
@@ -109,11 +120,12 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     if args[0] != "EVALSHA" or args[2] != 2 or args[4] != MARKER_KEY:
         raise ValueError(f"the {step.op.value} command does not name the marker as KEYS[2]")
     marker = slot_marker(slot)
-    if step.op is Op.COMMIT_FENCE:
+    if step.op is Op.COMMIT_FENCE or step.op is Op.RW_COMMIT_FENCE:
         return (*args[:4], marker, *args[5:])
     if session is None:
         raise ValueError("the acquire script needs the connection's session")
-    return ("EVALSHA", CLUSTER_ACQUIRE.sha, 2, args[3], marker, *args[5:], session.run_id)
+    cluster = _CLUSTER_OF[str(args[1])]
+    return ("EVALSHA", cluster.sha, 2, args[3], marker, *args[5:], session.run_id)
 
 
 _SCRIPT_OF: dict[Op, Script] = {
@@ -121,6 +133,13 @@ _SCRIPT_OF: dict[Op, Script] = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.RW_READ: RW_ACQUIRE,
+    Op.RW_WRITE: RW_ACQUIRE,
+    Op.RW_RELEASE: RW_RELEASE,
+    Op.RW_EXTEND: RW_EXTEND,
+    Op.RW_DOWNGRADE: RW_DOWNGRADE,
+    Op.RW_PROBE: RW_PROBE,
+    Op.RW_COMMIT_FENCE: RW_COMMIT_FENCE,
 }
 
 
@@ -129,5 +148,6 @@ def cluster_eval_args(step: Fanout, session: Session | None, slot: int) -> tuple
     args = cluster_args(step, session, slot)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    script = CLUSTER_ACQUIRE if args[1] == CLUSTER_ACQUIRE.sha else _SCRIPT_OF[step.op]
+    clusters = {script.sha: script for script in _CLUSTER_OF.values()}
+    script = clusters.get(str(args[1])) or _SCRIPT_OF[step.op]
     return ("EVAL", script.source, *args[2:])

@@ -7,9 +7,23 @@ and hands each decoded reply to :func:`interpret`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.outcomes import Reply, quarantine_cause
-from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
+from quorumlock._algorithm.scripts import (
+    ACQUIRE,
+    COMMIT_FENCE,
+    EXTEND,
+    MARKER_KEY,
+    RELEASE,
+    RW_ACQUIRE,
+    RW_COMMIT_FENCE,
+    RW_DOWNGRADE,
+    RW_EXTEND,
+    RW_PROBE,
+    RW_RELEASE,
+)
 
 __all__ = [
     "HOLDER_PREFIX",
@@ -41,6 +55,8 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
 def shared_args(step: Fanout) -> tuple[str | int, ...]:
     """The part of the command that is the same for every server (all of it, unless
     ``step.per_session``: then the session's arguments come last)."""
+    if step.op in _RW_ARGS:
+        return _RW_ARGS[step.op](step)
     if step.op is Op.ACQUIRE:
         if not step.per_session:
             return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
@@ -56,6 +72,41 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
+
+
+def _rw_acquire_args(step: Fanout) -> tuple[str | int, ...]:
+    mode = "r" if step.op is Op.RW_READ else "w"
+    return (
+        "EVALSHA", RW_ACQUIRE.sha, 2, step.key, MARKER_KEY, mode + step.token,
+        f"{step.ttl_ms}:{step.intent_ms}", step.max_ttl_ms, "1" if step.fencing else "0",
+    )  # fmt: skip
+
+
+_RW_ARGS: dict[Op, Callable[[Fanout], tuple[str | int, ...]]] = {
+    Op.RW_READ: _rw_acquire_args,
+    Op.RW_WRITE: _rw_acquire_args,
+    Op.RW_RELEASE: lambda step: (
+        "EVALSHA",
+        RW_RELEASE.sha,
+        1,
+        step.key,
+        step.token,
+        "1" if step.notify else "0",
+        step.intent_ms,
+    ),
+    Op.RW_EXTEND: lambda step: ("EVALSHA", RW_EXTEND.sha, 1, step.key, step.token, step.ttl_ms),
+    Op.RW_DOWNGRADE: lambda step: ("EVALSHA", RW_DOWNGRADE.sha, 1, step.key, step.token),
+    Op.RW_PROBE: lambda step: ("EVALSHA", RW_PROBE.sha, 1, step.key, step.token),
+    Op.RW_COMMIT_FENCE: lambda step: (
+        "EVALSHA",
+        RW_COMMIT_FENCE.sha,
+        2,
+        step.key,
+        MARKER_KEY,
+        step.token,
+        step.fence,
+    ),
+}
 
 
 def session_args(session: Session) -> tuple[str, str]:
@@ -74,6 +125,13 @@ _SCRIPT_OF = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.RW_READ: RW_ACQUIRE,
+    Op.RW_WRITE: RW_ACQUIRE,
+    Op.RW_RELEASE: RW_RELEASE,
+    Op.RW_EXTEND: RW_EXTEND,
+    Op.RW_DOWNGRADE: RW_DOWNGRADE,
+    Op.RW_PROBE: RW_PROBE,
+    Op.RW_COMMIT_FENCE: RW_COMMIT_FENCE,
 }
 
 
@@ -103,7 +161,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
     quarantine, also why and since when (server ms), which the detail tells.
     """
-    if op is Op.ACQUIRE:
+    if op is Op.ACQUIRE or op is Op.RW_READ or op is Op.RW_WRITE:
         if raw in (b"OK", "OK", True):
             return Reply.GRANTED, "", None, None
         if raw is None:
@@ -128,7 +186,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
                 )
                 return Reply.QUARANTINED, detail, counter, holder
             return (Reply.GRANTED if granted else Reply.TAKEN), "", counter, holder
-    elif op is Op.PROBE:
+    elif op is Op.PROBE or op is Op.RW_PROBE:
         if raw is None:
             return Reply.NOT_HELD, "", None, None
         if isinstance(raw, bytes | str):
