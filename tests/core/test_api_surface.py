@@ -23,12 +23,14 @@ import quorumlock.asyncio
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
-TWINS = ("Lock", "RedisFence", "Redlock")
+TWINS = ("Lock", "ReadWriteHold", "ReadWriteLock", "RedisFence", "Redlock")
 
 #: Allowed difference 1: these are ``async def`` in the asyncio API, plain in the sync one.
 COROUTINES = {
     "Redlock": {"close"},
     "Lock": {"acquire", "release", "extend", "export", "locked", "owned"},
+    "ReadWriteHold": {"acquire", "release", "extend", "export", "locked", "owned", "downgrade"},
+    "ReadWriteLock": set(),
     "RedisFence": {"execute", "highest"},
 }
 
@@ -39,6 +41,7 @@ ASYNC_ONLY = {"__aenter__", "__aexit__"}
 #: Allowed difference 3: the types of these instance attributes.
 ATTRIBUTE_TYPES = {
     ("Lock", "lost"): (threading.Event, asyncio.Event),
+    ("ReadWriteHold", "lost"): (threading.Event, asyncio.Event),
 }
 
 URL = "redis://127.0.0.1:1"  # never contacted
@@ -100,6 +103,8 @@ def test_instances_have_the_same_public_attributes() -> None:
         made = {
             "Redlock": async_rl,
             "Lock": async_rl.lock("surface", ttl=1),
+            "ReadWriteLock": async_rl.rwlock("surface", ttl=1),
+            "ReadWriteHold": async_rl.rwlock("surface", ttl=1).write(),
             "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
         }
         await async_client.aclose()
@@ -110,6 +115,8 @@ def test_instances_have_the_same_public_attributes() -> None:
     sync_made = {
         "Redlock": sync_rl,
         "Lock": sync_rl.lock("surface", ttl=1),
+        "ReadWriteLock": sync_rl.rwlock("surface", ttl=1),
+        "ReadWriteHold": sync_rl.rwlock("surface", ttl=1).write(),
         "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
     }
     async_made = asyncio.run(build())
