@@ -105,8 +105,13 @@ exit statuses:
   {EXIT_LOST}    the lock was lost while CMD ran: CMD was terminated
   {EXIT_CANNOT_EXECUTE}    CMD could not be executed; {EXIT_NOT_FOUND}: CMD was not found
 
+With --read or --write, NAME is a read-write lock (docs/algorithm.md, "Read-write
+locks"): any number of --read runs at once, or one --write run; a waiting --write run
+keeps new --read runs out. It is a lock apart from the plain lock NAME.
+
 examples:
   quorumlock run nightly-report -- ./report.sh --full
+  quorumlock run --read catalog -- ./export.sh      # many at once, never during --write
   quorumlock run db-migrate --wait 0 -- alembic upgrade head    # skip if it is running
   quorumlock run deploy --ttl 60 --wait 300 --fencing -- sh -c 'deploy --fence "${FENCING_ENV}"'
   QUORUMLOCK_SERVERS=redis://a:6379,redis://b:6379,redis://c:6379 quorumlock run job -- ./job
@@ -118,8 +123,8 @@ def add_parser(subparsers: Any) -> Parser:
         "run",
         help="run a command while holding a lock, like flock(1) across machines",
         description="Run CMD while holding the lock NAME on a majority of the servers.",
-        usage="quorumlock run NAME [--ttl S] [--wait S] [--servers URLS] [options] "
-        "-- CMD [ARGS...]",
+        usage="quorumlock run NAME [--read | --write] [--ttl S] [--wait S] [--servers URLS] "
+        "[options] -- CMD [ARGS...]",
         epilog=_EPILOG,
     )
     parser.add_argument("name", metavar="NAME", type=lock_name, help="the lock (its key)")
@@ -158,6 +163,18 @@ def add_parser(subparsers: Any) -> Parser:
         help="the longest ttl any client uses: a restarted server is kept out of quorums "
         "this long (default 60; --ttl must not exceed it)",
     )
+    shared = parser.add_mutually_exclusive_group()
+    shared.add_argument(
+        "--read",
+        action="store_true",
+        help="hold NAME's read-write lock for reading: shared with other --read runs, "
+        "exclusive of --write runs (a lock apart from the plain lock NAME)",
+    )
+    shared.add_argument(
+        "--write",
+        action="store_true",
+        help="hold NAME's read-write lock for writing: exclusive of --read and --write runs",
+    )
     add_server_options(parser)
     parser.set_defaults(handler=run)
     return parser
@@ -178,6 +195,10 @@ def run(args: argparse.Namespace) -> int:
             "(the quarantine of a restarted server) to at least the ttl",
             EXIT_USAGE,
         )
+    if args.read and args.fencing:
+        raise CliError(
+            "--fencing issues tokens to writers only: a --read run draws none", EXIT_USAGE
+        )
     servers = resolve_servers(args)
     assert servers is not None
     lost_reason: list[str] = []
@@ -188,9 +209,14 @@ def run(args: argparse.Namespace) -> int:
     with make_redlock(
         servers, max_ttl=args.max_ttl, fencing=args.fencing, connect_timeout=args.timeout
     ) as redlock:
-        lock = redlock.lock(
-            args.name, ttl=args.ttl, auto_extend=True, max_hold=math.inf, on_lost=on_lost
-        )
+        options: dict[str, Any] = {
+            "ttl": args.ttl, "auto_extend": True, "max_hold": math.inf, "on_lost": on_lost
+        }  # fmt: skip
+        if args.read or args.write:
+            rw = redlock.rwlock(args.name, **options)
+            lock: Any = rw.read() if args.read else rw.write()
+        else:
+            lock = redlock.lock(args.name, **options)
         if not _acquire(lock, args.wait, args.timeout):
             waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
             say(f"quorumlock: lock {args.name!r} is held by someone else{waited}", err=True)
