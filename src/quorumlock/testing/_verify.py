@@ -140,6 +140,7 @@ def verify(
     fencing: bool = True,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    lock: str = "mutex",
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -162,6 +163,9 @@ def verify(
         seed: seed of every random choice (nemesis schedule, work times); None picks one,
             reported in the result. Timing still varies from run to run.
         progress: called with a short message at each step (e.g. ``print``).
+        lock: ``"mutex"`` (``Redlock.lock``), or ``"rw"``: a read-write lock
+            (``Redlock.rwlock``), each hold a read or a write at random; readers may
+            overlap readers, never a writer, and only writers write to the resource.
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
@@ -177,6 +181,8 @@ def verify(
     """
     if nemesis not in NEMESES:
         raise ValueError(f"unknown nemesis {nemesis!r}; choose one of {', '.join(NEMESES)}")
+    if lock not in ("mutex", "rw"):
+        raise ValueError(f"lock must be 'mutex' or 'rw', not {lock!r}")
     for what, count in (("servers", servers), ("workers", workers)):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"{what} must be an int >= 1, not {count!r}")
@@ -187,6 +193,8 @@ def verify(
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
     label = config_label(quarantine=quarantine, fencing=fencing)
+    if lock == "rw":
+        label = f"rwlock, {label}"
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
@@ -225,6 +233,7 @@ def verify(
                 records=str(run_dir / f"worker-{index}.jsonl"),
                 flags=str(run_dir / "flags"),
                 seed=rng.randrange(2**32),
+                lock=lock,
             )
             for index in range(workers)
         ]

@@ -93,6 +93,9 @@ class WorkerSpec:
     records: str
     flags: str
     seed: int
+    # "mutex", or "rw": a read-write lock, each hold a read with probability 1/2 (a
+    # reader writes nothing to the resource; its hold is recorded as shared)
+    lock: str = "mutex"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -180,8 +183,13 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
     os.close(flags_fd)
     try:
         time.sleep(max(0.0, start - time.monotonic()))
+        rw = redlock.rwlock(spec.lock_name, ttl=spec.ttl) if spec.lock == "rw" else None
         while (left := stop - time.monotonic()) > 0:
-            lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            reading = rw is not None and rng.random() < 0.5
+            if rw is None:
+                lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            else:
+                lock = rw.read() if reading else rw.write()
             try:
                 acquired = lock.acquire(blocking=True, timeout=min(spec.acquire_timeout, left))
             except LockNotAcquired as exc:  # QuorumUnavailable included
@@ -204,8 +212,9 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                     flags[spec.index] = 1
                     try:
                         time.sleep(rng.uniform(*spec.work))
-                        payload = encode_payload(spec.index, began, token)
-                        outcome = "accepted" if write(token, payload) else "rejected"
+                        if not reading:
+                            payload = encode_payload(spec.index, began, token)
+                            outcome = "accepted" if write(token, payload) else "rejected"
                     finally:
                         flags[spec.index] = 0
             except Exception as exc:
@@ -216,7 +225,12 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                 with contextlib.suppress(QuorumLockError, RuntimeError):
                     lock.release()
                 records.add(
-                    kind="hold", start=began, end=max(ended, began), token=token, write=outcome
+                    kind="hold",
+                    start=began,
+                    end=max(ended, began),
+                    token=token,
+                    write=outcome,
+                    shared=reading,
                 )
             time.sleep(rng.uniform(*spec.rest))
     finally:
@@ -368,7 +382,13 @@ class WorkerPool:
 
     def holds(self) -> list[Hold]:
         return [
-            Hold(worker=r["worker"], start=r["start"], end=r["end"], token=r["token"])
+            Hold(
+                worker=r["worker"],
+                start=r["start"],
+                end=r["end"],
+                token=r["token"],
+                shared=bool(r.get("shared", False)),
+            )
             for r in self.records()
             if r.get("kind") == "hold"
         ]
