@@ -20,6 +20,7 @@ from quorumlock.benchmarks import (
     contention,
     handover,
     many_names,
+    rwlock_cycles,
     suite,
     uncontended,
 )
@@ -348,3 +349,12 @@ def test_what_fails_the_run_is_a_crash_or_an_overlap_never_a_timing() -> None:
     assert suite.crashes(run) == ["many crashed: WorkerError: worker 0 (pid 1): exited"]
     run.figures["contention"] = {"rows": [{**row, "counter_ok": False}]}
     assert suite.crashes(run)[1:] == ["contention: pottery Redlock had overlapping holds"]
+
+
+def test_the_rwlock_cycles_benchmark_measures_every_contender(five: LocalServerGroup) -> None:
+    """A smoke run: structure only, never a speed (the machine may be loaded)."""
+    result = rwlock_cycles.measure(five.urls, rounds=2, seconds=0.05)
+    assert set(result["cycles_per_second"]) == {"plain", "read", "write"}
+    assert all(rate > 0 for rate in result["cycles_per_second"].values())
+    assert set(result["ratios"]) == {"read / plain", "write / plain"}
+    assert all(len(rounds) == 2 for rounds in result["cycles_per_second_by_round"].values())
