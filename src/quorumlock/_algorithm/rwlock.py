@@ -113,8 +113,18 @@ class RWState(LockState):
         else:
             op = _ROLE.get(step.op, step.op)
         keeps_intent = op is Op.RW_WRITE or op is Op.RW_RELEASE
-        return dataclasses.replace(
-            step, op=op, key=self.key, intent_ms=intent_ms if keeps_intent else 0
+        # Built directly, not by dataclasses.replace: this runs for every round.
+        return Fanout(
+            op,
+            self.key,
+            step.token,
+            step.ttl_ms,
+            step.timeout,
+            step.max_ttl_ms,
+            step.fencing,
+            step.fence,
+            step.notify,
+            intent_ms if keeps_intent else 0,
         )
 
     def acquire(
