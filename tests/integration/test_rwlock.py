@@ -27,6 +27,7 @@ from quorumlock import (
     LockLost,
     LockNotAcquired,
     LockNotHeld,
+    LockNotReentrant,
     LockUpgradeRefused,
     QuorumUnavailable,
     Reply,
@@ -375,6 +376,11 @@ def test_downgrade_turns_the_writer_into_a_reader_atomically(
             assert not await call(rw2.write().acquire(blocking=False))
             with pytest.raises(LockNotHeld, match="held for reading already"):
                 await call(writer.downgrade())  # type: ignore[union-attr]
+            # Acquiring the held hold again is refused and leaves it a reader.
+            with pytest.raises(LockNotReentrant):
+                await call(writer.acquire(blocking=False))
+            assert writer.mode == "read"  # type: ignore[union-attr]
+            assert holds(servers, lock_name) == [["r" + str(token)]] * 5
         assert holds(servers, lock_name) == [[]] * 5
 
     api.run(body)

@@ -141,7 +141,9 @@ class RWState(LockState):
         each attempt and each undo, so that no new reader gets in while it waits; when
         it gives up, a last release takes its intent back (nothing is left behind).
         """
-        self.mode = self.initial_mode
+        if self.deadline is None or now >= self.deadline:
+            # A new acquisition (one while held is refused below, and keeps the mode).
+            self.mode = self.initial_mode
         intent = self._intent_ms if self.mode is Mode.WRITE and blocking else 0
         sent = False
 
