@@ -55,6 +55,7 @@ examples:
   quorumlock verify                              # every nemesis, ~6 s each
   quorumlock verify --nemesis kill-restart --nemesis pause-clients --duration 10
   quorumlock verify --no-quarantine --nemesis kill-restart  # what the quarantine prevents
+  quorumlock verify --rwlock --nemesis pause-clients   # readers and writers
   quorumlock verify --json > verify.json
 """
 
@@ -112,6 +113,15 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--no-fencing", dest="fencing", action="store_false", help="turn fencing tokens off"
     )
+    parser.add_argument(
+        "--rwlock",
+        dest="lock",
+        action="store_const",
+        const="rw",
+        default="mutex",
+        help="contend for a read-write lock (rl.rwlock), each hold a read or a write: "
+        "readers may overlap readers, never a writer",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -148,6 +158,7 @@ def verify(args: argparse.Namespace) -> int:
                     fencing=args.fencing,
                     seed=args.seed,
                     progress=_progress(bar, label, live),
+                    lock=args.lock,
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None
