@@ -293,6 +293,32 @@ def test_a_dead_readers_hold_expires_on_its_own(
     api.run(body)
 
 
+def test_a_dead_writers_intent_lapses_while_a_reader_holds_on(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A writer that died while it waited leaves an intent that lapses on its own; a
+    reader that keeps its hold (and so the key) alive does not keep it there."""
+
+    async def body() -> None:
+        rl = await warm(api, servers.urls)
+        other = await warm(api, servers.urls)
+        holder = rl.rwlock(lock_name, ttl=10).read()
+        assert await call(holder.acquire(blocking=False))
+        clients = [client_of(s) for s in servers]
+        for client in clients:
+            plant(client, lock_name, "idead-writer", ms=300)
+        newcomer = other.rwlock(lock_name, ttl=10).read()
+        assert not await call(newcomer.acquire(blocking=False))  # the intent counts
+        await asyncio.sleep(0.4)
+        assert await call(holder.extend())  # the key outlives the intent
+        assert await call(newcomer.acquire(blocking=False))
+        assert kinds(servers, lock_name) == ["rr"] * 5
+        for client in clients:
+            client.close()
+
+    api.run(body)
+
+
 def test_a_waiting_writer_keeps_new_readers_out(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:

@@ -411,16 +411,10 @@ if rw_last[2] then
 end
 """
 
-#: What the acquire script's SET becomes in the read-write acquire (see RW_ACQUIRE).
-_MUTEX_GRANT = """\
-local granted = 0
-local holder = false
-if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
-    granted = 1
-else
-    holder = redis.call("get", KEYS[1])
-end
-"""
+#: Where the acquire script's SET block starts and ends: the read-write acquire replaces
+#: it (see RW_ACQUIRE); its lines are not repeated here, so that they exist once.
+_GRANT_FROM = "local granted = 0\n"
+_GRANT_TO = 'holder = redis.call("get", KEYS[1])\nend\n'
 
 _RW_GRANT = (
     """\
@@ -463,10 +457,12 @@ def _rw_acquire_source() -> str:
     """ACQUIRE's source with its SET replaced by the read-write grant: the restart
     quarantine and the fencing counter are ACQUIRE's own, never edited by hand."""
     source = ACQUIRE.source
-    if source.count(_MUTEX_GRANT) != 1:
-        raise RuntimeError("the acquire script's SET block changed: update _MUTEX_GRANT")
+    if source.count(_GRANT_FROM) != 1 or source.count(_GRANT_TO) != 1:
+        raise RuntimeError("the acquire script's SET block changed: update _GRANT_FROM/_TO")
+    start = source.index(_GRANT_FROM)
+    end = source.index(_GRANT_TO) + len(_GRANT_TO)
     header = "-- quorumlock read-write acquire: the acquire script with the SET below replaced\n"
-    return header + source.replace(_MUTEX_GRANT, _RW_GRANT)
+    return header + source[:start] + _RW_GRANT + source[end:]
 
 
 #: B1 and B2 for the read-write lock: ACQUIRE with its SET replaced by the read-write
