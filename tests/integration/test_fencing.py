@@ -590,6 +590,13 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
         "fence_guard",
         "provision",
         "release",
+        "rw_acquire",
+        "rw_acquire_cluster",
+        "rw_commit_fence",
+        "rw_downgrade",
+        "rw_extend",
+        "rw_probe",
+        "rw_release",
     }
     client = client_of(servers[0])
     for script in SCRIPTS.values():
