@@ -34,7 +34,7 @@ from quorumlock import (
 )
 from quorumlock._algorithm.rwlock import rw_key
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import ServerFactory, client_of
+from tests.conftest import ServerFactory, ServerKind, binary_of, client_of
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call, holding
 from tests.integration.test_quorum import frozen, replies
 
@@ -570,3 +570,29 @@ def test_names_are_the_hash_tag_of_the_key() -> None:
         quorumlock.Redlock(["redis://127.0.0.1:1"]).rwlock("x", ttl=1).read(),
         quorumlock.ReadWriteHold,
     )
+
+
+def test_readers_writers_and_downgrade_on_each_server_kind(
+    api: Api, make_servers: ServerFactory, kind: ServerKind, lock_name: str
+) -> None:
+    """The scripts on Valkey, Redis 6.2 and the PATH server: the clock read (TIME) comes
+    before the writes in every script, which a server must allow."""
+    group = make_servers(3, binary=binary_of(kind))
+
+    async def body() -> None:
+        rl = await warm(api, group.urls, fencing=True)
+        other = await warm(api, group.urls)
+        reader = other.rwlock(lock_name, ttl=5).read()
+        assert await call(reader.acquire(blocking=False))
+        assert await call(reader.extend())
+        writer = rl.rwlock(lock_name, ttl=5).write()
+        assert not await call(writer.acquire(blocking=False))
+        assert await call(reader.release())
+        assert await call(writer.acquire(blocking=False))
+        assert isinstance(writer.fencing_token, int)
+        await call(writer.downgrade())
+        assert await call(writer.owned())
+        assert await call(writer.release())
+        assert holds(group, lock_name) == [[]] * 3
+
+    api.run(body)
