@@ -21,6 +21,7 @@ from quorumlock.benchmarks import (
     failover,
     handover,
     many_names,
+    rwlock_cycles,
     suite,
     uncontended,
 )
@@ -359,3 +360,12 @@ def test_the_failover_benchmark_runs(five: LocalServerGroup) -> None:
     assert len(result.resigns) == 1
     assert all(value > 0 for value in (*result.failovers, *result.resigns))
     assert "failover after SIGKILL" in result.summary()
+
+
+def test_the_rwlock_cycles_benchmark_measures_every_contender(five: LocalServerGroup) -> None:
+    """A smoke run: structure only, never a speed (the machine may be loaded)."""
+    result = rwlock_cycles.measure(five.urls, rounds=2, seconds=0.05)
+    assert set(result["cycles_per_second"]) == {"plain", "read", "write"}
+    assert all(rate > 0 for rate in result["cycles_per_second"].values())
+    assert set(result["ratios"]) == {"read / plain", "write / plain"}
+    assert all(len(rounds) == 2 for rounds in result["cycles_per_second_by_round"].values())

@@ -23,6 +23,7 @@ from quorumlock._exceptions import (
     LockNotAcquired,
     LockNotHeld,
     LockNotReentrant,
+    LockUpgradeRefused,
     QuorumLockError,
     QuorumUnavailable,
     StaleFencingToken,
@@ -38,7 +39,16 @@ from quorumlock._observe import (
     RoundEvent,
 )
 from quorumlock._provision import Provisioned, provision
-from quorumlock._sync import Campaign, Election, Lock, MultiLock, Redlock, RLock
+from quorumlock._sync import (
+    Campaign,
+    Election,
+    Lock,
+    MultiLock,
+    ReadWriteHold,
+    ReadWriteLock,
+    Redlock,
+    RLock,
+)
 
 __version__ = "0.1.0"
 
@@ -57,6 +67,7 @@ __all__ = [
     "LockNotHeld",
     "LockNotReentrant",
     "LockObserver",
+    "LockUpgradeRefused",
     "LostEvent",
     "MultiLock",
     "NodeOutcome",
@@ -65,6 +76,8 @@ __all__ = [
     "QuorumLockWarning",
     "QuorumUnavailable",
     "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
     "RedisFence",
     "Redlock",
     "RedlockConfig",

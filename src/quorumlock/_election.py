@@ -100,7 +100,7 @@ class ElectionBase(Generic[LockT]):
 
     def __init__(
         self,
-        redlock: RedlockBase[LockT, Any],
+        redlock: RedlockBase[LockT, Any, Any],
         name: str,
         *,
         ttl: Duration,
@@ -148,7 +148,7 @@ class ElectionBase(Generic[LockT]):
             max_hold=math.inf,
             on_lost=on_lost,
         )
-        lock = self._redlock._lock_class(self._redlock, options)
+        lock: LockT = self._redlock._lock_class(self._redlock, options)
         state = lock._state
         state.config = self._config
         identity = self.identity

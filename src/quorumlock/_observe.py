@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import shown
-from quorumlock._algorithm.flows import Fanout, Op, Round
+from quorumlock._algorithm.flows import Fanout, Round
 from quorumlock._algorithm.handoff import TOKEN_PREFIX
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, quarantine_advice, render_outcomes
 
@@ -275,7 +275,7 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
                 "" if left == 1 else "s",
                 n - quorum(n),
             )
-    if step.op is not Op.ACQUIRE:
+    if not step.acquires:
         return
     servers = " ".join(o.server for o in outcomes)
     if any(o.reply not in _NO_ANSWER for o in outcomes):

@@ -38,8 +38,18 @@ from quorumlock._frontend import (
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
+from quorumlock._rwfront import ReadWriteLockBase, RWHoldBase
 
-__all__ = ["Campaign", "Election", "Lock", "MultiLock", "RLock", "Redlock"]
+__all__ = [
+    "Campaign",
+    "Election",
+    "Lock",
+    "MultiLock",
+    "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
+    "Redlock",
+]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -47,7 +57,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", SyncDecorator], Family["RLock", "MultiLock"]):
+class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock", "MultiLock"]):
     """A lock manager over N independent Redis or Valkey masters.
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
@@ -79,6 +89,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator], Family["RLock", "MultiLock"]):
         self._lock_class = Lock
         self._rlock_class = RLock
         self._multi_class = MultiLock
+        self._rwlock_class = ReadWriteLock
         self._after_round = round_hook(log_round, self._observer)
 
     def _decorator(self, options: LockOptions) -> SyncDecorator:
@@ -573,6 +584,29 @@ class Campaign(CampaignBase[Lock]):
         tb: TracebackType | None,
     ) -> None:
         self._lock.__exit__(exc_type, exc, tb)
+
+
+class ReadWriteHold(RWHoldBase, Lock):
+    """A reader or the writer of a read-write lock (``rw.read()``, ``rw.write()``): a
+    :class:`Lock` in every other respect (acquire, release, extend, leases, ``with``)."""
+
+    def downgrade(self) -> None:
+        """Turn the held write lock into a read lock, atomically (no writer can come in
+        between; the validity is unchanged). Raises :class:`LockNotHeld` unless this hold
+        holds the write lock, and :class:`LockLost` if a majority did not confirm it in
+        time (the lock is then released everywhere)."""
+        with self._mutex:
+            self._redlock._run(self._downgrading())
+
+    def __enter__(self) -> ReadWriteHold:
+        super().__enter__()
+        return self
+
+
+class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):
+    """What ``Redlock.rwlock()`` returns: ``read()`` and ``write()`` make holds."""
+
+    _hold_class = ReadWriteHold
 
 
 class _LeaseKeeper:

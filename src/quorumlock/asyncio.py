@@ -50,8 +50,19 @@ from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
 from quorumlock._observe import log_round, round_hook
+from quorumlock._rwfront import ReadWriteLockBase, RWHoldBase
 
-__all__ = ["Campaign", "Election", "Lock", "MultiLock", "RLock", "RedisFence", "Redlock"]
+__all__ = [
+    "Campaign",
+    "Election",
+    "Lock",
+    "MultiLock",
+    "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
+    "RedisFence",
+    "Redlock",
+]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -59,7 +70,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", AsyncDecorator], Family["RLock", "MultiLock"]):
+class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLock", "MultiLock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or
@@ -78,6 +89,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator], Family["RLock", "MultiLock"])
         self._lock_class = Lock
         self._rlock_class = RLock
         self._multi_class = MultiLock
+        self._rwlock_class = ReadWriteLock
         self._after_round = round_hook(log_round, self._observer)
 
     def _decorator(self, options: LockOptions) -> AsyncDecorator:
@@ -510,6 +522,26 @@ class Campaign(CampaignBase[Lock]):
         tb: TracebackType | None,
     ) -> None:
         await self._lock.__aexit__(exc_type, exc, tb)
+
+
+class ReadWriteHold(RWHoldBase, Lock):
+    """A reader or the writer of a read-write lock: see :class:`quorumlock.ReadWriteHold`;
+    an asyncio :class:`Lock` in every other respect."""
+
+    async def downgrade(self) -> None:
+        """Turn the held write lock into a read lock: see
+        :meth:`quorumlock.ReadWriteHold.downgrade`, same contract."""
+        await self._redlock._run(self._downgrading())
+
+    async def __aenter__(self) -> ReadWriteHold:
+        await super().__aenter__()
+        return self
+
+
+class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):
+    """What ``Redlock.rwlock()`` returns: ``read()`` and ``write()`` make holds."""
+
+    _hold_class = ReadWriteHold
 
 
 async def _complete(aw: Any) -> Any:

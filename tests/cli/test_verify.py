@@ -84,3 +84,15 @@ def test_an_election_cannot_go_unfenced() -> None:
     result = run_cli("verify", "--election", "--no-fencing")
     assert result.returncode == 2
     assert "--no-fencing" in assert_one_line_error(result)
+
+
+def test_verify_a_read_write_lock() -> None:
+    result = run_cli(
+        "verify", "--rwlock", "--nemesis", "pause-clients", "--duration", "2", "--count", "3",
+        "--json", timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["config"] == "rwlock, safe"
+    assert report["overlaps"] == 0
+    assert report["acquisitions"] > 0

@@ -23,7 +23,17 @@ import quorumlock.asyncio
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
-TWINS = ("Campaign", "Election", "Lock", "MultiLock", "RLock", "RedisFence", "Redlock")
+TWINS = (
+    "Campaign",
+    "Election",
+    "Lock",
+    "MultiLock",
+    "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
+    "RedisFence",
+    "Redlock",
+)
 
 #: Allowed difference 1: these are ``async def`` in the asyncio API, plain in the sync one.
 COROUTINES = {
@@ -31,6 +41,8 @@ COROUTINES = {
     "Lock": {"acquire", "release", "extend", "export", "locked", "owned"},
     "RLock": {"acquire", "release", "extend", "export", "locked", "owned"},
     "MultiLock": {"acquire", "release", "extend", "export", "locked", "owned"},
+    "ReadWriteHold": {"acquire", "release", "extend", "export", "locked", "owned", "downgrade"},
+    "ReadWriteLock": set(),
     "RedisFence": {"execute", "highest"},
     "Election": {"leader"},
     "Campaign": set(),
@@ -45,6 +57,7 @@ ATTRIBUTE_TYPES = {
     ("Lock", "lost"): (threading.Event, asyncio.Event),
     ("RLock", "lost"): (threading.Event, asyncio.Event),
     ("MultiLock", "lost"): (threading.Event, asyncio.Event),
+    ("ReadWriteHold", "lost"): (threading.Event, asyncio.Event),
 }
 
 URL = "redis://127.0.0.1:1"  # never contacted
@@ -108,6 +121,8 @@ def test_instances_have_the_same_public_attributes() -> None:
             "Lock": async_rl.lock("surface", ttl=1),
             "RLock": async_rl.rlock("surface", ttl=1),
             "MultiLock": async_rl.lock_many(["surface", "surface:2"], ttl=1),
+            "ReadWriteLock": async_rl.rwlock("surface", ttl=1),
+            "ReadWriteHold": async_rl.rwlock("surface", ttl=1).write(),
             "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
             "Election": async_rl.election("surface", ttl=1, identity="i"),
             "Campaign": async_rl.election("surface", ttl=1, identity="i").campaign(),
@@ -122,6 +137,8 @@ def test_instances_have_the_same_public_attributes() -> None:
         "Lock": sync_rl.lock("surface", ttl=1),
         "RLock": sync_rl.rlock("surface", ttl=1),
         "MultiLock": sync_rl.lock_many(["surface", "surface:2"], ttl=1),
+        "ReadWriteLock": sync_rl.rwlock("surface", ttl=1),
+        "ReadWriteHold": sync_rl.rwlock("surface", ttl=1).write(),
         "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
         "Election": sync_rl.election("surface", ttl=1, identity="i"),
         "Campaign": sync_rl.election("surface", ttl=1, identity="i").campaign(),

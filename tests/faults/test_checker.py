@@ -187,3 +187,23 @@ def test_election_terms_are_checked_as_holds() -> None:
     assert not result.safe
     with pytest.raises(ValueError, match="without its number"):
         check_election([Hold(worker=0, start=1.0, end=2.0)], [], start=0.0, end=4.0)
+
+
+def test_readers_may_overlap_readers_never_a_writer() -> None:
+    """The read-write checker: shared holds (readers) overlap each other freely; a reader
+    and a writer, or two writers, intersecting is a violation."""
+    readers = [
+        Hold(worker=0, start=1.0, end=3.0, shared=True),
+        Hold(worker=1, start=2.0, end=4.0, shared=True),
+        Hold(worker=2, start=2.5, end=3.5, shared=True),
+    ]
+    assert check(readers).safe
+    writer = Hold(worker=3, start=3.8, end=5.0, token=7)  # meets worker 1's read
+    result = check([*readers, writer])
+    assert result.overlaps == 1
+    assert result.overlap_examples == ((readers[1], writer),)
+    later = Hold(worker=4, start=4.5, end=6.0, token=8)  # meets the writer
+    assert check([*readers, writer, later]).overlaps == 2
+    # A shared hold of a worker that held before, alone after the writer: fine.
+    after = Hold(worker=0, start=6.0, end=7.0, shared=True)
+    assert check([*readers[:1], after]).safe

@@ -585,13 +585,25 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
     assert set(SCRIPTS) == {
         "acquire",
         "acquire_cluster",
+        "acquire_many",
+        "acquire_many_cluster",
         "claim_term",
         "commit_fence",
         "extend",
+        "extend_many",
         "fence_guard",
+        "probe_many",
         "provision",
         "read_leader",
         "release",
+        "release_many",
+        "rw_acquire",
+        "rw_acquire_cluster",
+        "rw_commit_fence",
+        "rw_downgrade",
+        "rw_extend",
+        "rw_probe",
+        "rw_release",
     }
     client = client_of(servers[0])
     for script in SCRIPTS.values():

@@ -23,9 +23,12 @@ import functools
 
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
+    ACQUIRE,
     CLUSTER_ACQUIRE,
     CLUSTER_ACQUIRE_MANY,
+    CLUSTER_RW_ACQUIRE,
     MARKER_KEY,
+    RW_ACQUIRE,
 )
 from quorumlock._algorithm.wire import command_args, script_of
 
@@ -88,7 +91,11 @@ def slot_marker(slot: int) -> str:
 
 def touches_marker(step: Fanout) -> bool:
     """Whether ``step``'s command names the incarnation marker (KEYS[2])."""
-    return step.per_session or step.op is Op.COMMIT_FENCE
+    return step.per_session or step.op is Op.COMMIT_FENCE or step.op is Op.RW_COMMIT_FENCE
+
+
+#: The cluster variant of each acquire script, by the plain script's digest.
+_CLUSTER_OF = {ACQUIRE.sha: CLUSTER_ACQUIRE, RW_ACQUIRE.sha: CLUSTER_RW_ACQUIRE}
 
 
 def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str | int, ...]:
@@ -106,18 +113,20 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     if args[0] != "EVALSHA" or not isinstance(keys, int) or keys < 2 or args[4] != MARKER_KEY:
         raise ValueError(f"the {step.op.value} command does not name the marker as KEYS[2]")
     marker = slot_marker(slot)
-    if step.op is Op.COMMIT_FENCE:
+    if step.op is Op.COMMIT_FENCE or step.op is Op.RW_COMMIT_FENCE:
         return (*args[:4], marker, *args[5:])
     if session is None:
         raise ValueError("the acquire script needs the connection's session")
     # A multi-resource lock's set lies in one slot (Redlock.lock_many checks): the
     # marker of that slot serves the whole set.
-    script = CLUSTER_ACQUIRE_MANY if step.keys else CLUSTER_ACQUIRE
+    script = CLUSTER_ACQUIRE_MANY if step.keys else _CLUSTER_OF[str(args[1])]
     return ("EVALSHA", script.sha, keys, args[3], marker, *args[5:], session.run_id)
 
 
 #: The cluster variants of the acquire scripts, by digest.
-_CLUSTER_SCRIPTS = {script.sha: script for script in (CLUSTER_ACQUIRE, CLUSTER_ACQUIRE_MANY)}
+_CLUSTER_SCRIPTS = {
+    script.sha: script for script in (CLUSTER_ACQUIRE, CLUSTER_ACQUIRE_MANY, CLUSTER_RW_ACQUIRE)
+}
 
 
 def cluster_eval_args(step: Fanout, session: Session | None, slot: int) -> tuple[str | int, ...]:

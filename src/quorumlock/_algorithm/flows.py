@@ -30,6 +30,7 @@ from quorumlock._algorithm.fencing import draw_fence, fence_committed
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 
 __all__ = [
+    "ACQUIRE_OPS",
     "AcquireResult",
     "ExtendResult",
     "Fanout",
@@ -60,6 +61,19 @@ class Op(enum.Enum):
     # Leader election (docs/election.md): record a leader's term; read who leads.
     CLAIM_TERM = "claim term"
     READ_LEADER = "read leader"
+    # The read-write lock's commands (quorumlock._algorithm.rwlock): the same roles on
+    # its one sorted set of holders.
+    RW_READ = "acquire read"
+    RW_WRITE = "acquire write"
+    RW_RELEASE = "release read-write"
+    RW_EXTEND = "extend read-write"
+    RW_COMMIT_FENCE = "commit fence read-write"
+    RW_PROBE = "probe read-write"
+    RW_DOWNGRADE = "downgrade"
+
+
+#: The commands that try to take a lock (a release announced after one may wake it).
+ACQUIRE_OPS = frozenset({Op.ACQUIRE, Op.RW_READ, Op.RW_WRITE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,11 +98,24 @@ class Fanout:
     fence: int = 0
     notify: bool = False
     keys: tuple[str, ...] = ()
+    intent_ms: int = 0  # a waiting writer's claim on readers (docs/algorithm.md, read-write)
 
     @property
     def per_session(self) -> bool:
         """The command names the server process it is sent to: pack it per connection."""
+        if self.op is Op.RW_READ or self.op is Op.RW_WRITE:
+            return True  # the read-write acquire is always the script
         return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing or bool(self.keys))
+
+    @property
+    def acquires(self) -> bool:
+        """The command tries to take a lock (of any kind)."""
+        return self.op in ACQUIRE_OPS
+
+    def undo(self) -> Fanout:
+        """The release that takes back whatever this acquire may have set."""
+        op = Op.RELEASE if self.op is Op.ACQUIRE else Op.RW_RELEASE
+        return Fanout(op, self.key, self.token, self.ttl_ms, self.timeout, keys=self.keys)
 
 
 @dataclass(frozen=True, slots=True)

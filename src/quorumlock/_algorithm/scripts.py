@@ -22,6 +22,7 @@ __all__ = [
     "CLAIM_TERM",
     "CLUSTER_ACQUIRE",
     "CLUSTER_ACQUIRE_MANY",
+    "CLUSTER_RW_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
     "EXTEND_MANY",
@@ -34,6 +35,13 @@ __all__ = [
     "RELEASE",
     "RELEASED_PREFIX",
     "RELEASE_MANY",
+    "RW_ACQUIRE",
+    "RW_COMMIT_FENCE",
+    "RW_DOWNGRADE",
+    "RW_EXTEND",
+    "RW_PREFIX",
+    "RW_PROBE",
+    "RW_RELEASE",
     "SCRIPTS",
     "Script",
 ]
@@ -506,6 +514,176 @@ return 1
 """,
 )
 
+# ---------------------------------------------------------------------------------------
+# The read-write lock (docs/algorithm.md, "Read-write locks"). One sorted set per name and
+# server, ``quorumlock:rw:{<name>}``, holds every hold of the lock on that server: a
+# member is a mode letter and a token ("r" a reader, "w" the writer, "i" a waiting
+# writer's intent), its score the server time (ms) the hold expires at. Each hold thus
+# expires on its own, as a PX key does, and the key itself expires with its last hold.
+# ---------------------------------------------------------------------------------------
+
+#: Where the read-write lock of a name keeps its holds (the name is the hash tag, so the
+#: key lands in the slot of a cluster that the name's own key would).
+RW_PREFIX = "quorumlock:rw:"
+
+#: The server's time in ms, and every expired hold dropped (``rw_now``).
+_RW_NOW = """\
+local rw_clock = redis.call("time")
+local rw_now = tonumber(rw_clock[1]) * 1000 + math.floor(tonumber(rw_clock[2]) / 1000)
+redis.call("zremrangebyscore", KEYS[1], "-inf", rw_now)
+"""
+
+#: The key lives as long as its longest hold (a set left empty is deleted by the server).
+_RW_KEEP = """\
+local rw_last = redis.call("zrange", KEYS[1], -1, -1, "withscores")
+if rw_last[2] then
+    redis.call("pexpire", KEYS[1], string.format("%.0f", tonumber(rw_last[2]) - rw_now))
+end
+"""
+
+#: Where the acquire script's SET block starts and ends: the read-write acquire replaces
+#: it (see RW_ACQUIRE); its lines are not repeated here, so that they exist once.
+_GRANT_FROM = "local granted = 0\n"
+_GRANT_TO = 'holder = redis.call("get", KEYS[1])\nend\n'
+
+_RW_GRANT = (
+    """\
+-- read-write: ARGV[1] is the mode ("r" or "w") and our token, ARGV[2] "<ttl ms>:<the
+-- intent's lease in ms, 0 for none>". A reader is refused while a writer holds or one
+-- waits (an intent); a writer while anyone else holds. A refused writer leaves its
+-- intent, so that no new reader gets in before it (no writer starvation).
+local granted = 0
+local holder = false
+local rw_ttl, rw_intent = string.match(ARGV[2], "^(%d+):(%d+)$")
+"""
+    + _RW_NOW
+    + """\
+local rw_mode = string.sub(ARGV[1], 1, 1)
+local rw_token = string.sub(ARGV[1], 2)
+for _, member in ipairs(redis.call("zrange", KEYS[1], 0, -1)) do
+    local kind = string.sub(member, 1, 1)
+    if string.sub(member, 2) ~= rw_token and (kind == "w" or (rw_mode == "r" and kind == "i")
+            or (rw_mode == "w" and kind == "r")) then
+        holder = string.sub(member, 2)
+        break
+    end
+end
+if holder then
+    if rw_mode == "w" and tonumber(rw_intent) > 0 then
+        redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + tonumber(rw_intent)),
+            "i" .. rw_token)
+    end
+else
+    granted = 1
+    redis.call("zrem", KEYS[1], "i" .. rw_token)
+    redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + tonumber(rw_ttl)), ARGV[1])
+end
+"""
+    + _RW_KEEP
+)
+
+
+def _rw_acquire_source() -> str:
+    """ACQUIRE's source with its SET replaced by the read-write grant: the restart
+    quarantine and the fencing counter are ACQUIRE's own, never edited by hand."""
+    source = ACQUIRE.source
+    if source.count(_GRANT_FROM) != 1 or source.count(_GRANT_TO) != 1:
+        raise RuntimeError("the acquire script's SET block changed: update _GRANT_FROM/_TO")
+    start = source.index(_GRANT_FROM)
+    end = source.index(_GRANT_TO) + len(_GRANT_TO)
+    header = "-- quorumlock read-write acquire: the acquire script with the SET below replaced\n"
+    return header + source[:start] + _RW_GRANT + source[end:]
+
+
+#: B1 and B2 for the read-write lock: ACQUIRE with its SET replaced by the read-write
+#: grant on the sorted set KEYS[1]; same arguments (ARGV[1] the mode letter and token,
+#: ARGV[2] "<ttl>:<intent>") and same reply, the holder being a blocking hold's token.
+RW_ACQUIRE = Script("rw_acquire", _rw_acquire_source())
+
+#: R3/R9 for the read-write lock: drop our hold (either mode) and, unless a waiting
+#: writer keeps its claim (an undo between its attempts), our intent; announce it.
+RW_RELEASE = Script(
+    "rw_release",
+    """\
+-- quorumlock read-write release
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token
+-- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
+-- ARGV[3]  0, or a waiting writer's intent lease in ms: keep waiting as an intent
+-- returns  1 if we held the lock here (read or write) and no longer do, 0 otherwise
+"""
+    + _RW_NOW
+    + """\
+local held = redis.call("zrem", KEYS[1], "r" .. ARGV[1], "w" .. ARGV[1])
+local intent = tonumber(ARGV[3]) or 0
+local changed = held
+if intent > 0 then
+    redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + intent), "i" .. ARGV[1])
+else
+    changed = changed + redis.call("zrem", KEYS[1], "i" .. ARGV[1])
+end
+"""
+    + _RW_KEEP
+    + """\
+if ARGV[2] == "1" and changed > 0 then
+    redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+end
+if held > 0 then
+    return 1
+end
+return 0
+""",
+)
+
+#: R10 for the read-write lock: a new expiry for our live hold, never a new hold.
+RW_EXTEND = Script(
+    "rw_extend",
+    """\
+-- quorumlock read-write extend
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token
+-- ARGV[2]  the new ttl in milliseconds
+-- returns  1 if we held the lock here and its expiry was reset, 0 otherwise
+"""
+    + _RW_NOW
+    + """\
+for _, member in ipairs({"r" .. ARGV[1], "w" .. ARGV[1]}) do
+    if redis.call("zscore", KEYS[1], member) then
+        redis.call("zadd", KEYS[1], "XX", string.format("%.0f", rw_now + tonumber(ARGV[2])),
+            member)
+"""
+    + "\n".join("        " + line for line in _RW_KEEP.splitlines())
+    + """
+        return 1
+    end
+end
+return 0
+""",
+)
+
+#: Downgrade, atomic on each server: our write hold becomes a read hold with the same
+#: expiry, so no writer can come in between; readers waiting are told.
+RW_DOWNGRADE = Script(
+    "rw_downgrade",
+    """\
+-- quorumlock read-write downgrade: our write hold becomes a read hold
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token
+-- returns  1 if we held the write lock here and now hold it for reading, 0 otherwise
+"""
+    + _RW_NOW
+    + """\
+local expiry = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
+if not expiry then
+    return 0
+end
+redis.call("zrem", KEYS[1], "w" .. ARGV[1])
+redis.call("zadd", KEYS[1], expiry, "r" .. ARGV[1])
+redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+return 1
+""",
+)
+
 #: ``locked()`` and ``owned()`` of a set: who holds it on this server.
 PROBE_MANY = Script(
     "probe_many",
@@ -561,6 +739,58 @@ return pttl .. " " .. term .. " " .. holder
 """,
 )
 
+#: Who holds the read-write lock here, without changing anything: our token if we
+#: hold it (either mode), else a live holder's, else nil.
+RW_PROBE = Script(
+    "rw_probe",
+    """\
+-- quorumlock read-write probe
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token ("" for none)
+-- returns  our token if we hold it here, else the token of a live holder, else nil
+local clock = redis.call("time")
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local found = nil
+for _, member in ipairs(redis.call("zrangebyscore", KEYS[1], "(" .. now, "+inf")) do
+    local kind = string.sub(member, 1, 1)
+    if kind == "r" or kind == "w" then
+        if ARGV[1] ~= "" and string.sub(member, 2) == ARGV[1] then
+            return ARGV[1]
+        end
+        found = found or string.sub(member, 2)
+    end
+end
+return found
+""",
+)
+
+#: COMMIT_FENCE for the writer of a read-write lock.
+RW_COMMIT_FENCE = Script(
+    "rw_commit_fence",
+    """\
+-- quorumlock read-write commit fence: raise the fencing counter to the token drawn
+-- KEYS[1]  the lock's sorted set of holds
+-- KEYS[2]  the server's incarnation marker
+-- ARGV[1]  our token
+-- ARGV[2]  the fencing token (an integer)
+-- returns  1 if we still hold the write lock here (the counter is then >= ARGV[2]), else 0
+local fence = tonumber(redis.call("hget", KEYS[2], "fence")) or 0
+if fence < tonumber(ARGV[2]) then
+    redis.call("hset", KEYS[2], "fence", ARGV[2])
+end
+local clock = redis.call("time")
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local expiry = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
+if expiry and tonumber(expiry) > now then
+    return 1
+end
+return 0
+""",
+)
+
+#: RW_ACQUIRE on a cluster node, as CLUSTER_ACQUIRE is ACQUIRE there.
+CLUSTER_RW_ACQUIRE = Script("rw_acquire_cluster", _cluster_variant(RW_ACQUIRE.source))
+
 #: Every script, by name.
 SCRIPTS = {
     script.name: script
@@ -579,5 +809,12 @@ SCRIPTS = {
         READ_LEADER,
         RELEASE,
         RELEASE_MANY,
+        RW_ACQUIRE,
+        CLUSTER_RW_ACQUIRE,
+        RW_COMMIT_FENCE,
+        RW_DOWNGRADE,
+        RW_EXTEND,
+        RW_PROBE,
+        RW_RELEASE,
     )
 }

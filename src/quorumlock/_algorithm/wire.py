@@ -7,6 +7,8 @@ and hands each decoded reply to :func:`interpret`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from quorumlock._algorithm.election import term_key
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.outcomes import Reply, quarantine_cause
@@ -22,6 +24,12 @@ from quorumlock._algorithm.scripts import (
     READ_LEADER,
     RELEASE,
     RELEASE_MANY,
+    RW_ACQUIRE,
+    RW_COMMIT_FENCE,
+    RW_DOWNGRADE,
+    RW_EXTEND,
+    RW_PROBE,
+    RW_RELEASE,
     Script,
 )
 
@@ -56,6 +64,8 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
 def shared_args(step: Fanout) -> tuple[str | int, ...]:
     """The part of the command that is the same for every server (all of it, unless
     ``step.per_session``: then the session's arguments come last)."""
+    if step.op in _RW_ARGS:
+        return _RW_ARGS[step.op](step)
     if step.keys:
         return _set_args(step)
     if step.op is Op.ACQUIRE:
@@ -101,6 +111,41 @@ def _set_args(step: Fanout) -> tuple[str | int, ...]:
     return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
 
 
+def _rw_acquire_args(step: Fanout) -> tuple[str | int, ...]:
+    mode = "r" if step.op is Op.RW_READ else "w"
+    return (
+        "EVALSHA", RW_ACQUIRE.sha, 2, step.key, MARKER_KEY, mode + step.token,
+        f"{step.ttl_ms}:{step.intent_ms}", step.max_ttl_ms, "1" if step.fencing else "0",
+    )  # fmt: skip
+
+
+_RW_ARGS: dict[Op, Callable[[Fanout], tuple[str | int, ...]]] = {
+    Op.RW_READ: _rw_acquire_args,
+    Op.RW_WRITE: _rw_acquire_args,
+    Op.RW_RELEASE: lambda step: (
+        "EVALSHA",
+        RW_RELEASE.sha,
+        1,
+        step.key,
+        step.token,
+        "1" if step.notify else "0",
+        step.intent_ms,
+    ),
+    Op.RW_EXTEND: lambda step: ("EVALSHA", RW_EXTEND.sha, 1, step.key, step.token, step.ttl_ms),
+    Op.RW_DOWNGRADE: lambda step: ("EVALSHA", RW_DOWNGRADE.sha, 1, step.key, step.token),
+    Op.RW_PROBE: lambda step: ("EVALSHA", RW_PROBE.sha, 1, step.key, step.token),
+    Op.RW_COMMIT_FENCE: lambda step: (
+        "EVALSHA",
+        RW_COMMIT_FENCE.sha,
+        2,
+        step.key,
+        MARKER_KEY,
+        step.token,
+        step.fence,
+    ),
+}
+
+
 def session_args(session: Session) -> tuple[str, str]:
     """The acquire script's last two arguments: the server process, and what it may have
     lost: ``"P<replication id>"`` a promoted replica (its old master's last writes),
@@ -119,6 +164,13 @@ _SCRIPT_OF = {
     Op.COMMIT_FENCE: COMMIT_FENCE,
     Op.CLAIM_TERM: CLAIM_TERM,
     Op.READ_LEADER: READ_LEADER,
+    Op.RW_READ: RW_ACQUIRE,
+    Op.RW_WRITE: RW_ACQUIRE,
+    Op.RW_RELEASE: RW_RELEASE,
+    Op.RW_EXTEND: RW_EXTEND,
+    Op.RW_DOWNGRADE: RW_DOWNGRADE,
+    Op.RW_PROBE: RW_PROBE,
+    Op.RW_COMMIT_FENCE: RW_COMMIT_FENCE,
 }
 
 
@@ -162,7 +214,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
     quarantine, also why and since when (server ms), which the detail tells.
     """
-    if op is Op.ACQUIRE:
+    if op is Op.ACQUIRE or op is Op.RW_READ or op is Op.RW_WRITE:
         if raw in (b"OK", "OK", True):
             return Reply.GRANTED, "", None, None
         if raw is None:
@@ -187,7 +239,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
                 )
                 return Reply.QUARANTINED, detail, counter, holder
             return (Reply.GRANTED if granted else Reply.TAKEN), "", counter, holder
-    elif op is Op.PROBE:
+    elif op is Op.PROBE or op is Op.RW_PROBE:
         if raw is None:
             return Reply.NOT_HELD, "", None, None
         if isinstance(raw, bytes | str):

@@ -105,8 +105,13 @@ exit statuses:
   {EXIT_LOST}    the lock was lost while CMD ran: CMD was terminated
   {EXIT_CANNOT_EXECUTE}    CMD could not be executed; {EXIT_NOT_FOUND}: CMD was not found
 
+With --read or --write, NAME is a read-write lock (docs/algorithm.md, "Read-write
+locks"): any number of --read runs at once, or one --write run; a waiting --write run
+keeps new --read runs out. It is a lock apart from the plain lock NAME.
+
 examples:
   quorumlock run nightly-report -- ./report.sh --full
+  quorumlock run --read catalog -- ./export.sh      # many at once, never during --write
   quorumlock run db-migrate --wait 0 -- alembic upgrade head    # skip if it is running
   quorumlock run deploy --ttl 60 --wait 300 --fencing -- sh -c 'deploy --fence "${FENCING_ENV}"'
   QUORUMLOCK_SERVERS=redis://a:6379,redis://b:6379,redis://c:6379 quorumlock run job -- ./job
@@ -118,8 +123,8 @@ def add_parser(subparsers: Any) -> Parser:
         "run",
         help="run a command while holding a lock, like flock(1) across machines",
         description="Run CMD while holding the lock NAME on a majority of the servers.",
-        usage="quorumlock run NAME [--ttl S] [--wait S] [--servers URLS] [options] "
-        "-- CMD [ARGS...]",
+        usage="quorumlock run NAME [--read | --write] [--ttl S] [--wait S] [--servers URLS] "
+        "[options] -- CMD [ARGS...]",
         epilog=_EPILOG,
     )
     parser.add_argument(
@@ -164,6 +169,18 @@ def add_parser(subparsers: Any) -> Parser:
         help="the longest ttl any client uses: a restarted server is kept out of quorums "
         "this long (default 60; --ttl must not exceed it)",
     )
+    shared = parser.add_mutually_exclusive_group()
+    shared.add_argument(
+        "--read",
+        action="store_true",
+        help="hold NAME's read-write lock for reading: shared with other --read runs, "
+        "exclusive of --write runs (a lock apart from the plain lock NAME)",
+    )
+    shared.add_argument(
+        "--write",
+        action="store_true",
+        help="hold NAME's read-write lock for writing: exclusive of --read and --write runs",
+    )
     add_server_options(parser)
     parser.set_defaults(handler=run)
     return parser
@@ -185,6 +202,13 @@ def run(args: argparse.Namespace) -> int:
             EXIT_USAGE,
         )
     names = _names(args.name)
+    if args.read and args.fencing:
+        raise CliError(
+            "--fencing issues tokens to writers only: a --read run draws none", EXIT_USAGE
+        )
+    if (args.read or args.write) and len(names) > 1:
+        flag = "--read" if args.read else "--write"
+        raise CliError(f"{flag} takes one NAME, not a list: {args.name!r}", EXIT_USAGE)
     servers = resolve_servers(args)
     assert servers is not None
     lost_reason: list[str] = []
@@ -201,7 +225,11 @@ def run(args: argparse.Namespace) -> int:
             "max_hold": math.inf,
             "on_lost": on_lost,
         }
-        if len(names) == 1:
+        lock: Any
+        if args.read or args.write:
+            rw = redlock.rwlock(names[0], **options)
+            lock = rw.read() if args.read else rw.write()
+        elif len(names) == 1:
             lock = redlock.lock(names[0], **options)
         else:  # every name or none (docs/algorithm.md, "Multi-resource lock")
             lock = redlock.lock_many(names, **options)

@@ -63,6 +63,7 @@ examples:
   quorumlock verify --nemesis kill-restart --nemesis pause-clients --duration 10
   quorumlock verify --no-quarantine --nemesis kill-restart  # what the quarantine prevents
   quorumlock verify --compare legacy --nemesis kill-restart --count 3
+  quorumlock verify --rwlock --nemesis pause-clients   # readers and writers
   quorumlock verify --json > verify.json
 """
 
@@ -134,6 +135,15 @@ def add_parser(subparsers: Any) -> Parser:
         help="workers campaign in a leader election instead of locking: at most one "
         "leader at a time, terms strictly increasing (docs/election.md)",
     )
+    parser.add_argument(
+        "--rwlock",
+        dest="lock",
+        action="store_const",
+        const="rw",
+        default="mutex",
+        help="contend for a read-write lock (rl.rwlock), each hold a read or a write: "
+        "readers may overlap readers, never a writer",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -147,6 +157,9 @@ def verify(args: argparse.Namespace) -> int:
         raise CliError(
             "--election always fences with its term numbers: drop --no-fencing", EXIT_USAGE
         )
+    if args.lock == "rw" and (args.election or args.compare):
+        other = "--election" if args.election else f"--compare {args.compare}"
+        raise CliError(f"--rwlock runs on its own: drop {other}", EXIT_USAGE)
     if args.election and args.compare:
         raise CliError(
             f"--election runs on quorumlock only: drop --compare {args.compare}", EXIT_USAGE
@@ -186,6 +199,7 @@ def verify(args: argparse.Namespace) -> int:
                     progress=_progress(bar, label, live),
                     contender=contender,
                     election=args.election,
+                    lock=args.lock,
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None

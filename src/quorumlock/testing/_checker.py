@@ -25,7 +25,9 @@ What the checker assumes about time, and why it holds for both kits:
 
 What it counts, and why each count means a broken lock:
 
-* **overlaps**: pairs of hold intervals of *different* workers that intersect. In verify
+* **overlaps**: pairs of hold intervals of *different* workers that intersect, unless
+  both are shared (readers of a read-write lock may overlap each other, never a writer:
+  a pair with at most one shared hold counts). In verify
   a hold is ``[start, end)`` with ``start`` read just after ``acquire()`` returned and
   ``end = min(just before release(), start + validity at acquire)``. Two of them
   intersecting is a mutual-exclusion violation, whatever happened to the resource. An
@@ -79,6 +81,8 @@ class Hold:
     acquisition, or None without fencing; ``released``, when recorded, is the same
     clock's reading once the release call returned (the benchmarks' hand-over times
     end there). The checker reads neither ``token`` for overlaps nor ``released``.
+    ``shared``: a reader's hold of a read-write lock, which may overlap other shared
+    holds (never an exclusive one).
     """
 
     worker: int
@@ -86,6 +90,7 @@ class Hold:
     end: float
     token: int | None = None
     released: float | None = None
+    shared: bool = False
 
     @property
     def empty(self) -> bool:
@@ -214,7 +219,8 @@ def check_election(
 
 
 def overlapping_pairs(holds: Iterable[Hold]) -> Iterator[tuple[Hold, Hold]]:
-    """Every pair of intersecting non-empty holds of different workers, once each.
+    """Every pair of intersecting non-empty holds of different workers, once each, that
+    are not both shared (two readers of a read-write lock do not conflict).
 
     Holds may come in any order; each pair is ``(earlier, later)`` by ``start``, and
     pairs come in the order of their later hold. Intervals are half-open and empty holds
@@ -225,7 +231,7 @@ def overlapping_pairs(holds: Iterable[Hold]) -> Iterator[tuple[Hold, Hold]]:
     for hold in live:
         active = [other for other in active if other.end > hold.start]
         for other in active:
-            if other.worker != hold.worker:
+            if other.worker != hold.worker and not (other.shared and hold.shared):
                 yield other, hold
         active.append(hold)
 

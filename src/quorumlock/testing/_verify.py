@@ -153,6 +153,7 @@ def verify(
     progress: Callable[[str], None] | None = None,
     contender: str = "quorumlock",
     election: bool = False,
+    lock: str = "mutex",
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -183,6 +184,9 @@ def verify(
             token, so ``fencing`` must be True), and the history is checked by
             :func:`~quorumlock.testing.check_election`; the report's configuration
             says "election".
+        lock: ``"mutex"`` (``Redlock.lock``), or ``"rw"``: a read-write lock
+            (``Redlock.rwlock``), each hold a read or a write at random; readers may
+            overlap readers, never a writer, and only writers write to the resource.
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
@@ -198,6 +202,8 @@ def verify(
     """
     if nemesis not in NEMESES:
         raise ValueError(f"unknown nemesis {nemesis!r}; choose one of {', '.join(NEMESES)}")
+    if lock not in ("mutex", "rw"):
+        raise ValueError(f"lock must be 'mutex' or 'rw', not {lock!r}")
     for what, count in (("servers", servers), ("workers", workers)):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"{what} must be an int >= 1, not {count!r}")
@@ -208,6 +214,8 @@ def verify(
         raise ValueError(f"unknown contender {contender!r}; choose one of {', '.join(CONTENDERS)}")
     if election and not fencing:
         raise ValueError("an election always fences with its term numbers: fencing=False")
+    if lock == "rw" and (election or contender != "quorumlock"):
+        raise ValueError("a read-write lock runs on quorumlock only, and not as an election")
     if election and contender != "quorumlock":
         raise ValueError(f"an election runs on quorumlock only, not on {contender!r}")
     if seed is None:
@@ -220,6 +228,8 @@ def verify(
         label = config_label(quarantine=quarantine, fencing=fencing)
     if election:
         label = f"election, {label}"
+    if lock == "rw":
+        label = f"rwlock, {label}"
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
@@ -260,6 +270,7 @@ def verify(
                 seed=rng.randrange(2**32),
                 contender=contender,
                 election=election,
+                lock=lock,
             )
             for index in range(workers)
         ]

@@ -98,6 +98,9 @@ class WorkerSpec:
     seed: int
     contender: str = "quorumlock"
     election: bool = False  # campaign in a leader election instead of taking the lock
+    # "mutex", or "rw": a read-write lock, each hold a read with probability 1/2 (a
+    # reader writes nothing to the resource; its hold is recorded as shared)
+    lock: str = "mutex"
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -194,6 +197,10 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
     os.close(flags_fd)
     try:
         time.sleep(max(0.0, start - time.monotonic()))
+        rw = None
+        if spec.lock == "rw":
+            assert isinstance(redlock, Redlock)  # verify() refuses a read-write legacy lock
+            rw = redlock.rwlock(spec.lock_name, ttl=spec.ttl)
         while (left := stop - time.monotonic()) > 0:
             if spec.election:
                 assert isinstance(redlock, Redlock)  # verify() refuses an election on legacy
@@ -201,7 +208,11 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                     spec, redlock, records=records, flags=flags, write=write, rng=rng, left=left
                 )
                 continue
-            lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            reading = rw is not None and rng.random() < 0.5
+            if rw is None:
+                lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            else:
+                lock = rw.read() if reading else rw.write()
             try:
                 acquired = lock.acquire(blocking=True, timeout=min(spec.acquire_timeout, left))
             except LockNotAcquired as exc:  # QuorumUnavailable included
@@ -224,8 +235,9 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                     flags[spec.index] = 1
                     try:
                         time.sleep(rng.uniform(*spec.work))
-                        payload = encode_payload(spec.index, began, token)
-                        outcome = "accepted" if write(token, payload) else "rejected"
+                        if not reading:
+                            payload = encode_payload(spec.index, began, token)
+                            outcome = "accepted" if write(token, payload) else "rejected"
                     finally:
                         flags[spec.index] = 0
             except Exception as exc:
@@ -236,7 +248,12 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                 with contextlib.suppress(QuorumLockError, RuntimeError):
                     lock.release()
                 records.add(
-                    kind="hold", start=began, end=max(ended, began), token=token, write=outcome
+                    kind="hold",
+                    start=began,
+                    end=max(ended, began),
+                    token=token,
+                    write=outcome,
+                    shared=reading,
                 )
             time.sleep(rng.uniform(*spec.rest))
     finally:
@@ -443,7 +460,13 @@ class WorkerPool:
 
     def holds(self) -> list[Hold]:
         return [
-            Hold(worker=r["worker"], start=r["start"], end=r["end"], token=r["token"])
+            Hold(
+                worker=r["worker"],
+                start=r["start"],
+                end=r["end"],
+                token=r["token"],
+                shared=bool(r.get("shared", False)),
+            )
             for r in self.records()
             if r.get("kind") == "hold"
         ]
