@@ -36,7 +36,7 @@ from quorumlock._observe import (
     RoundEvent,
 )
 from quorumlock._provision import Provisioned, provision
-from quorumlock._sync import Lock, Redlock
+from quorumlock._sync import Lock, Permit, Redlock
 
 __version__ = "0.1.0"
 
@@ -54,6 +54,7 @@ __all__ = [
     "LockObserver",
     "LostEvent",
     "NodeOutcome",
+    "Permit",
     "Provisioned",
     "QuorumLockError",
     "QuorumLockWarning",

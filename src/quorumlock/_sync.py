@@ -35,8 +35,9 @@ from quorumlock._frontend import (
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
+from quorumlock._permit import PermitMixin
 
-__all__ = ["Lock", "Redlock"]
+__all__ = ["Lock", "Permit", "Redlock"]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -75,6 +76,45 @@ class Redlock(RedlockBase["Lock", SyncDecorator]):
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
         self._after_round = round_hook(log_round, self._observer)
+
+    def semaphore(
+        self,
+        name: str,
+        *,
+        permits: int,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Permit], object] | None = None,
+    ) -> Permit:
+        """A permit of the counting semaphore ``name``: at most ``permits`` holders at
+        once, over all clients (docs/algorithm.md, "Semaphores"). Not acquired yet.
+
+        The permit is a lock object (:meth:`lock`'s options, acquire, extend, release,
+        ``validity``, leases, ``with``); ``permit.slot`` says which of the permits it
+        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``). A
+        crashed holder's permit frees itself at the ttl; only the holder's token
+        releases it. Clients of one name may use different ``permits``: a client never
+        takes a slot at or above its own ``permits``, so at most the largest ``permits``
+        in use are held at once (lowering it takes effect as the higher slots are
+        released or expire). Raises ``TypeError`` or :class:`ConfigurationError` for bad
+        input, before any network call.
+        """
+        options, count = self._semaphore_options(
+            name,
+            permits,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+        return Permit(self, options, count)
 
     def _decorator(self, options: LockOptions) -> SyncDecorator:
         def decorate(func: Callable[P, R]) -> Callable[P, R]:
@@ -457,6 +497,10 @@ class Lock(LockBase):
             # Decided before the mutex is let go: the next thread's acquire of this
             # object changes its outcomes.
             self._check_exit(exc_type, was_lost, released, "with")
+
+
+class Permit(PermitMixin, Lock):
+    """One permit of a counting semaphore: see :meth:`Redlock.semaphore`."""
 
 
 class _LeaseKeeper:

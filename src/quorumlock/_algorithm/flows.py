@@ -57,6 +57,10 @@ class Op(enum.Enum):
     EXTEND = "extend"
     COMMIT_FENCE = "commit fence"
     PROBE = "probe"  # a plain GET: who holds the key here (``locked()``, ``owned()``)
+    # A counting semaphore's K slot keys (quorumlock._algorithm.semaphore): ``key`` is the
+    # semaphore's base key, ``permits`` the number of slots.
+    SEMAPHORE_ACQUIRE = "semaphore acquire"
+    SEMAPHORE_RELEASE = "semaphore release"
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +70,9 @@ class Fanout:
     ``max_ttl_ms`` (0: off) and ``fencing`` select the acquire script (restart
     quarantine, fencing counter) instead of the plain ``SET``; ``fence`` is the token a
     ``COMMIT_FENCE`` makes stick; ``notify`` makes a ``RELEASE`` announce itself to the
-    waiters of the key.
+    waiters of the key. ``permits`` and ``slots`` (a semaphore's): the number of slot
+    keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a ``SEMAPHORE_RELEASE``:
+    the one slot to keep, none for all).
     """
 
     op: Op
@@ -78,10 +84,14 @@ class Fanout:
     fencing: bool = False
     fence: int = 0
     notify: bool = False
+    permits: int = 0
+    slots: tuple[int, ...] = ()
 
     @property
     def per_session(self) -> bool:
         """The command names the server process it is sent to: pack it per connection."""
+        if self.op is Op.SEMAPHORE_ACQUIRE:
+            return True
         return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing)
 
 

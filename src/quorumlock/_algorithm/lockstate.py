@@ -143,6 +143,12 @@ class LockState:
         self._uniform = uniform
 
     @property
+    def key(self) -> str:
+        """The key this object's acquisition is held on (the name; a semaphore's permit:
+        the key of its slot)."""
+        return self.name
+
+    @property
     def held(self) -> bool:
         """True from a successful acquire until release or loss (even once expired)."""
         return self.deadline is not None
@@ -177,7 +183,7 @@ class LockState:
         self.lost = False
         self.token = token = self._token_factory()
         result = yield from acquire_flow(
-            key=self.name,
+            key=self.key,
             token=token,
             ttl_ms=self.ttl_ms,
             config=self.config,
@@ -220,7 +226,7 @@ class LockState:
         token, held_until = self._require_held("extend")
         ttl_ms = self.ttl_ms if ttl is None else self.config.ttl_ms(ttl)
         result = yield from extend_flow(
-            key=self.name,
+            key=self.key,
             token=token,
             ttl_ms=ttl_ms,
             config=self.config,
@@ -237,7 +243,7 @@ class LockState:
         self.reason = ""
         token, held_until = self._require_held("renew")
         result = yield from extend_flow(
-            key=self.name,
+            key=self.key,
             token=token,
             ttl_ms=ttl_ms,
             config=self.config,
@@ -354,13 +360,13 @@ class LockState:
             # Lost, but R9 all the same: a minority may still hold our key.
             self.lost = False
             yield from release_flow(
-                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+                key=self.key, token=self.token, ttl_ms=self.ttl_ms, config=self.config
             )
             return False
         token, _ = self._require_held("release")
         self.deadline = None
         round_ = yield from release_flow(
-            key=self.name, token=token, ttl_ms=self.ttl_ms, config=self.config
+            key=self.key, token=token, ttl_ms=self.ttl_ms, config=self.config
         )
         self.outcomes = round_.outcomes
         return round_.count(Reply.DONE) >= quorum(self.servers)
@@ -398,7 +404,7 @@ class LockState:
         self.deadline = None
         if self.token is not None:
             yield from release_flow(
-                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+                key=self.key, token=self.token, ttl_ms=self.ttl_ms, config=self.config
             )
 
     def probe(self, *, mine: bool) -> Flow[bool]:
@@ -408,7 +414,7 @@ class LockState:
         not answer could tip the count either way.
         """
         round_ = yield from probe_flow(
-            key=self.name, token=self.token or "", ttl_ms=self.ttl_ms, config=self.config
+            key=self.key, token=self.token or "", ttl_ms=self.ttl_ms, config=self.config
         )
         outcomes = round_.outcomes
         if mine:

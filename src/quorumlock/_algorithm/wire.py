@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.outcomes import Reply, quarantine_cause
-from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
+from quorumlock._algorithm.scripts import (
+    ACQUIRE,
+    COMMIT_FENCE,
+    EXTEND,
+    MARKER_KEY,
+    RELEASE,
+    SEMAPHORE_ACQUIRE,
+    SEMAPHORE_RELEASE,
+)
 
 __all__ = [
     "HOLDER_PREFIX",
@@ -18,6 +26,7 @@ __all__ = [
     "interpret",
     "session_args",
     "shared_args",
+    "slot_keys",
 ]
 
 
@@ -53,6 +62,18 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "1" if step.notify else "0")
     if step.op is Op.PROBE:
         return ("GET", step.key)
+    if step.op is Op.SEMAPHORE_ACQUIRE:
+        slots = slot_keys(step.key, step.permits)
+        return (
+            "EVALSHA", SEMAPHORE_ACQUIRE.sha, len(slots) + 1, *slots, MARKER_KEY, step.token,
+            step.ttl_ms, step.max_ttl_ms, "1" if step.fencing else "0",
+            ",".join(str(slot) for slot in step.slots),
+        )  # fmt: skip
+    if step.op is Op.SEMAPHORE_RELEASE:
+        slots = slot_keys(step.key, step.permits)
+        keep = step.slots[0] if step.slots else -1
+        notify = "1" if step.notify else "0"
+        return ("EVALSHA", SEMAPHORE_RELEASE.sha, len(slots), *slots, step.token, keep, notify)
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
@@ -74,7 +95,14 @@ _SCRIPT_OF = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.SEMAPHORE_ACQUIRE: SEMAPHORE_ACQUIRE,
+    Op.SEMAPHORE_RELEASE: SEMAPHORE_RELEASE,
 }
+
+
+def slot_keys(base: str, permits: int) -> tuple[str, ...]:
+    """The keys of a counting semaphore's permits: ``<base>:0`` .. ``<base>:<K-1>``."""
+    return tuple(f"{base}:{slot}" for slot in range(permits))
 
 
 def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
@@ -103,7 +131,15 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
     quarantine, also why and since when (server ms), which the detail tells.
     """
-    if op is Op.ACQUIRE:
+    if op is Op.SEMAPHORE_ACQUIRE:
+        # [slot tried, free slots, then the acquire script's reply for that slot]: the
+        # slot and the free slots go in ``holder`` as "<slot>:<free>", which the
+        # semaphore's flow reads (quorumlock._algorithm.semaphore.SlotReply).
+        if isinstance(raw, list) and len(raw) >= 5 and isinstance(raw[0], int):
+            reply, detail, fence, _ = interpret(Op.ACQUIRE, raw[2:])
+            if reply is not Reply.ERROR:
+                return reply, detail, fence, f"{raw[0]}:{_text(raw[1])}"
+    elif op is Op.ACQUIRE:
         if raw in (b"OK", "OK", True):
             return Reply.GRANTED, "", None, None
         if raw is None:
