@@ -423,15 +423,12 @@ for s in string.gmatch(ARGV[5], "%d+") do
     end
 end
 target = target or first
-local freed = false
+-- our grants of the client's previous round go quietly: waking the waiters for a
+-- grant that lived one round trip would only make them collide again
 for i = 1, k do
     if redis.call("get", KEYS[i]) == token then
         redis.call("del", KEYS[i])
-        freed = freed or i ~= target
     end
-end
-if freed then
-    redis.pcall("publish", "quorumlock:released:" .. string.gsub(KEYS[1], ":%d+$", ""), "")
 end
 local r = acquire_one({KEYS[target], KEYS[k + 1]},
     {token, ARGV[2], ARGV[3], ARGV[4], ARGV[6], ARGV[7]})

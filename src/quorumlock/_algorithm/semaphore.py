@@ -245,11 +245,13 @@ def semaphore_acquire_flow(
                     )  # fmt: skip
                 return SemaphoreResult(verdict, slot, holds_until, judged, attempts, fence)
             verdict = Verdict.UNFENCED
-        # Undo everything this attempt was granted, on every server (R6 step 5).
+        # Undo everything this attempt was granted, on every server (R6 step 5), without
+        # waking the waiters: when contenders split the votes, each undoing one would
+        # wake all the others to split them again; they retry after their random pause
+        # instead (R8), and a holder's release still wakes them.
         cleanup = yield Fanout(
-            Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each, notify=True,
-            permits=permits,
-        )  # fmt: skip
+            Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each, permits=permits
+        )
         assert isinstance(cleanup, Round)
         now = cleanup.finished
         out_of_retries = config.retry_count is not None and attempts > config.retry_count
