@@ -23,12 +23,13 @@ import quorumlock.asyncio
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
-TWINS = ("Lock", "RedisFence", "Redlock")
+TWINS = ("Lock", "Permit", "RedisFence", "Redlock")
 
 #: Allowed difference 1: these are ``async def`` in the asyncio API, plain in the sync one.
 COROUTINES = {
     "Redlock": {"close"},
     "Lock": {"acquire", "release", "extend", "export", "locked", "owned"},
+    "Permit": {"acquire", "release", "extend", "export", "locked", "owned"},
     "RedisFence": {"execute", "highest"},
 }
 
@@ -39,6 +40,7 @@ ASYNC_ONLY = {"__aenter__", "__aexit__"}
 #: Allowed difference 3: the types of these instance attributes.
 ATTRIBUTE_TYPES = {
     ("Lock", "lost"): (threading.Event, asyncio.Event),
+    ("Permit", "lost"): (threading.Event, asyncio.Event),
 }
 
 URL = "redis://127.0.0.1:1"  # never contacted
@@ -85,7 +87,7 @@ def test_the_twins_have_the_same_members_and_signatures(name: str) -> None:
 
 
 def test_the_context_managers_take_the_same_arguments() -> None:
-    for name in ("Lock", "Redlock"):
+    for name in ("Lock", "Permit", "Redlock"):
         sync_cls = getattr(quorumlock, name)
         async_cls = getattr(quorumlock.asyncio, name)
         assert signature_of(sync_cls.__exit__) == signature_of(async_cls.__aexit__), name
@@ -100,6 +102,7 @@ def test_instances_have_the_same_public_attributes() -> None:
         made = {
             "Redlock": async_rl,
             "Lock": async_rl.lock("surface", ttl=1),
+            "Permit": async_rl.semaphore("surface", permits=2, ttl=1),
             "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
         }
         await async_client.aclose()
@@ -110,6 +113,7 @@ def test_instances_have_the_same_public_attributes() -> None:
     sync_made = {
         "Redlock": sync_rl,
         "Lock": sync_rl.lock("surface", ttl=1),
+        "Permit": sync_rl.semaphore("surface", permits=2, ttl=1),
         "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
     }
     async_made = asyncio.run(build())
