@@ -33,9 +33,13 @@ from quorumlock import (
     Reply,
     RoundEvent,
 )
+from quorumlock._algorithm.flows import Fanout, Op, Session
+from quorumlock._algorithm.outcomes import NodeOutcome, judge_acquire
 from quorumlock._algorithm.scripts import SEMAPHORE_RELEASE
-from quorumlock._algorithm.semaphore import semaphore_base
-from quorumlock.testing import LocalServer, LocalServerGroup
+from quorumlock._algorithm.semaphore import _best_granted, _for_slot, semaphore_base
+from quorumlock._algorithm.wire import eval_args, interpret
+from quorumlock.testing import Hold as Record
+from quorumlock.testing import LocalServer, LocalServerGroup, check_k_exclusion
 from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import Api, call, holding
 
@@ -533,3 +537,75 @@ def test_public_names() -> None:
     assert quorumlock.asyncio.Permit.__name__ == "Permit"
     assert issubclass(quorumlock.Permit, quorumlock.Lock)
     assert issubclass(quorumlock.asyncio.Permit, quorumlock.asyncio.Lock)
+
+
+# --------------------------------------------------------------------------------------
+# the K-exclusion checker catches a naive counter semaphore
+# --------------------------------------------------------------------------------------
+
+#: A naive counting semaphore on one server, as a counter-over-a-quorum port does it:
+#: grant while fewer than K tokens are in the set. Built here only to be caught.
+NAIVE_ACQUIRE = """\
+if redis.call("scard", KEYS[1]) < tonumber(ARGV[2]) then
+    redis.call("sadd", KEYS[1], ARGV[1])
+    return 1
+end
+return 0
+"""
+
+
+def test_the_checker_catches_a_naive_counter_semaphore(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """3 servers, 2 permits, a counter per server and a majority per client: requests
+    reaching the servers in different orders (server 1: A, B, C; server 2: A, C, B;
+    server 3: B, C, A) give all three clients a majority at once. The K-exclusion
+    checker must report 3 holders of 2 permits. The same three clients through
+    ``rl.semaphore`` in the same orders get at most 2 (the third is refused)."""
+    group = make_servers(3)
+    clients = [client_of(server) for server in group]
+    orders = {0: "ABC", 1: "ACB", 2: "BCA"}
+    try:
+        granted: dict[str, int] = dict.fromkeys("ABC", 0)
+        for server, order in orders.items():
+            for who in order:
+                granted[who] += int(clients[server].eval(NAIVE_ACQUIRE, 1, lock_name, who, 2))
+        began = time.monotonic()
+        holders = [who for who, votes in granted.items() if votes >= 2]
+        naive = [Record(worker=i, start=began, end=began + 1.0) for i, _ in enumerate(holders)]
+        check = check_k_exclusion(naive, 2)
+        assert not check.safe
+        assert check.most_at_once == 3
+    finally:
+        for client in clients:
+            client.close()
+
+    # quorumlock's semaphore script in the same three orders (A and C try slot 0 first,
+    # B slot 1), each client judging its round as the acquire flow does: A holds slot 0
+    # (servers 1 and 2), B slot 1 (servers 1 and 3), C none (slot 1 on server 2, slot 0
+    # on server 3: no majority for one slot).
+    slots = {"A": (0, 1), "B": (1, 0), "C": (0, 1)}
+    replies: dict[str, list[NodeOutcome]] = {who: [] for who in "ABC"}
+    for server, order in orders.items():
+        client = client_of(group[server])
+        session = Session(run_id=str(client.info("server")["run_id"]))
+        for who in order:
+            step = Fanout(
+                Op.SEMAPHORE_ACQUIRE, semaphore_base(lock_name), who, 10_000, 1.0,
+                permits=2, slots=slots[who],
+            )  # fmt: skip
+            raw = client.execute_command(*eval_args(step, session))  # type: ignore[no-untyped-call]
+            reply, detail, fence, holder = interpret(Op.SEMAPHORE_ACQUIRE, raw)
+            replies[who].append(NodeOutcome(str(server), reply, detail, 0.0, fence, holder))
+        client.close()
+    held = {}
+    for who, outcomes in replies.items():
+        slot = _best_granted(outcomes)
+        if slot is not None and judge_acquire(_for_slot(outcomes, slot), in_time=True).name == (
+            "ACQUIRED"
+        ):
+            held[who] = slot
+    assert held == {"A": 0, "B": 1}
+    now = time.monotonic()
+    ours = [Record(worker=i, start=now, end=now + 1.0) for i, _ in enumerate(held)]
+    assert check_k_exclusion(ours, 2).safe
