@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from quorumlock.benchmarks import (
     _plots,
@@ -20,6 +21,7 @@ from quorumlock.benchmarks import (
     contention,
     handover,
     many_names,
+    semaphore,
     suite,
     uncontended,
 )
@@ -348,3 +350,20 @@ def test_what_fails_the_run_is_a_crash_or_an_overlap_never_a_timing() -> None:
     assert suite.crashes(run) == ["many crashed: WorkerError: worker 0 (pid 1): exited"]
     run.figures["contention"] = {"rows": [{**row, "counter_ok": False}]}
     assert suite.crashes(run)[1:] == ["contention: pottery Redlock had overlapping holds"]
+
+
+def test_semaphore_benchmark_runs_every_contender_once(servers: LocalServerGroup) -> None:
+    """One tiny run: every contender completes cycles, none fails, the ratios exist,
+    and the permits held for the run are given back (no timing is asserted)."""
+    config = semaphore.Config(rounds=1, slice_seconds=0.05, warmup_seconds=0.02, max_cycles=50)
+    report = semaphore.run_benchmark(servers.urls, config)
+    assert set(report["results"]) == set(semaphore.CONTENDERS)
+    for slug, row in report["results"].items():
+        assert row["cycles"] > 0, slug
+        assert row["failures"] == 0, slug
+    assert all(value is not None for value in report["ratios"].values())
+    assert "semaphore-k4 / mutex" in semaphore.format_report(report)
+    for server in servers:
+        client = redis.Redis(host=server.host, port=server.port)
+        assert client.keys("quorumlock:semaphore:*") == []
+        client.close()
