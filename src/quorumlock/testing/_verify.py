@@ -27,6 +27,7 @@ The three configurations of the table:
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import random
 import shutil
@@ -40,7 +41,7 @@ from typing import Final
 
 import redis
 
-from quorumlock.testing._checker import Write, check_history
+from quorumlock.testing._checker import Write, check_history, check_k_exclusion
 from quorumlock.testing._nemesis import NEMESES, Targets, make_nemesis
 from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import LocalServer, LocalServerGroup
@@ -100,6 +101,9 @@ class VerifyReport:
     faults: int
     stragglers: int = 0
     errors: Mapping[str, int] = field(default_factory=dict)
+    #: A semaphore run (``verify(permits=K)``): ``overlaps`` then counts the holds that
+    #: began while K others were open (:func:`~quorumlock.testing.check_k_exclusion`).
+    permits: int | None = None
 
     @property
     def safe(self) -> bool:
@@ -118,11 +122,12 @@ class VerifyReport:
     def summary(self) -> str:
         """One line: the cell, the counts and the verdict."""
         verdict = "ok" if self.ok else "UNSAFE" if not self.safe else "no acquisitions"
+        what = "overlaps" if self.permits is None else f"holders beyond K={self.permits}"
         return (
             f"{self.nemesis} / {self.config} (N={self.servers}, {self.workers} workers, "
             f"{self.duration:g} s, ttl {self.ttl:g} s, seed {self.seed}): "
             f"{self.acquisitions} acquisitions ({self.acquisitions_per_second:.1f}/s), "
-            f"{self.overlaps} overlaps, {self.stale_writes_accepted} stale writes accepted, "
+            f"{self.overlaps} {what}, {self.stale_writes_accepted} stale writes accepted, "
             f"{self.stale_writes_rejected} rejected, {self.token_order_violations} tokens "
             f"out of order, longest gap {self.longest_gap:.2f} s, {self.faults} faults: "
             f"{verdict}"
@@ -140,6 +145,7 @@ def verify(
     fencing: bool = True,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    permits: int | None = None,
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -162,6 +168,11 @@ def verify(
         seed: seed of every random choice (nemesis schedule, work times); None picks one,
             reported in the result. Timing still varies from run to run.
         progress: called with a short message at each step (e.g. ``print``).
+        permits: contend for the permits of a counting semaphore (``rl.semaphore``)
+            instead of a lock, and check that never more than ``permits`` hold at once
+            (:func:`~quorumlock.testing.check_k_exclusion`; ``overlaps`` counts the
+            holders beyond K). Several holders write at once then, so the resource's
+            order and the fencing tokens' order are not checked.
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
@@ -183,6 +194,10 @@ def verify(
     for what, value in (("duration", duration), ("ttl", ttl)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
+    if permits is not None and (
+        isinstance(permits, bool) or not isinstance(permits, int) or permits < 1
+    ):
+        raise ValueError(f"permits must be an int >= 1 or None, not {permits!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
@@ -225,6 +240,7 @@ def verify(
                 records=str(run_dir / f"worker-{index}.jsonl"),
                 flags=str(run_dir / "flags"),
                 seed=rng.randrange(2**32),
+                permits=permits or 0,
             )
             for index in range(workers)
         ]
@@ -266,9 +282,23 @@ def verify(
         records = list(pool.records())
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
-        check = check_history(
-            pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected
-        )
+        holds = pool.holds()
+        if permits is None:
+            check = check_history(
+                holds, writes, start=start, end=stop, stale_writes_rejected=rejected
+            )
+        else:
+            # K holders write side by side: only the count of holders is checked.
+            whole = check_history(holds, [], start=start, end=stop)
+            k_check = check_k_exclusion(holds, permits)
+            check = dataclasses.replace(
+                whole,
+                writes=len(writes),
+                overlaps=k_check.excess,
+                token_order_violations=0,
+                stale_writes_rejected=rejected,
+                overlap_examples=(),
+            )
         report = VerifyReport(
             nemesis=nemesis,
             config=label,
@@ -290,6 +320,7 @@ def verify(
             stale_writes_rejected=check.stale_writes_rejected,
             token_order_violations=check.token_order_violations,
             longest_gap=check.longest_gap,
+            permits=permits,
         )
         say(report.summary())
     return report

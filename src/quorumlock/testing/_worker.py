@@ -45,6 +45,7 @@ from typing import Any, Final
 import redis
 
 from quorumlock import (
+    Lock,
     LockNotAcquired,
     QuorumLockError,
     RedisFence,
@@ -93,6 +94,8 @@ class WorkerSpec:
     records: str
     flags: str
     seed: int
+    #: > 0: contend for one of this many permits of a semaphore named ``lock_name``.
+    permits: int = 0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -181,7 +184,11 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
     try:
         time.sleep(max(0.0, start - time.monotonic()))
         while (left := stop - time.monotonic()) > 0:
-            lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            lock: Lock
+            if spec.permits:
+                lock = redlock.semaphore(spec.lock_name, permits=spec.permits, ttl=spec.ttl)
+            else:
+                lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
             try:
                 acquired = lock.acquire(blocking=True, timeout=min(spec.acquire_timeout, left))
             except LockNotAcquired as exc:  # QuorumUnavailable included
