@@ -8,7 +8,7 @@ of the semaphore's slots, chosen by the acquire), so acquire, extend, release, l
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from quorumlock._algorithm.config import LockOptions, shown
 from quorumlock._algorithm.semaphore import SemaphoreState
@@ -45,6 +45,14 @@ class PermitMixin(LockBase):
         """Which permit this object holds, from 0 to ``permits - 1``; None when it holds
         none. Two holders at the same moment never have the same slot."""
         return self._state.slot if self._state.held else None
+
+    def _export(self, keep: bool) -> NoReturn:
+        # A handle names a lock's key; a permit's key is its slot's, which adopt() would
+        # not find: refused rather than handing over a lock that would be lost at once.
+        raise TypeError(
+            f"a permit of semaphore {shown(self.name)} cannot be exported (yet): hold it "
+            "in the process that acquired it"
+        )
 
     def __repr__(self) -> str:
         state = f"slot {self.slot} held for {self.validity:.3f}s" if self.held else "not held"

@@ -471,6 +471,55 @@ def test_extend_auto_extend_and_fencing(
     api.run(body)
 
 
+def test_what_a_permit_refuses(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
+    """A permit has no ``locked()`` and cannot be exported (a handle names a lock's key),
+    and is not reentrant; a refused export leaves it held and releasable."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls)
+        permit = rl.semaphore(lock_name, permits=2, ttl=10)
+        with pytest.raises(TypeError, match="owned"):
+            await call(permit.locked())
+        assert await call(permit.acquire(blocking=False))
+        with pytest.raises(TypeError, match="cannot be exported"):
+            await call(permit.export())
+        with pytest.raises(quorumlock.LockNotReentrant):
+            await call(permit.acquire(blocking=False))
+        # Another permit of the same name, by the same thread or task, waits as it may:
+        second = rl.semaphore(lock_name, permits=2, ttl=10)
+        assert await call(second.acquire(timeout=1))
+        assert {permit.slot, second.slot} == {0, 1}
+        assert await call(second.release())
+        assert await call(permit.release())
+        assert slot_values(servers, lock_name, 2) == [[None] * 5] * 2
+
+    api.run(body)
+
+
+def test_a_cancelled_asyncio_acquire_leaves_no_permit(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A task cancelled while it waits for a permit deletes what its attempts were
+    granted: the holder's release then lets another in at once."""
+
+    async def body() -> None:
+        rl = quorumlock.asyncio.Redlock(servers.urls)
+        holder = rl.semaphore(lock_name, permits=1, ttl=10)
+        assert await holder.acquire(blocking=False)
+        waiter = rl.semaphore(lock_name, permits=1, ttl=10)
+        task = asyncio.create_task(waiter.acquire(timeout=10))
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert slot_values(servers, lock_name, 1) == [[holder.token] * 5]
+        assert await holder.release()
+        assert slot_values(servers, lock_name, 1) == [[None] * 5]
+        await rl.close()
+
+    asyncio.run(body())
+
+
 # --------------------------------------------------------------------------------------
 # permits changed for a live name; bad input
 # --------------------------------------------------------------------------------------
