@@ -278,7 +278,7 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
                 "" if left == 1 else "s",
                 n - quorum(n),
             )
-    if step.op is not Op.ACQUIRE:
+    if step.op not in (Op.ACQUIRE, Op.SEMAPHORE_ACQUIRE):
         return
     servers = " ".join(o.server for o in outcomes)
     if any(o.reply not in _NO_ANSWER for o in outcomes):

@@ -496,6 +496,28 @@ def test_what_a_permit_refuses(api: Api, servers: LocalServerGroup, lock_name: s
     api.run(body)
 
 
+def test_one_server_under_two_names_is_refused(
+    api: Api, make_servers: ServerFactory, lock_name: str
+) -> None:
+    """a, a (as localhost) and b: a "majority" that is one real server and b is refused
+    with ConfigurationError, and no slot is left behind. Catches: the check of two
+    instances that are one server skipped for a semaphore's acquire."""
+    group = make_servers(2)
+    a, b = group[0], group[1]
+    urls = [a.url, f"redis://localhost:{a.port}", b.url]
+
+    async def body() -> None:
+        rl = api.redlock(urls)
+        permit = rl.semaphore(lock_name, permits=2, ttl=10)
+        with pytest.raises(ConfigurationError, match="same server"):
+            await call(permit.acquire(blocking=False))
+        assert slot_values(group, lock_name, 2) == [[None, None]] * 2
+        with pytest.raises(ConfigurationError, match="same server"):
+            await call(rl.semaphore(lock_name, permits=2, ttl=10).acquire(blocking=False))
+
+    api.run(body)
+
+
 def test_a_cancelled_asyncio_acquire_leaves_no_permit(
     servers: LocalServerGroup, lock_name: str
 ) -> None:

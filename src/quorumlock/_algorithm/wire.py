@@ -27,6 +27,7 @@ __all__ = [
     "session_args",
     "shared_args",
     "slot_keys",
+    "undo_of",
 ]
 
 
@@ -175,3 +176,13 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     elif raw == 0:
         return Reply.NOT_HELD, "", None, None
     return Reply.ERROR, f"unexpected reply {raw!r}", None, None
+
+
+def undo_of(step: Fanout) -> Fanout:
+    """The release that undoes an acquire ``step`` everywhere (R6 step 5)."""
+    if step.op is Op.SEMAPHORE_ACQUIRE:
+        return Fanout(
+            Op.SEMAPHORE_RELEASE, step.key, step.token, step.ttl_ms, step.timeout,
+            permits=step.permits,
+        )  # fmt: skip
+    return Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout)

@@ -48,7 +48,7 @@ from quorumlock._algorithm.flows import (
 )
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.round import FINISH, Action, Connect, Finish, Member, RoundMachine, Send
-from quorumlock._algorithm.wire import eval_args
+from quorumlock._algorithm.wire import eval_args, undo_of
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -63,6 +63,9 @@ from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import Address, AsyncRedisConnection, ServerSpec
 
 __all__ = ["AsyncFanout"]
+
+#: The rounds that acquire: two instances that are one server are refused there.
+_ACQUIRES = (Op.ACQUIRE, Op.SEMAPHORE_ACQUIRE)
 
 
 class _Pipe:
@@ -412,11 +415,11 @@ class AsyncFanout:
         An acquire raises :class:`ConfigurationError` when two instances turn out to be
         one server, as in ``SyncFanout.run``.
         """
-        if step.op is Op.ACQUIRE:
+        if step.op in _ACQUIRES:
             self.same_server.check()
         round_ = await self._run(step)
-        if step.op is Op.ACQUIRE and self.same_server.conflict:
-            await self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+        if step.op in _ACQUIRES and self.same_server.conflict:
+            await self._run(undo_of(step))
             self.same_server.check()
         return round_
 

@@ -50,7 +50,7 @@ from quorumlock._algorithm.round import (
     RoundMachine,
     Send,
 )
-from quorumlock._algorithm.wire import eval_args
+from quorumlock._algorithm.wire import eval_args, undo_of
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -65,6 +65,9 @@ from quorumlock._io.packing import RoundPacker
 from quorumlock._io.servers import Address, RedisConnection, ServerSpec
 
 __all__ = ["SyncFanout"]
+
+#: The rounds that acquire: two instances that are one server are refused there.
+_ACQUIRES = (Op.ACQUIRE, Op.SEMAPHORE_ACQUIRE)
 
 _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 #: A batch's deadline grows by this much per step it carries (see ``_read_batch``).
@@ -520,11 +523,11 @@ class SyncFanout:
         one server (:class:`SameServerCheck`): before sending anything if that was known,
         else after the round, once its keys were released on every server.
         """
-        if step.op is Op.ACQUIRE:
+        if step.op in _ACQUIRES:
             self.same_server.check()
         round_ = self._run(step)
-        if step.op is Op.ACQUIRE and self.same_server.conflict:
-            self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+        if step.op in _ACQUIRES and self.same_server.conflict:
+            self._run(undo_of(step))
             self.same_server.check()
         return round_
 
