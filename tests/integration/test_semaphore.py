@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import random
 import signal
+import threading
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -263,6 +264,45 @@ def test_a_free_permit_costs_one_round(api: Api, servers: LocalServerGroup, lock
             seen.ops.clear()
             assert await call(permit.release())
             assert seen.ops == ["semaphore release"]
+
+    api.run(body)
+
+
+def test_a_waiter_is_woken_by_a_release(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """With retry_delay=5 (pauses of 2.5 to 5 s), a waiter for a full semaphore gets the
+    permit freed by a release well before its next poll: the release of any permit
+    announces itself on the semaphore's channel. Catches: a release that does not
+    announce, a waiter listening on the wrong channel."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, retry_delay=5.0)
+        await warm_up(rl)
+        holders = [rl.semaphore(lock_name, permits=2, ttl=10) for _ in range(2)]
+        assert [await call(h.acquire(blocking=False)) for h in holders] == [True, True]
+        waiter = rl.semaphore(lock_name, permits=2, ttl=10)
+        released_at: list[float] = []
+
+        async def release_later() -> None:
+            await asyncio.sleep(0.5)  # the waiter has subscribed and is in its pause
+            released_at.append(time.monotonic())
+            assert await call(holders[1].release())
+
+        if api.flavour == "async":
+            releaser = asyncio.create_task(release_later())
+            assert await call(waiter.acquire(timeout=10))
+            await releaser
+        else:
+            thread = threading.Thread(target=lambda: asyncio.run(release_later()))
+            thread.start()
+            assert await call(waiter.acquire(timeout=10))
+            thread.join(timeout=10)
+        woken_after = time.monotonic() - released_at[0]
+        assert woken_after < 2.0  # the shortest poll would come 2.5 s after the last try
+        assert waiter.slot == holders[1]._state.slot
+        assert await call(waiter.release())
+        assert await call(holders[0].release())
 
     api.run(body)
 
