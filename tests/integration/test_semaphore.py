@@ -247,7 +247,7 @@ def test_k_permits_then_refused(api: Api, servers: LocalServerGroup, lock_name: 
 
 def test_a_free_permit_costs_one_round(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
     """Uncontended, an acquire is one round (no round per slot), with or without other
-    holders; the release is one more."""
+    holders; the release is one more; a refusal with all permits held is one round."""
 
     async def body() -> None:
         seen = Rounds()
@@ -260,6 +260,13 @@ def test_a_free_permit_costs_one_round(api: Api, servers: LocalServerGroup, lock
             assert await call(permit.acquire(blocking=False))
             assert seen.ops == ["semaphore acquire"]
             held.append(permit)
+        held.append(rl.semaphore(lock_name, permits=4, ttl=10))
+        assert await call(held[-1].acquire(blocking=False))
+        # All 4 held: every server answers "taken", so nothing needs undoing.
+        refused = rl.semaphore(lock_name, permits=4, ttl=10)
+        seen.ops.clear()
+        assert not await call(refused.acquire(blocking=False))
+        assert seen.ops == ["semaphore acquire"]
         for permit in held:
             seen.ops.clear()
             assert await call(permit.release())

@@ -22,7 +22,8 @@ round when permits are free instead of one per slot:
    more round asks every server for the one slot that was free on the most servers; the
    script first deletes our token from every other slot, so a client never keeps two.
 3. Anything else granted on the way (on a slot we do not keep) is deleted again, and a
-   failed attempt deletes everything it was granted, as a failed lock attempt does.
+   failed attempt deletes everything it may have been granted, as a failed lock attempt
+   does (an attempt that every server answered with "taken" was granted nothing).
 """
 
 from __future__ import annotations
@@ -248,12 +249,17 @@ def semaphore_acquire_flow(
         # Undo everything this attempt was granted, on every server (R6 step 5), without
         # waking the waiters: when contenders split the votes, each undoing one would
         # wake all the others to split them again; they retry after their random pause
-        # instead (R8), and a holder's release still wakes them.
-        cleanup = yield Fanout(
-            Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each, permits=permits
-        )
-        assert isinstance(cleanup, Round)
-        now = cleanup.finished
+        # instead (R8), and a holder's release still wakes them. Not when every server
+        # answered "taken" to every round: each answer says the script ran and wrote
+        # nothing of ours (the usual answer while all permits are held), so no reply
+        # was lost and there is nothing to undo.
+        now = last.finished
+        if _strays(rounds, None):
+            cleanup = yield Fanout(
+                Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each, permits=permits
+            )
+            assert isinstance(cleanup, Round)
+            now = cleanup.finished
         out_of_retries = config.retry_count is not None and attempts > config.retry_count
         if not blocking or verdict is Verdict.FATAL or out_of_retries:
             return SemaphoreResult(verdict, None, None, judged, attempts)
