@@ -93,6 +93,7 @@ def test_a_semaphore_never_has_more_than_k_holders(nemesis: str) -> None:
     moment with more than 2 holders."""
     report = verify(nemesis=nemesis, servers=3, workers=5, permits=2, duration=DURATION)
     assert report.permits == 2
+    assert report.config == "safe, semaphore K=2"
     assert report.overlaps == 0, explain(report)
     assert report.ok, explain(report)
     assert "holders beyond K=2" in report.summary()

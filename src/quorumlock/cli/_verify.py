@@ -22,6 +22,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock.cli._common import (
     EXIT_USAGE,
     MAX_SERVERS,
@@ -112,6 +113,14 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--no-fencing", dest="fencing", action="store_false", help="turn fencing tokens off"
     )
+    parser.add_argument(
+        "--permits",
+        metavar="K",
+        type=count("--permits", maximum=MAX_PERMITS),
+        default=None,
+        help="contend for K permits of a counting semaphore instead of a lock, and "
+        "count the holders beyond K (in the overlaps column)",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -148,6 +157,7 @@ def verify(args: argparse.Namespace) -> int:
                     fencing=args.fencing,
                     seed=args.seed,
                     progress=_progress(bar, label, live),
+                    permits=args.permits,
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None

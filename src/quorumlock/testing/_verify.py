@@ -202,6 +202,8 @@ def verify(
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
     label = config_label(quarantine=quarantine, fencing=fencing)
+    if permits is not None:
+        label = f"{label}, semaphore K={permits}"
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
