@@ -341,7 +341,10 @@ def test_split_vote_is_settled_by_a_second_round_with_nothing_left_behind(
             assert await call(permit.acquire(blocking=False))
             assert permit.slot == 2
             assert [o.reply for o in permit.outcomes].count(G) >= 2
-            two_rounds += seen.ops.count("semaphore acquire") == 2
+            if seen.ops.count("semaphore acquire") == 2:
+                # the second round deleted the first one's grants itself
+                assert seen.ops == ["semaphore acquire"] * 2
+                two_rounds += 1
             held = [permit.token if o.reply is G else None for o in permit.outcomes]
             assert slot_values(group, lock_name, 3) == [
                 [None, "y", "z"],

@@ -21,9 +21,11 @@ round when permits are free instead of one per slot:
 2. Otherwise (servers granted different slots, because others came in between), one
    more round asks every server for the one slot that was free on the most servers; the
    script first deletes our token from every other slot, so a client never keeps two.
-3. Anything else granted on the way (on a slot we do not keep) is deleted again, and a
-   failed attempt deletes everything it may have been granted, as a failed lock attempt
-   does (an attempt that every server answered with "taken" was granted nothing).
+3. Anything else granted on the way (on a slot we do not keep) is deleted again: by
+   the second round's script on the servers that answered it, else by one more round;
+   a failed attempt deletes everything it may have been granted, as a failed lock
+   attempt does (an attempt that every server answered with "taken" was granted
+   nothing).
 """
 
 from __future__ import annotations
@@ -140,17 +142,20 @@ def _most_free(outcomes: Sequence[NodeOutcome], permits: int, pick: float) -> in
     return ties[min(int(pick * len(ties)), len(ties) - 1)]
 
 
-def _strays(rounds: Sequence[Round], kept: int | None) -> bool:
-    """Whether any round may have left our token on a slot other than ``kept`` on some
-    server (a grant of another slot, or a server whose answer is unknown)."""
-    for round_ in rounds:
-        for outcome in round_.outcomes:
-            said = _slot_and_free(outcome)
-            if outcome.reply is Reply.GRANTED and said is not None and said[0] == kept:
-                continue
-            if outcome.reply is Reply.TAKEN:
-                continue
-            return True
+def _strays(last: Round, kept: int | None) -> bool:
+    """Whether our token may be left on a slot other than ``kept`` on some server after
+    the attempt's ``last`` round. Every run of the script deletes our token from every
+    slot but the one it tries, so a server is clean when its last answer was "taken"
+    (nothing written), or a grant or a quarantined answer for ``kept`` itself; a grant of
+    another slot, or no answer (its effect unknown), may have left one."""
+    for outcome in last.outcomes:
+        said = _slot_and_free(outcome)
+        if outcome.reply is Reply.TAKEN:
+            continue
+        mine = outcome.reply in (Reply.GRANTED, Reply.QUARANTINED)
+        if mine and said is not None and said[0] == kept:
+            continue
+        return True
     return False
 
 
@@ -209,7 +214,6 @@ def semaphore_acquire_flow(
         attempts += 1
         first = yield step(_order(permits, uniform))
         assert isinstance(first, Round)
-        rounds = [first]
         last = first
         slot = _best_granted(first.outcomes)
         judged = _for_slot(first.outcomes, -1 if slot is None else slot)
@@ -222,7 +226,6 @@ def semaphore_acquire_flow(
                 second = yield step((target,))
                 assert isinstance(second, Round)
                 last = second
-                rounds.append(last)
                 slot = target
                 judged = _for_slot(last.outcomes, slot)
                 holds_until = deadline(last.started, ttl_ms, config.clock_drift_factor)
@@ -239,7 +242,7 @@ def semaphore_acquire_flow(
                     holds_until=holds_until,
                 )
             if fence is not None or not config.fencing:
-                if _strays(rounds, slot):
+                if _strays(last, slot):
                     yield Fanout(
                         Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each,
                         notify=True, permits=permits, slots=(slot,),
@@ -254,7 +257,7 @@ def semaphore_acquire_flow(
         # nothing of ours (the usual answer while all permits are held), so no reply
         # was lost and there is nothing to undo.
         now = last.finished
-        if _strays(rounds, None):
+        if _strays(last, None):
             cleanup = yield Fanout(
                 Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each, permits=permits
             )
