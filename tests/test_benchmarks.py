@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from quorumlock.benchmarks import (
     _plots,
@@ -22,6 +23,7 @@ from quorumlock.benchmarks import (
     handover,
     many_names,
     rwlock_cycles,
+    semaphore,
     suite,
     uncontended,
 )
@@ -369,3 +371,20 @@ def test_the_rwlock_cycles_benchmark_measures_every_contender(five: LocalServerG
     assert all(rate > 0 for rate in result["cycles_per_second"].values())
     assert set(result["ratios"]) == {"read / plain", "write / plain"}
     assert all(len(rounds) == 2 for rounds in result["cycles_per_second_by_round"].values())
+
+
+def test_semaphore_benchmark_runs_every_contender_once(servers: LocalServerGroup) -> None:
+    """One tiny run: every contender completes cycles, none fails, the ratios exist,
+    and the permits held for the run are given back (no timing is asserted)."""
+    config = semaphore.Config(rounds=1, slice_seconds=0.05, warmup_seconds=0.02, max_cycles=50)
+    report = semaphore.run_benchmark(servers.urls, config)
+    assert set(report["results"]) == set(semaphore.CONTENDERS)
+    for slug, row in report["results"].items():
+        assert row["cycles"] > 0, slug
+        assert row["failures"] == 0, slug
+    assert all(value is not None for value in report["ratios"].values())
+    assert "semaphore-k4 / mutex" in semaphore.format_report(report)
+    for server in servers:
+        client = redis.Redis(host=server.host, port=server.port)
+        assert client.keys("quorumlock:semaphore:*") == []
+        client.close()

@@ -30,6 +30,7 @@ from quorumlock._algorithm.flows import Fanout, Flow
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
+from quorumlock._algorithm.semaphore import check_permits
 from quorumlock._exceptions import (
     ConfigurationError,
     LockLost,
@@ -400,14 +401,29 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
     def __repr__(self) -> str:
         return f"{type(self).__module__.split('._')[0]}.Redlock({self.servers!r})"
 
+    def _semaphore_options(
+        self, name: object, permits: object, **options: Any
+    ) -> tuple[LockOptions, int]:
+        """The options of ``semaphore()``: those of ``lock()``, checked the same way, and
+        ``permits`` (docs/algorithm.md, "Semaphores")."""
+        checked = LockOptions.build(self.config, name, **options)
+        count = check_permits(permits)
+        if any(spec.cluster is not None for spec in self._specs):
+            raise ConfigurationError(
+                "semaphores are not supported over a Redis Cluster instance yet: use "
+                "independent servers"
+            )
+        return checked, count
+
     # Which lock objects are acquiring or holding, and for whom.
 
     def _check_nesting(self, lock: LockBase, owner: object, unbounded: bool) -> None:
         """Refuse a wait with no bound for a name that ``owner`` (the calling thread or
         task) is acquiring or holding through another object of this Redlock: it could
         only end when the outer lock's ttl runs out. The lock itself may refuse more
-        (a read-write lock's write while its reader holds: no upgrade)."""
-        if owner is None:
+        (a read-write lock's write while its reader holds: no upgrade). A semaphore's
+        permits may be held several at once (``_nests`` False): never refused."""
+        if owner is None or lock._nests is False:
             return
         with self._occupied_mutex:
             others = list(self._occupied.get(lock._occupancy_key, ()))
@@ -426,6 +442,8 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
     def _occupy(self, lock: LockBase, owner: object) -> None:
         with self._occupied_mutex:
             lock._occupant = owner
+            if lock._nests is False:
+                return
             self._occupied.setdefault(lock._occupancy_key, weakref.WeakSet()).add(lock)
 
     def _vacate(self, lock: LockBase) -> None:
@@ -455,6 +473,9 @@ class LockBase:
     """
 
     _redlock: RedlockBase[Any, Any, Any]
+    #: Whether a thread or task holding this name must not wait for it through another
+    #: object (a lock's); a semaphore's permits may be held several at once.
+    _nests = True
 
     def __init__(self, redlock: RedlockBase[Any, Any, Any], options: LockOptions) -> None:
         self._redlock = redlock

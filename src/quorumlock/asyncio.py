@@ -50,6 +50,7 @@ from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
 from quorumlock._observe import log_round, round_hook
+from quorumlock._permit import PermitMixin
 from quorumlock._rwfront import ReadWriteLockBase, RWHoldBase
 
 __all__ = [
@@ -57,6 +58,7 @@ __all__ = [
     "Election",
     "Lock",
     "MultiLock",
+    "Permit",
     "RLock",
     "ReadWriteHold",
     "ReadWriteLock",
@@ -91,6 +93,45 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         self._multi_class = MultiLock
         self._rwlock_class = ReadWriteLock
         self._after_round = round_hook(log_round, self._observer)
+
+    def semaphore(
+        self,
+        name: str,
+        *,
+        permits: int,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Permit], object] | None = None,
+    ) -> Permit:
+        """A permit of the counting semaphore ``name``: at most ``permits`` holders at
+        once, over all clients (docs/algorithm.md, "Semaphores"). Not acquired yet.
+
+        The permit is a lock object (:meth:`lock`'s options, acquire, extend, release,
+        ``validity``, leases, ``async with``); ``permit.slot`` says which of the permits it
+        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``). A
+        crashed holder's permit frees itself at the ttl; only the holder's token
+        releases it. Clients of one name may use different ``permits``: a client never
+        takes a slot at or above its own ``permits``, so at most the largest ``permits``
+        in use are held at once (lowering it takes effect as the higher slots are
+        released or expire). Raises ``TypeError`` or :class:`ConfigurationError` for bad
+        input, before any network call.
+        """
+        options, count = self._semaphore_options(
+            name,
+            permits,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+        return Permit(self, options, count)
 
     def _decorator(self, options: LockOptions) -> AsyncDecorator:
         def decorate(func: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
@@ -542,6 +583,10 @@ class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):
     """What ``Redlock.rwlock()`` returns: ``read()`` and ``write()`` make holds."""
 
     _hold_class = ReadWriteHold
+
+
+class Permit(PermitMixin, Lock):
+    """One permit of a counting semaphore: see :meth:`Redlock.semaphore`."""
 
 
 async def _complete(aw: Any) -> Any:

@@ -96,3 +96,23 @@ def test_verify_a_read_write_lock() -> None:
     assert report["config"] == "rwlock, safe"
     assert report["overlaps"] == 0
     assert report["acquisitions"] > 0
+
+
+def test_verify_a_semaphore() -> None:
+    result = run_cli(
+        "verify", "--nemesis", "kill-restart", "--duration", "2", "--count", "3",
+        "--workers", "5", "--permits", "2", "--json",
+        timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["permits"] == 2
+    assert report["config"] == "safe, semaphore K=2"
+    assert report["overlaps"] == 0
+    assert report["acquisitions"] > 0
+
+
+def test_verify_bad_permits() -> None:
+    result = run_cli("verify", "--permits", "0")
+    assert result.returncode == 2
+    assert "--permits must be >= 1" in result.stderr

@@ -28,6 +28,7 @@ TWINS = (
     "Election",
     "Lock",
     "MultiLock",
+    "Permit",
     "RLock",
     "ReadWriteHold",
     "ReadWriteLock",
@@ -43,6 +44,7 @@ COROUTINES = {
     "MultiLock": {"acquire", "release", "extend", "export", "locked", "owned"},
     "ReadWriteHold": {"acquire", "release", "extend", "export", "locked", "owned", "downgrade"},
     "ReadWriteLock": set(),
+    "Permit": {"acquire", "release", "extend", "export", "locked", "owned"},
     "RedisFence": {"execute", "highest"},
     "Election": {"leader"},
     "Campaign": set(),
@@ -58,6 +60,7 @@ ATTRIBUTE_TYPES = {
     ("RLock", "lost"): (threading.Event, asyncio.Event),
     ("MultiLock", "lost"): (threading.Event, asyncio.Event),
     ("ReadWriteHold", "lost"): (threading.Event, asyncio.Event),
+    ("Permit", "lost"): (threading.Event, asyncio.Event),
 }
 
 URL = "redis://127.0.0.1:1"  # never contacted
@@ -104,7 +107,7 @@ def test_the_twins_have_the_same_members_and_signatures(name: str) -> None:
 
 
 def test_the_context_managers_take_the_same_arguments() -> None:
-    for name in ("Campaign", "Lock", "RLock", "MultiLock", "Redlock"):
+    for name in ("Campaign", "Lock", "RLock", "MultiLock", "Permit", "Redlock"):
         sync_cls = getattr(quorumlock, name)
         async_cls = getattr(quorumlock.asyncio, name)
         assert signature_of(sync_cls.__exit__) == signature_of(async_cls.__aexit__), name
@@ -123,6 +126,7 @@ def test_instances_have_the_same_public_attributes() -> None:
             "MultiLock": async_rl.lock_many(["surface", "surface:2"], ttl=1),
             "ReadWriteLock": async_rl.rwlock("surface", ttl=1),
             "ReadWriteHold": async_rl.rwlock("surface", ttl=1).write(),
+            "Permit": async_rl.semaphore("surface", permits=2, ttl=1),
             "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
             "Election": async_rl.election("surface", ttl=1, identity="i"),
             "Campaign": async_rl.election("surface", ttl=1, identity="i").campaign(),
@@ -139,6 +143,7 @@ def test_instances_have_the_same_public_attributes() -> None:
         "MultiLock": sync_rl.lock_many(["surface", "surface:2"], ttl=1),
         "ReadWriteLock": sync_rl.rwlock("surface", ttl=1),
         "ReadWriteHold": sync_rl.rwlock("surface", ttl=1).write(),
+        "Permit": sync_rl.semaphore("surface", permits=2, ttl=1),
         "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
         "Election": sync_rl.election("surface", ttl=1, identity="i"),
         "Campaign": sync_rl.election("surface", ttl=1, identity="i").campaign(),

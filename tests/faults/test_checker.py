@@ -10,7 +10,14 @@ import math
 
 import pytest
 
-from quorumlock.testing import HistoryCheck, Hold, Write, check_election, check_history
+from quorumlock.testing import (
+    HistoryCheck,
+    Hold,
+    Write,
+    check_election,
+    check_history,
+    check_k_exclusion,
+)
 
 
 def check(
@@ -207,3 +214,39 @@ def test_readers_may_overlap_readers_never_a_writer() -> None:
     # A shared hold of a worker that held before, alone after the writer: fine.
     after = Hold(worker=0, start=6.0, end=7.0, shared=True)
     assert check([*readers[:1], after]).safe
+
+
+# --------------------------------------------------------------------------------------
+# K-exclusion (counting semaphores)
+# --------------------------------------------------------------------------------------
+
+
+def test_k_exclusion_counts_holders_beyond_k() -> None:
+    two = [Hold(worker=0, start=0.0, end=2.0), Hold(worker=1, start=1.0, end=3.0)]
+    assert check_k_exclusion(two, 2).safe
+    assert check_k_exclusion(two, 2).most_at_once == 2
+    third = Hold(worker=2, start=1.5, end=1.6)
+    result = check_k_exclusion([*two, third], 2)
+    assert not result.safe
+    assert result.most_at_once == 3
+    assert result.excess == 1
+    assert set(result.example) == {*two, third}
+    # Half-open: a hold that begins as another ends is not a third at once; empty holds
+    # hold nothing.
+    touching = Hold(worker=2, start=2.0, end=2.5)
+    empty = Hold(worker=3, start=1.2, end=1.2)
+    assert check_k_exclusion([*two, touching, empty], 2).safe
+    assert check_k_exclusion([*two, touching], 1).excess == 2
+
+
+@pytest.mark.parametrize("permits", [0, -1, True, 1.5])
+def test_k_exclusion_refuses_bad_permits(permits: object) -> None:
+    with pytest.raises(ValueError, match="permits"):
+        check_k_exclusion([], permits)  # type: ignore[arg-type]
+
+
+def test_k_exclusion_refuses_bad_holds() -> None:
+    with pytest.raises(ValueError, match="bad hold"):
+        check_k_exclusion([Hold(worker=0, start=2.0, end=1.0)], 1)
+    with pytest.raises(ValueError, match="bad hold"):
+        check_k_exclusion([Hold(worker=0, start=0.0, end=math.inf)], 1)

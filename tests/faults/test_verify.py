@@ -132,6 +132,30 @@ def test_an_election_without_the_quarantine_has_two_leaders_under_kill_restart()
     assert not report.ok
 
 
+@pytest.mark.parametrize("nemesis", NEMESES)
+def test_a_semaphore_never_has_more_than_k_holders(nemesis: str) -> None:
+    """Five workers for 2 permits under the nemesis: the K-exclusion checker finds no
+    moment with more than 2 holders."""
+    report = verify(nemesis=nemesis, servers=3, workers=5, permits=2, duration=DURATION)
+    assert report.permits == 2
+    assert report.config == "safe, semaphore K=2"
+    assert report.overlaps == 0, explain(report)
+    assert report.ok, explain(report)
+    assert "holders beyond K=2" in report.summary()
+
+
+@pytest.mark.slow
+def test_without_the_quarantine_kill_restart_lets_more_than_k_hold() -> None:
+    """The cell that must be caught: restarted servers that forget their slot keys and
+    vote again at once let a third holder in beside two."""
+    report = verify(
+        nemesis="kill-restart", servers=3, workers=5, permits=2, quarantine=False,
+        duration=DURATION,
+    )  # fmt: skip
+    assert report.overlaps > 0, explain(report)
+    assert not report.safe
+
+
 @pytest.mark.slow
 def test_an_interrupted_run_leaves_no_process_behind() -> None:
     before = children()
@@ -168,6 +192,9 @@ def test_verify_refuses_bad_arguments() -> None:
         verify(nemesis="none", contender="zookeeper")
     with pytest.raises(ValueError, match="election"):
         verify(nemesis="none", election=True, fencing=False)
+    for permits in (0, -1, True, 2.0):
+        with pytest.raises(ValueError, match="permits"):
+            verify(nemesis="none", permits=permits)  # type: ignore[arg-type]
 
 
 def test_the_nemeses() -> None:

@@ -70,10 +70,14 @@ class Op(enum.Enum):
     RW_COMMIT_FENCE = "commit fence read-write"
     RW_PROBE = "probe read-write"
     RW_DOWNGRADE = "downgrade"
+    # A counting semaphore's K slot keys (quorumlock._algorithm.semaphore): ``key`` is the
+    # semaphore's base key, ``permits`` the number of slots.
+    SEMAPHORE_ACQUIRE = "semaphore acquire"
+    SEMAPHORE_RELEASE = "semaphore release"
 
 
 #: The commands that try to take a lock (a release announced after one may wake it).
-ACQUIRE_OPS = frozenset({Op.ACQUIRE, Op.RW_READ, Op.RW_WRITE})
+ACQUIRE_OPS = frozenset({Op.ACQUIRE, Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +90,9 @@ class Fanout:
     waiters of the key. ``keys``: for a multi-resource lock, every key of its set, sorted
     (``key`` is the first); the command then covers the whole set on each server in one
     atomic step (the ``*_MANY`` scripts).
+    waiters of the key. ``permits`` and ``slots`` (a semaphore's): the number of slot
+    keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a ``SEMAPHORE_RELEASE``:
+    the one slot to keep, none for all).
     """
 
     op: Op
@@ -99,12 +106,14 @@ class Fanout:
     notify: bool = False
     keys: tuple[str, ...] = ()
     intent_ms: int = 0  # a waiting writer's claim on readers (docs/algorithm.md, read-write)
+    permits: int = 0
+    slots: tuple[int, ...] = ()
 
     @property
     def per_session(self) -> bool:
         """The command names the server process it is sent to: pack it per connection."""
-        if self.op is Op.RW_READ or self.op is Op.RW_WRITE:
-            return True  # the read-write acquire is always the script
+        if self.op in (Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE):
+            return True  # the read-write and semaphore acquires are always scripts
         return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing or bool(self.keys))
 
     @property
@@ -113,7 +122,12 @@ class Fanout:
         return self.op in ACQUIRE_OPS
 
     def undo(self) -> Fanout:
-        """The release that takes back whatever this acquire may have set."""
+        """The release that takes back whatever this acquire may have set (R6 step 5)."""
+        if self.op is Op.SEMAPHORE_ACQUIRE:
+            return Fanout(
+                Op.SEMAPHORE_RELEASE, self.key, self.token, self.ttl_ms, self.timeout,
+                permits=self.permits,
+            )  # fmt: skip
         op = Op.RELEASE if self.op is Op.ACQUIRE else Op.RW_RELEASE
         return Fanout(op, self.key, self.token, self.ttl_ms, self.timeout, keys=self.keys)
 

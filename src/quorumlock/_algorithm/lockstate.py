@@ -124,7 +124,7 @@ class LockState:
         self.name = name
         # A multi-resource lock: its set of keys, sorted; ``name`` is then only shown.
         self.keys = keys
-        self.key = keys[0] if keys else name
+        self._key = keys[0] if keys else name
         self.ttl_ms = ttl_ms
         self.servers = servers
         self.config = config
@@ -145,6 +145,17 @@ class LockState:
         self.reason = ""
         self._token_factory = token_factory
         self._uniform = uniform
+
+    @property
+    def key(self) -> str:
+        """The key this object's acquisition is held on: the name; a multi-resource
+        lock's first key; a read-write lock's sorted set; a semaphore's permit: the key
+        of its slot."""
+        return self._key
+
+    @key.setter
+    def key(self, value: str) -> None:
+        self._key = value
 
     @property
     def held(self) -> bool:

@@ -43,6 +43,8 @@ __all__ = [
     "RW_PROBE",
     "RW_RELEASE",
     "SCRIPTS",
+    "SEMAPHORE_ACQUIRE",
+    "SEMAPHORE_RELEASE",
     "Script",
 ]
 
@@ -791,6 +793,90 @@ return 0
 #: RW_ACQUIRE on a cluster node, as CLUSTER_ACQUIRE is ACQUIRE there.
 CLUSTER_RW_ACQUIRE = Script("rw_acquire_cluster", _cluster_variant(RW_ACQUIRE.source))
 
+#: A counting semaphore's acquire on one server (docs/algorithm.md, "Semaphores"): the
+#: semaphore's K permits are K slot keys, each an ordinary lock key, and a permit is held
+#: as a lock on one slot. The script tries the slots in the client's (random) order and
+#: runs ACQUIRE, unchanged, on the first one that is free (or already ours, from the
+#: client's previous round: it is taken again afresh), so that the quarantine and the
+#: fencing counter work exactly as for a lock. In the same atomic step it deletes our
+#: token from every other slot: a client holds at most one slot per acquisition on each
+#: server. It is derived from ACQUIRE's source, never edited by hand.
+SEMAPHORE_ACQUIRE = Script(
+    "semaphore_acquire",
+    """\
+-- quorumlock semaphore acquire: ACQUIRE on the first free slot in the client's order
+-- KEYS[1..K] the slot keys; KEYS[K+1] the server's incarnation marker
+-- ARGV[1..4] token, ttl ms, max_ttl ms, fencing: as for the acquire script
+-- ARGV[5]    the slots to try, 0-based, in order ("2,0,3,1")
+-- ARGV[6..7] run_id and durability of the session: as for the acquire script
+-- returns    {slot tried (0-based), free slots ("1" free or ours, "0" taken; one per
+--             slot, before this call), then the acquire script's reply for that slot}
+local function acquire_one(KEYS, ARGV)
+"""
+    + "\n".join("    " + line if line else line for line in ACQUIRE.source.splitlines())
+    + """
+end
+local k = #KEYS - 1
+local token = ARGV[1]
+local free = {}
+local bits = {}
+for i = 1, k do
+    local v = redis.call("get", KEYS[i])
+    free[i] = (not v) or v == token
+    bits[i] = free[i] and "1" or "0"
+end
+local target = nil
+local first = nil
+for s in string.gmatch(ARGV[5], "%d+") do
+    local i = tonumber(s) + 1
+    if i >= 1 and i <= k then
+        first = first or i
+        if free[i] then
+            target = i
+            break
+        end
+    end
+end
+target = target or first
+-- our grants of the client's previous round go quietly: waking the waiters for a
+-- grant that lived one round trip would only make them collide again
+for i = 1, k do
+    if redis.call("get", KEYS[i]) == token then
+        redis.call("del", KEYS[i])
+    end
+end
+local r = acquire_one({KEYS[target], KEYS[k + 1]},
+    {token, ARGV[2], ARGV[3], ARGV[4], ARGV[6], ARGV[7]})
+return {target - 1, table.concat(bits), unpack(r)}
+""",
+)
+
+#: A semaphore's release (and the undo of a failed acquire): compare-and-delete our
+#: token on every slot key but ``keep``, then wake the semaphore's waiters.
+SEMAPHORE_RELEASE = Script(
+    "semaphore_release",
+    """\
+-- quorumlock semaphore release: compare-and-delete on every slot, then wake the waiters
+-- KEYS[1..K] the slot keys ("<base>:<slot>")
+-- ARGV[1]    our token
+-- ARGV[2]    the slot to keep (0-based), or -1 for none
+-- ARGV[3]    "1" to publish on "quorumlock:released:<base>" when a key was deleted
+-- returns    1 if a key held our token and was deleted, 0 otherwise
+local deleted = 0
+local keep = tonumber(ARGV[2]) + 1
+for i = 1, #KEYS do
+    if i ~= keep and redis.call("get", KEYS[i]) == ARGV[1] then
+        redis.call("del", KEYS[i])
+        deleted = 1
+    end
+end
+if deleted == 1 and ARGV[3] == "1" then
+    redis.pcall("publish", "quorumlock:released:" .. string.gsub(KEYS[1], ":%d+$", ""), "")
+end
+return deleted
+""",
+)
+
 #: Every script, by name.
 SCRIPTS = {
     script.name: script
@@ -816,5 +902,7 @@ SCRIPTS = {
         RW_EXTEND,
         RW_PROBE,
         RW_RELEASE,
+        SEMAPHORE_ACQUIRE,
+        SEMAPHORE_RELEASE,
     )
 }

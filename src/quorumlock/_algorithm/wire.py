@@ -30,6 +30,8 @@ from quorumlock._algorithm.scripts import (
     RW_EXTEND,
     RW_PROBE,
     RW_RELEASE,
+    SEMAPHORE_ACQUIRE,
+    SEMAPHORE_RELEASE,
     Script,
 )
 
@@ -41,6 +43,7 @@ __all__ = [
     "script_of",
     "session_args",
     "shared_args",
+    "slot_keys",
 ]
 
 
@@ -80,6 +83,18 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "1" if step.notify else "0")
     if step.op is Op.PROBE:
         return ("GET", step.key)
+    if step.op is Op.SEMAPHORE_ACQUIRE:
+        slots = slot_keys(step.key, step.permits)
+        return (
+            "EVALSHA", SEMAPHORE_ACQUIRE.sha, len(slots) + 1, *slots, MARKER_KEY, step.token,
+            step.ttl_ms, step.max_ttl_ms, "1" if step.fencing else "0",
+            ",".join(str(slot) for slot in step.slots),
+        )  # fmt: skip
+    if step.op is Op.SEMAPHORE_RELEASE:
+        slots = slot_keys(step.key, step.permits)
+        keep = step.slots[0] if step.slots else -1
+        notify = "1" if step.notify else "0"
+        return ("EVALSHA", SEMAPHORE_RELEASE.sha, len(slots), *slots, step.token, keep, notify)
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     if step.op is Op.CLAIM_TERM:
@@ -171,6 +186,8 @@ _SCRIPT_OF = {
     Op.RW_DOWNGRADE: RW_DOWNGRADE,
     Op.RW_PROBE: RW_PROBE,
     Op.RW_COMMIT_FENCE: RW_COMMIT_FENCE,
+    Op.SEMAPHORE_ACQUIRE: SEMAPHORE_ACQUIRE,
+    Op.SEMAPHORE_RELEASE: SEMAPHORE_RELEASE,
 }
 
 
@@ -186,6 +203,11 @@ _SET_SCRIPT_OF = {
 def script_of(step: Fanout) -> Script:
     """The script a fan-out's command runs (``KeyError`` for a plain command)."""
     return (_SET_SCRIPT_OF if step.keys else _SCRIPT_OF)[step.op]
+
+
+def slot_keys(base: str, permits: int) -> tuple[str, ...]:
+    """The keys of a counting semaphore's permits: ``<base>:0`` .. ``<base>:<K-1>``."""
+    return tuple(f"{base}:{slot}" for slot in range(permits))
 
 
 def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
@@ -214,7 +236,15 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
     quarantine, also why and since when (server ms), which the detail tells.
     """
-    if op is Op.ACQUIRE or op is Op.RW_READ or op is Op.RW_WRITE:
+    if op is Op.SEMAPHORE_ACQUIRE:
+        # [slot tried, free slots, then the acquire script's reply for that slot]: the
+        # slot and the free slots go in ``holder`` as "<slot>:<free>", which the
+        # semaphore's flow reads (quorumlock._algorithm.semaphore.SlotReply).
+        if isinstance(raw, list) and len(raw) >= 5 and isinstance(raw[0], int):
+            reply, detail, fence, _ = interpret(Op.ACQUIRE, raw[2:])
+            if reply is not Reply.ERROR:
+                return reply, detail, fence, f"{raw[0]}:{_text(raw[1])}"
+    elif op is Op.ACQUIRE or op is Op.RW_READ or op is Op.RW_WRITE:
         if raw in (b"OK", "OK", True):
             return Reply.GRANTED, "", None, None
         if raw is None:

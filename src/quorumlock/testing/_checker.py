@@ -61,10 +61,12 @@ from dataclasses import dataclass
 __all__ = [
     "HistoryCheck",
     "Hold",
+    "KExclusionCheck",
     "SetHold",
     "Write",
     "check_election",
     "check_history",
+    "check_k_exclusion",
     "overlapping_pairs",
     "overlapping_set_pairs",
 ]
@@ -320,3 +322,54 @@ def _longest_gap(live: list[Hold], start: float, end: float) -> float:
             longest = max(longest, hold.start - covered_until)
         covered_until = max(covered_until, hold.end)
     return max(longest, end - covered_until)
+
+
+@dataclass(frozen=True, slots=True)
+class KExclusionCheck:
+    """What :func:`check_k_exclusion` found: ``safe`` when never more than ``permits``
+    held at once.
+
+    ``most_at_once``: the largest number of non-empty holds that intersect at one
+    moment; ``excess``: how many holds began while ``permits`` others were open (each is
+    one more holder than allowed); ``example``: the holds open at the first such moment.
+    """
+
+    permits: int
+    acquisitions: int
+    most_at_once: int
+    excess: int
+    example: tuple[Hold, ...] = ()
+
+    @property
+    def safe(self) -> bool:
+        return self.excess == 0
+
+
+def check_k_exclusion(holds: Iterable[Hold], permits: int) -> KExclusionCheck:
+    """Check that at no moment more than ``permits`` holds of a counting semaphore were
+    open (the clock and interval rules of the module docstring: half-open, empty holds
+    hold nothing, and a reading that errs only towards a shorter hold; so a count above
+    ``permits`` is a real violation).
+
+    Raises:
+        ValueError: ``permits`` < 1, or a hold with ``end < start`` or non-finite times.
+    """
+    if isinstance(permits, bool) or not isinstance(permits, int) or permits < 1:
+        raise ValueError(f"permits must be an int >= 1, not {permits!r}")
+    all_holds = list(holds)
+    for hold in all_holds:
+        if not (math.isfinite(hold.start) and math.isfinite(hold.end)) or hold.end < hold.start:
+            raise ValueError(f"bad hold interval: {hold!r}")
+    live = sorted((h for h in all_holds if not h.empty), key=lambda h: (h.start, h.end))
+    open_: list[Hold] = []
+    most = excess = 0
+    example: tuple[Hold, ...] = ()
+    for hold in live:
+        open_ = [other for other in open_ if other.end > hold.start]  # half-open
+        open_.append(hold)
+        most = max(most, len(open_))
+        if len(open_) > permits:
+            excess += 1
+            if not example:
+                example = tuple(open_)
+    return KExclusionCheck(permits, len(all_holds), most, excess, example)

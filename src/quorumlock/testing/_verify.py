@@ -32,6 +32,7 @@ forgot the key and the next ``SETNX`` succeeds while the holder still holds.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import random
 import shutil
@@ -45,7 +46,7 @@ from typing import Final
 
 import redis
 
-from quorumlock.testing._checker import Write, check_election, check_history
+from quorumlock.testing._checker import Write, check_election, check_history, check_k_exclusion
 from quorumlock.testing._nemesis import NEMESES, Targets, make_nemesis
 from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import LocalServer, LocalServerGroup
@@ -111,6 +112,9 @@ class VerifyReport:
     stragglers: int = 0
     errors: Mapping[str, int] = field(default_factory=dict)
     contender: str = "quorumlock"
+    #: A semaphore run (``verify(permits=K)``): ``overlaps`` then counts the holds that
+    #: began while K others were open (:func:`~quorumlock.testing.check_k_exclusion`).
+    permits: int | None = None
 
     @property
     def safe(self) -> bool:
@@ -129,11 +133,12 @@ class VerifyReport:
     def summary(self) -> str:
         """One line: the cell, the counts and the verdict."""
         verdict = "ok" if self.ok else "UNSAFE" if not self.safe else "no acquisitions"
+        what = "overlaps" if self.permits is None else f"holders beyond K={self.permits}"
         return (
             f"{self.nemesis} / {self.config} (N={self.servers}, {self.workers} workers, "
             f"{self.duration:g} s, ttl {self.ttl:g} s, seed {self.seed}): "
             f"{self.acquisitions} acquisitions ({self.acquisitions_per_second:.1f}/s), "
-            f"{self.overlaps} overlaps, {self.stale_writes_accepted} stale writes accepted, "
+            f"{self.overlaps} {what}, {self.stale_writes_accepted} stale writes accepted, "
             f"{self.stale_writes_rejected} rejected, {self.token_order_violations} tokens "
             f"out of order, longest gap {self.longest_gap:.2f} s, {self.faults} faults: "
             f"{verdict}"
@@ -154,6 +159,7 @@ def verify(
     contender: str = "quorumlock",
     election: bool = False,
     lock: str = "mutex",
+    permits: int | None = None,
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -187,6 +193,11 @@ def verify(
         lock: ``"mutex"`` (``Redlock.lock``), or ``"rw"``: a read-write lock
             (``Redlock.rwlock``), each hold a read or a write at random; readers may
             overlap readers, never a writer, and only writers write to the resource.
+        permits: contend for the permits of a counting semaphore (``rl.semaphore``)
+            instead of a lock, and check that never more than ``permits`` hold at once
+            (:func:`~quorumlock.testing.check_k_exclusion`; ``overlaps`` counts the
+            holders beyond K). Several holders write at once then, so the resource's
+            order and the fencing tokens' order are not checked.
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
@@ -218,6 +229,12 @@ def verify(
         raise ValueError("a read-write lock runs on quorumlock only, and not as an election")
     if election and contender != "quorumlock":
         raise ValueError(f"an election runs on quorumlock only, not on {contender!r}")
+    if permits is not None and (
+        isinstance(permits, bool) or not isinstance(permits, int) or permits < 1
+    ):
+        raise ValueError(f"permits must be an int >= 1 or None, not {permits!r}")
+    if permits is not None and (election or lock != "mutex" or contender != "quorumlock"):
+        raise ValueError("a semaphore runs on quorumlock only, as neither election nor rwlock")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
@@ -230,6 +247,8 @@ def verify(
         label = f"election, {label}"
     if lock == "rw":
         label = f"rwlock, {label}"
+    if permits is not None:
+        label = f"{label}, semaphore K={permits}"
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
@@ -271,6 +290,7 @@ def verify(
                 contender=contender,
                 election=election,
                 lock=lock,
+                permits=permits or 0,
             )
             for index in range(workers)
         ]
@@ -312,8 +332,22 @@ def verify(
         records = list(pool.records())
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
-        checker = check_election if election else check_history
-        check = checker(pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected)
+        holds = pool.holds()
+        if permits is None:
+            checker = check_election if election else check_history
+            check = checker(holds, writes, start=start, end=stop, stale_writes_rejected=rejected)
+        else:
+            # K holders write side by side: only the count of holders is checked.
+            whole = check_history(holds, [], start=start, end=stop)
+            k_check = check_k_exclusion(holds, permits)
+            check = dataclasses.replace(
+                whole,
+                writes=len(writes),
+                overlaps=k_check.excess,
+                token_order_violations=0,
+                stale_writes_rejected=rejected,
+                overlap_examples=(),
+            )
         report = VerifyReport(
             nemesis=nemesis,
             config=label,
@@ -336,6 +370,7 @@ def verify(
             token_order_violations=check.token_order_violations,
             longest_gap=check.longest_gap,
             contender=contender,
+            permits=permits,
         )
         say(report.summary())
     return report

@@ -45,6 +45,7 @@ from typing import Any, Final
 import redis
 
 from quorumlock import (
+    Lock,
     LockNotAcquired,
     QuorumLockError,
     RedisFence,
@@ -52,7 +53,7 @@ from quorumlock import (
     StaleFencingToken,
 )
 from quorumlock.testing._checker import Hold, Write
-from quorumlock.testing._legacy import LegacyLocks
+from quorumlock.testing._legacy import LegacyLock, LegacyLocks
 from quorumlock.testing._pool import (
     ProcessPool,
     WorkerError,
@@ -101,6 +102,8 @@ class WorkerSpec:
     # "mutex", or "rw": a read-write lock, each hold a read with probability 1/2 (a
     # reader writes nothing to the resource; its hold is recorded as shared)
     lock: str = "mutex"
+    #: > 0: contend for one of this many permits of a semaphore named ``lock_name``.
+    permits: int = 0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -209,7 +212,11 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                 )
                 continue
             reading = rw is not None and rng.random() < 0.5
-            if rw is None:
+            lock: Lock | LegacyLock
+            if spec.permits:
+                assert isinstance(redlock, Redlock)  # verify() refuses a legacy semaphore
+                lock = redlock.semaphore(spec.lock_name, permits=spec.permits, ttl=spec.ttl)
+            elif rw is None:
                 lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
             else:
                 lock = rw.read() if reading else rw.write()
