@@ -67,6 +67,8 @@ class Worker:
         cwd: Path = ROOT,
     ) -> None:
         self.log = log
+        # Celery's Django fixup would set up any Django project the environment names.
+        env = {key: value for key, value in env.items() if key != "DJANGO_SETTINGS_MODULE"}
         command = [
             sys.executable,
             "-m",

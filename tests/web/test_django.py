@@ -48,6 +48,9 @@ def project() -> Iterator[Path]:
         finally:
             connections.close_all()
             del os.environ["DJPROJECT_DB"]  # settings are loaded: no longer needed
+            # Child processes started by later tests (a Celery worker's Django fixup,
+            # say) must not find the test project's settings.
+            del os.environ["DJANGO_SETTINGS_MODULE"]
 
 
 @pytest.fixture
