@@ -399,15 +399,8 @@ return {"marked", run_id}
 #: and KEYS[3..], sorted by the client (a fixed order: two overlapping sets meet their
 #: common keys in the same order). Derived from ACQUIRE's source, never edited by hand:
 #: the quarantine and the fencing counter are ACQUIRE's, only the SET differs.
-_SET_ONE = """\
-local granted = 0
-local holder = false
-if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then
-    granted = 1
-else
-    holder = redis.call("get", KEYS[1])
-end
-"""
+_SET_ONE_FROM = "local granted = 0\n"
+_SET_ONE_TO = 'holder = redis.call("get", KEYS[1])\nend\n'
 
 _SET_ALL = """\
 -- a set of keys (KEYS[1], KEYS[3..]): granted only if none is held here, then all are
@@ -431,11 +424,14 @@ end
 
 
 def _many_variant(source: str) -> str:
-    if source.count(_SET_ONE) != 1:
+    """ACQUIRE's source with its SET block (from ``_SET_ONE_FROM`` to ``_SET_ONE_TO``, as
+    it stands) replaced by the whole set's."""
+    if source.count(_SET_ONE_FROM) != 1 or source.count(_SET_ONE_TO) != 1:
         raise AssertionError("the acquire script's SET is not where the set variant expects it")
-    return "-- quorumlock acquire of a set of keys: every key or none\n" + source.replace(
-        _SET_ONE, _SET_ALL
-    )
+    start = source.index(_SET_ONE_FROM)
+    end = source.index(_SET_ONE_TO) + len(_SET_ONE_TO)
+    header = "-- quorumlock acquire of a set of keys: every key or none\n"
+    return header + source[:start] + _SET_ALL + source[end:]
 
 
 #: B1 and B2 for a set of keys: ACQUIRE with every key of the set taken or none.
