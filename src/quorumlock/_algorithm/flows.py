@@ -89,10 +89,10 @@ class Fanout:
     ``COMMIT_FENCE`` makes stick; ``notify`` makes a ``RELEASE`` announce itself to the
     waiters of the key. ``keys``: for a multi-resource lock, every key of its set, sorted
     (``key`` is the first); the command then covers the whole set on each server in one
-    atomic step (the ``*_MANY`` scripts).
-    waiters of the key. ``permits`` and ``slots`` (a semaphore's): the number of slot
-    keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a ``SEMAPHORE_RELEASE``:
-    the one slot to keep, none for all).
+    atomic step (the ``*_MANY`` scripts). ``permits`` and ``slots`` (a semaphore's): the
+    number of slot keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a
+    ``SEMAPHORE_RELEASE``: the one slot to keep, none for all). ``intent_ms``: a waiting
+    writer's intent lease (a read-write lock's acquire and its undo).
     """
 
     op: Op

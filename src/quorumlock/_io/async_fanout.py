@@ -63,8 +63,6 @@ from quorumlock._io.servers import Address, AsyncRedisConnection, ServerSpec
 
 __all__ = ["AsyncFanout"]
 
-#: The rounds that acquire: two instances that are one server are refused there.
-
 
 class _Pipe:
     """One connection, the queue of rounds waiting on it, and its reader task."""

@@ -65,8 +65,6 @@ from quorumlock._io.servers import Address, RedisConnection, ServerSpec
 
 __all__ = ["SyncFanout"]
 
-#: The rounds that acquire: two instances that are one server are refused there.
-
 _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 #: A batch's deadline grows by this much per step it carries (see ``_read_batch``).
 _PER_STEP = 0.0002
