@@ -101,7 +101,7 @@ def test_one_leader_at_a_time_and_terms_increase(
     seen: list[tuple[str, int, str, int]] = []
 
     async def candidate(index: int) -> None:
-        rl = api.redlock(servers.urls, retry_delay=0.05)
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT, retry_delay=0.05)
         election = rl.election(lock_name, ttl=5, identity=f"cand-{index}")
         for _ in range(3):
             async with leading(election, timeout=30) as term:
@@ -118,7 +118,7 @@ def test_one_leader_at_a_time_and_terms_increase(
 
     async def body() -> None:
         await api.concurrently([lambda i=i: candidate(i) for i in range(4)], limit=60)  # type: ignore[misc]
-        rl = api.redlock(servers.urls)
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
         assert await call(rl.election(lock_name, ttl=5).leader()) is None
 
     api.run(body)
@@ -138,7 +138,7 @@ def test_leader_is_read_from_a_majority_and_resign_ends_it(
     first campaign and after the resign; the identity defaults to host:pid."""
 
     async def body() -> None:
-        rl = api.redlock(servers.urls)
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
         election = rl.election(lock_name, ttl=3)
         assert election.identity.endswith(f":{os.getpid()}")
         assert await call(election.leader()) is None
@@ -167,7 +167,7 @@ def test_leadership_is_renewed_past_the_ttl(
     ``leader()`` keeps naming the same term."""
 
     async def body() -> None:
-        rl = api.redlock(servers.urls)
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
         election = rl.election(lock_name, ttl=0.6, identity="renewed")
         async with leading(election) as term:
             await asyncio.sleep(1.5)
@@ -190,8 +190,8 @@ def test_resign_wakes_the_next_candidate_at_once(
     assert margin < 2, "the machine is too loaded to tell a wake-up from a poll"
 
     async def body() -> None:
-        first = api.redlock(servers.urls, retry_delay=8)
-        second = api.redlock(servers.urls, retry_delay=8)
+        first = api.redlock(servers.urls, instance_timeout=PATIENT, retry_delay=8)
+        second = api.redlock(servers.urls, instance_timeout=PATIENT, retry_delay=8)
         a = first.election(lock_name, ttl=10, identity="a")
         b = second.election(lock_name, ttl=10, identity="b")
         resigned: list[float] = []
@@ -217,7 +217,7 @@ def test_timeout_raises_lock_not_acquired(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
     async def body() -> None:
-        rl = api.redlock(servers.urls)
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
         a = rl.election(lock_name, ttl=5, identity="a")
         b = rl.election(lock_name, ttl=5, identity="b")
         async with leading(a) as term:
@@ -238,7 +238,7 @@ def test_terms_fence_a_deposed_leader(api: Api, servers: LocalServerGroup, lock_
     ``fencing`` is off: an election draws tokens all the same."""
 
     async def body() -> None:
-        rl = api.redlock(servers.urls)
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
         assert rl.config.fencing is False
         election = rl.election(lock_name, ttl=5, identity="x")
         client: Any
@@ -428,7 +428,7 @@ def test_bad_input_is_refused_before_any_round(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
     async def body() -> None:
-        rl = api.redlock(servers.urls)
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
         with pytest.raises(TypeError, match="identity"):
             rl.election(lock_name, ttl=5, identity=42)  # type: ignore[arg-type]
         with pytest.raises(ConfigurationError, match="identity"):
