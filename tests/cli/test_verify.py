@@ -116,3 +116,27 @@ def test_verify_bad_permits() -> None:
     result = run_cli("verify", "--permits", "0")
     assert result.returncode == 2
     assert "--permits must be >= 1" in result.stderr
+
+
+def test_verify_a_multi_resource_lock() -> None:
+    result = run_cli(
+        "verify", "--lock-many", "--nemesis", "none", "--duration", "2", "--count", "3",
+        "--json", timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["config"] == "lock_many, safe"
+    assert report["overlaps"] == 0
+    assert report["acquisitions"] > 0
+    assert report["writes"] > 0
+
+
+def test_verify_one_kind_of_lock_at_a_time() -> None:
+    for extra, named in (
+        (["--permits", "2"], "--permits runs on its own: drop --lock-many"),
+        (["--election"], "--lock-many runs on its own: drop --election"),
+        (["--rwlock"], "--rwlock: not allowed with argument --lock-many"),
+    ):
+        result = run_cli("verify", "--lock-many", *extra)
+        assert result.returncode == 2, result.stderr
+        assert named in assert_one_line_error(result)

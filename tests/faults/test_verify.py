@@ -195,6 +195,14 @@ def test_verify_refuses_bad_arguments() -> None:
     for permits in (0, -1, True, 2.0):
         with pytest.raises(ValueError, match="permits"):
             verify(nemesis="none", permits=permits)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="lock must be one of 'mutex', 'rw', 'many', not 'set'"):
+        verify(nemesis="none", lock="set")
+    with pytest.raises(ValueError, match="a multi-resource lock runs on quorumlock only"):
+        verify(nemesis="none", lock="many", contender="legacy")
+    with pytest.raises(ValueError, match="a multi-resource lock runs on quorumlock only"):
+        verify(nemesis="none", lock="many", election=True)
+    with pytest.raises(ValueError, match="a semaphore runs on quorumlock only"):
+        verify(nemesis="none", lock="many", permits=2)
 
 
 def test_the_nemeses() -> None:
@@ -245,13 +253,17 @@ def test_format_table() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("nemesis", ["kill-restart", "pause-clients"])
+@pytest.mark.parametrize("nemesis", NEMESES)
 def test_the_rwlock_keeps_readers_and_writers_apart_under_faults(nemesis: str) -> None:
+    """The "none" cell is also the mutation check's proof that this checker catches a
+    server that grants a reader beside a writer (tests/mutation/run.py)."""
     report = verify(nemesis=nemesis, duration=DURATION, lock="rw")
     assert report.config == "rwlock, safe"
     assert report.ok, explain(report)
     assert report.writes > 0, explain(report)
     assert report.stragglers == 0, explain(report)
+    if nemesis != "none":
+        assert report.faults > 0, explain(report)
 
 
 @pytest.mark.slow
@@ -262,5 +274,38 @@ def test_without_the_quarantine_kill_restart_breaks_the_rwlock_too() -> None:
         nemesis="kill-restart", servers=3, quarantine=False, duration=DURATION, lock="rw"
     )
     assert report.config == "rwlock, no quarantine"
+    assert report.overlaps > 0, explain(report)
+    assert not report.safe
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("nemesis", NEMESES)
+def test_lock_many_keeps_overlapping_sets_apart_under_faults(nemesis: str) -> None:
+    """Workers take random subsets of three names: holders of sets that share a name
+    never overlap, and each name's fence sees its holders' tokens in order. The "none"
+    cell is also the mutation check's proof that this checker catches a server that
+    grants a set while a later name of it is held (tests/mutation/run.py)."""
+    report = verify(nemesis=nemesis, duration=DURATION, lock="many")
+    assert report.config == "lock_many, safe"
+    assert report.overlaps == 0, explain(report)
+    assert report.stale_writes_accepted == 0, explain(report)
+    assert report.token_order_violations == 0, explain(report)
+    assert report.ok, explain(report)
+    assert report.writes > 0, explain(report)
+    assert report.stragglers == 0, explain(report)
+    if nemesis != "none":
+        assert report.faults > 0, explain(report)
+    if nemesis == "pause-clients":
+        assert report.stale_writes_rejected > 0, explain(report)
+
+
+@pytest.mark.slow
+def test_without_the_quarantine_kill_restart_breaks_lock_many_too() -> None:
+    """The multi-resource cell that must be caught: a restarted server forgot the set's
+    keys and grants an overlapping set at once."""
+    report = verify(
+        nemesis="kill-restart", servers=3, quarantine=False, duration=DURATION, lock="many"
+    )
+    assert report.config == "lock_many, no quarantine"
     assert report.overlaps > 0, explain(report)
     assert not report.safe

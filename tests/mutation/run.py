@@ -42,6 +42,7 @@ SCRIPTS: Final = ALGO + "scripts.py"
 ARITH: Final = ALGO + "arithmetic.py"
 DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
 RW_TESTS: Final = "tests/integration/test_rwlock.py"
+VERIFY: Final = "tests/faults/test_verify.py"
 TEST_TIMEOUT: Final = 600.0
 
 
@@ -225,6 +226,22 @@ MUTANTS: Final = (
         'redis.call("zadd", KEYS[1], expiry, "r" .. ARGV[1])',
         "",
         (f"{RW_TESTS}::test_downgrade_turns_the_writer_into_a_reader_atomically",),
+    ),
+    # The fault-injection kit's cells for the lock family: each checker must catch a
+    # server whose own check is gone, with no fault injected at all.
+    Mutant(
+        "a server grants a set while a name of it other than the first is held (verify)",
+        SCRIPTS,
+        "    if i ~= 2 and not holder then\n",
+        "    if i == 1 and not holder then\n",
+        (f"{VERIFY}::test_lock_many_keeps_overlapping_sets_apart_under_faults[none]",),
+    ),
+    Mutant(
+        "a reader is granted while a writer holds (verify)",
+        SCRIPTS,
+        '(kind == "w" or (rw_mode == "r" and kind == "i")',
+        '((kind == "w" and rw_mode == "w") or (rw_mode == "r" and kind == "i")',
+        (f"{VERIFY}::test_the_rwlock_keeps_readers_and_writers_apart_under_faults[none]",),
     ),
 )
 

@@ -65,6 +65,7 @@ examples:
   quorumlock verify --no-quarantine --nemesis kill-restart  # what the quarantine prevents
   quorumlock verify --compare legacy --nemesis kill-restart --count 3
   quorumlock verify --rwlock --nemesis pause-clients   # readers and writers
+  quorumlock verify --lock-many --nemesis kill-restart  # overlapping sets of names
   quorumlock verify --json > verify.json
 """
 
@@ -136,7 +137,8 @@ def add_parser(subparsers: Any) -> Parser:
         help="workers campaign in a leader election instead of locking: at most one "
         "leader at a time, terms strictly increasing (docs/election.md)",
     )
-    parser.add_argument(
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument(
         "--rwlock",
         dest="lock",
         action="store_const",
@@ -144,6 +146,14 @@ def add_parser(subparsers: Any) -> Parser:
         default="mutex",
         help="contend for a read-write lock (rl.rwlock), each hold a read or a write: "
         "readers may overlap readers, never a writer",
+    )
+    kind.add_argument(
+        "--lock-many",
+        dest="lock",
+        action="store_const",
+        const="many",
+        help="contend for sets of names (rl.lock_many), each hold a random subset of "
+        "three names: two holders of sets that share a name never overlap",
     )
     parser.add_argument(
         "--permits",
@@ -166,12 +176,13 @@ def verify(args: argparse.Namespace) -> int:
         raise CliError(
             "--election always fences with its term numbers: drop --no-fencing", EXIT_USAGE
         )
-    if args.permits is not None and (args.election or args.compare or args.lock == "rw"):
-        other = "--election" if args.election else "--rwlock" if args.lock == "rw" else "--compare"
+    kind = {"rw": "--rwlock", "many": "--lock-many"}.get(args.lock)
+    if args.permits is not None and (args.election or args.compare or kind):
+        other = "--election" if args.election else kind or "--compare"
         raise CliError(f"--permits runs on its own: drop {other}", EXIT_USAGE)
-    if args.lock == "rw" and (args.election or args.compare):
+    if kind and (args.election or args.compare):
         other = "--election" if args.election else f"--compare {args.compare}"
-        raise CliError(f"--rwlock runs on its own: drop {other}", EXIT_USAGE)
+        raise CliError(f"{kind} runs on its own: drop {other}", EXIT_USAGE)
     if args.election and args.compare:
         raise CliError(
             f"--election runs on quorumlock only: drop --compare {args.compare}", EXIT_USAGE

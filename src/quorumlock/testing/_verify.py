@@ -46,17 +46,32 @@ from typing import Final
 
 import redis
 
-from quorumlock.testing._checker import Write, check_election, check_history, check_k_exclusion
+from quorumlock.testing._checker import (
+    HistoryCheck,
+    Write,
+    check_election,
+    check_history,
+    check_k_exclusion,
+    overlapping_set_pairs,
+)
 from quorumlock.testing._nemesis import NEMESES, Targets, make_nemesis
 from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import LocalServer, LocalServerGroup
-from quorumlock.testing._worker import WorkerPool, WorkerSpec, decode_payload
+from quorumlock.testing._worker import (
+    SET_NAMES,
+    WorkerPool,
+    WorkerSpec,
+    decode_payload,
+    set_member,
+)
 
 __all__ = ["CONTENDERS", "NEMESES", "VerifyReport", "format_table", "verify"]
 
 LOCK_NAME: Final = "quorumlock:verify:lock"
 LOG_KEY: Final = "quorumlock:verify:log"
 FENCE_NAME: Final = "quorumlock:verify:resource"
+#: What ``verify(lock=...)`` accepts: a lock, a read-write lock, a multi-resource lock.
+LOCK_KINDS: Final = ("mutex", "rw", "many")
 
 _REJOIN_FACTOR: Final = 2.0  # the safe configuration's max_ttl, in ttls
 _LEAD_IN: Final = 0.2  # seconds between "go" and the start of the run
@@ -190,9 +205,14 @@ def verify(
             token, so ``fencing`` must be True), and the history is checked by
             :func:`~quorumlock.testing.check_election`; the report's configuration
             says "election".
-        lock: ``"mutex"`` (``Redlock.lock``), or ``"rw"``: a read-write lock
+        lock: ``"mutex"`` (``Redlock.lock``); ``"rw"``: a read-write lock
             (``Redlock.rwlock``), each hold a read or a write at random; readers may
-            overlap readers, never a writer, and only writers write to the resource.
+            overlap readers, never a writer, and only writers write to the resource; or
+            ``"many"``: each hold a ``Redlock.lock_many`` of a random non-empty subset of
+            three names, writing to each name's own log through each name's own fence.
+            Holders of disjoint sets may overlap; two holders of sets that share a name
+            never (:func:`~quorumlock.testing.overlapping_set_pairs`, ``overlaps`` counts
+            those pairs), and each name's writes are checked as a lock's are.
         permits: contend for the permits of a counting semaphore (``rl.semaphore``)
             instead of a lock, and check that never more than ``permits`` hold at once
             (:func:`~quorumlock.testing.check_k_exclusion`; ``overlaps`` counts the
@@ -213,8 +233,8 @@ def verify(
     """
     if nemesis not in NEMESES:
         raise ValueError(f"unknown nemesis {nemesis!r}; choose one of {', '.join(NEMESES)}")
-    if lock not in ("mutex", "rw"):
-        raise ValueError(f"lock must be 'mutex' or 'rw', not {lock!r}")
+    if lock not in LOCK_KINDS:
+        raise ValueError(f"lock must be one of {', '.join(map(repr, LOCK_KINDS))}, not {lock!r}")
     for what, count in (("servers", servers), ("workers", workers)):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"{what} must be an int >= 1, not {count!r}")
@@ -225,8 +245,9 @@ def verify(
         raise ValueError(f"unknown contender {contender!r}; choose one of {', '.join(CONTENDERS)}")
     if election and not fencing:
         raise ValueError("an election always fences with its term numbers: fencing=False")
-    if lock == "rw" and (election or contender != "quorumlock"):
-        raise ValueError("a read-write lock runs on quorumlock only, and not as an election")
+    if lock != "mutex" and (election or contender != "quorumlock"):
+        kind = "a read-write lock" if lock == "rw" else "a multi-resource lock"
+        raise ValueError(f"{kind} runs on quorumlock only, and not as an election")
     if election and contender != "quorumlock":
         raise ValueError(f"an election runs on quorumlock only, not on {contender!r}")
     if permits is not None and (
@@ -245,8 +266,8 @@ def verify(
         label = config_label(quarantine=quarantine, fencing=fencing)
     if election:
         label = f"election, {label}"
-    if lock == "rw":
-        label = f"rwlock, {label}"
+    if lock != "mutex":
+        label = f"{'rwlock' if lock == 'rw' else 'lock_many'}, {label}"
     if permits is not None:
         label = f"{label}, semaphore K={permits}"
     rng = random.Random(seed)
@@ -333,7 +354,9 @@ def verify(
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
         holds = pool.holds()
-        if permits is None:
+        if lock == "many":
+            check = _check_sets(pool, resource, start=start, end=stop, rejected=rejected)
+        elif permits is None:
             checker = check_election if election else check_history
             check = checker(holds, writes, start=start, end=stop, stale_writes_rejected=rejected)
         else:
@@ -376,10 +399,40 @@ def verify(
     return report
 
 
-def _resource_log(resource: LocalServer) -> list[Write]:
+def _check_sets(
+    pool: WorkerPool, resource: LocalServer, *, start: float, end: float, rejected: int
+) -> HistoryCheck:
+    """The check of a ``lock="many"`` run: two holders of sets that share a name never
+    overlap, and each name's writes, checked against the holds of the sets that
+    contained it, as a lock's are (no stale write accepted, tokens in order)."""
+    set_holds = pool.set_holds(LOCK_NAME)
+    holds = pool.holds()  # the same records in the same order, with their tokens
+    whole = check_history(holds, [], start=start, end=end)
+    overlaps = sum(1 for _ in overlapping_set_pairs(set_holds))
+    writes = stale = disorder = 0
+    for member in range(SET_NAMES):
+        name = set_member(LOCK_NAME, member)
+        mine = [hold for hold, of in zip(holds, set_holds, strict=True) if name in of.names]
+        log = _resource_log(resource, set_member(LOG_KEY, member))
+        one = check_history(mine, log, start=start, end=end)
+        writes += one.writes
+        stale += one.stale_writes_accepted
+        disorder += one.token_order_violations
+    return dataclasses.replace(
+        whole,
+        writes=writes,
+        overlaps=overlaps,
+        overlap_examples=(),
+        stale_writes_accepted=stale,
+        token_order_violations=disorder,
+        stale_writes_rejected=rejected,
+    )
+
+
+def _resource_log(resource: LocalServer, key: str = LOG_KEY) -> list[Write]:
     client = redis.Redis(host=resource.host, port=resource.port, socket_timeout=10.0)
     try:
-        raw = client.lrange(LOG_KEY, 0, -1)
+        raw = client.lrange(key, 0, -1)
     finally:
         client.close()
     assert isinstance(raw, list)

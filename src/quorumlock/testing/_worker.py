@@ -37,10 +37,10 @@ import random
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
 import redis
 
@@ -52,7 +52,7 @@ from quorumlock import (
     Redlock,
     StaleFencingToken,
 )
-from quorumlock.testing._checker import Hold, Write
+from quorumlock.testing._checker import Hold, SetHold, Write
 from quorumlock.testing._legacy import LegacyLock, LegacyLocks
 from quorumlock.testing._pool import (
     ProcessPool,
@@ -68,6 +68,12 @@ __all__ = ["WorkerHandle", "WorkerPool", "WorkerSpec", "main"]
 
 _READY_TIMEOUT: Final = 60.0
 _ERROR_PAUSE: Final = 0.05  # after an unexpected error, so a broken setup cannot spin
+
+
+class Writer(Protocol):
+    """Appends a payload to the resource: True if applied, False if the fence refused it."""
+
+    def __call__(self, token: int | None, payload: str, member: int | None = None) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,7 +106,10 @@ class WorkerSpec:
     contender: str = "quorumlock"
     election: bool = False  # campaign in a leader election instead of taking the lock
     # "mutex", or "rw": a read-write lock, each hold a read with probability 1/2 (a
-    # reader writes nothing to the resource; its hold is recorded as shared)
+    # reader writes nothing to the resource; its hold is recorded as shared), or "many":
+    # each hold a lock_many of a random non-empty subset of the names
+    # ``lock_name:0`` .. ``lock_name:(SET_NAMES - 1)``, writing to each name's own log
+    # through each name's own fence (see :func:`set_member`)
     lock: str = "mutex"
     #: > 0: contend for one of this many permits of a semaphore named ``lock_name``.
     permits: int = 0
@@ -115,6 +124,16 @@ class WorkerSpec:
         raw["work"] = (float(raw["work"][0]), float(raw["work"][1]))
         raw["rest"] = (float(raw["rest"][0]), float(raw["rest"][1]))
         return cls(**raw)
+
+
+#: How many names the sets of ``lock="many"`` are drawn from: three give sets that share
+#: a name most of the time, and disjoint ones ({a}, {b}) often enough to run side by side.
+SET_NAMES: Final = 3
+
+
+def set_member(base: str, index: int) -> str:
+    """The name (or log key, or fence name) of member ``index`` of a ``lock="many"`` run."""
+    return f"{base}:{index}"
 
 
 def encode_payload(worker: int, acquired: float, token: int | None) -> str:
@@ -212,8 +231,14 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                 )
                 continue
             reading = rw is not None and rng.random() < 0.5
+            members: list[int] = []
             lock: Lock | LegacyLock
-            if spec.permits:
+            if spec.lock == "many":
+                assert isinstance(redlock, Redlock)  # verify() refuses a legacy set
+                members = sorted(rng.sample(range(SET_NAMES), rng.randint(1, SET_NAMES)))
+                names = [set_member(spec.lock_name, i) for i in members]
+                lock = redlock.lock_many(names, ttl=spec.ttl)
+            elif spec.permits:
                 assert isinstance(redlock, Redlock)  # verify() refuses a legacy semaphore
                 lock = redlock.semaphore(spec.lock_name, permits=spec.permits, ttl=spec.ttl)
             elif rw is None:
@@ -242,8 +267,11 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                     flags[spec.index] = 1
                     try:
                         time.sleep(rng.uniform(*spec.work))
-                        if not reading:
-                            payload = encode_payload(spec.index, began, token)
+                        payload = encode_payload(spec.index, began, token)
+                        if members:  # every name of the set: its own log and fence
+                            applied = [write(token, payload, member) for member in members]
+                            outcome = "accepted" if all(applied) else "rejected"
+                        elif not reading:
                             outcome = "accepted" if write(token, payload) else "rejected"
                     finally:
                         flags[spec.index] = 0
@@ -261,6 +289,7 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                     token=token,
                     write=outcome,
                     shared=reading,
+                    members=members,
                 )
             time.sleep(rng.uniform(*spec.rest))
     finally:
@@ -275,7 +304,7 @@ def _campaign(
     *,
     records: _Records,
     flags: mmap.mmap,
-    write: Callable[[int | None, str], bool],
+    write: Writer,
     rng: random.Random,
     left: float,
 ) -> None:
@@ -324,27 +353,33 @@ def _campaign(
     time.sleep(rng.uniform(*spec.rest))
 
 
-def _writer(spec: WorkerSpec, resource: redis.Redis) -> Callable[[int | None, str], bool]:
+def _writer(spec: WorkerSpec, resource: redis.Redis) -> Writer:
     """How this worker appends to the resource log: True if applied, False if refused.
 
     With fencing, through :class:`quorumlock.RedisFence` (refusing a token lower than one
-    it has seen); without, a plain ``RPUSH`` that nothing can refuse.
+    it has seen); without, a plain ``RPUSH`` that nothing can refuse. ``member`` (a
+    ``lock="many"`` run) picks that name's own log and fence instead of the lock's.
     """
     if not spec.fencing:
 
-        def plain(token: int | None, payload: str) -> bool:
-            resource.rpush(spec.log_key, payload)
+        def plain(token: int | None, payload: str, member: int | None = None) -> bool:
+            log_key = spec.log_key if member is None else set_member(spec.log_key, member)
+            resource.rpush(log_key, payload)
             return True
 
         return plain
 
-    fence = RedisFence(resource, spec.fence_name)
+    fences: dict[int | None, RedisFence] = {}
 
-    def fenced(token: int | None, payload: str) -> bool:
+    def fenced(token: int | None, payload: str, member: int | None = None) -> bool:
         if token is None:
             raise RuntimeError("fencing=True, but the lock returned no fencing token")
+        if (fence := fences.get(member)) is None:
+            name = spec.fence_name if member is None else set_member(spec.fence_name, member)
+            fence = fences[member] = RedisFence(resource, name)
+        log_key = spec.log_key if member is None else set_member(spec.log_key, member)
         try:
-            fence.execute(token, "RPUSH", spec.log_key, payload)
+            fence.execute(token, "RPUSH", log_key, payload)
         except StaleFencingToken:
             return False
         return True
@@ -473,6 +508,19 @@ class WorkerPool:
                 end=r["end"],
                 token=r["token"],
                 shared=bool(r.get("shared", False)),
+            )
+            for r in self.records()
+            if r.get("kind") == "hold"
+        ]
+
+    def set_holds(self, base: str) -> list[SetHold]:
+        """The holds of a ``lock="many"`` run, each with the names of its set."""
+        return [
+            SetHold(
+                worker=r["worker"],
+                start=r["start"],
+                end=r["end"],
+                names=frozenset(set_member(base, i) for i in r.get("members", ())),
             )
             for r in self.records()
             if r.get("kind") == "hold"
