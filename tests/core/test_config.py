@@ -6,10 +6,20 @@ import math
 from datetime import timedelta
 
 import pytest
+import redis
 
 from quorumlock import ConfigurationError, RedlockConfig
-from quorumlock._algorithm.config import RESERVED_PREFIX, seconds, to_ttl_ms, validate_name
-from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock._algorithm.config import (
+    RESERVED_PREFIX,
+    RESERVED_PREFIXES,
+    seconds,
+    to_ttl_ms,
+    validate_name,
+)
+from quorumlock._algorithm.election import TERM_PREFIX
+from quorumlock._algorithm.scripts import MARKER_KEY, RW_PREFIX
+from quorumlock._algorithm.semaphore import SEMAPHORE_PREFIX
+from quorumlock._fence import RedisFence
 
 
 @pytest.mark.parametrize(
@@ -122,3 +132,15 @@ def test_wake_on_release_must_be_a_bool() -> None:
 
 def test_the_reserved_prefix_is_the_marker_key() -> None:
     assert MARKER_KEY.startswith(RESERVED_PREFIX)
+
+
+def test_every_prefix_of_our_own_keys_is_reserved() -> None:
+    client = redis.Redis()  # never connects: RedisFence only keeps it
+    ours = [MARKER_KEY, RW_PREFIX + "{doc}", SEMAPHORE_PREFIX + "jobs:0", TERM_PREFIX + "db"]
+    ours.append(RedisFence(client, "x").fence_key)
+    for key in ours:
+        assert any(key.startswith(prefix) for prefix in RESERVED_PREFIXES), key
+        with pytest.raises(ConfigurationError, match="quorumlock keeps for its own keys"):
+            validate_name(key)
+    for fine in ("quorumlock", "quorumlock:verify:lock", "orders:quorumlock:rw:1", "rw:1"):
+        assert validate_name(fine) == fine

@@ -7,7 +7,7 @@ behind: a ``TypeError`` for a wrong type, a :class:`ConfigurationError` for a ba
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -87,6 +87,18 @@ def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
 #: name may (``scripts.MARKER_KEY``; the purity rule keeps config from importing it).
 RESERVED_PREFIX = "quorumlock:incarnation"
 
+#: Every prefix of quorumlock's own keys, with what is kept there: no lock name may start
+#: with one, or a lock would write over (or be refused by the type of) one of them. The
+#: modules that build these keys import nothing from here (the purity rule), so
+#: tests/core/test_config.py checks that each of their prefixes is listed.
+RESERVED_PREFIXES: Mapping[str, str] = {
+    RESERVED_PREFIX: "the servers' incarnation markers",
+    "quorumlock:rw:": "the holders of the read-write locks",
+    "quorumlock:semaphore:": "the slots of the semaphores",
+    "quorumlock:term:": "the term records of the elections",
+    "quorumlock:fence:": "the default keys of RedisFence",
+}
+
 
 #: The longest lock name, in bytes of UTF-8: the key is sent in every command, logged and
 #: shown in messages; a name this long is already a bug in the caller.
@@ -107,8 +119,8 @@ def validate_name(name: object) -> str:
     """A lock name: a non-empty ``str`` of at most :data:`MAX_NAME_BYTES` bytes of UTF-8,
     used as the key on every server as it is.
 
-    Names starting with ``quorumlock:incarnation`` are refused: the servers' incarnation
-    markers are kept there.
+    Names starting with a prefix of :data:`RESERVED_PREFIXES` (``quorumlock:incarnation``,
+    ``quorumlock:rw:`` and the others of quorumlock's own keys) are refused.
     """
     if not isinstance(name, str):
         raise TypeError(f"a lock name must be a str, not {type(name).__name__}")
@@ -130,11 +142,12 @@ def validate_name(name: object) -> str:
     if "\x00" in name:
         # Legal for Redis, but a NUL in a name is nearly always a bug in the caller.
         raise ConfigurationError(f"a lock name must not contain NUL characters: {shown(name)}")
-    if name.startswith(RESERVED_PREFIX):
-        raise ConfigurationError(
-            f"lock name {shown(name)} starts with {RESERVED_PREFIX!r}: that is the key of the "
-            "servers' incarnation marker, which quorumlock keeps for itself"
-        )
+    for prefix, kept in RESERVED_PREFIXES.items():
+        if name.startswith(prefix):
+            raise ConfigurationError(
+                f"lock name {shown(name)} starts with {prefix!r}, which quorumlock keeps for "
+                f"its own keys ({kept}): choose another name"
+            )
     return name
 
 
