@@ -119,6 +119,12 @@ class MultiLockMixin(LockBase):
         """The names of the set, sorted (the order the servers take them in)."""
         return self._state.keys
 
+    @property
+    def _occupancy_keys(self) -> tuple[str, ...]:
+        # Each name of the set: a plain lock of one of them, or another set sharing
+        # one, held by the same thread or task, is the same lock to the nesting check.
+        return self._state.keys
+
     def _export(self, keep: bool) -> LockHandle:
         raise TypeError(
             f"a multi-resource lock ({shown(self.name)}) cannot be exported: a handle "

@@ -426,12 +426,19 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
         if owner is None or lock._nests is False:
             return
         with self._occupied_mutex:
-            others = list(self._occupied.get(lock._occupancy_key, ()))
+            others = {
+                other: None for key in lock._occupancy_keys for other in self._occupied.get(key, ())
+            }
         mine = [other for other in others if other is not lock and other._occupant is owner]
         lock._refuse_nesting(mine)
         if unbounded and mine:
+            keys = lock._occupancy_keys
+            shared = [key for key in keys if any(key in o._occupancy_keys for o in mine)]
+            what = f"lock {shown(lock.name)}"
+            if len(keys) > 1:  # a set: say which of its names
+                what = f"{shown(shared[0])}, of lock {shown(lock.name)},"
             raise LockNotReentrant(
-                f"lock {shown(lock.name)} is already held by this "
+                f"{what} is already held by this "
                 f"{'task' if self._flavour == 'async' else 'thread'} through another Lock "
                 "object of this Redlock: the lock is not reentrant, and a blocking acquire "
                 "would wait until its own outer lock expired. Release the outer lock first, "
@@ -444,16 +451,18 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
             lock._occupant = owner
             if lock._nests is False:
                 return
-            self._occupied.setdefault(lock._occupancy_key, weakref.WeakSet()).add(lock)
+            for key in lock._occupancy_keys:
+                self._occupied.setdefault(key, weakref.WeakSet()).add(lock)
 
     def _vacate(self, lock: LockBase) -> None:
         with self._occupied_mutex:
             lock._occupant = None
-            others = self._occupied.get(lock._occupancy_key)
-            if others is not None:
-                others.discard(lock)
-                if not others:
-                    del self._occupied[lock._occupancy_key]
+            for key in lock._occupancy_keys:
+                others = self._occupied.get(key)
+                if others is not None:
+                    others.discard(lock)
+                    if not others:
+                        del self._occupied[key]
 
 
 class _Flag(Protocol):
@@ -505,9 +514,10 @@ class LockBase:
         return LockState(**state)
 
     @property
-    def _occupancy_key(self) -> str:
-        """What this object's acquisitions are told apart by, within its Redlock."""
-        return self._state.name
+    def _occupancy_keys(self) -> tuple[str, ...]:
+        """The keys this object's acquisitions take, within its Redlock: two objects
+        that share one are the same lock to the nesting check."""
+        return (self._state.name,)
 
     def _refuse_nesting(self, mine: Sequence[LockBase]) -> None:
         """Raise if this acquire must not start while the caller acquires or holds

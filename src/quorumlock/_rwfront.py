@@ -47,8 +47,8 @@ class RWHoldBase(LockBase):
         return RWState(mode=self._rw_mode, **state)
 
     @property
-    def _occupancy_key(self) -> str:
-        return self._state.key
+    def _occupancy_keys(self) -> tuple[str, ...]:
+        return (self._state.key,)
 
     def _refuse_nesting(self, mine: Sequence[LockBase]) -> None:
         if self._rw_mode is Mode.WRITE and any(

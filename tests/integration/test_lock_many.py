@@ -19,6 +19,7 @@ from quorumlock import (
     ConfigurationError,
     LockLost,
     LockNotAcquired,
+    LockNotReentrant,
     QuorumUnavailable,
     Reply,
 )
@@ -276,6 +277,39 @@ def test_a_taken_set_is_refused_within_the_timeout(
             ):
                 pass
         assert values(list(servers)[:3], f"{lock_name}:a") == [None] * 3
+
+    api.run(body)
+
+
+def test_a_set_and_a_lock_sharing_a_name_do_not_nest(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A thread or task that holds a name, through a plain lock or a set, and asks with
+    no time limit for a set (or a lock) that contains it would wait for itself until its
+    own hold expired: refused at once, as a plain lock's nesting is. With a time limit
+    it is a bounded contender; a disjoint set is taken as usual."""
+    a, b, c, d = (f"{lock_name}:{x}" for x in "abcd")
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
+        async with holding(rl.lock(a, ttl=5)) as outer:
+            started = time.monotonic()
+            with pytest.raises(LockNotReentrant, match="not reentrant") as caught:
+                await call(rl.lock_many([b, a], ttl=5).acquire())
+            assert time.monotonic() - started < outer.ttl  # at once, not at expiry
+            assert caught.value.name == f"{a}, {b}"
+            assert str(caught.value).startswith(f"{a!r}, of lock {a + ', ' + b!r}, is already")
+            assert await call(rl.lock_many([a, b], ttl=5).acquire(timeout=0.1)) is False
+            assert values(servers, b) == [None] * len(servers)  # the refusal left nothing
+        async with holding(rl.lock_many([a, b], ttl=5)):
+            with pytest.raises(LockNotReentrant):
+                await call(rl.lock(b, ttl=5).acquire())
+            with pytest.raises(LockNotReentrant):
+                await call(rl.lock_many([b, c], ttl=5).acquire())
+            async with holding(rl.lock_many([c, d], ttl=5)) as disjoint:
+                assert disjoint.validity > 0
+        async with holding(rl.lock(b, ttl=5)):  # released: the names are free again
+            pass
 
     api.run(body)
 
