@@ -9,15 +9,27 @@ other client does (docs/algorithm.md, "Reentrant lock").
 from __future__ import annotations
 
 import asyncio
+import itertools
+import subprocess
+import sys
+import textwrap
 import time
 
 import pytest
 
 import quorumlock
 import quorumlock.asyncio
-from quorumlock import LockLost, LockNotHeld, LockNotReentrant, LockObserver, RoundEvent
+from quorumlock import (
+    LockLost,
+    LockNotHeld,
+    LockNotReentrant,
+    LockObserver,
+    QuorumUnavailable,
+    Reply,
+    RoundEvent,
+)
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import values
+from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import Api, call, holding
 
 
@@ -212,5 +224,125 @@ def test_a_reentry_checks_its_arguments(
         assert lock.depth == 1
         assert "RLock" in repr(lock)
         assert await call(lock.release())
+
+    api.run(body)
+
+
+OTHER = "another-clients-token"
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_every_subset_of_granting_servers(
+    api: Api, servers: LocalServerGroup, lock_name: str, n: int
+) -> None:
+    """The outermost acquire is the lock's: for every subset of N servers that grant
+    (the others hold the key for another client), acquired exactly when the subset is a
+    majority, with no key of ours left after a failure; once held, a re-entry makes no
+    round whatever the subset, and the outermost release removes the key from the
+    subset."""
+    group = list(servers)[:n]
+    rounds = Rounds()
+
+    async def body() -> None:
+        rl = api.redlock([s.url for s in group], instance_timeout=0.5, observer=rounds)
+        for size in range(n + 1):
+            for granting in itertools.combinations(range(n), size):
+                refusing = [group[i] for i in range(n) if i not in granting]
+                for server in refusing:
+                    client = client_of(server)
+                    client.set(lock_name, OTHER, px=20_000)
+                    client.close()
+                lock = rl.rlock(lock_name, ttl=10)
+                acquired = await call(lock.acquire(blocking=False))
+                assert acquired == (size >= n // 2 + 1), (granting, lock.outcomes)
+                if acquired:
+                    assert [o.reply for o in lock.outcomes].count(Reply.GRANTED) == size
+                    before = len(rounds.ops)
+                    assert await call(lock.acquire(blocking=False))  # re-entry
+                    assert await call(lock.release())
+                    assert len(rounds.ops) == before  # neither made a round
+                    held = [lock.token if i in granting else OTHER for i in range(n)]
+                    assert values(group, lock_name) == held
+                    assert await call(lock.release())
+                # Released, or a failure undone: only the other client's keys are left.
+                left = [None if i in granting else OTHER for i in range(n)]
+                assert values(group, lock_name) == left, granting
+                for server in group:
+                    client = client_of(server)
+                    client.delete(lock_name)
+                    client.close()
+
+    api.run(body)
+
+
+def test_a_reentry_needs_no_server(api: Api, make_servers: ServerFactory, lock_name: str) -> None:
+    """N = 5 with one server dead: acquired by the four others. Then every live server
+    frozen (SIGSTOP): a re-entry still succeeds at once, with the same tokens, since it
+    makes no round trip. Servers back: the outermost release removes the key. Three
+    dead: the outermost acquire fails with QuorumUnavailable and leaves no key."""
+    group = make_servers(5)
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.3, fencing=True)
+        group[0].kill()
+        lock = rl.rlock(lock_name, ttl=10)
+        async with holding(lock):
+            token, fence = lock.token, lock.fencing_token
+            for server in list(group)[1:]:
+                server.pause()
+            try:
+                started = time.monotonic()
+                async with holding(lock):
+                    assert (lock.token, lock.fencing_token) == (token, fence)
+                    assert lock.depth == 2
+                assert time.monotonic() - started < 0.3  # not even one instance timeout
+            finally:
+                for server in list(group)[1:]:
+                    server.resume()
+            assert values(list(group)[1:], lock_name) == [token] * 4
+        assert values(list(group)[1:], lock_name) == [None] * 4
+        group[1].kill()
+        group[2].kill()
+        with pytest.raises(QuorumUnavailable):
+            await call(rl.rlock(lock_name, ttl=10).acquire(blocking=False))
+        assert values(list(group)[3:], lock_name) == [None] * 2
+
+    api.run(body)
+
+
+def test_another_process_waits_for_the_outermost_release(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Another process's rlock of the same name is another client: refused while this
+    process holds it, re-entered or not, and granted after the outermost release."""
+    urls = servers.urls[:3]
+    script = textwrap.dedent(
+        f"""
+        import quorumlock
+        rl = quorumlock.Redlock({urls!r}, instance_timeout=0.5)
+        print(rl.rlock({lock_name!r}, ttl=10).acquire(blocking=False))
+        rl.close()
+        """
+    )
+
+    def other_process() -> str:
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    async def body() -> None:
+        rl = api.redlock(urls)
+        lock = rl.rlock(lock_name, ttl=10)
+        async with holding(lock):
+            async with holding(lock):
+                assert other_process() == "False"
+            assert other_process() == "False"  # the inner exit released nothing
+        assert other_process() == "True"
 
     api.run(body)
