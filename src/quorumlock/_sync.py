@@ -7,6 +7,8 @@ kept by one daemon thread per ``Redlock`` (:class:`_LeaseKeeper`), never one per
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import heapq
 import inspect
@@ -142,12 +144,16 @@ class Redlock(RedlockBase["Lock"]):
     def _run(self, flow: Flow[T]) -> T:
         """Drive a sans-I/O flow: the whole sync I/O policy is these lines."""
         waiter: Waiter | None = None
+        watched = ""
         try:
             step = next(flow)
             while True:
                 if isinstance(step, Fanout):
                     if waiter is not None and step.op is Op.ACQUIRE:
                         waiter.rearm()  # only releases after this send may wake us
+                    if waiter is not None and step.op is Op.QUEUE:
+                        member, place = self._wakeups.join(waiter)
+                        step = dataclasses.replace(step, token=member, arrival=place)
                     round_ = self._fanout.run(step)
                     self._after_round(step, round_)
                     step = flow.send(round_)
@@ -155,17 +161,26 @@ class Redlock(RedlockBase["Lock"]):
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = self._wakeups.watch(step.key, step.timeout)
+                    waiter, watched = self._wakeups.watch(step.key, step.timeout), step.key
                     step = flow.send(time.monotonic())
                 else:
                     notified = _wait(waiter, step)
-                    step = flow.send(Woken(time.monotonic(), notified))
+                    alone = waiter is not None and waiter.alone
+                    requeue = waiter is not None and waiter.requeue
+                    step = flow.send(Woken(time.monotonic(), notified, alone, requeue))
         except StopIteration as stop:
             result: T = stop.value
             return result
         finally:
-            if waiter is not None:
-                self._wakeups.unwatch(waiter)
+            if waiter is not None and (entry := self._wakeups.unwatch(waiter)):
+                self._leave_queue(watched, entry)
+
+    def _leave_queue(self, key: str, member: str) -> None:
+        """Take this process's entry off ``key``'s queue of waiters (its last waiter gave
+        up, or acquired without being woken by name); left to expire where it fails."""
+        step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
+        with contextlib.suppress(Exception):
+            self._fanout.run(step)
 
     def _run_many(self, flows: Sequence[Flow[T]]) -> list[T | Exception]:
         """Drive flows that only fan out (lease renewals) together: the steps they are at

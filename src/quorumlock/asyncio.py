@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import dataclasses
 import functools
 import logging
 import time
@@ -130,12 +132,16 @@ class Redlock(RedlockBase["Lock"]):
     async def _run(self, flow: Flow[T]) -> T:
         """Drive a sans-I/O flow: the whole asyncio I/O policy is these lines."""
         waiter: AsyncWaiter | None = None
+        watched = ""
         try:
             step = next(flow)
             while True:
                 if isinstance(step, Fanout):
                     if waiter is not None and step.op is Op.ACQUIRE:
                         waiter.rearm()  # only releases after this send may wake us
+                    if waiter is not None and step.op is Op.QUEUE:
+                        member, place = self._wakeups.join(waiter)
+                        step = dataclasses.replace(step, token=member, arrival=place)
                     round_ = await self._fanout.run(step)
                     self._after_round(step, round_)
                     step = flow.send(round_)
@@ -144,19 +150,35 @@ class Redlock(RedlockBase["Lock"]):
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
                     waiter = await self._wakeups.watch(step.key, step.timeout)
+                    watched = step.key
                     step = flow.send(time.monotonic())
                 elif waiter is None:  # a flow waits only after it watched
                     await asyncio.sleep(step.seconds)
                     step = flow.send(Woken(time.monotonic(), False))
                 else:
                     notified = await waiter.wait(step.seconds)
-                    step = flow.send(Woken(time.monotonic(), notified))
+                    woken = Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
+                    step = flow.send(woken)
         except StopIteration as stop:
             result: T = stop.value
             return result
         finally:
-            if waiter is not None:
-                self._wakeups.unwatch(waiter)
+            if waiter is not None and (entry := self._wakeups.unwatch(waiter)):
+                # in a task of its own: this one may be cancelled, and its caller is
+                # not kept waiting for an entry that would expire anyway
+                leaving = asyncio.ensure_future(self._leave_queue(watched, entry))
+                _LEAVING.add(leaving)
+                leaving.add_done_callback(_LEAVING.discard)
+
+    async def _leave_queue(self, key: str, member: str) -> None:
+        """See :meth:`quorumlock.Redlock._leave_queue`."""
+        step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
+        with contextlib.suppress(Exception):
+            await self._fanout.run(step)
+
+
+#: Tasks taking entries off queues of waiters, kept here so that they are not collected.
+_LEAVING: set[asyncio.Task[None]] = set()
 
 
 def _current_task() -> asyncio.Task[Any] | None:

@@ -123,7 +123,8 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
     """Three servers (one durable: CONFIG GET is allowed), quarantine and fencing on:
     acquire, extend, release; after SCRIPT FLUSH (EVAL fallback); with the fencing
     counters out of step (the commit round); after a restart (the acquire script reads
-    INFO and TIME: quarantine); and with the quarantine off (plain SET). The ACL LOG of
+    INFO and TIME: quarantine); with the quarantine off (plain SET); and a blocking
+    acquire that queues and a release that wakes the queue's head. The ACL LOG of
     every server stays empty: no command was refused, not even one quorumlock could do
     without. Catches a rule that misses a command of a rare path."""
     binary = binary_of(kind)
@@ -163,6 +164,13 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
         assert [o.reply for o in lock.outcomes] == [Reply.GRANTED, Reply.QUARANTINED, Reply.GRANTED]
         assert await call(lock.release())
         await cycle("locks:e", max_ttl=None)
+        # a blocking acquire that joins the queue of waiters, then a release that wakes
+        rl = api.redlock(urls, retry_delay=0.1)
+        holder = rl.lock("locks:f", ttl=0.5)
+        assert await call(holder.acquire(blocking=False))
+        waiter = rl.lock("locks:f", ttl=5)
+        assert await call(waiter.acquire(timeout=10))
+        assert await call(waiter.release())
 
     api.run(body)
     assert [acl_log(server) for server in servers] == [[], [], []]

@@ -159,6 +159,26 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "the release wakes an expired waiter at the head of the queue",
+        SCRIPTS,
+        'redis.call("zrangebyscore", KEYS[3], "-inf", now)',
+        'redis.call("zrangebyscore", KEYS[3], "-inf", 0)',
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_a_dead_waiters_entry_does_not_block_the_line[sync-True]",
+        ),
+    ),
+    Mutant(
+        "the release names nobody: every waiting process is woken",
+        SCRIPTS,
+        "                head = first[1]\n",
+        '                head = ""\n',
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_waiters_are_woken_one_per_release_in_arrival_order[sync]",
+        ),
+    ),
+    Mutant(
         "the extension resets the ttl of another holder's key (R10)",
         SCRIPTS,
         'if redis.call("get", KEYS[1]) == ARGV[1] then\n    return redis.call("pexpire"',

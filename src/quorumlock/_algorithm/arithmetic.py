@@ -26,6 +26,7 @@ __all__ = [
     "deadline",
     "default_instance_timeout",
     "drift",
+    "queue_lease_ms",
     "quorum",
     "retry_delay",
     "validity",
@@ -122,3 +123,17 @@ def wake_stagger(round_seconds: float, misses: int, uniform: float, ceiling: flo
             break
         spread *= 2
     return min(spread, max(ceiling, WAKE_STAGGER_MIN)) * uniform
+
+
+#: The shortest lease of an entry in a queue of waiters.
+QUEUE_LEASE_MIN_MS = 1000
+
+
+def queue_lease_ms(retry_delay: float) -> int:
+    """How long an entry in a key's queue of waiters lasts unless its waiter renews it.
+
+    A waiter renews it at least every third of it, and tries at least every
+    ``retry_delay``: five pauses, at least a second, outlast every live waiter's gaps
+    (a round, a pause, a stagger), while a waiter that died leaves the line soon after.
+    """
+    return max(QUEUE_LEASE_MIN_MS, round(5 * retry_delay * 1000))

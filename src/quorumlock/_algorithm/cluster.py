@@ -28,10 +28,11 @@ from quorumlock._algorithm.scripts import (
     COMMIT_FENCE,
     EXTEND,
     MARKER_KEY,
+    QUEUE,
     RELEASE,
     Script,
 )
-from quorumlock._algorithm.wire import command_args
+from quorumlock._algorithm.wire import command_args, queue_keys
 
 __all__ = [
     "SLOTS",
@@ -91,8 +92,15 @@ def slot_marker(slot: int) -> str:
 
 
 def touches_marker(step: Fanout) -> bool:
-    """Whether ``step``'s command names the incarnation marker (KEYS[2])."""
-    return step.per_session or step.op is Op.COMMIT_FENCE
+    """Whether ``step``'s command names a key besides the lock key, which on a cluster
+    instance carries the slot's tag: the incarnation marker (KEYS[2]), or the key's
+    queue of waiters."""
+    return (
+        step.per_session
+        or step.op is Op.COMMIT_FENCE
+        or step.op is Op.QUEUE
+        or (step.op is Op.RELEASE and step.notify)
+    )
 
 
 def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str | int, ...]:
@@ -101,9 +109,14 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     The same as :func:`quorumlock._algorithm.wire.command_args`, except where the
     command names the marker: KEYS[2] is the slot's marker (:func:`slot_marker`), and
     the acquire runs :data:`CLUSTER_ACQUIRE` with the node's ``run_id`` as one more,
-    last argument (the script takes it off before the acquire body runs).
+    last argument (the script takes it off before the acquire body runs). The keys of
+    the key's queue of waiters carry the slot's tag (:func:`queue_keys`).
     """
     args = command_args(step, session)
+    if step.op is Op.QUEUE:
+        return (*args[:3], *queue_keys(step.key, slot_tag(slot)), *args[5:])
+    if step.op is Op.RELEASE and step.notify:
+        return (*args[:4], *queue_keys(step.key, slot_tag(slot)), *args[6:])
     if not touches_marker(step):
         return args
     if args[0] != "EVALSHA" or args[2] != 2 or args[4] != MARKER_KEY:
@@ -121,6 +134,7 @@ _SCRIPT_OF: dict[Op, Script] = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.QUEUE: QUEUE,
 }
 
 

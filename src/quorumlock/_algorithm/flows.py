@@ -11,7 +11,10 @@ the sync and asyncio front ends run the very same flows and cannot drift apart:
 - it yields :class:`Watch`: subscribe to the release announcements of a key for the rest
   of the flow; the driver answers with the monotonic time after it;
 - it yields :class:`Wait`: pause until a release of the watched key is announced, or at
-  most ``seconds``; the driver answers with a :class:`Woken`.
+  most ``seconds``; the driver answers with a :class:`Woken`;
+- a :class:`Fanout` of :attr:`Op.QUEUE` (after a :class:`Watch` only) puts the waiter's
+  process in the key's queue of waiters: the driver fills in the process's entry
+  (``token``: its id, ``arrival``: its place) from the watch.
 
 The flow's return value is its result. A driver is a dozen lines: see ``_run`` in
 ``quorumlock._sync`` and ``quorumlock.asyncio``.
@@ -24,7 +27,13 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from quorumlock._algorithm.arithmetic import deadline, quorum, retry_delay, wake_stagger
+from quorumlock._algorithm.arithmetic import (
+    deadline,
+    queue_lease_ms,
+    quorum,
+    retry_delay,
+    wake_stagger,
+)
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.fencing import draw_fence, fence_committed
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
@@ -57,6 +66,7 @@ class Op(enum.Enum):
     EXTEND = "extend"
     COMMIT_FENCE = "commit fence"
     PROBE = "probe"  # a plain GET: who holds the key here (``locked()``, ``owned()``)
+    QUEUE = "queue"  # join (or with ``arrival`` "-" leave) the key's queue of waiters
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +76,10 @@ class Fanout:
     ``max_ttl_ms`` (0: off) and ``fencing`` select the acquire script (restart
     quarantine, fencing counter) instead of the plain ``SET``; ``fence`` is the token a
     ``COMMIT_FENCE`` makes stick; ``notify`` makes a ``RELEASE`` announce itself to the
-    waiters of the key.
+    head of the key's queue of waiters. A ``QUEUE`` names the entry in ``token``, its
+    place in line in ``arrival`` ("-" to leave) and its lease in ``ttl_ms``. A ``RELEASE``
+    that undoes attempt ``k`` of an acquire carries ``arrival`` ``k``, so that its
+    announcements are told apart from those of the final release of the same token.
     """
 
     op: Op
@@ -78,6 +91,7 @@ class Fanout:
     fencing: bool = False
     fence: int = 0
     notify: bool = False
+    arrival: str = ""
 
     @property
     def per_session(self) -> bool:
@@ -150,10 +164,18 @@ class Wait:
 
 @dataclass(frozen=True, slots=True)
 class Woken:
-    """How a :class:`Wait` ended: the monotonic time, and whether an announcement came."""
+    """How a :class:`Wait` ended: the monotonic time, and whether an announcement came.
+
+    ``alone``: the announcement named this waiter's process, which the server took off
+    its queue (nobody else was woken: no stagger). ``requeue``: the process's entry was
+    taken off the queue for another of its waiters; this one should put it back in line
+    (with :attr:`Op.QUEUE`) and wait on.
+    """
 
     now: float
     notified: bool
+    alone: bool = False
+    requeue: bool = False
 
 
 Step = Fanout | Sleep | Watch | Wait
@@ -212,21 +234,31 @@ def acquire_flow(
     the verdict is ``FATAL`` (no retry can help). ``uniform()`` draws the jitter.
 
     With ``config.wake_on_release``, the first failed attempt of a blocking acquire
-    subscribes to the key's release announcements (:class:`Watch`) and tries again at
-    once, so that a release that happened before the subscription took effect is not
-    missed. From then on each pause (:class:`Wait`) ends early when a release is
-    announced, followed by a short random stagger (see
-    :func:`~quorumlock._algorithm.arithmetic.wake_stagger`); the R8 pause stays as the
-    fallback for an announcement that is lost and for a lock that expires. Timeline
-    (N = 5, retry_delay 0.2 s)::
+    subscribes to the key's release announcements (:class:`Watch`), joins the key's queue
+    of waiters (:attr:`Op.QUEUE`) and tries again at once, so that a release that
+    happened before the subscription took effect is not missed. From then on each pause
+    (:class:`Wait`) ends early when a release names this waiter (the head of the queue;
+    or anyone, from a server whose queue is empty); a wake-up that may have been shared
+    is followed by a short random stagger (see
+    :func:`~quorumlock._algorithm.arithmetic.wake_stagger`). A waiter whose entry was
+    taken off the queue (woken by name) or whose lease is a third gone joins again after
+    its next failed attempt, at the same place: every failed attempt joins again, which
+    also renews the entry's lease. The R8 pause stays as the fallback for
+    an announcement that is lost and for a lock that expires. Timeline (N = 5,
+    retry_delay 0.2 s)::
 
         t = 0.000   attempt 1: 5 x TAKEN; undo; subscribe; a majority confirms by 0.001
-        t = 0.001   attempt 2 (at once): 5 x TAKEN; undo; wait up to 0.1 to 0.2 s
-        t = 0.050   the holder releases: every server deletes its key and announces it
-        t = 0.0502  woken; stagger uniform in [0, 1 ms): attempt 3 at 0.0507: granted
+        t = 0.001   attempt 2 (at once): 5 x TAKEN; undo
+        t = 0.0015  join the queue (arrival a, the same on every server); wait up to
+                    0.1 to 0.2 s
+        t = 0.050   the holder releases: every server deletes its key, takes the head
+                    of its queue (us) off it and names it in the announcement
+        t = 0.0502  woken, alone: attempt 3 at once: granted
     """
     give_up_at = None if timeout is None else now + timeout
     timeout_each = config.timeout_for(ttl_ms)
+    lease_ms = queue_lease_ms(config.retry_delay)
+    join = Fanout(Op.QUEUE, key, "", lease_ms, timeout_each)
     watching = False
     misses = 0  # announcements that woke us without bringing us the lock
     attempts = 0
@@ -256,7 +288,9 @@ def acquire_flow(
         # R6 step 5: undo on ALL servers, also those that seemed to refuse: a grant may
         # have been written and its reply lost.
         notify = announce_cleanup(round_.outcomes)
-        cleanup = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify)
+        cleanup = yield Fanout(
+            Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify, arrival=str(attempts)
+        )
         assert isinstance(cleanup, Round)
         now = cleanup.finished
         out_of_retries = config.retry_count is not None and attempts > config.retry_count
@@ -272,6 +306,12 @@ def acquire_flow(
             watched = yield Watch(key, wait)
             assert isinstance(watched, float)
             continue  # at once: a release before the subscription would go unnoticed
+        if watching:
+            # (re)join after every failed try: the first time; after a wake-up by name,
+            # which took the entry off the queues; and to renew the lease
+            joined = yield join
+            assert isinstance(joined, Round)
+            now = joined.finished
         pause = retry_delay(config.retry_delay, uniform())
         if give_up_at is not None:
             pause = min(pause, give_up_at - now)
@@ -281,7 +321,13 @@ def acquire_flow(
             continue
         woken = yield Wait(pause)
         assert isinstance(woken, Woken)
-        if woken.notified:
+        while woken.requeue and woken.now < now + pause:
+            # another waiter of this process was woken by name: stand in line for it
+            joined = yield join
+            assert isinstance(joined, Round)
+            woken = yield Wait(max(0.0, now + pause - joined.finished))
+            assert isinstance(woken, Woken)
+        if woken.notified and not woken.alone and not woken.requeue:
             elapsed = round_.finished - round_.started
             stagger = wake_stagger(elapsed, misses, uniform(), config.retry_delay)
             if give_up_at is not None:

@@ -25,6 +25,9 @@ __all__ = [
     "LOSS_COMMANDS",
     "MARKER_KEY",
     "PROVISION",
+    "QUEUE",
+    "QUEUE_EXPIRY_PREFIX",
+    "QUEUE_PREFIX",
     "RELEASE",
     "RELEASED_PREFIX",
     "SCRIPTS",
@@ -47,31 +50,98 @@ class Script:
 #: Release announcements go to this prefix + the lock key (a pub/sub channel per name).
 RELEASED_PREFIX = "quorumlock:released:"
 
+#: The queue of the waiters of a lock key: this prefix + the key, a sorted set of waiter
+#: ids scored by their arrival (the waiter's own clock in ms, with a random fraction:
+#: drawn once and sent to every server, so every server orders the queue alike).
+QUEUE_PREFIX = "quorumlock:queue:"
+
+#: When each queue entry expires: this prefix + the lock key, a sorted set of the same
+#: ids scored by the server's clock in ms. An entry not renewed by then is dropped, so a
+#: waiter that died never holds up the line for longer than its lease.
+QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
+
 #: R3/R9 compare-and-delete. A plain DEL could remove another client's lock after ours
 #: expired; this deletes the key only while it still holds our token. The delete is the
 #: Redis page's; what follows it only tells waiting quorumlock clients that the key is
 #: gone (a blocking acquire subscribes to :data:`RELEASED_PREFIX` + key, see
-#: ``docs/algorithm.md``), so that the next waiter takes the lock about one round trip
-#: after the release instead of after its polling pause. ``ARGV[2]`` is "1" to announce
-#: the release, anything else (or nothing, as other clients call it) not to.
+#: ``docs/algorithm.md``, "Waiting: woken by the release"): it takes the head of the
+#: key's queue of waiters off the queue and names it in the announcement, so that this
+#: one waiter (one process) tries, about one round trip after the release, instead of
+#: every waiter. ``ARGV[2]`` is "1" to announce the release, anything else (or nothing,
+#: as other clients call it, with one key) not to. The message is ``<head> <token>``:
+#: the head's id ("" when the queue is empty or not given: then every listening process
+#: wakes one of its waiters) and the release's name (``ARGV[3]``, or the token), which
+#: tells the announcements of one release on several servers apart from those of the
+#: next.
 RELEASE = Script(
     "release",
     """\
--- quorumlock release: compare-and-delete, then wake the waiters
+-- quorumlock release: compare-and-delete, then wake the head of the queue
 -- KEYS[1]  the lock key
+-- KEYS[2]  (optional) the queue: waiter id -> arrival
+-- KEYS[3]  (optional) the queue's expiries: waiter id -> server ms
 -- ARGV[1]  the token we stored when acquiring
 -- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
+-- ARGV[3]  (optional) what the announcement calls this release (default: ARGV[1])
 -- returns  1 if the key held our token and was deleted, 0 otherwise
 if redis.call("get", KEYS[1]) == ARGV[1] then
     redis.call("del", KEYS[1])
     if ARGV[2] == "1" then
+        local head = ""
+        if KEYS[3] then
+            local t = redis.call("time")
+            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            for _, dead in ipairs(redis.call("zrangebyscore", KEYS[3], "-inf", now)) do
+                redis.call("zrem", KEYS[2], dead)
+                redis.call("zrem", KEYS[3], dead)
+            end
+            local first = redis.call("zrange", KEYS[2], 0, 0)
+            if first[1] then
+                head = first[1]
+                redis.call("zrem", KEYS[2], head)
+                redis.call("zrem", KEYS[3], head)
+            end
+        end
         -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
-        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+        local notice = ARGV[3] or ARGV[1]
+        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], head .. " " .. notice)
     end
     return 1
 else
     return 0
 end
+""",
+)
+
+#: A waiter joins, renews its place in, or leaves the queue of a lock key (see RELEASE).
+#: Joining again with the same id and arrival keeps the place; the lease is renewed.
+QUEUE = Script(
+    "queue",
+    """\
+-- quorumlock queue: join or leave the queue of waiters of a lock key
+-- KEYS[1]  the queue: waiter id -> arrival
+-- KEYS[2]  the queue's expiries: waiter id -> server ms
+-- ARGV[1]  the waiter's id
+-- ARGV[2]  its arrival (the same number on every server); "-" to leave the queue
+-- ARGV[3]  the lease in ms: the entry expires unless renewed within it
+-- returns  1
+if ARGV[2] == "-" then
+    redis.call("zrem", KEYS[1], ARGV[1])
+    redis.call("zrem", KEYS[2], ARGV[1])
+    return 1
+end
+local lease = tonumber(ARGV[3])
+local t = redis.call("time")
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call("zadd", KEYS[1], ARGV[2], ARGV[1])
+redis.call("zadd", KEYS[2], now + lease, ARGV[1])
+-- both keys outlive every entry, and vanish once the last entry has expired
+for _, key in ipairs(KEYS) do
+    if redis.call("pttl", key) < lease then
+        redis.call("pexpire", key, lease)
+    end
+end
+return 1
 """,
 )
 
@@ -386,6 +456,7 @@ SCRIPTS = {
         EXTEND,
         FENCE_GUARD,
         PROVISION,
+        QUEUE,
         RELEASE,
     )
 }

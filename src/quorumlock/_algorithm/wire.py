@@ -9,13 +9,23 @@ from __future__ import annotations
 
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.outcomes import Reply, quarantine_cause
-from quorumlock._algorithm.scripts import ACQUIRE, COMMIT_FENCE, EXTEND, MARKER_KEY, RELEASE
+from quorumlock._algorithm.scripts import (
+    ACQUIRE,
+    COMMIT_FENCE,
+    EXTEND,
+    MARKER_KEY,
+    QUEUE,
+    QUEUE_EXPIRY_PREFIX,
+    QUEUE_PREFIX,
+    RELEASE,
+)
 
 __all__ = [
     "HOLDER_PREFIX",
     "command_args",
     "eval_args",
     "interpret",
+    "queue_keys",
     "session_args",
     "shared_args",
 ]
@@ -50,12 +60,29 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
             step.max_ttl_ms, fencing,
         )  # fmt: skip
     if step.op is Op.RELEASE:
-        return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "1" if step.notify else "0")
+        if not step.notify:
+            return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "0")
+        notice = f"{step.token}:{step.arrival}" if step.arrival else step.token
+        return (
+            "EVALSHA", RELEASE.sha, 3, step.key, *queue_keys(step.key), step.token, "1", notice
+        )  # fmt: skip
+    if step.op is Op.QUEUE:
+        return ("EVALSHA", QUEUE.sha, 2, *queue_keys(step.key), step.token, step.arrival,
+                step.ttl_ms)  # fmt: skip
     if step.op is Op.PROBE:
         return ("GET", step.key)
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
+
+
+def queue_keys(key: str, tag: str | None = None) -> tuple[str, str]:
+    """The queue of waiters of ``key`` and its expiries (see
+    :data:`~quorumlock._algorithm.scripts.QUEUE_PREFIX`); on a cluster instance, with the
+    hash ``tag`` of the key's slot, so that a script touches one slot only."""
+    if tag is None:
+        return QUEUE_PREFIX + key, QUEUE_EXPIRY_PREFIX + key
+    return f"{QUEUE_PREFIX}{{{tag}}}:{key}", f"{QUEUE_EXPIRY_PREFIX}{{{tag}}}:{key}"
 
 
 def session_args(session: Session) -> tuple[str, str]:
@@ -74,6 +101,7 @@ _SCRIPT_OF = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.QUEUE: QUEUE,
 }
 
 

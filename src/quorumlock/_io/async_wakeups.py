@@ -21,6 +21,8 @@ from quorumlock._io.servers import ServerSpec
 from quorumlock._io.wakeups import (
     IDLE_STOP,
     RECONNECT_PAUSE,
+    Entry,
+    arrival,
     enough,
     parse,
     release_channel,
@@ -33,14 +35,26 @@ __all__ = ["AsyncWaiter", "AsyncWakeups"]
 class AsyncWaiter:
     """One blocking acquire's view of the announcements for its key."""
 
-    __slots__ = ("_event", "channel")
+    __slots__ = ("_event", "alone", "arrival", "channel", "entry", "popped", "requeue")
 
-    def __init__(self, channel: bytes) -> None:
+    def __init__(self, channel: bytes, entry: Entry[AsyncWaiter]) -> None:
         self.channel = channel
+        self.entry = entry
+        self.arrival = arrival()
+        self.popped = False
+        self.alone = False
+        self.requeue = False
         self._event = asyncio.Event()
+
+    def settle(self) -> None:
+        """Forget a wake-up that only asked to put the entry back in line."""
+        if self.requeue:
+            self.requeue = False
+            self._event.clear()
 
     def rearm(self) -> None:
         """Forget earlier announcements: call it just before sending an attempt."""
+        self.alone = self.requeue = False
         self._event.clear()
 
     async def wait(self, seconds: float) -> bool:
@@ -52,7 +66,13 @@ class AsyncWaiter:
                 await self._event.wait()
         return self._event.is_set()
 
-    def notify(self) -> None:
+    def notified(self) -> bool:
+        return self._event.is_set()
+
+    def notify(self, *, alone: bool = False, requeue: bool = False) -> None:
+        if alone:
+            self.alone = self.popped = True
+        self.requeue = requeue
         self._event.set()
 
 
@@ -62,7 +82,7 @@ class AsyncWakeups:
     def __init__(self, specs: Sequence[ServerSpec], connect_timeout: float) -> None:
         self._specs = list(specs)
         self._connect_timeout = connect_timeout
-        self._waiters: dict[bytes, set[AsyncWaiter]] = {}
+        self._waiters: dict[bytes, Entry[AsyncWaiter]] = {}
         self._listeners: list[_AsyncListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
@@ -81,10 +101,11 @@ class AsyncWakeups:
             self._loop, self._pid = loop, os.getpid()
             self._changed = asyncio.Condition()
         assert self._changed is not None
-        waiter = AsyncWaiter(release_channel(key))
-        channel_waiters = self._waiters.setdefault(waiter.channel, set())
-        channel_waiters.add(waiter)
-        if len(channel_waiters) == 1:
+        channel = release_channel(key)
+        entry = self._waiters.setdefault(channel, Entry())
+        waiter = AsyncWaiter(channel, entry)
+        entry.waiters.append(waiter)
+        if len(entry.waiters) == 1:
             for listener in self._listeners:
                 listener.want()
         listeners = self._listeners
@@ -93,15 +114,25 @@ class AsyncWakeups:
                 await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
         return waiter
 
-    def unwatch(self, waiter: AsyncWaiter) -> None:
-        channel_waiters = self._waiters.get(waiter.channel)
-        if channel_waiters is None:
-            return
-        channel_waiters.discard(waiter)
-        if not channel_waiters:
-            del self._waiters[waiter.channel]
-            for listener in self._listeners:
-                listener.poke()
+    def join(self, waiter: AsyncWaiter) -> tuple[str, str]:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.join`."""
+        waiter.popped = False
+        waiter.settle()
+        waiter.entry.joined = True
+        return waiter.entry.member, waiter.entry.place()
+
+    def unwatch(self, waiter: AsyncWaiter) -> str | None:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
+        entry = self._waiters.get(waiter.channel)
+        if entry is None or waiter not in entry.waiters:
+            return None
+        entry.waiters.remove(waiter)
+        if entry.waiters:
+            return None
+        del self._waiters[waiter.channel]
+        for listener in self._listeners:
+            listener.poke()
+        return entry.member if entry.joined else None
 
     def close(self) -> None:
         """Stop the subscriber tasks (waiters still waiting fall back to polling)."""
@@ -123,9 +154,10 @@ class AsyncWakeups:
             async with self._changed:
                 self._changed.notify_all()
 
-    def deliver(self, channel: bytes) -> None:
-        for waiter in self._waiters.get(channel, ()):
-            waiter.notify()
+    def deliver(self, channel: bytes, payload: bytes) -> None:
+        entry = self._waiters.get(channel)
+        if entry is not None:
+            entry.deliver(payload)
 
 
 class _AsyncListener:
@@ -226,9 +258,9 @@ class _AsyncListener:
                 await conn.disconnect(nowait=True)
 
     async def _handle(self, message: object) -> None:
-        kind, channel = parse(message, self._spec.label)
+        kind, channel, payload = parse(message, self._spec.label)
         if kind == "message":
-            self._hub.deliver(channel)
+            self._hub.deliver(channel, payload)
         elif kind != "other":
             self.refused = kind == "refused"
             if kind == "subscribed":

@@ -13,19 +13,30 @@ every name, and one daemon thread per server that owns it: it alone reads and wr
 socket (a TLS socket must not be used by two threads at once), and the waiting threads
 hand it their subscriptions through a wake-up pipe. The thread stops after a while
 without waiters, and a forked child starts its own.
+
+Wake one (``docs/algorithm.md``, "Waiting: woken by the release"): the waiters of one
+name in this process stand in the name's queue on the servers as ONE entry
+(:class:`Entry`: one id, the arrival of its oldest waiter). An announcement names the
+head of the queue it was taken from; the process it names wakes one of its waiters,
+the oldest, and the others wait on. An announcement that names nobody (an empty queue:
+a server that restarted, or a release by an older quorumlock) wakes one waiter in every
+process. The announcements of one release by several servers count once.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import os
+import random
+import secrets
 import select
 import socket
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import hiredis
 
@@ -35,6 +46,8 @@ from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
 __all__ = [
+    "Entry",
+    "Notice",
     "Subscriber",
     "SyncWakeups",
     "Waiter",
@@ -47,6 +60,8 @@ __all__ = [
 
 logger = logging.getLogger("quorumlock")
 
+#: How many announcements a process remembers, to count each release once.
+SEEN = 64
 #: A subscriber thread with no channel to listen to stops after this long.
 IDLE_STOP = 10.0
 #: Pause between connection attempts to a server that is down.
@@ -63,19 +78,91 @@ def subscriber_spec(spec: ServerSpec, failures: int) -> ServerSpec:
     return spec.at(startup[failures % len(startup)])
 
 
-def parse(message: object, label: str) -> tuple[str, bytes]:
-    """What a subscriber connection read: ("message", channel) for an announcement,
-    ("subscribed", channel) for a confirmation, ("refused", b"") for an error reply (the
-    ACL denies the channel: warned about once per server), ("other", b"") otherwise."""
+def parse(message: object, label: str) -> tuple[str, bytes, bytes]:
+    """What a subscriber connection read: ("message", channel, payload) for an
+    announcement, ("subscribed", channel, b"") for a confirmation, ("refused", b"", b"")
+    for an error reply (the ACL denies the channel: warned about once per server),
+    ("other", b"", b"") otherwise."""
     if isinstance(message, Exception):
         warn_refused(label, message)
-        return "refused", b""
+        return "refused", b"", b""
     if isinstance(message, list) and len(message) >= 3 and isinstance(message[1], bytes):
         if message[0] == b"message":
-            return "message", message[1]
+            payload = message[2] if isinstance(message[2], bytes) else b""
+            return "message", message[1], payload
         if message[0] == b"subscribe":
-            return "subscribed", message[1]
-    return "other", b""
+            return "subscribed", message[1], b""
+    return "other", b"", b""
+
+
+class Notice(Protocol):
+    """What an :class:`Entry` does to one of its waiters (sync or asyncio)."""
+
+    arrival: float
+    popped: bool
+
+    def notify(self, *, alone: bool = False, requeue: bool = False) -> None: ...
+
+    def notified(self) -> bool: ...
+
+
+def arrival() -> float:
+    """A new waiter's place in line: this machine's clock in ms, plus a random fraction
+    so that two waiters that arrive in the same millisecond are still ordered, the same
+    way on every server."""
+    return time.time() * 1000 + random.random()
+
+
+W = TypeVar("W", bound=Notice)
+
+
+class Entry(Generic[W]):
+    """The waiters of one name in this process, and their one entry in its queue."""
+
+    __slots__ = ("joined", "member", "seen", "waiters")
+
+    def __init__(self) -> None:
+        self.member = secrets.token_hex(8)
+        self.waiters: list[W] = []  # in arrival order
+        self.joined = False  # a join was sent since the last announcement named us
+        # the last announcements (by their notice) and whom each woke
+        self.seen: collections.OrderedDict[bytes, W | None] = collections.OrderedDict()
+
+    def place(self) -> str:
+        """The entry's arrival, as the queue script takes it: that of its oldest waiter
+        still in line (a waiter woken by name left the line until it joins again)."""
+        waiting = [w.arrival for w in self.waiters if not w.popped]
+        return f"{min(waiting or [w.arrival for w in self.waiters]):.4f}"
+
+    def deliver(self, payload: bytes) -> None:
+        """An announcement: wake whom it is for (see the module's docstring)."""
+        head, space, notice = payload.partition(b" ")
+        if not space:  # an older quorumlock's release: wake everyone, as it did
+            for waiter in self.waiters:
+                waiter.notify()
+            return
+        named = bool(head)
+        if named and head.decode(errors="replace") != self.member:
+            return  # (another server's queue may name us for the same release)
+        if notice in self.seen:
+            # The same release, announced by another server. The servers release one
+            # after the other: a waiter woken by the first may have tried before the
+            # others had, and failed. Wake the same waiter again; nobody else.
+            again = self.seen[notice]
+            if again is not None and again in self.waiters and not again.notified():
+                again.notify(alone=named)
+            return
+        waiting = [w for w in self.waiters if not w.notified()]
+        self.seen[notice] = waiting[0] if waiting else None
+        while len(self.seen) > SEEN:
+            self.seen.popitem(last=False)
+        if named:
+            self.joined = False  # the server took the entry off its queue
+        if waiting:
+            waiting[0].notify(alone=named)
+        if named and len(waiting) > 1:
+            # the others have no entry now: the next of them puts it back in line
+            waiting[1].notify(requeue=True)
 
 
 def release_channel(key: str) -> bytes:
@@ -86,21 +173,39 @@ def release_channel(key: str) -> bytes:
 class Waiter:
     """One blocking acquire's view of the announcements for its key."""
 
-    __slots__ = ("_event", "channel")
+    __slots__ = ("_event", "alone", "arrival", "channel", "entry", "popped", "requeue")
 
-    def __init__(self, channel: bytes) -> None:
+    def __init__(self, channel: bytes, entry: Entry[Waiter]) -> None:
         self.channel = channel
+        self.entry = entry
+        self.arrival = arrival()
+        self.popped = False  # woken by name: out of line until this waiter joins again
+        self.alone = False  # the last wake-up named this process: nobody else was woken
+        self.requeue = False  # woken only to put the process's entry back in line
         self._event = threading.Event()
+
+    def settle(self) -> None:
+        """Forget a wake-up that only asked to put the entry back in line."""
+        if self.requeue:
+            self.requeue = False
+            self._event.clear()
 
     def rearm(self) -> None:
         """Forget earlier announcements: call it just before sending an attempt."""
+        self.alone = self.requeue = False
         self._event.clear()
 
     def wait(self, seconds: float) -> bool:
         """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`."""
         return self._event.wait(max(0.0, seconds))
 
-    def notify(self) -> None:
+    def notified(self) -> bool:
+        return self._event.is_set()
+
+    def notify(self, *, alone: bool = False, requeue: bool = False) -> None:
+        if alone:
+            self.alone = self.popped = True
+        self.requeue = requeue
         self._event.set()
 
 
@@ -111,7 +216,7 @@ class SyncWakeups:
         self._specs = list(specs)
         self._connect_timeout = connect_timeout
         self._cond = threading.Condition(threading.Lock())
-        self._waiters: dict[bytes, set[Waiter]] = {}
+        self._waiters: dict[bytes, Entry[Waiter]] = {}
         self._listeners: list[_Listener] = []
         self._pid = os.getpid()
 
@@ -119,7 +224,7 @@ class SyncWakeups:
         """Listen to the announcements for ``key``; wait up to ``timeout`` until a majority
         of the servers confirmed the subscription (a release elsewhere may go unheard:
         the R8 pause covers it). Always pair with :meth:`unwatch`."""
-        waiter = Waiter(release_channel(key))
+        channel = release_channel(key)
         with self._cond:
             if self._pid != os.getpid():  # a forked child: the parent's threads are gone
                 self._waiters.clear()
@@ -130,9 +235,10 @@ class SyncWakeups:
                     _Listener(spec, self, self._connect_timeout) for spec in self._specs
                 ]
             listeners = self._listeners
-            channel_waiters = self._waiters.setdefault(waiter.channel, set())
-            channel_waiters.add(waiter)
-            if len(channel_waiters) == 1:
+            entry = self._waiters.setdefault(channel, Entry())
+            waiter = Waiter(channel, entry)
+            entry.waiters.append(waiter)
+            if len(entry.waiters) == 1:
                 for listener in listeners:
                     listener.want(waiter.channel)
             give_up = time.monotonic() + timeout
@@ -143,16 +249,30 @@ class SyncWakeups:
                 self._cond.wait(left)
         return waiter
 
-    def unwatch(self, waiter: Waiter) -> None:
+    def join(self, waiter: Waiter) -> tuple[str, str]:
+        """The entry's id and arrival, for the queue script: ``waiter`` (re)joins the
+        queue on the process's behalf."""
         with self._cond:
-            channel_waiters = self._waiters.get(waiter.channel)
-            if channel_waiters is None or self._pid != os.getpid():
-                return
-            channel_waiters.discard(waiter)
-            if not channel_waiters:
-                del self._waiters[waiter.channel]
-                for listener in self._listeners:
-                    listener.drop(waiter.channel)
+            waiter.popped = False
+            waiter.settle()
+            waiter.entry.joined = True
+            return waiter.entry.member, waiter.entry.place()
+
+    def unwatch(self, waiter: Waiter) -> str | None:
+        """``waiter`` stops waiting. Returns the id of the entry to take off the queue
+        when it was the process's last waiter of the name and the entry may still be in
+        line; None otherwise."""
+        with self._cond:
+            entry = self._waiters.get(waiter.channel)
+            if entry is None or waiter not in entry.waiters or self._pid != os.getpid():
+                return None
+            entry.waiters.remove(waiter)
+            if entry.waiters:
+                return None
+            del self._waiters[waiter.channel]
+            for listener in self._listeners:
+                listener.drop(waiter.channel)
+            return entry.member if entry.joined else None
 
     def close(self) -> None:
         """Stop the subscriber threads (waiters still waiting fall back to polling)."""
@@ -186,11 +306,11 @@ class SyncWakeups:
         with self._cond:
             self._cond.notify_all()
 
-    def deliver(self, channel: bytes) -> None:
+    def deliver(self, channel: bytes, payload: bytes) -> None:
         with self._cond:
-            waiters = list(self._waiters.get(channel, ()))
-        for waiter in waiters:
-            waiter.notify()
+            entry = self._waiters.get(channel)
+            if entry is not None:
+                entry.deliver(payload)
 
 
 def enough(listeners: Sequence[Subscriber], channel: bytes) -> bool:
@@ -327,9 +447,9 @@ class _Listener:
                 conn.disconnect()
 
     def _handle(self, message: object) -> None:
-        kind, channel = parse(message, self._spec.label)
+        kind, channel, payload = parse(message, self._spec.label)
         if kind == "message":
-            self._hub.deliver(channel)
+            self._hub.deliver(channel, payload)
         elif kind != "other":
             self.refused = kind == "refused"
             if kind == "subscribed":
