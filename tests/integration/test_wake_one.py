@@ -159,9 +159,12 @@ def test_a_dead_waiters_entry_does_not_block_the_line(
 
         async def wait() -> None:
             got.append(await call(waiter.acquire(timeout=40)))
+            released.append(time.monotonic())
 
-        await api.concurrently([wait, lambda: release(holder)], limit=40)
+        await api.concurrently([wait, lambda: release(holder)], limit=45)
         assert got == [True]
+        # woken, not polled: its poll would come 30 s or more after the release
+        assert released[1] - released[0] < 15
         assert await call(waiter.release())
 
     async def release(holder: AnyLock) -> None:
@@ -177,11 +180,14 @@ def test_a_dead_waiters_entry_does_not_block_the_line(
                 client.close()
         if dead_entry_expired:
             assert await call(holder.release())
-        else:
-            assert await call(holder.release())  # names the dead waiter: nobody wakes
-            assert await call(holder.acquire(blocking=False))
-            assert await call(holder.release())  # names the live one
+            released.append(time.monotonic())
+            return
+        assert await call(holder.release())  # names the dead waiter: nobody wakes
+        assert await call(holder.acquire(blocking=False))
+        assert await call(holder.release())  # names the live one
+        released.append(time.monotonic())
 
+    released: list[float] = []
     api.run(body)
     assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
 
@@ -198,8 +204,11 @@ def test_servers_that_lost_their_queues_still_wake_a_waiter(
         waiter = api.redlock(servers.urls, retry_delay=SLOW_POLL).lock(lock_name, ttl=30)
         got: list[bool] = []
 
+        times: list[float] = []
+
         async def wait() -> None:
             got.append(await call(waiter.acquire(timeout=40)))
+            times.append(time.monotonic())
 
         async def release() -> None:
             await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
@@ -210,10 +219,12 @@ def test_servers_that_lost_their_queues_still_wake_a_waiter(
                 finally:
                     client.close()
             assert await call(holder.release())
+            times.insert(0, time.monotonic())
 
-        # polling alone would take 30 s or more
-        await api.concurrently([wait, release], limit=40)
+        await api.concurrently([wait, release], limit=45)
         assert got == [True]
+        # woken, not polled: its poll would come 30 s or more after the release
+        assert times[1] - times[0] < 15
         assert await call(waiter.release())
 
     api.run(body)
@@ -225,7 +236,8 @@ def test_a_waiter_that_times_out_leaves_no_entry(
     async def body() -> None:
         holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
         assert await call(holder.acquire(blocking=False))
-        waiter = api.redlock(servers.urls, retry_delay=0.5).lock(lock_name, ttl=30)
+        # its entry's lease is 300 s: an empty queue is its leaving, not its expiry
+        waiter = api.redlock(servers.urls, retry_delay=SLOW_POLL).lock(lock_name, ttl=30)
         got: list[bool] = []
 
         async def wait() -> None:

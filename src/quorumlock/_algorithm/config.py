@@ -158,9 +158,10 @@ class RedlockConfig:
     - ``fencing`` (False): draw a fencing token with every acquisition,
       ``Lock.fencing_token``, strictly increasing across all holders over time.
     - ``wake_on_release`` (True): a blocking acquire that finds the lock taken subscribes
-      to the lock's release announcements on the servers and retries as soon as one
-      arrives, instead of after its ``retry_delay`` pause, which stays as the fallback
-      for a lost announcement and for a lock that expires (docs/algorithm.md).
+      to the lock's release announcements on the servers and joins the lock's queue of
+      waiters there; a release wakes the head of the queue only, which retries at once
+      instead of after its ``retry_delay`` pause, which stays as the fallback for a lost
+      announcement and for a lock that expires (docs/algorithm.md).
     """
 
     clock_drift_factor: float = 0.01
