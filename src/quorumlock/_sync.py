@@ -154,6 +154,8 @@ class Redlock(RedlockBase["Lock"]):
                     if waiter is not None and step.op is Op.QUEUE:
                         member, place = self._wakeups.join(waiter)
                         step = dataclasses.replace(step, token=member, arrival=place)
+                    elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
+                        step = dataclasses.replace(step, member=waiter.entry.member)
                     round_ = self._fanout.run(step)
                     self._after_round(step, round_)
                     step = flow.send(round_)
@@ -172,7 +174,9 @@ class Redlock(RedlockBase["Lock"]):
             result: T = stop.value
             return result
         finally:
-            if waiter is not None and (entry := self._wakeups.unwatch(waiter)):
+            if waiter is not None and (
+                entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
+            ):
                 self._leave_queue(watched, entry)
 
     def _leave_queue(self, key: str, member: str) -> None:

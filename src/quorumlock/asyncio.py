@@ -142,6 +142,8 @@ class Redlock(RedlockBase["Lock"]):
                     if waiter is not None and step.op is Op.QUEUE:
                         member, place = self._wakeups.join(waiter)
                         step = dataclasses.replace(step, token=member, arrival=place)
+                    elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
+                        step = dataclasses.replace(step, member=waiter.entry.member)
                     round_ = await self._fanout.run(step)
                     self._after_round(step, round_)
                     step = flow.send(round_)
@@ -163,12 +165,20 @@ class Redlock(RedlockBase["Lock"]):
             result: T = stop.value
             return result
         finally:
-            if waiter is not None and (entry := self._wakeups.unwatch(waiter)):
-                # in a task of its own: this one may be cancelled, and its caller is
-                # not kept waiting for an entry that would expire anyway
-                leaving = asyncio.ensure_future(self._leave_queue(watched, entry))
-                _LEAVING.add(leaving)
-                leaving.add_done_callback(_LEAVING.discard)
+            if waiter is not None and (
+                entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
+            ):
+                task = asyncio.current_task()
+                if self.config.fair and task is not None and not task.cancelling():
+                    # a fair holder's entry heads the queue until it is gone: before
+                    # the caller can release, so that the release names the next
+                    await self._leave_queue(watched, entry)
+                else:
+                    # in a task of its own: this one may be cancelled, and its caller
+                    # is not kept waiting for an entry that would expire anyway
+                    leaving = asyncio.ensure_future(self._leave_queue(watched, entry))
+                    _LEAVING.add(leaving)
+                    leaving.add_done_callback(_LEAVING.discard)
 
     async def _leave_queue(self, key: str, member: str) -> None:
         """See :meth:`quorumlock.Redlock._leave_queue`."""

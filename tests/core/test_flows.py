@@ -40,8 +40,9 @@ from quorumlock._algorithm.flows import (
     announce_cleanup,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
-from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, MARKER_KEY, RELEASE
+from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, FAIR_ACQUIRE, MARKER_KEY, RELEASE
 from quorumlock._algorithm.wire import HOLDER_PREFIX, command_args, eval_args, interpret
+from quorumlock._io.packing import RoundPacker, pack
 
 T = TypeVar("T")
 G, X, E, F, TO = Reply.GRANTED, Reply.TAKEN, Reply.ERROR, Reply.FATAL, Reply.TIMEOUT
@@ -698,3 +699,13 @@ def test_interpret_keeps_a_prefix_of_the_holders_token() -> None:
     assert reply is Reply.TAKEN
     assert holder == "f" * HOLDER_PREFIX
     assert interpret(Op.ACQUIRE, [1, 0, 0])[3] is None
+
+
+def test_a_fair_acquire_packs_the_callers_entry_after_the_session() -> None:
+    session = Session("abc", durable=True)
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, 60_000, fair=True, member="m1")
+    args = command_args(step, session)
+    assert args[:4] == ("EVALSHA", FAIR_ACQUIRE.sha, 4, "k")
+    assert args[-3:] == ("abc", "1", "m1")
+    assert RoundPacker(step).packed(session) == pack(args)
+    assert eval_args(step, session)[:2] == ("EVAL", FAIR_ACQUIRE.source)

@@ -539,10 +539,13 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
     assert set(SCRIPTS) == {
         "acquire",
         "acquire_cluster",
+        "acquire_fair",
+        "acquire_fair_cluster",
         "commit_fence",
         "extend",
         "fence_guard",
         "provision",
+        "queue",
         "release",
     }
     client = client_of(servers[0])

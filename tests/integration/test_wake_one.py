@@ -16,7 +16,7 @@ import time
 import pytest
 import redis
 
-from quorumlock import LockObserver, Redlock, RoundEvent
+from quorumlock import ConfigurationError, LockObserver, Redlock, RoundEvent
 from quorumlock import asyncio as aio
 from quorumlock._algorithm.scripts import QUEUE, QUEUE_EXPIRY_PREFIX, QUEUE_PREFIX
 from quorumlock.testing import LocalServerGroup
@@ -297,3 +297,57 @@ def test_a_join_renews_the_entry_with_the_servers_clock(
         assert client.zcard(keys[1]) == 0
     finally:
         client.close()
+
+
+def test_fair_locks_hand_over_in_arrival_order_and_refuse_barging(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``fair=True``: four waiters arrive in a known order and poll as usual (0.1 to
+    0.2 s); each, right after its release, tries to take the lock straight back (a
+    barge). Every hand-over keeps arrival order and every barge is refused while
+    someone waits; with the default (not fair) lock the barges win."""
+    count = 4
+    order: list[int] = []
+    barges: list[bool] = []
+
+    async def body() -> None:
+        holder_rl = api.redlock(servers.urls, fair=True)
+        holder = holder_rl.lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+
+        def waiter(index: int) -> Body:
+            async def run() -> None:
+                rl = api.redlock(servers.urls, fair=True)
+                await until(lambda: min(queue_sizes(servers, lock_name)) >= index, 20, "the queue")
+                lock: AnyLock = rl.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=40))
+                order.append(index)
+                await asyncio.sleep(0.01)
+                assert await call(lock.release())
+                again = rl.lock(lock_name, ttl=30)
+                took = await call(again.acquire(blocking=False))
+                barges.append(took)
+                if took:
+                    assert await call(again.release())
+
+            return run
+
+        async def release_when_all_queued() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= count, 20, "the queue")
+            assert await call(holder.release())
+            barge = holder_rl.lock(lock_name, ttl=30)
+            assert not await call(barge.acquire(blocking=False))
+
+        await api.concurrently(
+            [*[waiter(i) for i in range(count)], release_when_all_queued], limit=60
+        )
+
+    api.run(body)
+    assert order == list(range(count))
+    assert barges[: count - 1] == [False] * (count - 1)  # the last found nobody waiting
+    assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+
+def test_fair_needs_the_queue(servers: LocalServerGroup) -> None:
+    with pytest.raises(ConfigurationError, match="wake_on_release"):
+        Redlock(servers.urls, fair=True, wake_on_release=False)

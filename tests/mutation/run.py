@@ -179,6 +179,16 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "a fair acquire lets anyone in, not only the head of the queue",
+        SCRIPTS,
+        "if quorumlock_head and quorumlock_head ~= quorumlock_member then",
+        "if false then",
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_fair_locks_hand_over_in_arrival_order_and_refuse_barging[sync]",
+        ),
+    ),
+    Mutant(
         "the extension resets the ttl of another holder's key (R10)",
         SCRIPTS,
         'if redis.call("get", KEYS[1]) == ARGV[1] then\n    return redis.call("pexpire"',

@@ -25,6 +25,7 @@ from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     CLUSTER_ACQUIRE,
+    CLUSTER_FAIR_ACQUIRE,
     COMMIT_FENCE,
     EXTEND,
     MARKER_KEY,
@@ -119,6 +120,14 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
         return (*args[:4], *queue_keys(step.key, slot_tag(slot)), *args[6:])
     if not touches_marker(step):
         return args
+    if step.op is Op.ACQUIRE and step.fair:
+        if session is None:
+            raise ValueError("the acquire script needs the connection's session")
+        queue = queue_keys(step.key, slot_tag(slot))
+        return (
+            "EVALSHA", CLUSTER_FAIR_ACQUIRE.sha, 4, args[3], slot_marker(slot), *queue,
+            *args[7:], session.run_id,
+        )  # fmt: skip
     if args[0] != "EVALSHA" or args[2] != 2 or args[4] != MARKER_KEY:
         raise ValueError(f"the {step.op.value} command does not name the marker as KEYS[2]")
     marker = slot_marker(slot)
@@ -143,5 +152,9 @@ def cluster_eval_args(step: Fanout, session: Session | None, slot: int) -> tuple
     args = cluster_args(step, session, slot)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    script = CLUSTER_ACQUIRE if args[1] == CLUSTER_ACQUIRE.sha else _SCRIPT_OF[step.op]
+    variants = {
+        CLUSTER_ACQUIRE.sha: CLUSTER_ACQUIRE,
+        CLUSTER_FAIR_ACQUIRE.sha: CLUSTER_FAIR_ACQUIRE,
+    }
+    script = variants.get(str(args[1]), _SCRIPT_OF[step.op])
     return ("EVAL", script.source, *args[2:])

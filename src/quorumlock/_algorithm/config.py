@@ -162,6 +162,11 @@ class RedlockConfig:
       waiters there; a release wakes the head of the queue only, which retries at once
       instead of after its ``retry_delay`` pause, which stays as the fallback for a lost
       announcement and for a lock that expires (docs/algorithm.md).
+    - ``fair`` (False): strict first come, first served: the acquire script refuses a
+      client that is not at the head of the lock's queue of waiters on that server
+      (when the queue is not empty), so a majority's queue order decides. Needs
+      ``wake_on_release``; costs a script on every acquire and a round trip more per
+      hand-over (docs/algorithm.md, "Fair locks").
     """
 
     clock_drift_factor: float = 0.01
@@ -173,6 +178,7 @@ class RedlockConfig:
     max_ttl: float | None = 60.0
     fencing: bool = False
     wake_on_release: bool = True
+    fair: bool = False
 
     def __post_init__(self) -> None:
         factor = self.clock_drift_factor
@@ -201,6 +207,12 @@ class RedlockConfig:
             raise TypeError(f"fencing must be True or False, not {self.fencing!r}")
         if not isinstance(self.wake_on_release, bool):
             raise TypeError(f"wake_on_release must be True or False, not {self.wake_on_release!r}")
+        if not isinstance(self.fair, bool):
+            raise TypeError(f"fair must be True or False, not {self.fair!r}")
+        if self.fair and not self.wake_on_release:
+            raise ConfigurationError(
+                "fair=True needs wake_on_release=True: the order is the queue of waiters"
+            )
 
     @property
     def max_ttl_ms(self) -> int:

@@ -80,6 +80,9 @@ class Fanout:
     place in line in ``arrival`` ("-" to leave) and its lease in ``ttl_ms``. A ``RELEASE``
     that undoes attempt ``k`` of an acquire carries ``arrival`` ``k``, so that its
     announcements are told apart from those of the final release of the same token.
+    ``fair`` (``fair=True``): an ``ACQUIRE`` runs the fair acquire script, refused to
+    anyone but the head of the queue; the driver fills in ``member``, the caller's entry
+    (if it has one); a ``RELEASE`` names the head without taking it off the queue.
     """
 
     op: Op
@@ -92,11 +95,13 @@ class Fanout:
     fence: int = 0
     notify: bool = False
     arrival: str = ""
+    fair: bool = False
+    member: str = ""
 
     @property
     def per_session(self) -> bool:
         """The command names the server process it is sent to: pack it per connection."""
-        return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing)
+        return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing or self.fair)
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +270,14 @@ def acquire_flow(
     while True:
         attempts += 1
         acquire = Fanout(
-            Op.ACQUIRE, key, token, ttl_ms, timeout_each, config.max_ttl_ms, config.fencing
+            Op.ACQUIRE,
+            key,
+            token,
+            ttl_ms,
+            timeout_each,
+            config.max_ttl_ms,
+            config.fencing,
+            fair=config.fair,
         )
         round_ = yield acquire
         assert isinstance(round_, Round)
@@ -289,7 +301,14 @@ def acquire_flow(
         # have been written and its reply lost.
         notify = announce_cleanup(round_.outcomes)
         cleanup = yield Fanout(
-            Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify, arrival=str(attempts)
+            Op.RELEASE,
+            key,
+            token,
+            ttl_ms,
+            timeout_each,
+            notify=notify,
+            arrival=str(attempts),
+            fair=config.fair,
         )
         assert isinstance(cleanup, Round)
         now = cleanup.finished
@@ -359,7 +378,8 @@ def _fence_flow(
 
 def release_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
     """Compare-and-delete on all servers, whatever we believe each holds (R9)."""
-    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, config.timeout_for(ttl_ms), notify=True)
+    timeout = config.timeout_for(ttl_ms)
+    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout, notify=True, fair=config.fair)
     assert isinstance(round_, Round)
     return round_
 

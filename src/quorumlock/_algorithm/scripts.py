@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 __all__ = [
     "ACQUIRE",
     "CLUSTER_ACQUIRE",
+    "CLUSTER_FAIR_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
+    "FAIR_ACQUIRE",
     "FENCE_GUARD",
     "LOSS_COMMANDS",
     "MARKER_KEY",
@@ -83,6 +85,8 @@ RELEASE = Script(
 -- ARGV[1]  the token we stored when acquiring
 -- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
 -- ARGV[3]  (optional) what the announcement calls this release (default: ARGV[1])
+-- ARGV[4]  (optional) "keep" to leave the head in the queue (fair locks: it leaves
+--          once it holds the lock)
 -- returns  1 if the key held our token and was deleted, 0 otherwise
 if redis.call("get", KEYS[1]) == ARGV[1] then
     redis.call("del", KEYS[1])
@@ -98,8 +102,10 @@ if redis.call("get", KEYS[1]) == ARGV[1] then
             local first = redis.call("zrange", KEYS[2], 0, 0)
             if first[1] then
                 head = first[1]
-                redis.call("zrem", KEYS[2], head)
-                redis.call("zrem", KEYS[3], head)
+                if ARGV[4] ~= "keep" then
+                    redis.call("zrem", KEYS[2], head)
+                    redis.call("zrem", KEYS[3], head)
+                end
             end
         end
         -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
@@ -380,6 +386,36 @@ def _cluster_variant(source: str) -> str:
 #: only add quarantine, never shorten one.
 CLUSTER_ACQUIRE = Script("acquire_cluster", _cluster_variant(ACQUIRE.source))
 
+#: What the fair variant of the acquire script runs first (see FAIR_ACQUIRE).
+_FAIR_PREAMBLE = """\
+-- quorumlock fair acquire (docs/algorithm.md, "Fair locks"): the acquire script below,
+-- refused to anyone but the head of the key's queue of waiters. KEYS[3] is the queue,
+-- KEYS[4] its expiries. The last ARGV is the caller's id in the queue ("" if it has
+-- none); it is taken off ARGV here, so the acquire script sees its own arguments.
+local quorumlock_member = ARGV[#ARGV]
+local ARGV = {unpack(ARGV, 1, #ARGV - 1)}
+local quorumlock_t = redis.call("time")
+local quorumlock_now = tonumber(quorumlock_t[1]) * 1000
+    + math.floor(tonumber(quorumlock_t[2]) / 1000)
+for _, dead in ipairs(redis.call("zrangebyscore", KEYS[4], "-inf", quorumlock_now)) do
+    redis.call("zrem", KEYS[3], dead)
+    redis.call("zrem", KEYS[4], dead)
+end
+local quorumlock_head = redis.call("zrange", KEYS[3], 0, 0)[1]
+if quorumlock_head and quorumlock_head ~= quorumlock_member then
+    -- not our turn: refused as if taken (the holder's token, or "" when it is free)
+    return {0, 0, 0, redis.call("get", KEYS[1]) or ""}
+end
+"""
+
+#: B1 and B2 for ``fair=True``: ACQUIRE, unchanged, behind the queue's check. Derived
+#: from ACQUIRE's source, never edited by hand.
+FAIR_ACQUIRE = Script("acquire_fair", _FAIR_PREAMBLE + ACQUIRE.source)
+
+#: FAIR_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,
+#: the last ARGV, off), then the queue's (the caller's id, now last).
+CLUSTER_FAIR_ACQUIRE = Script("acquire_fair_cluster", _cluster_variant(FAIR_ACQUIRE.source))
+
 #: B2: make a fencing token stick on the servers that granted the lock, so that every
 #: later majority meets a server whose counter is at least this token.
 COMMIT_FENCE = Script(
@@ -452,8 +488,10 @@ SCRIPTS = {
     for script in (
         ACQUIRE,
         CLUSTER_ACQUIRE,
+        CLUSTER_FAIR_ACQUIRE,
         COMMIT_FENCE,
         EXTEND,
+        FAIR_ACQUIRE,
         FENCE_GUARD,
         PROVISION,
         QUEUE,

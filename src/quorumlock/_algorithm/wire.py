@@ -13,6 +13,7 @@ from quorumlock._algorithm.scripts import (
     ACQUIRE,
     COMMIT_FENCE,
     EXTEND,
+    FAIR_ACQUIRE,
     MARKER_KEY,
     QUEUE,
     QUEUE_EXPIRY_PREFIX,
@@ -45,6 +46,8 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
         return shared_args(step)
     if session is None:
         raise ValueError("the acquire script needs the connection's session")
+    if step.fair:
+        return (*shared_args(step), *session_args(session), step.member)
     return shared_args(step) + session_args(session)
 
 
@@ -55,6 +58,11 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         if not step.per_session:
             return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
         fencing = "1" if step.fencing else "0"
+        if step.fair:
+            return (
+                "EVALSHA", FAIR_ACQUIRE.sha, 4, step.key, MARKER_KEY, *queue_keys(step.key),
+                step.token, step.ttl_ms, step.max_ttl_ms, fencing,
+            )  # fmt: skip
         return (
             "EVALSHA", ACQUIRE.sha, 2, step.key, MARKER_KEY, step.token, step.ttl_ms,
             step.max_ttl_ms, fencing,
@@ -63,8 +71,10 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         if not step.notify:
             return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "0")
         notice = f"{step.token}:{step.arrival}" if step.arrival else step.token
+        keep = ("keep",) if step.fair else ()
         return (
-            "EVALSHA", RELEASE.sha, 3, step.key, *queue_keys(step.key), step.token, "1", notice
+            "EVALSHA", RELEASE.sha, 3, step.key, *queue_keys(step.key), step.token, "1", notice,
+            *keep,
         )  # fmt: skip
     if step.op is Op.QUEUE:
         return ("EVALSHA", QUEUE.sha, 2, *queue_keys(step.key), step.token, step.arrival,
@@ -110,7 +120,8 @@ def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, 
     args = command_args(step, session)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    return ("EVAL", _SCRIPT_OF[step.op].source, *args[2:])
+    script = FAIR_ACQUIRE if args[1] == FAIR_ACQUIRE.sha else _SCRIPT_OF[step.op]
+    return ("EVAL", script.source, *args[2:])
 
 
 #: How much of a holder's token an acquire keeps to tell holders apart (never shown).

@@ -118,10 +118,10 @@ class AsyncWakeups:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.join`."""
         waiter.popped = False
         waiter.settle()
-        waiter.entry.joined = True
+        waiter.entry.joined = waiter.entry.ever = True
         return waiter.entry.member, waiter.entry.place()
 
-    def unwatch(self, waiter: AsyncWaiter) -> str | None:
+    def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
         entry = self._waiters.get(waiter.channel)
         if entry is None or waiter not in entry.waiters:
@@ -132,7 +132,7 @@ class AsyncWakeups:
         del self._waiters[waiter.channel]
         for listener in self._listeners:
             listener.poke()
-        return entry.member if entry.joined else None
+        return entry.member if entry.joined or (kept and entry.ever) else None
 
     def close(self) -> None:
         """Stop the subscriber tasks (waiters still waiting fall back to polling)."""

@@ -119,12 +119,13 @@ W = TypeVar("W", bound=Notice)
 class Entry(Generic[W]):
     """The waiters of one name in this process, and their one entry in its queue."""
 
-    __slots__ = ("joined", "member", "seen", "waiters")
+    __slots__ = ("ever", "joined", "member", "seen", "waiters")
 
     def __init__(self) -> None:
         self.member = secrets.token_hex(8)
         self.waiters: list[W] = []  # in arrival order
         self.joined = False  # a join was sent since the last announcement named us
+        self.ever = False  # a join was ever sent
         # the last announcements (by their notice) and whom each woke
         self.seen: collections.OrderedDict[bytes, W | None] = collections.OrderedDict()
 
@@ -255,13 +256,14 @@ class SyncWakeups:
         with self._cond:
             waiter.popped = False
             waiter.settle()
-            waiter.entry.joined = True
+            waiter.entry.joined = waiter.entry.ever = True
             return waiter.entry.member, waiter.entry.place()
 
-    def unwatch(self, waiter: Waiter) -> str | None:
+    def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
         """``waiter`` stops waiting. Returns the id of the entry to take off the queue
         when it was the process's last waiter of the name and the entry may still be in
-        line; None otherwise."""
+        line; None otherwise. ``kept``: releases name the head without taking it off
+        the queue (``fair=True``), so an entry that ever joined may still be there."""
         with self._cond:
             entry = self._waiters.get(waiter.channel)
             if entry is None or waiter not in entry.waiters or self._pid != os.getpid():
@@ -272,7 +274,7 @@ class SyncWakeups:
             del self._waiters[waiter.channel]
             for listener in self._listeners:
                 listener.drop(waiter.channel)
-            return entry.member if entry.joined else None
+            return entry.member if entry.joined or (kept and entry.ever) else None
 
     def close(self) -> None:
         """Stop the subscriber threads (waiters still waiting fall back to polling)."""
