@@ -33,7 +33,7 @@ from types import TracebackType
 from typing import Any, ParamSpec, TypeVar
 
 from quorumlock._algorithm.config import Duration, shown
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Sleep, Watch, Woken
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import check_wait
 from quorumlock._algorithm.outcomes import render_outcomes
@@ -140,8 +140,12 @@ class Redlock(RedlockBase["Lock"]):
                     if waiter is not None and step.op is Op.ACQUIRE:
                         waiter.rearm()  # only releases after this send may wake us
                     if waiter is not None and step.op is Op.QUEUE:
-                        member, place = self._wakeups.join(waiter)
-                        step = dataclasses.replace(step, token=member, arrival=place)
+                        place = self._wakeups.join(waiter, step.ttl_ms)
+                        if place is None:  # in line already: nothing to send
+                            now = time.monotonic()
+                            step = flow.send(Round(now, now, ()))
+                            continue
+                        step = dataclasses.replace(step, token=place[0], arrival=place[1])
                     elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
                         step = dataclasses.replace(step, member=waiter.entry.member)
                     round_ = await self._fanout.run(step)

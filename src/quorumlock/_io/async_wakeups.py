@@ -114,12 +114,10 @@ class AsyncWakeups:
                 await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
         return waiter
 
-    def join(self, waiter: AsyncWaiter) -> tuple[str, str]:
+    def join(self, waiter: AsyncWaiter, lease_ms: int) -> tuple[str, str] | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.join`."""
-        waiter.popped = False
         waiter.settle()
-        waiter.entry.joined = waiter.entry.ever = True
-        return waiter.entry.member, waiter.entry.place()
+        return waiter.entry.join(waiter, lease_ms, time.monotonic())
 
     def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""

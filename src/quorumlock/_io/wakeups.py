@@ -119,13 +119,14 @@ W = TypeVar("W", bound=Notice)
 class Entry(Generic[W]):
     """The waiters of one name in this process, and their one entry in its queue."""
 
-    __slots__ = ("ever", "joined", "member", "seen", "waiters")
+    __slots__ = ("ever", "joined", "joined_at", "member", "seen", "waiters")
 
     def __init__(self) -> None:
         self.member = secrets.token_hex(8)
         self.waiters: list[W] = []  # in arrival order
         self.joined = False  # a join was sent since the last announcement named us
         self.ever = False  # a join was ever sent
+        self.joined_at = 0.0  # monotonic, when the last join was sent
         # the last announcements (by their notice) and whom each woke
         self.seen: collections.OrderedDict[bytes, W | None] = collections.OrderedDict()
 
@@ -134,6 +135,15 @@ class Entry(Generic[W]):
         still in line (a waiter woken by name left the line until it joins again)."""
         waiting = [w.arrival for w in self.waiters if not w.popped]
         return f"{min(waiting or [w.arrival for w in self.waiters]):.4f}"
+
+    def join(self, waiter: W, lease_ms: int, now: float) -> tuple[str, str] | None:
+        """See :meth:`SyncWakeups.join`."""
+        if self.joined and not waiter.popped and now - self.joined_at < lease_ms / 3000:
+            return None
+        waiter.popped = False
+        self.joined = self.ever = True
+        self.joined_at = now
+        return self.member, self.place()
 
     def deliver(self, payload: bytes) -> None:
         """An announcement: wake whom it is for (see the module's docstring)."""
@@ -250,14 +260,13 @@ class SyncWakeups:
                 self._cond.wait(left)
         return waiter
 
-    def join(self, waiter: Waiter) -> tuple[str, str]:
+    def join(self, waiter: Waiter, lease_ms: int) -> tuple[str, str] | None:
         """The entry's id and arrival, for the queue script: ``waiter`` (re)joins the
-        queue on the process's behalf."""
+        queue on the process's behalf. None when there is no need: the entry joined
+        less than a third of its lease ago, and no announcement took it off since."""
         with self._cond:
-            waiter.popped = False
             waiter.settle()
-            waiter.entry.joined = waiter.entry.ever = True
-            return waiter.entry.member, waiter.entry.place()
+            return waiter.entry.join(waiter, lease_ms, time.monotonic())
 
     def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
         """``waiter`` stops waiting. Returns the id of the entry to take off the queue
