@@ -8,8 +8,14 @@ from datetime import timedelta
 import pytest
 
 from quorumlock import ConfigurationError, RedlockConfig
-from quorumlock._algorithm.config import RESERVED_PREFIX, seconds, to_ttl_ms, validate_name
-from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock._algorithm.config import (
+    QUEUE_RESERVED_PREFIX,
+    RESERVED_PREFIX,
+    seconds,
+    to_ttl_ms,
+    validate_name,
+)
+from quorumlock._algorithm.scripts import MARKER_KEY, QUEUE_EXPIRY_PREFIX, QUEUE_PREFIX
 
 
 @pytest.mark.parametrize(
@@ -122,3 +128,19 @@ def test_wake_on_release_must_be_a_bool() -> None:
 
 def test_the_reserved_prefix_is_the_marker_key() -> None:
     assert MARKER_KEY.startswith(RESERVED_PREFIX)
+
+
+def test_names_in_the_queues_prefix_are_refused() -> None:
+    assert QUEUE_PREFIX.startswith(QUEUE_RESERVED_PREFIX)
+    assert QUEUE_EXPIRY_PREFIX.startswith(QUEUE_RESERVED_PREFIX)
+    with pytest.raises(ConfigurationError, match="queues of waiters"):
+        validate_name(QUEUE_PREFIX + "orders")
+    assert validate_name("quorumlock-queue") == "quorumlock-queue"
+
+
+def test_fair_must_be_a_bool_and_needs_the_queue() -> None:
+    assert RedlockConfig().fair is False
+    with pytest.raises(TypeError, match="fair"):
+        RedlockConfig(fair=1)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="wake_on_release"):
+        RedlockConfig(fair=True, wake_on_release=False)

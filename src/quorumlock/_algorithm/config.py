@@ -81,6 +81,10 @@ def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
 #: name may (``scripts.MARKER_KEY``; the purity rule keeps config from importing it).
 RESERVED_PREFIX = "quorumlock:incarnation"
 
+#: The queues of waiters (``scripts.QUEUE_PREFIX``, ``scripts.QUEUE_EXPIRY_PREFIX``)
+#: start with this: no lock name may either.
+QUEUE_RESERVED_PREFIX = "quorumlock:queue"
+
 
 #: The longest lock name, in bytes of UTF-8: the key is sent in every command, logged and
 #: shown in messages; a name this long is already a bug in the caller.
@@ -101,8 +105,8 @@ def validate_name(name: object) -> str:
     """A lock name: a non-empty ``str`` of at most :data:`MAX_NAME_BYTES` bytes of UTF-8,
     used as the key on every server as it is.
 
-    Names starting with ``quorumlock:incarnation`` are refused: the servers' incarnation
-    markers are kept there.
+    Names starting with ``quorumlock:incarnation`` or ``quorumlock:queue`` are refused:
+    the servers' incarnation markers and the queues of waiters are kept there.
     """
     if not isinstance(name, str):
         raise TypeError(f"a lock name must be a str, not {type(name).__name__}")
@@ -128,6 +132,11 @@ def validate_name(name: object) -> str:
         raise ConfigurationError(
             f"lock name {shown(name)} starts with {RESERVED_PREFIX!r}: that is the key of the "
             "servers' incarnation marker, which quorumlock keeps for itself"
+        )
+    if name.startswith(QUEUE_RESERVED_PREFIX):
+        raise ConfigurationError(
+            f"lock name {shown(name)} starts with {QUEUE_RESERVED_PREFIX!r}: quorumlock keeps "
+            "its queues of waiters there"
         )
     return name
 

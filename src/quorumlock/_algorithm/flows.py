@@ -247,10 +247,11 @@ def acquire_flow(
     is followed by a short random stagger (see
     :func:`~quorumlock._algorithm.arithmetic.wake_stagger`). A waiter whose entry was
     taken off the queue (woken by name) or whose lease is a third gone joins again after
-    its next failed attempt, at the same place: every failed attempt joins again, which
-    also renews the entry's lease. The R8 pause stays as the fallback for
-    an announcement that is lost and for a lock that expires. Timeline (N = 5,
-    retry_delay 0.2 s)::
+    its next failed attempt, at the same place: every failed attempt asks to join, and
+    the driver sends the join unless the entry is in line already (joined less than a
+    third of its lease ago, and not taken off since); a join renews the lease. The R8
+    pause stays as the fallback for an announcement that is lost and for a lock that
+    expires. Timeline (N = 5, retry_delay 0.2 s)::
 
         t = 0.000   attempt 1: 5 x TAKEN; undo; subscribe; a majority confirms by 0.001
         t = 0.001   attempt 2 (at once): 5 x TAKEN; undo
@@ -327,7 +328,8 @@ def acquire_flow(
             continue  # at once: a release before the subscription would go unnoticed
         if watching:
             # (re)join after every failed try: the first time; after a wake-up by name,
-            # which took the entry off the queues; and to renew the lease
+            # which took the entry off the queues; and to renew the lease (the driver
+            # answers at once, sending nothing, when none of these applies)
             joined = yield join
             assert isinstance(joined, Round)
             now = joined.finished
