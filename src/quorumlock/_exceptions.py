@@ -10,7 +10,12 @@
         ├── LockLost                    a held lock could not be kept (extension failed)
         ├── LockNotHeld                 (also RuntimeError) release/extend/export of a lock not held
         ├── LockNotReentrant            (also RuntimeError) a second acquire of a name already held
-        └── StaleFencingToken           a fenced resource refused a write from a superseded holder
+        ├── StaleFencingToken           a fenced resource refused a write from a superseded holder
+        └── FenceError                  a fenced resource's server failed a write or a read
+
+Errors of the Redis servers (refused commands, broken connections) never escape as
+``redis.exceptions.*``: a lock operation reports them per server in ``outcomes``, a
+:class:`quorumlock.RedisFence` raises :class:`FenceError`.
 
 Wrong *types* (a name that is not a ``str``, a ttl that is not a number) raise the builtin
 ``TypeError``, also before any network call.
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ConfigurationError",
+    "FenceError",
     "LockLost",
     "LockNotAcquired",
     "LockNotHeld",
@@ -139,3 +145,25 @@ class StaleFencingToken(QuorumLockError):
 
 def _rebuild_stale(message: str, token: int, highest: int) -> StaleFencingToken:
     return StaleFencingToken(message, token=token, highest=highest)
+
+
+class FenceError(QuorumLockError):
+    """Raised by :class:`quorumlock.RedisFence` when the resource's server failed.
+
+    The server refused the command (a wrong type, a wrong number of arguments: the
+    command was not applied, though its token may have been recorded), or the
+    connection failed or timed out (the write may or may not have been applied, as for
+    any command whose reply was lost). The message says which, with the server's own
+    error. ``resource`` is the fenced resource's name.
+    """
+
+    def __init__(self, message: str, *, resource: str) -> None:
+        super().__init__(message)
+        self.resource = resource
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild_fence, (str(self), self.resource))
+
+
+def _rebuild_fence(message: str, resource: str) -> FenceError:
+    return FenceError(message, resource=resource)

@@ -8,12 +8,14 @@ it has seen and refuses smaller ones makes that late write harmless.
 
 :class:`RedisFence` is that guard for data kept in Redis (the resource's own server, not
 one of the lock servers). For SQL, the same rule is one conditional ``UPDATE`` (see
-``docs/safety.md``).
+``docs/safety.md``). :class:`AsyncRedisFence` is its asyncio twin: both share
+:class:`_Fence`, which checks the arguments and turns every redis-py exception into a
+quorumlock one; they only make the calls.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import redis
 import redis.asyncio
@@ -21,45 +23,67 @@ from redis import exceptions as rx
 
 from quorumlock._algorithm.config import validate_name
 from quorumlock._algorithm.scripts import FENCE_GUARD
-from quorumlock._exceptions import StaleFencingToken
+from quorumlock._exceptions import ConfigurationError, FenceError, StaleFencingToken
 
 __all__ = ["AsyncRedisFence", "RedisFence"]
 
+#: How the guard script refuses a token (docs/safety.md, fencing): the prefix, then the
+#: highest token seen.
 _STALE = "STALEFENCE "
 
-
-def _check_token(token: object) -> int:
-    if not isinstance(token, int) or isinstance(token, bool):
-        raise TypeError(f"a fencing token must be an int, not {token!r}")
-    if token < 0:
-        raise ValueError(f"a fencing token must be >= 0, not {token}")
-    return token
+ClientT = TypeVar("ClientT", redis.Redis, redis.asyncio.Redis)
+Arg = str | int | float | bytes
 
 
-def _guard_args(
-    fence_key: str, token: object, command: tuple[str | int | float | bytes, ...]
-) -> tuple[str, int, *tuple[str | int | float | bytes, ...]]:
-    """The guard script's KEYS and ARGV, checked before anything is sent."""
-    checked = _check_token(token)
-    if not command:
-        raise ValueError("no command given")
-    return (fence_key, checked, *command)
+class _Fence(Generic[ClientT]):
+    """What both guards share: the resource, its fence key, the checks of a write and
+    the translation of the resource server's errors."""
+
+    def __init__(self, client: ClientT, resource: str, *, fence_key: str | None = None) -> None:
+        self.resource = validate_name(resource)
+        self.fence_key = fence_key or f"quorumlock:fence:{resource}"
+        self._client: ClientT = client
+
+    def _guard_args(
+        self, token: object, command: tuple[Arg, ...]
+    ) -> tuple[str, int, *tuple[Arg, ...]]:
+        """The guard script's KEYS and ARGV, checked before anything is sent."""
+        if not isinstance(token, int) or isinstance(token, bool):
+            raise TypeError(f"a fencing token must be an int, not {token!r}")
+        if token < 0:
+            raise ConfigurationError(f"a fencing token must be >= 0, not {token}")
+        if not command:
+            raise ConfigurationError("no command given")
+        return (self.fence_key, token, *command)
+
+    def _failure(self, exc: rx.RedisError, token: int) -> StaleFencingToken | FenceError:
+        """The quorumlock exception for what redis-py raised during a write."""
+        text = str(exc)
+        if isinstance(exc, rx.ResponseError) and text.startswith(_STALE):
+            highest = int(text[len(_STALE) :].split(maxsplit=1)[0])
+            return StaleFencingToken(
+                f"write to {self.resource!r} refused: fencing token {token} is older than "
+                f"{highest}, the lock was acquired by another holder since",
+                token=token,
+                highest=highest,
+            )
+        return self._error("write to", exc)
+
+    def _error(self, what: str, exc: rx.RedisError) -> FenceError:
+        # A refused command was not applied, though the guard may have recorded the
+        # token already (a script is not rolled back).
+        if isinstance(exc, rx.ResponseError):
+            detail = f"the server refused it: {exc}"
+        else:  # the reply was lost: the write may or may not have been applied
+            detail = f"no reply from the server ({type(exc).__name__}: {exc})"
+        return FenceError(f"{what} {self.resource!r} failed: {detail}", resource=self.resource)
+
+    @staticmethod
+    def _highest(value: object) -> int | None:
+        return None if value is None else int(value)  # type: ignore[call-overload]
 
 
-def _stale(exc: rx.ResponseError, token: int, resource: str) -> StaleFencingToken | None:
-    text = str(exc)
-    if not text.startswith(_STALE):
-        return None
-    highest = int(text[len(_STALE) :].split(maxsplit=1)[0])
-    return StaleFencingToken(
-        f"write to {resource!r} refused: fencing token {token} is older than {highest}, "
-        "the lock was acquired by another holder since",
-        token=token,
-        highest=highest,
-    )
-
-
-class RedisFence:
+class RedisFence(_Fence[redis.Redis]):
     """A guard for one resource kept in Redis: writes carry a fencing token.
 
     ``execute(token, *command)`` runs ``command`` (e.g. ``"HSET", "stock:42", "count", 7``)
@@ -72,58 +96,47 @@ class RedisFence:
             fence.execute(lock.fencing_token, "HINCRBY", "stock:42", "count", -1)
 
     Raises :class:`StaleFencingToken` (nothing was written) when a larger token was
-    seen, ``TypeError``/``ValueError`` for a token that is not an int >= 0; errors of the
-    command itself are raised by redis-py as for any command.
+    seen, ``TypeError`` for a token that is not an int and :class:`ConfigurationError`
+    for one below 0 or no command. An error of the command itself (the server refused
+    it) or of the connection raises :class:`FenceError`, as it does from ``highest()``.
     """
 
-    def __init__(self, client: redis.Redis, resource: str, *, fence_key: str | None = None) -> None:
-        self.resource = validate_name(resource)
-        self.fence_key = fence_key or f"quorumlock:fence:{resource}"
-        self._client = client
-
-    def execute(self, token: int, *command: str | int | float | bytes) -> Any:
+    def execute(self, token: int, *command: Arg) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""
-        args = _guard_args(self.fence_key, token, command)
+        args = self._guard_args(token, command)
         try:
             try:
                 return self._client.evalsha(FENCE_GUARD.sha, 1, *args)
             except rx.NoScriptError:  # the resource server lost its script cache
                 return self._client.eval(FENCE_GUARD.source, 1, *args)
-        except rx.ResponseError as exc:
-            if (stale := _stale(exc, args[1], self.resource)) is not None:
-                raise stale from None
-            raise
+        except rx.RedisError as exc:
+            raise self._failure(exc, token) from None
 
     def highest(self) -> int | None:
         """The highest token the resource has accepted, or None if none yet."""
-        value = self._client.get(self.fence_key)
-        return None if value is None else int(value)
+        try:
+            return self._highest(self._client.get(self.fence_key))
+        except rx.RedisError as exc:
+            raise self._error("reading the fence of", exc) from None
 
 
-class AsyncRedisFence:
+class AsyncRedisFence(_Fence[redis.asyncio.Redis]):
     """The asyncio twin of :class:`RedisFence` (``await fence.execute(...)``)."""
 
-    def __init__(
-        self, client: redis.asyncio.Redis, resource: str, *, fence_key: str | None = None
-    ) -> None:
-        self.resource = validate_name(resource)
-        self.fence_key = fence_key or f"quorumlock:fence:{resource}"
-        self._client = client
-
-    async def execute(self, token: int, *command: str | int | float | bytes) -> Any:
+    async def execute(self, token: int, *command: Arg) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""
-        args = _guard_args(self.fence_key, token, command)
+        args = self._guard_args(token, command)
         try:
             try:
                 return await self._client.evalsha(FENCE_GUARD.sha, 1, *args)
             except rx.NoScriptError:  # the resource server lost its script cache
                 return await self._client.eval(FENCE_GUARD.source, 1, *args)
-        except rx.ResponseError as exc:
-            if (stale := _stale(exc, args[1], self.resource)) is not None:
-                raise stale from None
-            raise
+        except rx.RedisError as exc:
+            raise self._failure(exc, token) from None
 
     async def highest(self) -> int | None:
         """The highest token the resource has accepted, or None if none yet."""
-        value = await self._client.get(self.fence_key)
-        return None if value is None else int(value)
+        try:
+            return self._highest(await self._client.get(self.fence_key))
+        except rx.RedisError as exc:
+            raise self._error("reading the fence of", exc) from None

@@ -1,8 +1,14 @@
-"""What the sync and asyncio front ends share: arguments, options and read-only state.
+"""What the sync and asyncio front ends share: arguments, options, read-only state, and
+everything they do around their I/O.
 
 ``quorumlock.Redlock`` / ``quorumlock.asyncio.Redlock`` and their ``Lock`` classes differ
-only in how they drive the flows (blocking calls or awaits) and in how a lost lease is
-reported (an event and a callback, or the cancellation of the protected block).
+only in how they drive the flows (blocking calls or awaits), in how threads or tasks take
+turns on one lock object, in how leases are kept (one thread per Redlock, or one task per
+lock) and in how a lost lease interrupts its holder (an event and a callback, or also the
+cancellation of the protected block). Everything else is written once, here: the public
+signatures (``lock``, ``synchronized``, ``adopt``), the reaction to a renewal and to a
+loss, the observer events, the end of a ``with`` block. Each front end calls these at
+the same points; ``tests/core/test_api_surface.py`` keeps the two surfaces the same.
 """
 
 from __future__ import annotations
@@ -15,14 +21,14 @@ import threading
 import time
 import warnings
 import weakref
-from collections.abc import Callable, Sequence
-from typing import Any, Generic, NoReturn, SupportsIndex, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Generic, NoReturn, ParamSpec, Protocol, SupportsIndex, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, seconds, shown, validate_name
+from quorumlock._algorithm.config import Duration, LockOptions, RedlockConfig, seconds, shown
+from quorumlock._algorithm.flows import Fanout, Flow, Op
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
-from quorumlock._algorithm.lease import LeasePolicy
-from quorumlock._algorithm.lockstate import LockState, check_wait
+from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
 from quorumlock._exceptions import (
     ConfigurationError,
@@ -42,7 +48,15 @@ from quorumlock._observe import (
     notify,
 )
 
-__all__ = ["LockBase", "QuorumLockWarning", "RedlockBase", "is_async_callable"]
+__all__ = [
+    "AsyncDecorator",
+    "LockBase",
+    "QuorumLockWarning",
+    "RedlockBase",
+    "SyncDecorator",
+    "is_async_callable",
+    "rearm_before",
+]
 
 logger = logging.getLogger("quorumlock")
 
@@ -54,14 +68,46 @@ def is_async_callable(func: object) -> bool:
     )
 
 
+class _Rearmable(Protocol):
+    def rearm(self) -> None: ...
+
+
+def rearm_before(step: Fanout, waiter: _Rearmable | None) -> None:
+    """Before an acquire attempt is sent, the waiter for the lock's release forgets the
+    releases announced so far: only one announced after this send may wake the acquire
+    (docs/algorithm.md)."""
+    if waiter is not None and step.op is Op.ACQUIRE:
+        waiter.rearm()
+
+
 class QuorumLockWarning(UserWarning):
     """A configuration that works but gives up fault tolerance (an even N, for one)."""
 
 
 LockT = TypeVar("LockT", bound="LockBase")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-class RedlockBase(Generic[LockT]):
+class SyncDecorator(Protocol):
+    """What ``quorumlock.Redlock.synchronized()`` returns: a decorator of plain functions."""
+
+    def __call__(self, func: Callable[P, R], /) -> Callable[P, R]: ...
+
+
+class AsyncDecorator(Protocol):
+    """What ``quorumlock.asyncio.Redlock.synchronized()`` returns: a decorator of
+    ``async def`` functions."""
+
+    def __call__(
+        self, func: Callable[P, Awaitable[R]], /
+    ) -> Callable[P, Coroutine[Any, Any, R]]: ...
+
+
+DecoratorT = TypeVar("DecoratorT", SyncDecorator, AsyncDecorator)
+
+
+class RedlockBase(Generic[LockT, DecoratorT]):
     """Servers and options, validated before any network call."""
 
     _flavour: Flavour = "sync"
@@ -162,8 +208,8 @@ class RedlockBase(Generic[LockT]):
         own ``timeout``; ``blocking=False`` returns False at once), then makes its own
         acquisition. The lock is not reentrant (:class:`LockNotReentrant`).
         """
-        return self._lock_class(
-            self,
+        options = LockOptions.build(
+            self.config,
             name,
             ttl=ttl,
             timeout=timeout,
@@ -173,6 +219,53 @@ class RedlockBase(Generic[LockT]):
             max_hold=max_hold,
             on_lost=on_lost,
         )
+        return self._lock_class(self, options)
+
+    def synchronized(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[LockT], object] | None = None,
+    ) -> DecoratorT:
+        """A decorator: every call of the function runs under the lock ``name``.
+
+        Each call acquires a fresh :meth:`lock` with these options, exactly as
+        ``with rl.lock(name, ...)`` (``async with`` in the asyncio API) does, so it
+        raises what that raises: :class:`LockNotAcquired` when the lock stayed taken,
+        :class:`LockLost` when the lock was lost before the call returned (in the
+        asyncio API the call is cancelled then). The lock is released when the function
+        returns or raises. Bad options raise ``TypeError`` or
+        :class:`ConfigurationError` here, at decoration time.
+
+        ``quorumlock.Redlock`` decorates plain functions: a coroutine function (use
+        :class:`quorumlock.asyncio.Redlock`) or a generator function (the lock would be
+        released before the generator runs) raises ``TypeError``.
+        ``quorumlock.asyncio.Redlock`` decorates ``async def`` functions only: a plain
+        function raises ``TypeError`` (use :class:`quorumlock.Redlock` for those).
+        """
+        options = LockOptions.build(
+            self.config,
+            name,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+        return self._decorator(options)
+
+    def _decorator(self, options: LockOptions) -> DecoratorT:
+        """The front end's decorator: each call of the function holds a lock made with
+        ``options`` (already checked)."""
+        raise NotImplementedError
 
     def adopt(
         self,
@@ -262,13 +355,7 @@ class RedlockBase(Generic[LockT]):
                 f"exported with {handle.validity:.3f} s of validity",
                 name=handle.name,
             )
-        lock._state.adopt(
-            token=handle.token, fence=handle.fencing_token, validity=validity, now=now
-        )
-        lock._occupy_adopted()
-        lock._lost_noted = False
-        lock._enter_held = True
-        lock._start_holding()
+        lock._adopt(handle, validity=validity, now=now)
         return lock
 
     def __repr__(self) -> str:
@@ -309,6 +396,14 @@ class RedlockBase(Generic[LockT]):
                     del self._occupied[lock.name]
 
 
+class _Flag(Protocol):
+    """``Lock.lost``: a ``threading.Event`` or an ``asyncio.Event``."""
+
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
+
+
 class LockBase:
     """One lock on one name, owned by the object (not by a thread or a task).
 
@@ -317,35 +412,20 @@ class LockBase:
     the servers is). Leases, ``on_lost`` and ``lost`` belong to the current acquisition.
     """
 
-    def __init__(
-        self,
-        redlock: RedlockBase[Any],
-        name: str,
-        *,
-        ttl: Duration,
-        timeout: Duration | None = None,
-        blocking: bool = True,
-        auto_extend: bool = False,
-        max_extensions: int | None = None,
-        max_hold: Duration | None = None,
-        on_lost: Callable[[Any], object] | None = None,
-    ) -> None:
-        check_wait(blocking, timeout)  # here, not only at the first acquire
-        if on_lost is not None and not callable(on_lost):
-            raise TypeError(f"on_lost must be callable, not {on_lost!r}")
+    _redlock: RedlockBase[Any, Any]
+
+    def __init__(self, redlock: RedlockBase[Any, Any], options: LockOptions) -> None:
+        self._redlock = redlock
+        self._options = options
         self._state = LockState(
-            name=validate_name(name),
-            ttl_ms=redlock.config.ttl_ms(ttl),
-            servers=len(redlock.servers),
+            name=options.name,
+            ttl_ms=options.ttl_ms,
+            servers=len(redlock._labels),
             config=redlock.config,
-            lease=LeasePolicy.build(
-                auto_extend=auto_extend, max_extensions=max_extensions, max_hold=max_hold
-            ),
+            lease=options.lease,
             uniform=redlock._random.random,
         )
-        self._timeout = timeout
-        self._blocking = blocking
-        self._on_lost = on_lost
+        self._on_lost = options.on_lost
         self._observer = redlock._observer
         self._servers: tuple[str, ...] = redlock._labels
         self._lost_noted = False  # a LostEvent was sent for the current acquisition
@@ -354,10 +434,21 @@ class LockBase:
         # (None when the object is free, or adopted outside any task).
         self._occupant: object = None
         self._occupied = False  # acquiring or holding: others wait for the release
+        self.lost: _Flag
 
     def _occupy_adopted(self) -> None:
         """An adopted lock occupies its (fresh) object, for the adopting thread/task."""
         raise NotImplementedError
+
+    def _adopt(self, handle: LockHandle, *, validity: float, now: float) -> None:
+        """Hold the lock ``handle`` was exported from (this object is fresh, made by
+        ``Redlock.adopt()``): entering ``with`` will not acquire it again."""
+        self._state.adopt(
+            token=handle.token, fence=handle.fencing_token, validity=validity, now=now
+        )
+        self._occupy_adopted()
+        self._enter_held = True
+        self._start_holding()
 
     def _busy(self, raise_on_failure: bool) -> bool:
         """An acquire that gave up waiting for the object itself (another thread or
@@ -551,6 +642,144 @@ class LockBase:
         if released:
             return False
         return self._gone()
+
+    # What both front ends do around the I/O of an operation: each is called at the same
+    # point of ``acquire``/``extend``/``release``/``with`` in both, and makes no round.
+
+    def _reenter(self, now: float) -> None:
+        """An acquire by the thread or task that holds this object: refused while the
+        lock is valid (it is not reentrant); once expired or lost, it acquires again."""
+        if self._state.validity(now) > 0:
+            raise self._state.not_reentrant()
+
+    def _occupy(self, owner: object) -> None:
+        """This object is taken (acquiring, then holding) by ``owner``."""
+        self._occupied = True
+        self._redlock._occupy(self, owner)
+
+    def _acquire_failed(self, exc: BaseException, started: float) -> None:
+        """An acquire that raised: the observer hears of a :class:`LockNotAcquired`."""
+        if self._observer is not None and isinstance(exc, LockNotAcquired):
+            self._note_acquire(False, started)
+
+    def _acquire_ended(self, acquired: bool, started: float) -> bool:
+        """An acquire that returned: hold the lock, or free the object for the next."""
+        if self._observer is not None:
+            self._note_acquire(acquired, started)
+        if acquired:
+            self._lost_noted = False
+            self._start_holding()
+        else:
+            self._vacate()
+        return acquired
+
+    def _vacate(self) -> None:
+        """Free the object for the next thread or task (sync: with ``_mutex`` held)."""
+        if self._occupied:
+            self._occupied = False
+            self._redlock._vacate(self)
+            self._open_gate()
+
+    def _open_gate(self) -> None:
+        """Let the next thread or task that waits for this object in (the front end's)."""
+        raise NotImplementedError
+
+    @property
+    def _needs_keeper(self) -> bool:
+        """A held lock is watched when it is renewed or its loss must be told."""
+        return self._state.lease.auto_extend or self._on_lost is not None
+
+    def _extending(self, ttl: Duration | None) -> Flow[float]:
+        """``extend()``: the extension, told to the observer; a loss is reported."""
+        now = time.monotonic()
+        try:
+            validity = yield from self._state.extend(ttl=ttl, now=now)
+        except LockLost as exc:
+            if self._observer is not None:
+                self._note_extend(now, renewal=False, extended=False)
+            self._report_lost(exc)
+            raise
+        if self._observer is not None:
+            self._note_extend(now, renewal=False, extended=True)
+        return validity
+
+    def _owning(self) -> Flow[bool]:
+        """``owned()``: no round once the local validity is over; a validity that ran
+        out during the round answers False too."""
+        if self.validity <= 0:
+            return False
+        mine = yield from self._state.probe(mine=True)
+        return mine and self.validity > 0
+
+    def _release_ended(self, released: bool, was_lost: bool, started: float) -> None:
+        if self._observer is not None:
+            self._note_release(released, started)
+        self._released(released, was_lost)
+
+    def _due(self, now: float) -> Renew | Wake | None:
+        """The lease keeper's next step (docs/algorithm.md, leases); a loss found on the
+        way is reported here, and ends the keeping (None)."""
+        step = self._state.tend(now)
+        if isinstance(step, Lost):
+            self._report_lost(step.error, step.reason)
+            return None
+        return step
+
+    def _after_renewal(self, started: float, result: bool | Exception) -> float | None:
+        """React to a renewal started at ``started`` that returned or raised ``result``:
+        log, tell the observer, report a loss. When to look again (None: stop)."""
+        step = self._state.renewed(result, time.monotonic())
+        if step.failure is not None:
+            logger.error("lease renewal of %s failed", shown(self.name), exc_info=step.failure)
+        if self._observer is not None:
+            self._note_extend(started, renewal=True, extended=step.extended)
+        if step.lost is not None:
+            self._report_lost(step.lost)
+            return None
+        if step.left is not None:
+            logger.warning(
+                "lease renewal of %s failed, %.3f s of validity left: %s",
+                shown(self.name),
+                step.left,
+                render_outcomes(self.outcomes),
+            )
+        return step.at
+
+    def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
+        """The lock was lost while held: stop its lease, tell the log, the observer,
+        ``lost`` and ``on_lost``, and end the protected block where the front end can."""
+        self._stop_lease(error)
+        logger.warning("%s", error)
+        self._note_lost(reason)
+        self.lost.set()
+        if self._on_lost is not None:
+            try:
+                self._on_lost(self)
+            except Exception:
+                logger.exception("on_lost callback of lock %s raised", shown(self.name))
+
+    def _stop_lease(self, error: LockLost) -> None:
+        """The front end's part of a loss (forget the lease, interrupt the holder)."""
+        raise NotImplementedError
+
+    @property
+    def _lost_now(self) -> bool:
+        """Whether the current acquisition is known lost or has run out (at a block's end)."""
+        return self._state.lost or self.lost.is_set() or self.validity == 0
+
+    def _check_exit(
+        self, exc_type: type[BaseException] | None, was_lost: bool, released: bool, block: str
+    ) -> None:
+        """The end of a ``block`` (``with`` or ``async with``) that raised ``exc_type``:
+        raise :class:`LockLost` if it ran (at least partly) without the lock. Loss is
+        never silent; an exception of the block itself is left to propagate."""
+        if exc_type is None and self._lost_by_exit(was_lost, released):
+            self._note_lost("validity ran out")
+            raise LockLost(
+                f"lock {shown(self.name)} was lost before the end of the {block} block",
+                name=self.name,
+                outcomes=self.outcomes,
+            )
 
     def check(self) -> float:
         """Raise :class:`LockLost` unless the lock is held; return the validity left.

@@ -281,7 +281,8 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
     if any(o.reply not in _NO_ANSWER for o in outcomes):
         _UNANSWERED.pop(servers, None)
         return
-    since = _UNANSWERED.setdefault(servers, round_.started)
+    # from the end of the first such round: one long round (slow connects) is not enough
+    since = _UNANSWERED.setdefault(servers, round_.finished)
     if round_.finished - since >= UNREACHABLE_AFTER and warn_due(
         "unreachable", servers, round_.finished
     ):
@@ -296,7 +297,7 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
 
 
 #: How long acquire rounds must have found no server answering before it is warned of.
-UNREACHABLE_AFTER = 0.5
+UNREACHABLE_AFTER = 5.0
 #: Since when (monotonic) acquire rounds to each set of servers found none answering.
 _UNANSWERED: dict[str, float] = {}
 

@@ -20,15 +20,20 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar, cast
 
-from quorumlock._algorithm.config import Duration, shown
+from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
-from quorumlock._algorithm.lockstate import check_wait
-from quorumlock._algorithm.outcomes import render_outcomes
-from quorumlock._exceptions import LockLost, LockNotAcquired
-from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
+from quorumlock._algorithm.lockstate import Wake
+from quorumlock._exceptions import LockLost
+from quorumlock._frontend import (
+    LockBase,
+    RedlockBase,
+    SyncDecorator,
+    is_async_callable,
+    rearm_before,
+)
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
@@ -41,7 +46,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock"]):
+class Redlock(RedlockBase["Lock", SyncDecorator]):
     """A lock manager over N independent Redis or Valkey masters.
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
@@ -73,40 +78,7 @@ class Redlock(RedlockBase["Lock"]):
         self._lock_class = Lock
         self._after_round = round_hook(log_round, self._observer)
 
-    def synchronized(
-        self,
-        name: str,
-        *,
-        ttl: Duration,
-        timeout: Duration | None = None,
-        blocking: bool = True,
-        auto_extend: bool = False,
-        max_extensions: int | None = None,
-        max_hold: Duration | None = None,
-        on_lost: Callable[[Lock], object] | None = None,
-    ) -> Callable[[Callable[P, R]], Callable[P, R]]:
-        """A decorator: every call of the function runs under the lock ``name``.
-
-        Each call acquires a fresh :meth:`lock` with these options, exactly as
-        ``with rl.lock(name, ...)`` does (so it raises what that raises: a
-        :class:`LockNotAcquired` when the lock stayed taken, :class:`LockLost` when the
-        lock was lost before the call returned), runs the function and releases the
-        lock, also when the function raises. Bad options raise ``TypeError`` or
-        :class:`ConfigurationError` here, at decoration time; decorating a coroutine
-        function (use :class:`quorumlock.asyncio.Redlock`) or a generator function
-        (the lock would be released before the generator runs) raises ``TypeError``.
-        """
-        options: dict[str, Any] = {
-            "ttl": ttl,
-            "timeout": timeout,
-            "blocking": blocking,
-            "auto_extend": auto_extend,
-            "max_extensions": max_extensions,
-            "max_hold": max_hold,
-            "on_lost": on_lost,
-        }
-        self.lock(name, **options)  # validate now, not at the first call
-
+    def _decorator(self, options: LockOptions) -> SyncDecorator:
         def decorate(func: Callable[P, R]) -> Callable[P, R]:
             if not callable(func):
                 raise TypeError(f"synchronized decorates a function, not {func!r}")
@@ -123,12 +95,17 @@ class Redlock(RedlockBase["Lock"]):
 
             @functools.wraps(func)
             def locked(*args: P.args, **kwargs: P.kwargs) -> R:
-                with self.lock(name, **options):
+                with Lock(self, options):
                     return func(*args, **kwargs)
 
             return locked
 
         return decorate
+
+    def _after_fork(self) -> None:
+        """In a forked child: no thread of the child is acquiring or holding."""
+        self._occupied_mutex = threading.Lock()
+        self._occupied.clear()
 
     def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
@@ -149,20 +126,7 @@ class Redlock(RedlockBase["Lock"]):
             step = next(flow)
             while True:
                 if isinstance(step, Fanout):
-                    if waiter is not None and step.op is Op.ACQUIRE:
-                        waiter.rearm()  # only releases after this send may wake us
-                    if waiter is not None and step.op is Op.QUEUE:
-                        place = self._wakeups.join(waiter, step.ttl_ms)
-                        if place is None:  # in line already: nothing to send
-                            now = time.monotonic()
-                            step = flow.send(Round(now, now, ()))
-                            continue
-                        step = dataclasses.replace(step, token=place[0], arrival=place[1])
-                    elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
-                        step = dataclasses.replace(step, member=waiter.entry.member)
-                    round_ = self._fanout.run(step)
-                    self._after_round(step, round_)
-                    step = flow.send(round_)
+                    step = flow.send(self._round(step, waiter))
                 elif isinstance(step, Sleep):
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
@@ -170,13 +134,9 @@ class Redlock(RedlockBase["Lock"]):
                     waiter, watched = self._wakeups.watch(step.key, step.timeout), step.key
                     step = flow.send(time.monotonic())
                 else:
-                    notified = _wait(waiter, step)
-                    alone = waiter is not None and waiter.alone
-                    requeue = waiter is not None and waiter.requeue
-                    step = flow.send(Woken(time.monotonic(), notified, alone, requeue))
+                    step = flow.send(_wait(waiter, step))
         except StopIteration as stop:
-            result: T = stop.value
-            return result
+            return cast("T", stop.value)
         finally:
             if waiter is not None and (
                 entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
@@ -189,6 +149,20 @@ class Redlock(RedlockBase["Lock"]):
         step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
         with contextlib.suppress(Exception):
             self._fanout.run(step)
+
+    def _round(self, step: Fanout, waiter: Waiter | None) -> Round:
+        rearm_before(step, waiter)
+        if waiter is not None and step.op is Op.QUEUE:
+            place = self._wakeups.join(waiter, step.ttl_ms)
+            if place is None:  # in line already: nothing to send
+                now = time.monotonic()
+                return Round(now, now, ())
+            step = dataclasses.replace(step, token=place[0], arrival=place[1])
+        elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
+            step = dataclasses.replace(step, member=waiter.entry.member)
+        round_ = self._fanout.run(step)
+        self._after_round(step, round_)
+        return round_
 
     def _run_many(self, flows: Sequence[Flow[T]]) -> list[T | Exception]:
         """Drive flows that only fan out (lease renewals) together: the steps they are at
@@ -231,12 +205,13 @@ def _advance(flow: Flow[T], answer: Round | None) -> Fanout | T | Exception:
     return step
 
 
-def _wait(waiter: Waiter | None, step: Wait) -> bool:
+def _wait(waiter: Waiter | None, step: Wait) -> Woken:
     """A :class:`Wait`: until a release is announced or the time is up."""
     if waiter is None:  # a flow waits only after it watched: keep the pause anyway
         time.sleep(step.seconds)
-        return False
-    return waiter.wait(step.seconds)
+        return Woken(time.monotonic(), False)
+    notified = waiter.wait(step.seconds)
+    return Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
 
 
 class Lock(LockBase):
@@ -256,16 +231,17 @@ class Lock(LockBase):
     :class:`LockNotReentrant` from a second acquire instead of waiting for itself.
     """
 
-    def __init__(self, redlock: Redlock, name: str, **options: Any) -> None:
-        super().__init__(redlock, name, **options)
-        self._redlock = redlock
+    _redlock: Redlock
+    lost: threading.Event
+
+    def __init__(self, redlock: Redlock, options: LockOptions) -> None:
+        super().__init__(redlock, options)
         self._mutex = threading.RLock()
         # Held from the start of an acquire until the release: threads sharing this
         # object take turns on it. Never waited for with ``_mutex`` held.
         self._gate = threading.Lock()
         self._entered: dict[threading.Thread, str | None] = {}  # token of each with block
         self._generation = 0  # bumped by acquire and release: stale lease work is skipped
-        self._renew_failed = False
         self.lost = threading.Event()
 
     def acquire(self, blocking: bool = True, timeout: Duration | None = None) -> bool:
@@ -294,42 +270,41 @@ class Lock(LockBase):
         with self._mutex:
             if self._occupied and self._occupant is me:
                 # Still ours (maybe expired or lost, not released): acquire again in place.
-                self._state_check_reentry(started)
+                self._reenter(started)
                 return self._acquire_occupied(blocking, wait, started, raise_on_failure)
         self._redlock._check_nesting(self, me, blocking and wait is None)
         if not self._gate.acquire(blocking, -1 if wait is None else min(wait, _GATE_MAX)):
             return self._busy(raise_on_failure)
         with self._mutex:
-            self._occupied = True
-            self._redlock._occupy(self, me)
+            self._occupy(me)
             _BUSY.add(self)
             left = None if wait is None else max(0.0, wait - (time.monotonic() - started))
             return self._acquire_occupied(blocking, left, started, raise_on_failure)
-
-    def _state_check_reentry(self, now: float) -> None:
-        if self._state.validity(now) > 0:
-            raise self._state.not_reentrant()
 
     def _acquire_occupied(
         self, blocking: bool, wait: float | None, started: float, raise_on_failure: bool
     ) -> bool:
         """The acquire proper, with the object occupied and ``_mutex`` held; a failure
         frees the object for the next thread."""
+        flow = self._state.acquire(
+            blocking=blocking,
+            timeout=wait,
+            now=time.monotonic(),  # the wait for the object was taken off ``timeout``
+            raise_on_failure=raise_on_failure,
+        )
         try:
-            acquired = self._drive_acquire(blocking, wait, started, raise_on_failure)
-        except BaseException:
+            acquired = self._redlock._run(flow)
+        except BaseException as exc:
+            self._acquire_failed(exc, started)
+            if not isinstance(exc, Exception):
+                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit): some servers
+                # may have granted the lock already. Delete our keys before leaving.
+                self._cleanup()
             self._vacate()
             raise
-        if not acquired:
-            self._vacate()
-        return acquired
+        return self._acquire_ended(acquired, started)
 
-    def _vacate(self) -> None:
-        """Free the object for the next thread (with ``_mutex`` held)."""
-        if not self._occupied:
-            return
-        self._occupied = False
-        self._redlock._vacate(self)
+    def _open_gate(self) -> None:
         _BUSY.discard(self)
         self._gate.release()
 
@@ -337,45 +312,16 @@ class Lock(LockBase):
         with self._mutex:
             if not self._gate.acquire(blocking=False):  # a fresh object: never taken
                 raise RuntimeError("an adopted lock object was already taken")
-            self._occupied = True
-            self._redlock._occupy(self, threading.current_thread())
+            self._occupy(threading.current_thread())
             _BUSY.add(self)
-
-    def _drive_acquire(
-        self, blocking: bool, timeout: float | None, started: float, raise_on_failure: bool
-    ) -> bool:
-        flow = self._state.acquire(
-            blocking=blocking,
-            timeout=timeout,
-            now=time.monotonic(),  # the wait for the object was taken off ``timeout``
-            raise_on_failure=raise_on_failure,
-        )
-        try:
-            acquired = self._redlock._run(flow)
-        except LockNotAcquired:
-            if self._observer is not None:
-                self._note_acquire(False, started)
-            raise
-        except BaseException as exc:
-            if not isinstance(exc, Exception):
-                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit): some servers
-                # may have granted the lock already. Delete our keys before leaving.
-                self._cleanup()
-            raise
-        if self._observer is not None:
-            self._note_acquire(acquired, started)
-        if acquired:
-            self._lost_noted = False
-            self._start_holding()
-        return acquired
 
     def _start_holding(self) -> None:
         self._generation += 1
-        self._renew_failed = False
         self.lost.clear()
         _HELD.add(self)
-        if self._state.lease.auto_extend or self._on_lost is not None:
-            self._schedule()
+        if self._needs_keeper:
+            first = self._state.next_step(time.monotonic())
+            self._schedule(None if first is None else first.at)
 
     def locked(self) -> bool:
         """Whether anyone holds the lock: a majority of the servers has the key now.
@@ -394,9 +340,7 @@ class Lock(LockBase):
         is over). Raises :class:`QuorumUnavailable` when too few servers answered to
         tell.
         """
-        if self.validity <= 0:
-            return False
-        return self._redlock._run(self._state.probe(mine=True)) and self.validity > 0
+        return self._redlock._run(self._owning())
 
     def extend(self, ttl: Duration | None = None) -> float:
         """Reset the lock's ttl on a majority (R10); returns the new validity in seconds.
@@ -408,17 +352,7 @@ class Lock(LockBase):
         :class:`LockNotHeld` if this object does not hold the lock.
         """
         with self._mutex:
-            now = time.monotonic()
-            try:
-                validity = self._redlock._run(self._state.extend(ttl=ttl, now=now))
-            except LockLost as exc:
-                if self._observer is not None:
-                    self._note_extend(now, renewal=False, extended=False)
-                self._report_lost(exc)
-                raise
-            if self._observer is not None:
-                self._note_extend(now, renewal=False, extended=True)
-            return validity
+            return self._redlock._run(self._extending(ttl))
 
     def release(self) -> bool:
         """Release the lock on all servers (R9).
@@ -442,9 +376,7 @@ class Lock(LockBase):
                 released = self._redlock._run(self._state.release())
             finally:
                 self._vacate()
-            if self._observer is not None:
-                self._note_release(released, started)
-            self._released(released, was_lost)
+            self._release_ended(released, was_lost, started)
             return released
 
     def export(self, *, keep: bool = False) -> LockHandle:
@@ -476,81 +408,44 @@ class Lock(LockBase):
         except BaseException:  # best effort: the keys expire with the ttl anyway
             logger.warning("could not clean up lock %s after an interruption", shown(self.name))
 
-    # Lease keeping, on the Redlock's lease thread.
+    # Lease keeping, on the Redlock's lease thread (:class:`_LeaseKeeper`).
 
-    def _schedule(self, *, failed: bool = False) -> None:
-        step = self._state.next_step(time.monotonic(), failed=failed)
-        if step is not None:
-            self._redlock._keeper.watch(self, step.at, self._generation)
+    def _schedule(self, at: float | None) -> None:
+        if at is not None:
+            self._redlock._keeper.watch(self, at, self._generation)
 
-    def _tend(self, generation: int) -> None:
-        with self._mutex:
-            plan = self._plan(generation)
-            if plan is None:
-                return
-            now, extend_ms = plan
-            result: bool | Exception
-            try:
-                result = self._redlock._run(self._state.renew(ttl_ms=extend_ms, now=now))
-            except Exception as exc:
-                result = exc
-            self._renewed(now, result)
-
-    def _plan(self, generation: int) -> tuple[float, int] | None:
-        """What the lease thread must do now (with the mutex held): (now, ttl in ms) of a
-        renewal to run, or None when there is none (handled here: rescheduled, expired,
-        or stale work)."""
+    def _due_renewal(self, generation: int) -> tuple[float, Flow[bool]] | None:
+        """On the lease thread, with the mutex held: the renewal to run now (its start
+        time and flow), or None when there is none (rescheduled, lost, or stale work)."""
         if generation != self._generation:
             return None  # released or re-acquired since this was scheduled
         now = time.monotonic()
-        step = self._state.next_step(now)
+        step = self._due(now)
+        if isinstance(step, Wake):
+            self._schedule(step.at)
+            return None
         if step is None:
             return None
-        if step.extend_ms is None:  # no more extensions: watch the deadline
-            error = self._state.expire(now)
-            if error is not None:
-                self._report_lost(error, "validity ran out")
-            elif step.at > now:
-                self._redlock._keeper.watch(self, step.at, generation)
-            return None
-        if step.at > now and not self._renew_failed:
-            self._redlock._keeper.watch(self, step.at, generation)  # woke early
-            return None
-        return now, step.extend_ms
+        return now, self._state.renew(ttl_ms=step.ttl_ms, now=now)
 
-    def _renewed(self, now: float, result: bool | Exception) -> None:
-        """The end of a renewal started at ``now`` (with the mutex held)."""
-        if isinstance(result, LockLost):
-            if self._observer is not None:
-                self._note_extend(now, renewal=True, extended=False)
-            self._report_lost(result)
-            return
-        if isinstance(result, Exception):  # a bug must not kill the lease thread
-            logger.error("lease renewal of %s failed", shown(self.name), exc_info=result)
-            result = False
-        if self._observer is not None:
-            self._note_extend(now, renewal=True, extended=result)
-        if not result:
-            logger.warning(
-                "lease renewal of %s failed, %.3f s of validity left: %s",
-                shown(self.name),
-                self.validity,
-                render_outcomes(self.outcomes),
-            )
-        self._renew_failed = not result
-        self._schedule(failed=not result)
+    def _renewed(self, started: float, result: bool | Exception) -> None:
+        """The end of a renewal started at ``started`` (with the mutex held)."""
+        self._schedule(self._after_renewal(started, result))
 
-    def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
+    def _stop_lease(self, error: LockLost) -> None:
         _HELD.discard(self)
         self._generation += 1
-        logger.warning("%s", error)
-        self._note_lost(reason)
-        self.lost.set()
-        if self._on_lost is not None:
-            try:
-                self._on_lost(self)
-            except Exception:
-                logger.exception("on_lost callback of lock %s raised", shown(self.name))
+
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's acquisition is not the child's, and a parent
+        thread may have held the mutex or the gate (it does not exist here)."""
+        self._state.forget()
+        self._generation += 1
+        self._mutex = threading.RLock()
+        if self._occupied:
+            self._gate = threading.Lock()
+            self._occupied = False
+            self._occupant = None
 
     def __enter__(self) -> Lock:
         me = threading.current_thread()
@@ -560,7 +455,7 @@ class Lock(LockBase):
                 self.check()
                 self._entered[me] = self._state.token
                 return self
-        self._acquire(self._blocking, self._timeout, raise_on_failure=True)
+        self._acquire(self._options.blocking, self._options.timeout, raise_on_failure=True)
         with self._mutex:
             self._entered[me] = self._state.token
         return self
@@ -577,18 +472,11 @@ class Lock(LockBase):
                 # Released inside the block (and maybe acquired by another thread since:
                 # that acquisition is not this block's to release).
                 return
-            was_lost = self._state.lost or self.lost.is_set() or self.validity == 0
+            was_lost = self._lost_now
             released = self.release()
             # Decided before the mutex is let go: the next thread's acquire of this
             # object changes its outcomes.
-            if exc_type is None and self._lost_by_exit(was_lost, released):
-                # Loss is never silent: the block ran (at least partly) without the lock.
-                self._note_lost("validity ran out")
-                raise LockLost(
-                    f"lock {shown(self.name)} was lost before the end of the with block",
-                    name=self.name,
-                    outcomes=self.outcomes,
-                )
+            self._check_exit(exc_type, was_lost, released, "with")
 
 
 class _LeaseKeeper:
@@ -656,7 +544,7 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
     or a release in progress): that lock is looked at again a moment later, and the
     others are not held up.
     """
-    plans: list[tuple[Lock, float, Flow[bool]]] = []
+    renewals: list[tuple[Lock, float, Flow[bool]]] = []
     held: list[Lock] = []
     try:
         for lock, generation in due:
@@ -664,15 +552,14 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
                 lock._redlock._keeper.watch(lock, time.monotonic() + _BUSY_PAUSE, generation)
                 continue
             held.append(lock)
-            plan = lock._plan(generation)
-            if plan is not None:
-                now, extend_ms = plan
-                plans.append((lock, now, lock._state.renew(ttl_ms=extend_ms, now=now)))
-        if plans:
-            redlock = plans[0][0]._redlock
-            results = redlock._run_many([flow for _, _, flow in plans])
-            for (lock, now, _), result in zip(plans, results, strict=True):
-                lock._renewed(now, result)
+            renewal = lock._due_renewal(generation)
+            if renewal is not None:
+                renewals.append((lock, *renewal))
+        if renewals:
+            redlock = renewals[0][0]._redlock
+            results = redlock._run_many([flow for _, _, flow in renewals])
+            for (lock, started, _), result in zip(renewals, results, strict=True):
+                lock._renewed(started, result)
     finally:
         for lock in held:
             lock._mutex.release()
@@ -687,20 +574,10 @@ _BUSY: weakref.WeakSet[Lock] = weakref.WeakSet()
 def _forget_after_fork() -> None:
     """In a forked child: the parent's locks are the parent's. The child holds none, and
     no thread of the child is acquiring: every object is free to acquire."""
-    for lock in list(_HELD):
-        lock._state.deadline = None
-        lock._generation += 1
-        lock._mutex = threading.RLock()  # it may have been held by a parent thread
+    for lock in {*_HELD, *_BUSY}:
+        lock._after_fork()
+        lock._redlock._after_fork()
     _HELD.clear()
-    for lock in list(_BUSY):
-        lock._state.deadline = None
-        lock._mutex = threading.RLock()
-        lock._gate = threading.Lock()
-        lock._occupied = False
-        lock._occupant = None
-        redlock = lock._redlock
-        redlock._occupied_mutex = threading.Lock()
-        redlock._occupied.clear()
     _BUSY.clear()
 
 

@@ -30,16 +30,21 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
-from quorumlock._algorithm.config import Duration, shown
+from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
-from quorumlock._algorithm.lockstate import check_wait
-from quorumlock._algorithm.outcomes import render_outcomes
-from quorumlock._exceptions import LockLost, LockNotAcquired
+from quorumlock._algorithm.lockstate import Wake
+from quorumlock._exceptions import LockLost
 from quorumlock._fence import AsyncRedisFence as RedisFence
-from quorumlock._frontend import LockBase, RedlockBase, is_async_callable
+from quorumlock._frontend import (
+    AsyncDecorator,
+    LockBase,
+    RedlockBase,
+    is_async_callable,
+    rearm_before,
+)
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
@@ -53,7 +58,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock"]):
+class Redlock(RedlockBase["Lock", AsyncDecorator]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or
@@ -72,36 +77,7 @@ class Redlock(RedlockBase["Lock"]):
         self._lock_class = Lock
         self._after_round = round_hook(log_round, self._observer)
 
-    def synchronized(
-        self,
-        name: str,
-        *,
-        ttl: Duration,
-        timeout: Duration | None = None,
-        blocking: bool = True,
-        auto_extend: bool = False,
-        max_extensions: int | None = None,
-        max_hold: Duration | None = None,
-        on_lost: Callable[[Lock], object] | None = None,
-    ) -> Callable[[Callable[P, Awaitable[R]]], Callable[P, Coroutine[Any, Any, R]]]:
-        """A decorator for ``async def`` functions: each call runs under the lock ``name``.
-
-        The asyncio twin of :meth:`quorumlock.Redlock.synchronized`: each call enters
-        ``async with rl.lock(name, ...)``, so a lock lost during the call cancels it and
-        raises :class:`LockLost`. Only coroutine functions can be decorated (a plain
-        function raises ``TypeError``: use :class:`quorumlock.Redlock` for those).
-        """
-        options: dict[str, Any] = {
-            "ttl": ttl,
-            "timeout": timeout,
-            "blocking": blocking,
-            "auto_extend": auto_extend,
-            "max_extensions": max_extensions,
-            "max_hold": max_hold,
-            "on_lost": on_lost,
-        }
-        self.lock(name, **options)  # validate now, not at the first call
-
+    def _decorator(self, options: LockOptions) -> AsyncDecorator:
         def decorate(func: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
             if not is_async_callable(func):
                 raise TypeError(
@@ -111,7 +87,7 @@ class Redlock(RedlockBase["Lock"]):
 
             @functools.wraps(func)
             async def locked(*args: P.args, **kwargs: P.kwargs) -> R:
-                async with self.lock(name, **options):
+                async with Lock(self, options):
                     return await func(*args, **kwargs)
 
             return locked
@@ -137,20 +113,7 @@ class Redlock(RedlockBase["Lock"]):
             step = next(flow)
             while True:
                 if isinstance(step, Fanout):
-                    if waiter is not None and step.op is Op.ACQUIRE:
-                        waiter.rearm()  # only releases after this send may wake us
-                    if waiter is not None and step.op is Op.QUEUE:
-                        place = self._wakeups.join(waiter, step.ttl_ms)
-                        if place is None:  # in line already: nothing to send
-                            now = time.monotonic()
-                            step = flow.send(Round(now, now, ()))
-                            continue
-                        step = dataclasses.replace(step, token=place[0], arrival=place[1])
-                    elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
-                        step = dataclasses.replace(step, member=waiter.entry.member)
-                    round_ = await self._fanout.run(step)
-                    self._after_round(step, round_)
-                    step = flow.send(round_)
+                    step = flow.send(await self._round(step, waiter))
                 elif isinstance(step, Sleep):
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
@@ -166,8 +129,7 @@ class Redlock(RedlockBase["Lock"]):
                     woken = Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
                     step = flow.send(woken)
         except StopIteration as stop:
-            result: T = stop.value
-            return result
+            return cast("T", stop.value)
         finally:
             if waiter is not None and (
                 entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
@@ -189,6 +151,20 @@ class Redlock(RedlockBase["Lock"]):
         step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
         with contextlib.suppress(Exception):
             await self._fanout.run(step)
+
+    async def _round(self, step: Fanout, waiter: AsyncWaiter | None) -> Round:
+        rearm_before(step, waiter)
+        if waiter is not None and step.op is Op.QUEUE:
+            place = self._wakeups.join(waiter, step.ttl_ms)
+            if place is None:  # in line already: nothing to send
+                now = time.monotonic()
+                return Round(now, now, ())
+            step = dataclasses.replace(step, token=place[0], arrival=place[1])
+        elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
+            step = dataclasses.replace(step, member=waiter.entry.member)
+        round_ = await self._fanout.run(step)
+        self._after_round(step, round_)
+        return round_
 
 
 #: Tasks taking entries off queues of waiters, kept here so that they are not collected.
@@ -263,9 +239,11 @@ class Lock(LockBase):
     that holds it gets :class:`LockNotReentrant` from a second acquire.
     """
 
-    def __init__(self, redlock: Redlock, name: str, **options: Any) -> None:
-        super().__init__(redlock, name, **options)
-        self._redlock = redlock
+    _redlock: Redlock
+    lost: asyncio.Event
+
+    def __init__(self, redlock: Redlock, options: LockOptions) -> None:
+        super().__init__(redlock, options)
         self._gate = _Gate()
         self._entered: dict[asyncio.Task[Any] | None, str | None] = {}  # token per block
         self._keeper: asyncio.Task[None] | None = None
@@ -291,75 +269,43 @@ class Lock(LockBase):
         me = _current_task()
         if self._occupied and me is not None and self._occupant is me:
             # Still ours (maybe expired or lost, not released): acquire again in place.
-            if self._state.validity(started) > 0:
-                raise self._state.not_reentrant()
-            return await self._acquire_occupied(blocking, wait, started, raise_on_failure)
-        self._redlock._check_nesting(self, me, blocking and wait is None)
-        taken = await self._gate.take(wait) if blocking else self._gate.try_take()
-        if not taken:
-            return self._busy(raise_on_failure)
-        self._occupied = True
-        self._redlock._occupy(self, me)
-        left = None if wait is None else max(0.0, wait - (time.monotonic() - started))
-        return await self._acquire_occupied(blocking, left, started, raise_on_failure)
-
-    async def _acquire_occupied(
-        self, blocking: bool, wait: float | None, started: float, raise_on_failure: bool
-    ) -> bool:
-        """The acquire proper, with the object occupied; a failure frees the object for
-        the next task."""
+            self._reenter(started)
+        else:
+            self._redlock._check_nesting(self, me, blocking and wait is None)
+            taken = await self._gate.take(wait) if blocking else self._gate.try_take()
+            if not taken:
+                return self._busy(raise_on_failure)
+            self._occupy(me)
+            if wait is not None:  # the wait for the object counts against ``timeout``
+                wait = max(0.0, wait - (time.monotonic() - started))
+        flow = self._state.acquire(
+            blocking=blocking, timeout=wait, now=time.monotonic(), raise_on_failure=raise_on_failure
+        )
         try:
-            acquired = await self._drive_acquire(blocking, wait, started, raise_on_failure)
-        except BaseException:
-            self._vacate()
+            acquired = await self._redlock._run(flow)
+        except BaseException as exc:
+            # Whatever happens, the object is freed for the next task.
+            try:
+                self._acquire_failed(exc, started)
+                if isinstance(exc, asyncio.CancelledError):
+                    await _complete(self._redlock._run(self._state.abandon()))
+            finally:
+                self._vacate()
             raise
-        if not acquired:
-            self._vacate()
-        return acquired
+        return self._acquire_ended(acquired, started)
 
-    def _vacate(self) -> None:
-        """Free the object for the next task."""
-        if not self._occupied:
-            return
-        self._occupied = False
-        self._redlock._vacate(self)
+    def _open_gate(self) -> None:
         self._gate.give()
 
     def _occupy_adopted(self) -> None:
         if not self._gate.try_take():  # a fresh object: never taken
             raise RuntimeError("an adopted lock object was already taken")
-        self._occupied = True
-        self._redlock._occupy(self, _current_task())
-
-    async def _drive_acquire(
-        self, blocking: bool, timeout: float | None, started: float, raise_on_failure: bool
-    ) -> bool:
-        flow = self._state.acquire(
-            blocking=blocking,
-            timeout=timeout,
-            now=time.monotonic(),  # the wait for the object was taken off ``timeout``
-            raise_on_failure=raise_on_failure,
-        )
-        try:
-            acquired = await self._redlock._run(flow)
-        except LockNotAcquired:
-            if self._observer is not None:
-                self._note_acquire(False, started)
-            raise
-        except asyncio.CancelledError:
-            await _complete(self._redlock._run(self._state.abandon()))
-            raise
-        if self._observer is not None:
-            self._note_acquire(acquired, started)
-        if acquired:
-            self._lost_noted = False
-            self._start_holding()
-        return acquired
+        self._occupy(_current_task())
 
     def _start_holding(self) -> None:
         self.lost.clear()
         self._handed_over = False
-        if self._state.lease.auto_extend or self._on_lost is not None:
+        if self._needs_keeper:
             self._start_keeper()
 
     async def locked(self) -> bool:
@@ -369,24 +315,12 @@ class Lock(LockBase):
     async def owned(self) -> bool:
         """Whether this object still holds the lock, checked on the servers: see
         :meth:`quorumlock.Lock.owned`."""
-        if self.validity <= 0:
-            return False
-        return await self._redlock._run(self._state.probe(mine=True)) and self.validity > 0
+        return await self._redlock._run(self._owning())
 
     async def extend(self, ttl: Duration | None = None) -> float:
         """Extend the lock: see :meth:`quorumlock.Lock.extend`, same contract (a new
         ttl from now, not time added)."""
-        now = time.monotonic()
-        try:
-            validity = await self._redlock._run(self._state.extend(ttl=ttl, now=now))
-        except LockLost as exc:
-            if self._observer is not None:
-                self._note_extend(now, renewal=False, extended=False)
-            self._report_lost(exc)
-            raise
-        if self._observer is not None:
-            self._note_extend(now, renewal=False, extended=True)
-        return validity
+        return await self._redlock._run(self._extending(ttl))
 
     async def release(self) -> bool:
         """Release the lock: see :meth:`quorumlock.Lock.release`, same contract.
@@ -401,9 +335,7 @@ class Lock(LockBase):
             released: bool = await _complete(self._release())
         finally:
             self._vacate()
-        if self._observer is not None:
-            self._note_release(released, started)
-        self._released(released, was_lost)
+        self._release_ended(released, was_lost, started)
         return released
 
     async def export(self, *, keep: bool = False) -> LockHandle:
@@ -441,51 +373,22 @@ class Lock(LockBase):
             await asyncio.wait([keeper])
 
     async def _keep(self) -> None:
-        while (step := self._state.next_step(time.monotonic())) is not None:
-            delay = step.at - time.monotonic()
-            if delay > 0:
-                # Plan again on waking: a late wake-up must not send an extension sized
-                # for an earlier time (it could outlive max_hold).
-                await asyncio.sleep(delay)
+        while (step := self._due(now := time.monotonic())) is not None:
+            if isinstance(step, Wake):  # asked again on waking (see LockState.tend)
+                await asyncio.sleep(step.at - now)
                 continue
-            now = time.monotonic()
-            if step.extend_ms is None:
-                error = self._state.expire(now)
-                if error is not None:
-                    self._report_lost(error, "validity ran out")
-                    return
-                continue
+            result: bool | Exception
             try:
-                renewed = await self._redlock._run(
-                    self._state.renew(ttl_ms=step.extend_ms, now=now)
-                )
-            except LockLost as exc:
-                if self._observer is not None:
-                    self._note_extend(now, renewal=True, extended=False)
-                self._report_lost(exc)
+                result = await self._redlock._run(self._state.renew(ttl_ms=step.ttl_ms, now=now))
+            except Exception as exc:  # LockLost among them: the reaction tells
+                result = exc
+            at = self._after_renewal(now, result)
+            if at is None:
                 return
-            if self._observer is not None:
-                self._note_extend(now, renewal=True, extended=renewed)
-            if not renewed:
-                logger.warning(
-                    "lease renewal of %s failed, %.3f s of validity left: %s",
-                    shown(self.name),
-                    self.validity,
-                    render_outcomes(self.outcomes),
-                )
-                retry = self._state.next_step(time.monotonic(), failed=True)
-                if retry is not None:
-                    await asyncio.sleep(max(0.0, retry.at - time.monotonic()))
+            await asyncio.sleep(max(0.0, at - time.monotonic()))
 
-    def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
-        logger.warning("%s", error)
-        self._note_lost(reason)
-        self.lost.set()
-        if self._on_lost is not None:
-            try:
-                self._on_lost(self)
-            except Exception:
-                logger.exception("on_lost callback of lock %s raised", shown(self.name))
+    def _stop_lease(self, error: LockLost) -> None:
+        # The lease task ends by itself; the block the lock protects is cancelled.
         owner = self._owner
         if owner is not None and not owner.done() and owner is not asyncio.current_task():
             self._cancelled_owner = True
@@ -496,7 +399,9 @@ class Lock(LockBase):
             self._enter_held = False
             self.check()
         else:
-            await self._acquire(self._blocking, self._timeout, raise_on_failure=True)
+            await self._acquire(
+                self._options.blocking, self._options.timeout, raise_on_failure=True
+            )
         self._entered[_current_task()] = self._state.token
         self._owner = asyncio.current_task()
         self._owner_cancelling = self._owner.cancelling() if self._owner else 0
@@ -523,7 +428,7 @@ class Lock(LockBase):
         if self._handed_over:  # exported in the block: the adopter holds it now
             self._handed_over = False
             return
-        was_lost = self._state.lost or self.lost.is_set() or self.validity == 0
+        was_lost = self._lost_now
         released = True
         if self._state.held or self._state.lost:
             released = await self.release()
@@ -539,13 +444,7 @@ class Lock(LockBase):
                 name=self.name,
                 outcomes=self.outcomes,
             ) from exc
-        if exc_type is None and self._lost_by_exit(was_lost, released):
-            self._note_lost("validity ran out")
-            raise LockLost(
-                f"lock {shown(self.name)} was lost before the end of the async with block",
-                name=self.name,
-                outcomes=self.outcomes,
-            )
+        self._check_exit(exc_type, was_lost, released, "async with")
 
 
 async def _complete(aw: Any) -> Any:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import signal
 import time
 
 import redis
@@ -24,7 +25,8 @@ def test_status_of_a_free_lock(cli: Cli, lock_name: str) -> None:
 
 
 def test_status_of_a_held_lock(cli: Cli, servers: LocalServerGroup, lock_name: str) -> None:
-    holder = spawn_cli("run", lock_name, "--ttl", "20", "--", "sleep", "3", servers=servers.urls)
+    # Held until the test ends it: two status calls may take seconds each on a loaded machine.
+    holder = spawn_cli("run", lock_name, "--ttl", "20", "--", "sleep", "60", servers=servers.urls)
     try:
         deadline = time.monotonic() + 10
         while True:
@@ -41,6 +43,7 @@ def test_status_of_a_held_lock(cli: Cli, servers: LocalServerGroup, lock_name: s
         assert f"{data['holder']}…" in table
         assert "is held" in table
     finally:
+        holder.send_signal(signal.SIGTERM)
         holder.wait(timeout=30)
 
 

@@ -91,7 +91,8 @@ def test_wait_zero_tries_once(servers: LocalServerGroup, cli: Cli, lock_name: st
 def test_wait_gives_up_after_the_time_then_succeeds_once_free(
     servers: LocalServerGroup, cli: Cli, lock_name: str
 ) -> None:
-    holder = spawn_cli("run", lock_name, "--", "sleep", "2", servers=servers.urls)
+    # 5 s: a loaded machine may take seconds to start the second command
+    holder = spawn_cli("run", lock_name, "--", "sleep", "5", servers=servers.urls)
     try:
         wait_for(lambda: held_on(servers, lock_name) >= 3)
         began = time.monotonic()
@@ -226,19 +227,39 @@ def test_password_file_for_acl(make_servers: ServerFactory, tmp_path: Path, lock
     assert "s3cr3t-pw" not in doctor.stdout + doctor.stderr
 
 
+def clients_on(group: LocalServerGroup) -> list[int]:
+    counts = []
+    for url in group.urls:
+        client = redis.Redis.from_url(url, socket_timeout=2)
+        counts.append(len(client.client_list()) - 1)  # less this one
+        client.close()
+    return counts
+
+
 def test_sigterm_while_waiting_leaves_no_key(servers: LocalServerGroup, lock_name: str) -> None:
-    holder = spawn_cli("run", lock_name, "--", "sleep", "2", servers=servers.urls)
+    """SIGTERM to a ``run`` that waits for the lock: it ends with status 130, never runs
+    its command, and leaves no key. The waiter is known to be waiting once it has
+    connected to every server (not after a fixed sleep: under load it may not have
+    started by then); the holder holds until told to stop."""
+    holder = spawn_cli("run", lock_name, "--", "sleep", "60", servers=servers.urls)
     try:
-        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        wait_for(lambda: held_on(servers, lock_name) >= 3, timeout=30)
+        before = clients_on(servers)
         waiter = spawn_cli("run", lock_name, "--", "echo", "ran", servers=servers.urls)
-        time.sleep(1.0)  # it is waiting now
+        wait_for(
+            lambda: all(n > b for n, b in zip(clients_on(servers), before, strict=True)),
+            timeout=30,
+        )
+        time.sleep(0.2)  # its first attempt was refused: it waits now
         waiter.send_signal(signal.SIGTERM)
         out, err = waiter.communicate(timeout=20)
-        assert waiter.returncode == 130
+        assert waiter.returncode == 130, err
         assert "ran" not in out
         assert err.strip().splitlines() == ["quorumlock: error: interrupted"]
+        assert held_on(servers, lock_name) >= 3  # the holder still holds it
     finally:
-        assert holder.wait(timeout=30) == 0
+        holder.send_signal(signal.SIGTERM)
+        assert holder.wait(timeout=30) == 128 + signal.SIGTERM
     assert held_on(servers, lock_name) == 0
 
 

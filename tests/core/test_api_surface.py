@@ -1,69 +1,123 @@
-"""The sync and asyncio APIs present the same surface: the same public names on
-``Redlock``, ``Lock`` and ``RedisFence``, and the same parameters (names, kinds, defaults,
-annotations) on every method. What may differ is listed here, explicitly."""
+"""The sync and asyncio APIs stay the same: the same names, parameters and defaults.
+
+``quorumlock.asyncio`` promises "the same names and semantics as the sync API, with
+awaits". Every difference between the two surfaces is listed here, on purpose: the
+methods that are coroutines in asyncio, the context-manager protocol, and the type of
+``Lock.lost``. A method, parameter or default added to one API and not the other fails
+this test. No server is needed: nothing here makes a network call.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import inspect
+import threading
+from typing import Any
 
 import pytest
+import redis
+import redis.asyncio
 
 import quorumlock
 import quorumlock.asyncio
 
-CLASSES = sorted(quorumlock.asyncio.__all__)
+#: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
+#: events among them, are shared by the asyncio API: it imports them from there).
+TWINS = ("Lock", "RedisFence", "Redlock")
 
-#: (class, attribute): why the two flavours may differ there. Return annotations differ
-#: everywhere a method is a coroutine in the asyncio API, so they are not compared.
-ALLOWED: dict[tuple[str, str], str] = {}
+#: Allowed difference 1: these are ``async def`` in the asyncio API, plain in the sync one.
+COROUTINES = {
+    "Redlock": {"close"},
+    "Lock": {"acquire", "release", "extend", "export", "locked", "owned"},
+    "RedisFence": {"execute", "highest"},
+}
 
-#: Parameter annotations that name a client of the flavour: the asyncio API takes the
-#: asyncio client where the sync API takes the sync one.
-CLIENT_TYPES = {"redis.asyncio.Redis": "redis.Redis"}
+#: Allowed difference 2: ``with`` in the sync API, ``async with`` in the asyncio one.
+SYNC_ONLY = {"__enter__", "__exit__"}
+ASYNC_ONLY = {"__aenter__", "__aexit__"}
+
+#: Allowed difference 3: the types of these instance attributes.
+ATTRIBUTE_TYPES = {
+    ("Lock", "lost"): (threading.Event, asyncio.Event),
+}
+
+URL = "redis://127.0.0.1:1"  # never contacted
 
 
-def _public(cls: type) -> dict[str, object]:
-    return {name: getattr(cls, name) for name in dir(cls) if not name.startswith("_")}
+def members(cls: type) -> set[str]:
+    """The public members of ``cls``, with the protocol methods that matter here."""
+    shown = {"__init__"} | SYNC_ONLY | ASYNC_ONLY
+    return {n for n in dir(cls) if not n.startswith("_") or n in shown}
 
 
-def _parameters(function: object) -> list[tuple[str, object, object, object]]:
-    signature = inspect.signature(function)  # type: ignore[arg-type]
+def signature_of(func: Any) -> list[tuple[str, str, object, object]]:
+    """(name, kind, default, annotation) of each parameter; annotations are strings
+    (``from __future__ import annotations``), the same text in both APIs."""
     return [
-        (p.name, p.kind, p.default, CLIENT_TYPES.get(str(p.annotation), p.annotation))
-        for p in signature.parameters.values()
+        (p.name, p.kind.name, p.default, p.annotation)
+        for p in inspect.signature(func).parameters.values()
     ]
 
 
-def test_the_asyncio_module_offers_the_sync_names() -> None:
-    assert quorumlock.asyncio.__all__ == sorted(quorumlock.asyncio.__all__)
-    assert set(quorumlock.asyncio.__all__) <= set(quorumlock.__all__)
-    assert CLASSES == ["Lock", "RedisFence", "Redlock"]
+def test_both_modules_export_the_same_twins() -> None:
+    assert set(quorumlock.asyncio.__all__) == set(TWINS)
+    assert set(TWINS) <= set(quorumlock.__all__)
 
 
-@pytest.mark.parametrize("name", CLASSES)
-def test_the_same_names_with_the_same_parameters(name: str) -> None:
+@pytest.mark.parametrize("name", TWINS)
+def test_the_twins_have_the_same_members_and_signatures(name: str) -> None:
     sync_cls = getattr(quorumlock, name)
     async_cls = getattr(quorumlock.asyncio, name)
-    sync_names, async_names = _public(sync_cls), _public(async_cls)
-    assert sorted(sync_names) == sorted(async_names)
-    assert _parameters(sync_cls.__init__) == _parameters(async_cls.__init__)
-    for attr, sync_value in sync_names.items():
-        if (name, attr) in ALLOWED:
+    sync_members, async_members = members(sync_cls), members(async_cls)
+    assert sync_members - async_members == SYNC_ONLY & sync_members
+    assert async_members - sync_members == ASYNC_ONLY & async_members
+    for member in sorted(sync_members & async_members):
+        sync_value = inspect.getattr_static(sync_cls, member)
+        async_value = inspect.getattr_static(async_cls, member)
+        assert type(sync_value) is type(async_value), member  # property, function...
+        if isinstance(sync_value, property):
             continue
-        async_value = async_names[attr]
-        assert callable(sync_value) == callable(async_value), attr
-        assert isinstance(sync_value, property) == isinstance(async_value, property), attr
-        if callable(sync_value) and not isinstance(sync_value, type):
-            assert _parameters(sync_value) == _parameters(async_value), f"{name}.{attr}"
+        where = f"{name}.{member}"
+        assert signature_of(sync_value)[1:] == signature_of(async_value)[1:], where
+        assert not inspect.iscoroutinefunction(sync_value), where
+        is_coroutine = inspect.iscoroutinefunction(async_value)
+        assert is_coroutine == (member in COROUTINES[name]), where
 
 
-def test_coroutines_where_the_sync_api_blocks() -> None:
-    """Every method that talks to the servers is a coroutine in the asyncio API."""
-    for name, methods in {
-        "Redlock": ["close"],
-        "Lock": ["acquire", "extend", "release"],
-    }.items():
-        cls = getattr(quorumlock.asyncio, name)
-        for method in methods:
-            assert inspect.iscoroutinefunction(getattr(cls, method)), f"{name}.{method}"
-            assert not inspect.iscoroutinefunction(getattr(getattr(quorumlock, name), method))
+def test_the_context_managers_take_the_same_arguments() -> None:
+    for name in ("Lock", "Redlock"):
+        sync_cls = getattr(quorumlock, name)
+        async_cls = getattr(quorumlock.asyncio, name)
+        assert signature_of(sync_cls.__exit__) == signature_of(async_cls.__aexit__), name
+        assert inspect.iscoroutinefunction(async_cls.__aenter__)
+        assert inspect.iscoroutinefunction(async_cls.__aexit__)
+
+
+def test_instances_have_the_same_public_attributes() -> None:
+    async def build() -> dict[str, Any]:
+        async_rl = quorumlock.asyncio.Redlock([URL])
+        async_client = redis.asyncio.Redis(host="127.0.0.1", port=1)
+        made = {
+            "Redlock": async_rl,
+            "Lock": async_rl.lock("surface", ttl=1),
+            "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
+        }
+        await async_client.aclose()
+        return made
+
+    sync_rl = quorumlock.Redlock([URL])
+    sync_client = redis.Redis(host="127.0.0.1", port=1)
+    sync_made = {
+        "Redlock": sync_rl,
+        "Lock": sync_rl.lock("surface", ttl=1),
+        "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
+    }
+    async_made = asyncio.run(build())
+    for name in TWINS:
+        sync_attrs = {k: v for k, v in vars(sync_made[name]).items() if not k.startswith("_")}
+        async_attrs = {k: v for k, v in vars(async_made[name]).items() if not k.startswith("_")}
+        assert sync_attrs.keys() == async_attrs.keys(), name
+        for attr, sync_value in sync_attrs.items():
+            expected = ATTRIBUTE_TYPES.get((name, attr), (type(sync_value),) * 2)
+            assert (type(sync_value), type(async_attrs[attr])) == expected, f"{name}.{attr}"
+    sync_client.close()

@@ -8,6 +8,7 @@ differs by design (how a loss is reported), the body branches on ``api.flavour``
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import time
 
@@ -16,6 +17,7 @@ import pytest
 import quorumlock
 from quorumlock import ConfigurationError, LockLost
 from quorumlock._algorithm.arithmetic import drift
+from quorumlock._algorithm.flows import Flow
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import AnyLock, Api, call, holding, is_lost
@@ -211,6 +213,39 @@ def test_renewal_keeps_a_short_lock_through_long_work(
             assert not is_lost(lock)
         assert len(sampler.validities) >= 30
         assert values(servers, lock_name) == [None] * 5
+
+    api.run(body)
+
+
+def test_a_renewal_that_raises_unexpectedly_is_logged_and_retried(
+    api: Api, servers: LocalServerGroup, lock_name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Catches a lease keeper that dies on an unexpected exception of a renewal (a bug,
+    not a loss): the asyncio lease task used to end there, and the lock ran out while
+    held. Both keepers log it and retry as after a failed renewal."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls)
+        lock = rl.lock(lock_name, ttl=1.5, auto_extend=True, max_hold=math.inf)
+        state = lock._state
+        renew = state.renew
+        raised: list[int] = []
+
+        def renew_once_broken(*, ttl_ms: int, now: float) -> Flow[bool]:
+            # A generator, as a flow is: the bug is raised while the flow is driven.
+            if not raised:
+                raised.append(ttl_ms)
+                raise RuntimeError("a bug in a renewal")
+            return (yield from renew(ttl_ms=ttl_ms, now=now))
+
+        state.renew = renew_once_broken  # type: ignore[method-assign]
+        with caplog.at_level(logging.ERROR, logger="quorumlock"):
+            async with holding(lock):
+                # Two regular renewals fit in 2.5 s; the broken one is retried at once.
+                assert await wait_for(lambda: lock.extensions >= 2, 6.0), lock.extensions
+                assert raised
+                assert not is_lost(lock)
+        assert any("lease renewal of" in r.getMessage() for r in caplog.records)
 
     api.run(body)
 

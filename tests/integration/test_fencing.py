@@ -26,7 +26,7 @@ import redis
 import redis.asyncio
 
 import quorumlock.asyncio
-from quorumlock import RedisFence, Redlock, Reply, StaleFencingToken
+from quorumlock import FenceError, RedisFence, Redlock, Reply, StaleFencingToken
 from quorumlock._algorithm.scripts import MARKER_KEY, SCRIPTS
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of
@@ -478,6 +478,52 @@ def test_redis_fence_refuses_a_stale_token_after_the_script_cache_was_flushed(
                 await call(fence.execute(4, "SET", "stock:1", "four"))
             assert client.get("stock:1") == b"five"
             client.close()
+        finally:
+            if api.flavour == "sync":
+                sync_client.close()
+            else:
+                await async_client.aclose()
+
+    api.run(body)
+
+
+def test_redis_fence_raises_only_quorumlock_errors(api: Api, make_servers: ServerFactory) -> None:
+    """Catches a redis-py exception escaping a fence (the exceptions module promises none
+    does): a command the resource server refuses and a server that is gone both raise
+    FenceError, naming the resource, in both APIs."""
+    resource = make_servers(1)[0]
+    seed = client_of(resource)
+    seed.set("stock:2", "a string, not a hash")
+    seed.close()
+
+    async def body() -> None:
+        if api.flavour == "sync":
+            sync_client = redis.Redis(
+                host=resource.host, port=resource.port, socket_connect_timeout=2
+            )
+            fence: RedisFence | quorumlock.asyncio.RedisFence = RedisFence(sync_client, "stock:2")
+        else:
+            async_client = redis.asyncio.Redis(
+                host=resource.host, port=resource.port, socket_connect_timeout=2
+            )
+            fence = quorumlock.asyncio.RedisFence(async_client, "stock:2")
+        try:
+            with pytest.raises(FenceError, match="refused") as refused:
+                await call(fence.execute(5, "HSET", "stock:2", "count", "1"))
+            assert refused.value.resource == "stock:2"
+            assert "WRONGTYPE" in str(refused.value)
+            copy = pickle.loads(pickle.dumps(refused.value))
+            assert (type(copy), copy.resource, str(copy)) == (
+                FenceError,
+                "stock:2",
+                str(refused.value),
+            )
+            resource.stop()
+            with pytest.raises(FenceError, match="no reply") as gone:
+                await call(fence.execute(6, "SET", "stock:2", "x"))
+            assert not isinstance(gone.value, redis.RedisError)
+            with pytest.raises(FenceError, match="stock:2"):
+                await call(fence.highest())
         finally:
             if api.flavour == "sync":
                 sync_client.close()

@@ -225,7 +225,11 @@ def test_restarted_majority_refuses_then_a_blocking_acquire_waits_out_max_ttl(
         assert await call(lock.acquire(timeout=5.0))
         waited = time.monotonic() - first_touch
         assert max_ttl - 0.05 <= waited < max_ttl + 1.5, waited
-        assert replies(lock.outcomes) == [G, G, G]
+        # The two restarts are a few milliseconds apart, so one of them may still be
+        # in quarantine when the other's ends: two grants are a quorum already.
+        granted = replies(lock.outcomes)
+        assert granted.count(G) >= 2, granted
+        assert set(granted) <= {G, Q}, granted
         assert await call(lock.release())
 
     api.run(body)

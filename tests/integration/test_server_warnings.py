@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from quorumlock import LockObserver, LostEvent, QuorumUnavailable, Reply
+from quorumlock import LockObserver, LostEvent, QuorumUnavailable, Reply, _observe
 from quorumlock._observe import _WARNED, WARN_EVERY
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of
@@ -115,9 +115,14 @@ def test_a_server_failing_fatally_is_reported_while_locks_succeed(
     assert "wrong-password" not in caplog.text
 
 
-def test_no_server_answering_is_reported(api: Api, caplog: pytest.LogCaptureFixture) -> None:
+def test_no_server_answering_is_reported(
+    api: Api, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every server refuses connections: a blocking acquire retries (forever with
-    timeout=None) and a WARNING says so, naming each server and why, rate-limited."""
+    timeout=None) and a WARNING says so once that lasted UNREACHABLE_AFTER (5 s; 0.3 s
+    here, to keep the test short), naming each server and why, rate-limited."""
+    monkeypatch.setattr(_observe, "UNREACHABLE_AFTER", 0.3)
+    _observe._UNANSWERED.clear()
     urls = [f"redis://127.0.0.1:{port}" for port in closed_ports(3)]
 
     async def body() -> None:

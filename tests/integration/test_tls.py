@@ -197,7 +197,9 @@ def test_a_tls_redlock_with_one_server_down(
     """A majority is enough: with one of three TLS servers gone, locks are acquired and
     released (sync API; the asyncio twin is below)."""
     servers = [start(endpoints, certs) for _ in range(3)]
-    rl = Redlock([trusting(s, certs) for s in servers])
+    # 0.5 s per server: a TLS handshake on a loaded machine can outlast the 25 ms default
+    # of a 5 s ttl, and this test is about the majority, not the first contact's speed.
+    rl = Redlock([trusting(s, certs) for s in servers], instance_timeout=0.5)
     servers[2].server.kill()
     for _ in range(3):
         lock = rl.lock(lock_name, ttl=5)
@@ -227,8 +229,8 @@ def test_asyncio_rounds_are_not_stalled_by_a_tls_server_that_is_down(
         # All connected (the first contact may retry: loading the bundle takes a while).
         assert await rl.lock(lock_name, ttl=5).acquire(timeout=30)
         servers[2].server.kill()
-        assert servers[2].proxy is not None
-        servers[2].proxy.close()  # connection refused: only the context costs time
+        if servers[2].proxy is not None:  # native TLS: the server's port itself is closed
+            servers[2].proxy.close()  # connection refused: only the context costs time
         for _ in range(3):
             lock = rl.lock(lock_name + ":2", ttl=5)
             assert await lock.acquire(blocking=False), lock.outcomes

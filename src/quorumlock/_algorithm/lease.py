@@ -28,8 +28,7 @@ import math
 from dataclasses import dataclass
 
 from quorumlock._algorithm.arithmetic import DRIFT_FLOOR, drift
-from quorumlock._algorithm.config import Duration, seconds
-from quorumlock._exceptions import ConfigurationError
+from quorumlock._algorithm.config import LeasePolicy
 
 __all__ = ["LeasePolicy", "Plan", "plan"]
 
@@ -38,45 +37,6 @@ RENEW_AFTER = 1 / 3
 #: Pause before retrying a renewal that failed without losing the lock, as a share of
 #: the ttl (never more than a quarter of the validity left).
 RETRY_AFTER = 1 / 12
-
-
-@dataclass(frozen=True, slots=True)
-class LeasePolicy:
-    """Whether and how long a lock is extended automatically."""
-
-    auto_extend: bool = False
-    max_extensions: int | None = None
-    max_hold: float | None = None
-
-    @classmethod
-    def build(
-        cls, *, auto_extend: bool, max_extensions: int | None, max_hold: Duration | None
-    ) -> LeasePolicy:
-        """Validate the lease options of ``Redlock.lock``.
-
-        Raises ``TypeError`` for wrong types and :class:`ConfigurationError` for
-        ``auto_extend`` without a bound: renewing forever must be asked for explicitly,
-        with ``max_hold=math.inf``.
-        """
-        if not isinstance(auto_extend, bool):
-            raise TypeError(f"auto_extend must be a bool, not {auto_extend!r}")
-        if max_extensions is not None:
-            if not isinstance(max_extensions, int) or isinstance(max_extensions, bool):
-                raise TypeError(f"max_extensions must be an int or None, not {max_extensions!r}")
-            if max_extensions < 0:
-                raise ConfigurationError(f"max_extensions must be >= 0, not {max_extensions}")
-        hold: float | None = None
-        if max_hold is not None:
-            if isinstance(max_hold, float) and math.isinf(max_hold) and max_hold > 0:
-                hold = math.inf
-            else:
-                hold = seconds(max_hold, "max_hold")
-        if auto_extend and max_extensions is None and hold is None:
-            raise ConfigurationError(
-                "auto_extend needs a bound: give max_extensions=N or "
-                "max_hold=SECONDS, or max_hold=math.inf to renew for as long as it runs"
-            )
-        return cls(auto_extend, max_extensions, hold)
 
 
 @dataclass(frozen=True, slots=True)

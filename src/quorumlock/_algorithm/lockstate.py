@@ -9,9 +9,17 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, RedlockConfig, shown, wait_seconds
+from quorumlock._algorithm.config import (
+    NO_LEASE,
+    Duration,
+    LeasePolicy,
+    RedlockConfig,
+    check_wait,
+    shown,
+)
 from quorumlock._algorithm.flows import (
     ExtendResult,
     Flow,
@@ -20,7 +28,7 @@ from quorumlock._algorithm.flows import (
     probe_flow,
     release_flow,
 )
-from quorumlock._algorithm.lease import LeasePolicy, Plan, plan
+from quorumlock._algorithm.lease import Plan, plan
 from quorumlock._algorithm.outcomes import (
     NodeOutcome,
     Reply,
@@ -30,7 +38,6 @@ from quorumlock._algorithm.outcomes import (
 )
 from quorumlock._algorithm.wire import HOLDER_PREFIX
 from quorumlock._exceptions import (
-    ConfigurationError,
     LockLost,
     LockNotAcquired,
     LockNotHeld,
@@ -38,7 +45,7 @@ from quorumlock._exceptions import (
     QuorumUnavailable,
 )
 
-__all__ = ["LockState", "check_wait", "new_token"]
+__all__ = ["LockState", "Lost", "Renew", "Renewed", "Wake", "check_wait", "new_token"]
 
 #: R2: 20 bytes from the OS CSPRNG, sent as text (40 hex digits).
 TOKEN_BYTES = 20
@@ -47,6 +54,45 @@ TOKEN_BYTES = 20
 def new_token() -> str:
     """A token unique across all clients and acquisitions (R2)."""
     return secrets.token_hex(TOKEN_BYTES)
+
+
+@dataclass(frozen=True, slots=True)
+class Renew:
+    """A lease step: renew the lock now, to a ttl of ``ttl_ms``."""
+
+    ttl_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class Wake:
+    """A lease step: nothing to do before the monotonic time ``at``; ask again then."""
+
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """A lease step: the lock is lost (``reason`` for the observer); report it and stop."""
+
+    error: LockLost
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Renewed:
+    """How a lease keeper reacts to the end of a renewal (:meth:`LockState.renewed`).
+
+    ``extended`` for the observer; ``lost``: report this loss and stop; ``failure``: an
+    unexpected exception of the renewal, to be logged (it counts as a failed renewal);
+    ``left``: the renewal failed with this much validity left, to be warned of; ``at``:
+    when to ask :meth:`LockState.tend` again (None: the lock is no longer held).
+    """
+
+    extended: bool
+    lost: LockLost | None = None
+    failure: Exception | None = None
+    left: float | None = None
+    at: float | None = None
 
 
 #: Verdicts that mean the servers, not another client, kept us from the lock.
@@ -78,7 +124,7 @@ class LockState:
         self.ttl_ms = ttl_ms
         self.servers = servers
         self.config = config
-        self.lease = lease or LeasePolicy()
+        self.lease = lease or NO_LEASE
         self.acquired_at = 0.0
         self.extensions = 0
         self.token: str | None = None
@@ -86,6 +132,9 @@ class LockState:
         self.deadline: float | None = None
         self.outcomes: tuple[NodeOutcome, ...] = ()
         self.lost = False  # an extension failed; the lock was released everywhere
+        # The last lease renewal failed but left validity: retry at the retry time,
+        # not a third of the ttl later (docs/algorithm.md, leases).
+        self.renew_failed = False
         # How the last acquire ended, and why the last extension failed (observers).
         self.verdict = Verdict.CONTENDED
         self.attempts = 0
@@ -145,6 +194,7 @@ class LockState:
             self.fence = result.fence
             self.acquired_at = now
             self.extensions = 0
+            self.renew_failed = False
             return True
         tried = f"{result.attempts} attempt" + ("s" if result.attempts > 1 else "")
         detail = (
@@ -233,6 +283,44 @@ class LockState:
             failed=failed,
         )
 
+    def tend(self, now: float) -> Renew | Wake | Lost | None:
+        """The lease keeper's step at ``now`` (both front ends): renew, wait, or report
+        the loss of a lock whose validity ran out; None once the lock is not held."""
+        step = self.next_step(now)
+        if step is None:
+            return None
+        if step.extend_ms is None:  # no more extensions: watch the deadline
+            error = self.expire(now)
+            if error is not None:
+                return Lost(error, "validity ran out")
+            return Wake(step.at)
+        if step.at > now and not self.renew_failed:
+            # Woke early (or a retry is not due yet). A late wake-up is planned again
+            # too: an extension sized for an earlier time could outlive max_hold.
+            return Wake(step.at)
+        return Renew(step.extend_ms)
+
+    def renewed(self, result: bool | Exception, now: float) -> Renewed:
+        """The reaction to a renewal (:meth:`renew`) that ended at ``now`` with
+        ``result``: what it returned, or the exception it raised."""
+        if isinstance(result, LockLost):
+            return Renewed(extended=False, lost=result)
+        failure = None
+        if isinstance(result, Exception):  # a bug must not end the lease keeping
+            failure, result = result, False
+        self.renew_failed = not result
+        step = self.next_step(now, failed=not result)
+        return Renewed(
+            extended=result,
+            failure=failure,
+            left=None if result else self.validity(now),
+            at=None if step is None else step.at,
+        )
+
+    def forget(self) -> None:
+        """Hold nothing any more, without a round (in a forked child: the parent's)."""
+        self.deadline = None
+
     def expire(self, now: float) -> LockLost | None:
         """Called when the deadline may have passed: mark the lock lost and say why.
 
@@ -302,6 +390,7 @@ class LockState:
         self.acquired_at = now
         self.extensions = 0
         self.lost = False
+        self.renew_failed = False
         self.outcomes = ()
 
     def abandon(self) -> Flow[None]:
@@ -363,14 +452,3 @@ class LockState:
                 name=self.name,
             )
         return self.token, self.deadline
-
-
-def check_wait(blocking: bool, timeout: object) -> float | None:
-    """The wait bound of an acquire: None for no bound (``timeout`` None or
-    ``math.inf``). Raises :class:`ConfigurationError` for a finite timeout with
-    ``blocking=False``, and what :func:`wait_seconds` raises."""
-    if not isinstance(blocking, bool):
-        raise TypeError(f"blocking must be a bool, not {blocking!r}")
-    if timeout is not None and not blocking:
-        raise ConfigurationError("a timeout cannot be given with blocking=False")
-    return wait_seconds(timeout)

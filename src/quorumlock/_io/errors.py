@@ -133,10 +133,17 @@ def _tls_refusal(exc: BaseException) -> str | None:
         message = getattr(error, "verify_message", None) or error.strerror or str(error)
         return f"TLS: the server's certificate is not trusted ({message})"
     if isinstance(error, ssl.SSLEOFError) and _while_connecting(exc):
-        return (
-            f"{_NEEDS_CERTIFICATE} (it closed the connection right after the TLS "
-            "handshake; or it refused the certificate we showed)"
-        )
+        if _tls_with_certificate(_setting_up(exc)):
+            return (
+                "TLS: the server refused our client certificate (it closed the "
+                "connection right after the TLS handshake)"
+            )
+        return f"{_NEEDS_CERTIFICATE} (it closed the connection right after the TLS handshake)"
+    if _reset(exc) and _tls_without_certificate(_setting_up(exc)):
+        # TLS 1.3 again: the server may answer our first command by resetting the
+        # connection instead of with its alert. Only a TLS connection that showed no
+        # certificate counts: any other reset during set-up is a server going away.
+        return f"{_NEEDS_CERTIFICATE} (it reset the connection right after the TLS handshake)"
     if isinstance(error, ssl.SSLError):
         reason = str(getattr(error, "reason", None) or "")
         if reason == "TLSV13_ALERT_CERTIFICATE_REQUIRED":
@@ -159,12 +166,53 @@ _SETUP = frozenset({"on_connect", "on_connect_check_health", "connect_check_heal
 def _while_connecting(exc: BaseException) -> bool:
     """``exc`` was raised while redis-py set up a new connection (not on one in use: a
     server that dies mid-session also ends TLS with an EOF, and that is transient)."""
+    return _setting_up(exc) is not None
+
+
+def _setting_up(exc: BaseException) -> object | None:
+    """The redis-py connection that was being set up when ``exc`` was raised, else None."""
     tb = exc.__traceback__
     while tb is not None:
         if tb.tb_frame.f_code.co_name in _SETUP:
-            return True
+            connection: object = tb.tb_frame.f_locals.get("self", _UNKNOWN)
+            return connection
         tb = tb.tb_next
+    return None
+
+
+_UNKNOWN = object()
+
+
+def _reset(exc: BaseException) -> bool:
+    """``exc`` is, or was caused by, a connection reset by the peer."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # redis-py wraps the OS error once or twice
+        if seen is None:
+            return False
+        if isinstance(seen, ConnectionResetError):
+            return True
+        seen = seen.__cause__ or seen.__context__
     return False
+
+
+def _tls_certificate(connection: object | None) -> bool | None:
+    """Whether ``connection``, a redis-py TLS connection (sync or asyncio), has a client
+    certificate configured; None when it is not one (or unknown)."""
+    if connection is None or connection is _UNKNOWN or "SSL" not in type(connection).__name__:
+        return None
+    certfile = getattr(connection, "certfile", None)
+    if certfile is None:
+        context = getattr(connection, "ssl_context", None)
+        certfile = getattr(context, "certfile", None)
+    return bool(certfile)
+
+
+def _tls_without_certificate(connection: object | None) -> bool:
+    return _tls_certificate(connection) is False
+
+
+def _tls_with_certificate(connection: object | None) -> bool:
+    return _tls_certificate(connection) is True
 
 
 def _scrub(detail: str) -> str:

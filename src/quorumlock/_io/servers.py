@@ -119,7 +119,9 @@ _SCHEMES = ("redis", "rediss", "unix")
 # comma or "=" (a password may hold "://" itself, never a space, which is not allowed).
 _URL_START = re.compile(r"(?<![^\s'\"(\[,=])[A-Za-z][A-Za-z0-9+.-]*://")
 # redis-py also takes the password (and a TLS key's passphrase) as query options.
-_QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^&\s'\"]*", re.IGNORECASE)
+# A password in the query is masked with all that follows it in the URL: an ``&`` the
+# user forgot to percent-encode would otherwise end the mask inside the password.
+_QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^\s'\"]*", re.IGNORECASE)
 # A user name shown as it is: one with a URL delimiter is more likely a mistyped password.
 _PLAIN_USER = re.compile(r"[^:/?#@\[\]\s]*")
 # TLS options that name files: checked when the server is given, not at the first connect.
@@ -289,6 +291,10 @@ _ENCODE_HINT = "percent-encode any / ? # @ : in the user name or password"
 def _from_url(url: str) -> ServerSpec:
     url = url.strip()
     masked = mask_url(url)
+    if (query := _QUERY_PASSWORD.search(masked)) is not None:
+        # The text is this URL alone: everything after a query password may be part of
+        # it (a quote, a space, an ``&`` the user did not percent-encode).
+        masked = masked[: query.start()] + query.group(1) + "***"
     if not url:
         raise ConfigurationError("a server URL must not be empty")
 

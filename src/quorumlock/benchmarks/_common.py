@@ -2,8 +2,9 @@
 servers, peers and plain-text tables.
 
 The pure functions here (:func:`percentile`, :func:`latency_summary`, :func:`ratio`,
-:func:`judge`, :func:`shares`, :func:`overlaps`, :func:`handovers`, :func:`rotated`)
-read no clock and do no I/O; ``tests/test_benchmarks.py`` tests them.
+:func:`judge`, :func:`shares`, :func:`handovers`, :func:`rotated`) read no clock and do no
+I/O; ``tests/test_benchmarks.py`` tests them. Holds are :class:`quorumlock.testing.Hold`
+records, checked for overlaps by the verify suite's checker (``quorumlock/testing/_checker.py``).
 """
 
 from __future__ import annotations
@@ -23,11 +24,10 @@ from typing import Any, Final, TypeVar
 
 import redis
 
-from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
+from quorumlock.testing import Hold, LocalServerGroup, ServerBinaryNotFound
 
 __all__ = [
     "SOCKET_TIMEOUT",
-    "Hold",
     "NotInstalled",
     "Table",
     "client",
@@ -41,7 +41,6 @@ __all__ = [
     "local_servers",
     "num",
     "on_sigterm",
-    "overlaps",
     "percentile",
     "ratio",
     "rotated",
@@ -134,53 +133,25 @@ def shares(counts: Mapping[str, int] | Sequence[int]) -> dict[str, float | None]
     }
 
 
-@dataclass(frozen=True, slots=True)
-class Hold:
-    """One critical section, in ``time.monotonic_ns()`` of the machine (shared by processes).
-
-    ``acquired``: the acquire call returned True; ``releasing``: the release call was
-    about to be made; ``released``: it returned. Mutual exclusion means no two holds'
-    ``[acquired, releasing]`` intervals intersect.
-    """
-
-    worker: int
-    acquired: int
-    releasing: int
-    released: int
-
-
-def overlaps(holds: Sequence[Hold]) -> list[tuple[Hold, Hold]]:
-    """Pairs of holds by different workers whose ``[acquired, releasing]`` intersect.
-
-    After sorting by ``acquired``, a hold overlaps an earlier one iff it starts before
-    the latest ``releasing`` seen so far; each overlapping hold is reported once, paired
-    with the earlier hold that reaches furthest.
-    """
-    found: list[tuple[Hold, Hold]] = []
-    reach: Hold | None = None
-    for hold in sorted(holds, key=lambda h: (h.acquired, h.releasing)):
-        if reach is not None and hold.acquired < reach.releasing and hold.worker != reach.worker:
-            found.append((reach, hold))
-        if reach is None or hold.releasing > reach.releasing:
-            reach = hold
-    return found
-
-
-def handovers(holds: Sequence[Hold], *, start: int, stop: int) -> list[int]:
+def handovers(holds: Sequence[Hold], *, start: int, stop: int) -> list[float]:
     """Hand-over times (ns): each release completed -> the next acquire completed.
 
-    Holds are taken in the order they were acquired; a pair counts when the next hold
-    went to another worker and both acquisitions fall in ``[start, stop]``. A value can
-    be slightly negative: with N > 1 a waiter can be granted the lock by a majority
-    while the releaser still reads the last servers' replies.
+    The holds' times are ``time.monotonic_ns()`` readings: ``start`` when the acquire
+    returned, ``released`` when the release returned (``end``, when the release call
+    was made, stands in for a hold that has no ``released``). Holds are taken in the
+    order they were acquired; a pair counts when the next hold went to another worker
+    and both acquisitions fall in ``[start, stop]``. A value can be slightly negative:
+    with N > 1 a waiter can be granted the lock by a majority while the releaser still
+    reads the last servers' replies.
     """
-    ordered = sorted(holds, key=lambda h: h.acquired)
-    gaps: list[int] = []
+    ordered = sorted(holds, key=lambda h: h.start)
+    gaps: list[float] = []
     for before, after in itertools.pairwise(ordered):
         if before.worker == after.worker:
             continue
-        if start <= before.acquired and after.acquired <= stop:
-            gaps.append(after.acquired - before.released)
+        if start <= before.start and after.start <= stop:
+            released = before.end if before.released is None else before.released
+            gaps.append(after.start - released)
     return gaps
 
 

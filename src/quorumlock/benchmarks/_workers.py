@@ -1,11 +1,9 @@
 """Worker processes of the multi-process benchmarks (hand-over, contention, many names).
 
-The parent side, :class:`WorkerPool`, starts each worker as a fresh interpreter (``python
--c`` importing :func:`main`; a plain subprocess, not ``multiprocessing``, so nothing of the
-caller's ``__main__`` is imported again) and talks to it in JSON lines: one command on
-the worker's stdin, one reply on a private copy of its stdout (the worker's own stdout
-and stderr go to a log file, so a library that prints cannot break the protocol). The
-pool only ever signals the processes it started, through their ``Popen`` handles.
+The parent side, :class:`WorkerPool`, is the worker pool the verify kit uses too
+(``quorumlock/testing/_pool.py``: a fresh interpreter per worker, a ready handshake,
+commands in JSON lines on the worker's stdin and one reply line per command on a
+private copy of its stdout, the worker's own output in a log file, cleanup by PID).
 
 Commands:
 
@@ -28,15 +26,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import json
 import math
 import mmap
 import os
 import random
-import selectors
 import struct
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -49,14 +43,10 @@ from typing import Any, Final, Protocol
 import redis
 
 from quorumlock import QuorumUnavailable, Redlock
-from quorumlock.benchmarks._common import (
-    SOCKET_TIMEOUT,
-    Hold,
-    NotInstalled,
-    client,
-    import_peer,
-    overlaps,
-)
+from quorumlock.benchmarks._common import SOCKET_TIMEOUT, NotInstalled, client, import_peer
+from quorumlock.testing import Hold
+from quorumlock.testing._checker import overlapping_pairs
+from quorumlock.testing._pool import ProcessPool, WorkerError, connect_parent
 
 __all__ = [
     "CONTENDERS",
@@ -81,6 +71,8 @@ TTL_SECONDS: Final = 10
 REPLY_GRACE: Final = 20.0
 #: How long a worker may take to start (import everything) before the pool gives up.
 READY_TIMEOUT: Final = 120.0
+#: Seconds the workers get to exit when the pool closes, before they are killed.
+EXIT_GRACE: Final = 5.0
 #: Shared file layout: the number of critical sections entered, then the slot (worker
 #: index + 1) of the worker inside one, 0 when none is.
 _COUNTER: Final = struct.Struct("<QQ")
@@ -91,10 +83,6 @@ _REJOIN_POLL: Final = 0.0005
 _ERROR_PAUSE: Final = 0.01
 #: Attempts per lock when holding many (see _QuorumlockHolder.hold).
 _HOLD_ATTEMPTS: Final = 5
-
-
-class WorkerError(RuntimeError):
-    """A worker process did not start, did not reply in time, or broke the protocol."""
 
 
 # --------------------------------------------------------------------------- contenders
@@ -686,44 +674,35 @@ def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def main() -> None:
+def main() -> int:
     """The worker process: answer commands from stdin until EOF or ``exit``."""
-    # The protocol gets a private copy of stdout; fd 1 goes to the log (stderr), so that
-    # anything a library prints lands there instead of in a reply.
-    protocol = os.fdopen(os.dup(1), "w", encoding="utf-8")
-    os.dup2(2, 1)
+    parent = connect_parent()
     worker = _Worker()
-
-    def reply(payload: dict[str, Any]) -> None:
-        protocol.write(json.dumps(payload) + "\n")
-        protocol.flush()
-
-    reply({"ready": os.getpid()})
     try:
-        for line in sys.stdin:
-            cmd = json.loads(line)
+        for cmd in parent.commands():
             kind = cmd.get("cmd")
             if kind == "exit":
                 break
             try:
                 if kind == "warm":
-                    reply(worker.warm(cmd))
+                    parent.reply(worker.warm(cmd))
                 elif kind == "run":
-                    reply(worker.run(cmd))
+                    parent.reply(worker.run(cmd))
                 elif kind == "many":
-                    reply(hold_many(cmd))
+                    parent.reply(hold_many(cmd))
                 else:
-                    reply({"fatal": f"unknown command {kind!r}"})
+                    parent.reply({"fatal": f"unknown command {kind!r}"})
             except Exception as exc:
-                reply({"fatal": _one_line(exc)})
+                parent.reply({"fatal": _one_line(exc)})
     finally:
         worker.close()
+    return 0
 
 
 # --------------------------------------------------------------------------- parent side
 
 
-class WorkerPool:
+class WorkerPool(ProcessPool):
     """``size`` worker processes, started at once and ready for commands.
 
     Use it as a context manager: leaving it asks every worker to exit, and kills (by
@@ -731,114 +710,25 @@ class WorkerPool:
     """
 
     def __init__(self, size: int, log_dir: Path) -> None:
-        self._procs: list[subprocess.Popen[bytes]] = []
-        self._logs: list[Path] = []
-        self._buffers: dict[int, bytes] = {}
-        try:
-            for index in range(size):
-                log = log_dir / f"worker-{index}.log"
-                self._logs.append(log)
-                with log.open("wb") as handle:
-                    self._procs.append(
-                        subprocess.Popen(
-                            [sys.executable, "-c", _BOOT],
-                            stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE,
-                            stderr=handle,
-                        )
-                    )
-            self._collect(range(size), time.monotonic() + READY_TIMEOUT)
-        except BaseException:
-            self.close()
-            raise
+        super().__init__(
+            __name__,
+            [[] for _ in range(size)],
+            log_dir,
+            ready_timeout=READY_TIMEOUT,
+            exit_grace=EXIT_GRACE,
+        )
 
-    def __len__(self) -> int:
-        return len(self._procs)
-
-    def __enter__(self) -> WorkerPool:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    def request(self, commands: dict[int, dict[str, Any]], deadline: float) -> dict[int, Any]:
+    def request(
+        self, commands: dict[int, dict[str, Any]], deadline: float
+    ) -> dict[int, dict[str, Any]]:
         """Send each worker its command, then collect one reply from each by ``deadline``
-        (``time.monotonic()``). Raises :class:`WorkerError` when one is late or dies."""
-        for index, cmd in commands.items():
-            stdin = self._procs[index].stdin
-            assert stdin is not None
-            try:
-                stdin.write(json.dumps(cmd).encode() + b"\n")
-                stdin.flush()
-            except OSError as exc:
-                raise self._error(index, f"cannot write to it ({exc})") from exc
-        replies = self._collect(commands, deadline)
+        (``time.monotonic()``). Raises :class:`WorkerError` when one is late, dies or
+        reports a fatal error."""
+        replies = super().request(commands, deadline)
         for index, payload in replies.items():
             if "fatal" in payload:
-                raise self._error(index, payload["fatal"])
+                raise self.error(index, payload["fatal"])
         return replies
-
-    def _collect(self, indices: Any, deadline: float) -> dict[int, Any]:
-        pending = {self._fd(i): i for i in indices}
-        replies: dict[int, Any] = {}
-        with selectors.DefaultSelector() as selector:
-            for fd in pending:
-                selector.register(fd, selectors.EVENT_READ)
-            while pending:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    late = sorted(pending.values())
-                    raise self._error(late[0], f"no reply in time ({len(late)} late)")
-                for key, _ in selector.select(timeout=min(left, 1.0)):
-                    fd = int(key.fd)
-                    chunk = os.read(fd, 1 << 16)
-                    index = pending[fd]
-                    if not chunk:
-                        raise self._error(index, "exited")
-                    buffer = self._buffers.get(fd, b"") + chunk
-                    if b"\n" in buffer:
-                        line, rest = buffer.split(b"\n", 1)
-                        self._buffers[fd] = rest
-                        replies[index] = json.loads(line)
-                        selector.unregister(fd)
-                        del pending[fd]
-                    else:
-                        self._buffers[fd] = buffer
-        return replies
-
-    def _fd(self, index: int) -> int:
-        stdout = self._procs[index].stdout
-        assert stdout is not None
-        return stdout.fileno()
-
-    def _error(self, index: int, what: str) -> WorkerError:
-        try:
-            tail = self._logs[index].read_text(errors="replace").strip().splitlines()[-5:]
-        except OSError:
-            tail = []
-        detail = f"; its log ends with: {' | '.join(tail)}" if tail else ""
-        return WorkerError(f"worker {index} (pid {self._procs[index].pid}): {what}{detail}")
-
-    def close(self) -> None:
-        """Ask every worker to exit; kill the ones still running 5 s later."""
-        for proc in self._procs:
-            if proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdin.write(b'{"cmd": "exit"}\n')
-                    proc.stdin.close()
-        deadline = time.monotonic() + 5.0
-        for proc in self._procs:
-            try:
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            if proc.stdout is not None:
-                proc.stdout.close()
-        self._procs = []
-
-
-_BOOT: Final = "from quorumlock.benchmarks._workers import main; main()"
 
 
 @dataclass
@@ -874,7 +764,9 @@ def integrity(slices: Sequence[Slice]) -> dict[str, Any]:
     errors = [piece.error for piece in slices if piece.error]
     return {
         "failures": sum(piece.failures for piece in slices),
-        "overlaps": sum(len(overlaps(piece.holds)) + piece.overlaps_seen for piece in slices),
+        "overlaps": sum(
+            sum(1 for _ in overlapping_pairs(piece.holds)) + piece.overlaps_seen for piece in slices
+        ),
         "counter_ok": all(piece.counted == len(piece.holds) for piece in slices),
         "first_error": errors[0] if errors else None,
     }
@@ -922,7 +814,11 @@ def run_slice(
         counted = read_shared(shared)
     finally:
         shared.unlink(missing_ok=True)
-    holds = [Hold(index, *times) for index, reply in replies.items() for times in reply["holds"]]
+    holds = [
+        Hold(index, start=acquired, end=releasing, released=released)
+        for index, reply in replies.items()
+        for acquired, releasing, released in reply["holds"]
+    ]
     errors = [reply["error"] for reply in replies.values() if reply["error"]]
     return Slice(
         contender=contender,

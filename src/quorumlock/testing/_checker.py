@@ -1,15 +1,33 @@
-"""The safety checker of the verify suite: a pure function over plain records.
+"""The safety checker of the verify suite and the benchmarks: pure functions over records.
 
-It reads no clock and does no I/O, so it is tested on hand-made histories. The records
-come from worker processes on one machine, whose ``time.monotonic()`` readings are all on
-the same ``CLOCK_MONOTONIC`` and can be compared directly.
+It reads no clock and does no I/O, so it is tested on hand-made histories. The verify
+suite (:func:`check_history`) and the benchmarks' hold-interval check (``integrity`` in
+``quorumlock/benchmarks/_workers.py``) both count overlaps with :func:`overlapping_pairs`.
+
+What the checker assumes about time, and why it holds for both kits:
+
+* **One clock domain.** Every time of one history is a reading of one clock that every
+  worker process reads, in one unit. The kits' workers run on one machine and read
+  ``CLOCK_MONOTONIC`` (``time.monotonic()`` in seconds for verify,
+  ``time.monotonic_ns()`` for the benchmarks). On Linux that clock is system-wide:
+  every process reads the same counter, so readings of different processes compare
+  directly. It is not comparable across machines, and wall-clock time
+  (``time.time()``, which NTP steps) must never be mixed in. Nothing here can detect a
+  history that breaks this: the producer of the records guarantees it.
+* **Conservative intervals.** A hold's ``start`` is read after the acquire call returned
+  and its ``end`` before the release call was made (and, for verify, no later than the
+  lock's validity), so each interval lies inside the time the library promised exclusive
+  ownership. Two intersecting intervals are therefore a real violation (no false
+  positive); an overlap shorter than the time between the library's decision and those
+  readings can be missed.
+* **Half-open intervals.** ``[start, end)``: a hold ending exactly when the next begins
+  does not overlap it, and an empty hold (``end <= start``) overlaps nothing.
 
 What it counts, and why each count means a broken lock:
 
-* **overlaps**: pairs of hold intervals of *different* workers that intersect. A hold is
-  the half-open interval ``[start, end)`` with ``start`` read just after ``acquire()``
-  returned and ``end = min(just before release(), start + validity at acquire)``, so it is
-  a sub-interval of the time the lock library promised exclusive ownership. Two of them
+* **overlaps**: pairs of hold intervals of *different* workers that intersect. In verify
+  a hold is ``[start, end)`` with ``start`` read just after ``acquire()`` returned and
+  ``end = min(just before release(), start + validity at acquire)``. Two of them
   intersecting is a mutual-exclusion violation, whatever happened to the resource. An
   empty interval (``end <= start``: the holder saw no validity left) intersects nothing.
 * **stale writes accepted**: writes in the resource's log (the server-side order of
@@ -29,10 +47,10 @@ it is the *protection* at work, not a violation.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["HistoryCheck", "Hold", "Write", "check_history"]
+__all__ = ["HistoryCheck", "Hold", "Write", "check_history", "overlapping_pairs"]
 
 _EXAMPLES = 5  # how many offending records a check keeps for the report
 
@@ -41,14 +59,18 @@ _EXAMPLES = 5  # how many offending records a check keeps for the report
 class Hold:
     """One acquisition by one worker, as the worker observed it.
 
-    ``start`` and ``end`` are ``time.monotonic()`` readings (see the module docstring);
-    ``token`` is the fencing token of the acquisition, or None without fencing.
+    ``start`` and ``end`` are readings of the history's one clock (see the module
+    docstring: ``time.monotonic()`` in verify); ``token`` is the fencing token of the
+    acquisition, or None without fencing; ``released``, when recorded, is the same
+    clock's reading once the release call returned (the benchmarks' hand-over times
+    end there). The checker reads neither ``token`` for overlaps nor ``released``.
     """
 
     worker: int
     start: float
     end: float
     token: int | None = None
+    released: float | None = None
 
     @property
     def empty(self) -> bool:
@@ -146,19 +168,31 @@ def check_history(
     )
 
 
-def _overlaps(live: list[Hold]) -> tuple[int, tuple[tuple[Hold, Hold], ...]]:
-    """Pairs of intersecting non-empty holds of different workers (``live`` sorted)."""
-    count = 0
-    examples: list[tuple[Hold, Hold]] = []
+def overlapping_pairs(holds: Iterable[Hold]) -> Iterator[tuple[Hold, Hold]]:
+    """Every pair of intersecting non-empty holds of different workers, once each.
+
+    Holds may come in any order; each pair is ``(earlier, later)`` by ``start``, and
+    pairs come in the order of their later hold. Intervals are half-open and empty holds
+    overlap nothing (see the module docstring, also for the clock they must share).
+    """
+    live = sorted((h for h in holds if not h.empty), key=lambda h: (h.start, h.end))
     active: list[Hold] = []  # holds that started earlier and may still be open
     for hold in live:
         active = [other for other in active if other.end > hold.start]
         for other in active:
             if other.worker != hold.worker:
-                count += 1
-                if len(examples) < _EXAMPLES:
-                    examples.append((other, hold))
+                yield other, hold
         active.append(hold)
+
+
+def _overlaps(live: list[Hold]) -> tuple[int, tuple[tuple[Hold, Hold], ...]]:
+    """How many pairs :func:`overlapping_pairs` finds, and the first few."""
+    count = 0
+    examples: list[tuple[Hold, Hold]] = []
+    for pair in overlapping_pairs(live):
+        count += 1
+        if len(examples) < _EXAMPLES:
+            examples.append(pair)
     return count, tuple(examples)
 
 

@@ -191,11 +191,18 @@ def server_version(binary: str | Path) -> str:
 
 
 def _on_path(names: Sequence[str]) -> Path | None:
+    """The first of ``names`` found on ``PATH`` outside this environment's scripts
+    directory (which an activated virtualenv puts first: its copy must not hide one
+    further along)."""
     scripts = _scripts_directory()
+    directories = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
     for name in names:
-        found = shutil.which(name)
-        if found is not None and Path(found).parent.resolve() != scripts:
-            return _absolute(found)
+        for directory in directories:
+            if Path(directory).resolve() == scripts:
+                continue
+            found = shutil.which(name, path=directory)
+            if found is not None:
+                return _absolute(found)
     return None
 
 

@@ -1,16 +1,13 @@
 """Worker processes of the verify suite: each contends for one lock and writes a resource.
 
-The parent side (:class:`WorkerPool`) runs :func:`main` once per worker in a fresh
-interpreter (``python -c`` importing this module; not ``-m``, which would execute the
-module a second time after ``quorumlock.testing`` imported it). It is a plain subprocess,
-not ``multiprocessing``: nothing of the caller's ``__main__`` is re-imported. The pool only
-ever signals the processes it started, by PID, through their :class:`subprocess.Popen`
-handles.
+The parent side (:class:`WorkerPool`) runs :func:`main` once per worker through the
+worker pool the benchmarks use too (``quorumlock/testing/_pool.py``: a fresh
+interpreter per worker, readiness, bounded lifetime, cleanup by PID).
 
-The protocol, through files in a private run directory and the child's stdin:
+The protocol, through files in a private run directory and the pool's pipes:
 
 1. the parent writes each worker's :class:`WorkerSpec` as JSON and starts the child;
-2. the child imports everything, then appends ``{"kind": "ready"}`` to its record file;
+2. the child imports everything, then replies ready (see ``_pool.py``);
 3. once every child is ready, the parent writes ``{"start": T0, "stop": T1}`` (monotonic
    times) on each child's stdin and closes it. EOF instead means "exit now";
 4. from T0 until T1 the child loops: acquire, record, work, write, release, rest. Every
@@ -37,15 +34,13 @@ import json
 import mmap
 import os
 import random
-import signal
-import subprocess
 import sys
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import Any, Final
 
 import redis
 
@@ -57,12 +52,19 @@ from quorumlock import (
     StaleFencingToken,
 )
 from quorumlock.testing._checker import Hold, Write
+from quorumlock.testing._pool import (
+    ProcessPool,
+    WorkerError,
+    WorkerProcess,
+    connect_parent,
+    entry,
+    read_records,
+)
+from quorumlock.testing._pool import RecordFile as _Records
 
 __all__ = ["WorkerHandle", "WorkerPool", "WorkerSpec", "main"]
 
 _READY_TIMEOUT: Final = 60.0
-_POLL: Final = 0.01
-_KILL_WAIT: Final = 5.0
 _ERROR_PAUSE: Final = 0.05  # after an unexpected error, so a broken setup cannot spin
 
 
@@ -132,20 +134,7 @@ def decode_payload(raw: bytes | str) -> Write:
 # --------------------------------------------------------------------------------------
 
 
-class _Records:
-    """Append-only JSON-lines record file; every line is flushed when written."""
-
-    def __init__(self, path: str) -> None:
-        self._file: IO[str] = open(path, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
-
-    def add(self, **record: object) -> None:
-        self._file.write(json.dumps(record) + "\n")
-
-    def close(self) -> None:
-        self._file.close()
-
-
-_ENTRY: Final = "import sys; from quorumlock.testing._worker import main; sys.exit(main())"
+_ENTRY: Final = entry(__name__)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,11 +152,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     spec = WorkerSpec.from_json(Path(args[0]).read_text(encoding="utf-8"))
     records = _Records(spec.records)
     try:
-        records.add(kind="ready", pid=os.getpid())
-        line = sys.stdin.readline()  # bounded by the parent: it writes a line or closes
-        if not line.strip():
+        window = connect_parent().command()  # bounded by the parent: a line or EOF
+        if window is None:
             return 0
-        window = json.loads(line)
         _contend(spec, records, start=float(window["start"]), stop=float(window["stop"]))
         records.add(kind="done")
         return 0
@@ -277,46 +264,18 @@ def _unexpected(records: _Records, exc: Exception) -> None:
 # --------------------------------------------------------------------------------------
 
 
-def _child_environment() -> dict[str, str]:
-    """This environment, with this copy of quorumlock first on ``PYTHONPATH`` (so a child
-    imports the same code even when the parent runs from an uninstalled checkout)."""
-    root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
-    return env
-
-
-class WorkerHandle:
+class WorkerHandle(WorkerProcess):
     """One worker process started by :class:`WorkerPool`: signals go to its PID only."""
 
-    def __init__(self, index: int, proc: subprocess.Popen[bytes], flags: mmap.mmap) -> None:
+    def __init__(self, index: int, process: WorkerProcess, flags: mmap.mmap) -> None:
+        super().__init__(process.popen)
         self.index = index
-        self._proc = proc
         self._flags = flags
-        self.paused = False
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
-
-    @property
-    def alive(self) -> bool:
-        return self._proc.poll() is None
 
     @property
     def in_critical_section(self) -> bool:
         """True between the worker's validity check and the end of its write."""
         return self._flags[self.index] == 1
-
-    def pause(self) -> None:
-        """SIGSTOP the worker (no-op once it has exited: Popen never signals a reaped PID)."""
-        self._proc.send_signal(signal.SIGSTOP)
-        self.paused = True
-
-    def resume(self) -> None:
-        """SIGCONT the worker (harmless when it is not stopped or has exited)."""
-        self._proc.send_signal(signal.SIGCONT)
-        self.paused = False
 
 
 class WorkerPool:
@@ -337,14 +296,12 @@ class WorkerPool:
             raise ValueError("every worker spec must name the same flags file")
         self._dir = run_dir
         self._specs = tuple(specs)
-        self._procs: list[subprocess.Popen[bytes]] = []
-        self._logs: list[Path] = []
+        self._pool: ProcessPool | None = None
         flags_path = Path(specs[0].flags)
         flags_path.write_bytes(b"\0" * len(specs))
         with flags_path.open("r+b") as fh:
             self._flags = mmap.mmap(fh.fileno(), 0)
         self.handles: list[WorkerHandle] = []
-        self.killed = 0
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -352,97 +309,62 @@ class WorkerPool:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    @property
+    def killed(self) -> int:
+        """How many workers had to be killed."""
+        return 0 if self._pool is None else self._pool.killed
+
     def start(self) -> None:
         """Start every worker and wait until all are ready.
 
         Raises:
-            RuntimeError: a worker exited during start-up (its stderr is quoted).
+            RuntimeError: a worker exited during start-up (its log's end is quoted).
             TimeoutError: the workers were not all ready within 60 s.
         """
-        for spec in self._specs:
-            spec_path = self._dir / f"worker-{spec.index}.json"
-            spec_path.write_text(spec.to_json(), encoding="utf-8")
-            log_path = self._dir / f"worker-{spec.index}.log"
-            self._logs.append(log_path)
-            with log_path.open("wb") as log:
-                proc = subprocess.Popen(
-                    [sys.executable, "-c", _ENTRY, str(spec_path)],
-                    cwd=self._dir,  # nothing in the caller's directory shadows a module
-                    env=_child_environment(),
-                    stdin=subprocess.PIPE,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    close_fds=True,
-                )
-            self._procs.append(proc)
-            self.handles.append(WorkerHandle(spec.index, proc, self._flags))
-        deadline = time.monotonic() + _READY_TIMEOUT
-        waiting = set(range(len(self._specs)))
-        while waiting:
-            for index in list(waiting):
-                if any(r.get("kind") == "ready" for r in self._read(index)):
-                    waiting.discard(index)
-                elif self._procs[index].poll() is not None:
-                    raise RuntimeError(
-                        f"worker {index} exited with code {self._procs[index].returncode} "
-                        f"during start-up:\n{self.log_tail(index)}"
-                    )
-            if waiting and time.monotonic() > deadline:
-                raise TimeoutError(f"workers {sorted(waiting)} not ready in {_READY_TIMEOUT} s")
-            if waiting:
-                time.sleep(_POLL)
+        paths = [self._dir / f"worker-{spec.index}.json" for spec in self._specs]
+        for spec, path in zip(self._specs, paths, strict=True):
+            path.write_text(spec.to_json(), encoding="utf-8")
+        self._pool = ProcessPool(
+            __name__, [[str(path)] for path in paths], self._dir, ready_timeout=_READY_TIMEOUT
+        )
+        self.handles = [
+            WorkerHandle(index, process, self._flags)
+            for index, process in enumerate(self._pool.processes)
+        ]
 
     def go(self, start: float, stop: float) -> None:
         """Tell every worker to contend from ``start`` until ``stop`` (monotonic times)."""
-        line = json.dumps({"start": start, "stop": stop}).encode() + b"\n"
-        for proc in self._procs:
-            stdin = proc.stdin
-            if stdin is None:
-                continue
-            with contextlib.suppress(OSError):  # BrokenPipeError: it died; seen later
-                stdin.write(line)
-                stdin.flush()
-            with contextlib.suppress(OSError):
-                stdin.close()
+        pool = self._started()
+        for index in range(len(pool)):
+            with contextlib.suppress(WorkerError):  # it died; seen in its exit code
+                pool.send(index, {"start": start, "stop": stop})
+        pool.end_input()
 
     def wait(self, deadline: float) -> None:
         """Wait until every worker exited, or ``deadline``; then kill the stragglers."""
-        for proc in self._procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        self._started().wait(deadline)
         self.close()
 
     def close(self) -> None:
         """SIGKILL (by PID) every worker still running, and reap them all. Idempotent."""
-        for proc in self._procs:
-            if proc.poll() is None:
-                with contextlib.suppress(OSError):
-                    proc.kill()  # ends a SIGSTOPped process too
-                self.killed += 1
-        for proc in self._procs:
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(timeout=_KILL_WAIT)
-            if proc.stdin is not None:
-                with contextlib.suppress(OSError):
-                    proc.stdin.close()
+        if self._pool is not None:
+            self._pool.close()
         if not self._flags.closed:
             with contextlib.suppress(BufferError):
                 self._flags.close()
 
     def exit_codes(self) -> list[int | None]:
-        return [proc.poll() for proc in self._procs]
+        return self._started().exit_codes()
 
     def log_tail(self, index: int, lines: int = 20) -> str:
-        try:
-            text = self._logs[index].read_text(encoding="utf-8", errors="replace")
-        except (OSError, IndexError):
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
+        return "" if self._pool is None else self._pool.log_tail(index, lines)
 
     def records(self) -> Iterator[dict[str, Any]]:
         """Every complete record line of every worker (a torn last line is skipped)."""
-        for index in range(len(self._specs)):
-            yield from self._read(index)
+        for spec in self._specs:
+            for record in read_records(spec.records):
+                record["worker"] = spec.index
+                yield record
 
     def holds(self) -> list[Hold]:
         return [
@@ -451,17 +373,7 @@ class WorkerPool:
             if r.get("kind") == "hold"
         ]
 
-    def _read(self, index: int) -> list[dict[str, Any]]:
-        path = Path(self._specs[index].records)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        result: list[dict[str, Any]] = []
-        for line in text.splitlines():
-            with contextlib.suppress(json.JSONDecodeError):
-                record = json.loads(line)
-                if isinstance(record, dict):
-                    record["worker"] = index
-                    result.append(record)
-        return result
+    def _started(self) -> ProcessPool:
+        if self._pool is None:
+            raise RuntimeError("the workers were not started")
+        return self._pool
