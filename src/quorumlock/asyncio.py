@@ -163,6 +163,8 @@ class Redlock(RedlockBase["Lock", AsyncDecorator]):
         elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
             step = dataclasses.replace(step, member=waiter.entry.member)
         round_ = await self._fanout.run(step)
+        if waiter is not None and step.op is Op.QUEUE:
+            waiter.entry.answered(round_.outcomes)
         self._after_round(step, round_)
         return round_
 

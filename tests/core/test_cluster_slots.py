@@ -138,4 +138,7 @@ def test_the_queue_keys_of_a_name_are_in_its_slot_on_a_cluster(name: str) -> Non
         count = args[2]
         assert isinstance(count, int)
         keys = [str(k) for k in args[3 : 3 + count]]
+        if step.op is Op.RELEASE:  # the queue's keys are its last arguments
+            keys += [str(k) for k in args[-2:]]
+            assert all(k.startswith("quorumlock:queue") for k in keys[1:]), keys
         assert {key_slot(k) for k in keys} == {slot}, keys

@@ -117,7 +117,7 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     if step.op is Op.QUEUE:
         return (*args[:3], *queue_keys(step.key, slot_tag(slot)), *args[5:])
     if step.op is Op.RELEASE and step.notify:
-        return (*args[:4], *queue_keys(step.key, slot_tag(slot)), *args[6:])
+        return (*args[:-2], *queue_keys(step.key, slot_tag(slot)))
     if not touches_marker(step):
         return args
     if step.op is Op.ACQUIRE and step.fair:

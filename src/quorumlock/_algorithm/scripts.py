@@ -70,42 +70,54 @@ QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
 #: key's queue of waiters off the queue and names it in the announcement, so that this
 #: one waiter (one process) tries, about one round trip after the release, instead of
 #: every waiter. ``ARGV[2]`` is "1" to announce the release, anything else (or nothing,
-#: as other clients call it, with one key) not to. The message is ``<head> <token>``:
-#: the head's id ("" when the queue is empty or not given: then every listening process
-#: wakes one of its waiters) and the release's name (``ARGV[3]``, or the token), which
-#: tells the announcements of one release on several servers apart from those of the
-#: next.
+#: as other clients call it) not to. The message is ``<head> <token>``: the head's id
+#: ("" when the queue is empty, not given, or out of the caller's reach: then every
+#: listening process wakes one of its waiters) and the release's name (``ARGV[3]``, or
+#: the token), which tells the announcements of one release on several servers apart
+#: from those of the next.
+#:
+#: The queue's keys come as arguments, not as KEYS: a server checks declared keys
+#: against the user's ACL before the script runs, and a user whose rule predates the
+#: queues (keys limited to the lock names, docs/deployment.md) would have every release
+#: refused. Read undeclared, a refusal fails only the queue's part (caught by ``pcall``):
+#: the key is deleted and the release announced to everyone, as before the queues. On a
+#: cluster the queue's keys carry the lock key's slot tag, so they stay on its node.
 RELEASE = Script(
     "release",
     """\
 -- quorumlock release: compare-and-delete, then wake the head of the queue
 -- KEYS[1]  the lock key
--- KEYS[2]  (optional) the queue: waiter id -> arrival
--- KEYS[3]  (optional) the queue's expiries: waiter id -> server ms
 -- ARGV[1]  the token we stored when acquiring
 -- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
 -- ARGV[3]  (optional) what the announcement calls this release (default: ARGV[1])
 -- ARGV[4]  (optional) "keep" to leave the head in the queue (fair locks: it leaves
 --          once it holds the lock)
+-- ARGV[5]  (optional) the queue: waiter id -> arrival
+-- ARGV[6]  (optional) the queue's expiries: waiter id -> server ms
 -- returns  1 if the key held our token and was deleted, 0 otherwise
 if redis.call("get", KEYS[1]) == ARGV[1] then
     redis.call("del", KEYS[1])
     if ARGV[2] == "1" then
         local head = ""
-        if KEYS[3] then
-            local t = redis.call("time")
-            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-            for _, dead in ipairs(redis.call("zrangebyscore", KEYS[3], "-inf", now)) do
-                redis.call("zrem", KEYS[2], dead)
-                redis.call("zrem", KEYS[3], dead)
-            end
-            local first = redis.call("zrange", KEYS[2], 0, 0)
-            if first[1] then
-                head = first[1]
-                if ARGV[4] ~= "keep" then
-                    redis.call("zrem", KEYS[2], head)
-                    redis.call("zrem", KEYS[3], head)
+        if ARGV[6] then
+            -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
+            local ok, first = pcall(function()
+                local queue, expiry = ARGV[5], ARGV[6]
+                local t = redis.call("time")
+                local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+                for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
+                    redis.call("zrem", queue, dead)
+                    redis.call("zrem", expiry, dead)
                 end
+                local found = redis.call("zrange", queue, 0, 0)[1]
+                if found and ARGV[4] ~= "keep" then
+                    redis.call("zrem", queue, found)
+                    redis.call("zrem", expiry, found)
+                end
+                return found or ""
+            end)
+            if ok then
+                head = first
             end
         end
         -- pcall: a user whose ACL denies the channel still releases (waiters then poll)

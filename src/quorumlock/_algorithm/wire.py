@@ -71,10 +71,9 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         if not step.notify:
             return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "0")
         notice = f"{step.token}:{step.arrival}" if step.arrival else step.token
-        keep = ("keep",) if step.fair else ()
         return (
-            "EVALSHA", RELEASE.sha, 3, step.key, *queue_keys(step.key), step.token, "1", notice,
-            *keep,
+            "EVALSHA", RELEASE.sha, 1, step.key, step.token, "1", notice,
+            "keep" if step.fair else "", *queue_keys(step.key),
         )  # fmt: skip
     if step.op is Op.QUEUE:
         return ("EVALSHA", QUEUE.sha, 2, *queue_keys(step.key), step.token, step.arrival,

@@ -130,7 +130,7 @@ class AsyncWakeups:
         del self._waiters[waiter.channel]
         for listener in self._listeners:
             listener.poke()
-        return entry.member if entry.joined or (kept and entry.ever) else None
+        return entry.member if entry.joined or (kept and entry.ever and not entry.refused) else None
 
     def close(self) -> None:
         """Stop the subscriber tasks (waiters still waiting fall back to polling)."""

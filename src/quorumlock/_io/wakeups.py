@@ -41,6 +41,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import hiredis
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._algorithm.scripts import RELEASED_PREFIX
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
@@ -119,7 +120,7 @@ W = TypeVar("W", bound=Notice)
 class Entry(Generic[W]):
     """The waiters of one name in this process, and their one entry in its queue."""
 
-    __slots__ = ("ever", "joined", "joined_at", "member", "seen", "waiters")
+    __slots__ = ("ever", "joined", "joined_at", "member", "refused", "seen", "waiters")
 
     def __init__(self) -> None:
         self.member = secrets.token_hex(8)
@@ -127,6 +128,9 @@ class Entry(Generic[W]):
         self.joined = False  # a join was sent since the last announcement named us
         self.ever = False  # a join was ever sent
         self.joined_at = 0.0  # monotonic, when the last join was sent
+        # every server that answered refused the queue (an ACL rule without its keys):
+        # no more joins; releases then wake one waiter in every process, as they did
+        self.refused = False
         # the last announcements (by their notice) and whom each woke
         self.seen: collections.OrderedDict[bytes, W | None] = collections.OrderedDict()
 
@@ -138,12 +142,24 @@ class Entry(Generic[W]):
 
     def join(self, waiter: W, lease_ms: int, now: float) -> tuple[str, str] | None:
         """See :meth:`SyncWakeups.join`."""
+        if self.refused:
+            return None
         if self.joined and not waiter.popped and now - self.joined_at < lease_ms / 3000:
             return None
         waiter.popped = False
         self.joined = self.ever = True
         self.joined_at = now
         return self.member, self.place()
+
+    def answered(self, outcomes: Sequence[NodeOutcome]) -> None:
+        """What the servers answered to a join: refused by every server that answered
+        (``NOPERM``: an ACL rule that predates the queues, docs/deployment.md) and
+        accepted by none, the entry stops joining and is not in line anywhere."""
+        if any(o.reply is Reply.DONE for o in outcomes):
+            return
+        if any(o.reply is Reply.FATAL for o in outcomes):
+            self.refused = True
+            self.joined = False
 
     def deliver(self, payload: bytes) -> None:
         """An announcement: wake whom it is for (see the module's docstring)."""
@@ -283,7 +299,11 @@ class SyncWakeups:
             del self._waiters[waiter.channel]
             for listener in self._listeners:
                 listener.drop(waiter.channel)
-            return entry.member if entry.joined or (kept and entry.ever) else None
+            return (
+                entry.member
+                if entry.joined or (kept and entry.ever and not entry.refused)
+                else None
+            )
 
     def close(self) -> None:
         """Stop the subscriber threads (waiters still waiting fall back to polling)."""
