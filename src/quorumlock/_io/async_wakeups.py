@@ -109,9 +109,15 @@ class AsyncWakeups:
             for listener in self._listeners:
                 listener.want()
         listeners = self._listeners
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout), self._changed:
-                await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
+        try:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout), self._changed:
+                    await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
+        except BaseException:
+            # cancelled while the subscriptions were being confirmed: the caller never
+            # gets the waiter to unwatch, so the subscription would outlive it
+            self.unwatch(waiter)
+            raise
         return waiter
 
     def join(self, waiter: AsyncWaiter, lease_ms: int) -> tuple[str, str] | None:
