@@ -162,8 +162,8 @@ MUTANTS: Final = (
     Mutant(
         "the release wakes an expired waiter at the head of the queue",
         SCRIPTS,
-        'redis.call("zrangebyscore", KEYS[3], "-inf", now)',
-        'redis.call("zrangebyscore", KEYS[3], "-inf", 0)',
+        'redis.call("zrangebyscore", expiry, "-inf", now)',
+        'redis.call("zrangebyscore", expiry, "-inf", 0)',
         (
             "tests/integration/test_wake_one.py"
             "::test_a_dead_waiters_entry_does_not_block_the_line[sync-True]",
@@ -172,7 +172,7 @@ MUTANTS: Final = (
     Mutant(
         "the release names nobody: every waiting process is woken",
         SCRIPTS,
-        "                head = first[1]\n",
+        "                head = first\n",
         '                head = ""\n',
         (
             "tests/integration/test_wake_one.py"
