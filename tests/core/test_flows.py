@@ -25,7 +25,7 @@ from quorumlock import (
     RedlockConfig,
     Reply,
 )
-from quorumlock._algorithm.arithmetic import deadline
+from quorumlock._algorithm.arithmetic import deadline, queue_backoff
 from quorumlock._algorithm.flows import (
     Fanout,
     Flow,
@@ -38,6 +38,7 @@ from quorumlock._algorithm.flows import (
     Woken,
     acquire_flow,
     announce_cleanup,
+    line_place,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
 from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, FAIR_ACQUIRE, MARKER_KEY, RELEASE
@@ -710,3 +711,50 @@ def test_a_fair_acquire_packs_the_callers_entry_after_the_session() -> None:
     assert args[-3:] == ("abc", "1", "m1")
     assert RoundPacker(step).packed(session) == pack(args)
     assert eval_args(step, session)[:2] == ("EVAL", FAIR_ACQUIRE.source)
+
+
+@pytest.mark.parametrize(
+    ("places", "backoff"),
+    [
+        ((1, 1, 1, 1, 1), 1),  # the head polls as before
+        ((2, 2, 2, 3, 3), 1),  # and so does the next
+        ((4, 4, 4, 4, 4), 3),
+        ((9, 9, 9, 9, 9), 3),  # at most QUEUE_BACKOFF_MAX pauses
+        ((1, 2, 9, 9, 9), 3),  # a majority puts it at 9 or ahead: 9
+        ((1, 2, 3, 9, 9), 2),
+        ((9, 9, None, None, None), 1),  # fewer than a majority answered: unknown
+    ],
+)
+def test_a_waiter_far_back_in_line_polls_less_often(
+    places: tuple[int | None, ...], backoff: int
+) -> None:
+    """The pause after a join is the R8 pause times :func:`queue_backoff` of the place a
+    majority reported; the head and the next poll as often as ever."""
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X) for i in range(5)))
+    done = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5)))
+    joined = Round(
+        0.0,
+        0.001,
+        tuple(
+            NodeOutcome(f"s{i}", Reply.DONE, fence=p)
+            if p is not None
+            else NodeOutcome(f"s{i}", Reply.TIMEOUT)
+            for i, p in enumerate(places)
+        ),
+    )
+    assert next(flow).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
+    assert isinstance(flow.send(done), Watch)
+    assert flow.send(0.001).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
+    assert flow.send(done).op is Op.QUEUE  # type: ignore[union-attr]
+    wait = flow.send(joined)
+    assert isinstance(wait, Wait)
+    # uniform() = 0.5: the R8 pause is 0.15 s
+    assert wait.seconds == pytest.approx(0.15 * backoff)
+    assert queue_backoff(line_place(joined.outcomes)) == backoff

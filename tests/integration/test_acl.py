@@ -241,7 +241,15 @@ def test_wrong_password_is_fatal_and_not_shown(
 
 
 #: What the documented rule gained with the queues of waiters (issue 15).
-QUEUE_PERMISSIONS = ("~quorumlock:queue*", "+zadd", "+zrem", "+zrange", "+zrangebyscore", "+pttl")
+QUEUE_PERMISSIONS = (
+    "~quorumlock:queue*",
+    "+zadd",
+    "+zrem",
+    "+zrange",
+    "+zrangebyscore",
+    "+zrank",
+    "+pttl",
+)
 
 
 def test_a_user_with_the_rule_from_before_the_queues_still_releases(

@@ -29,6 +29,7 @@ from typing import TypeVar
 
 from quorumlock._algorithm.arithmetic import (
     deadline,
+    queue_backoff,
     queue_lease_ms,
     quorum,
     retry_delay,
@@ -53,6 +54,7 @@ __all__ = [
     "acquire_flow",
     "announce_cleanup",
     "extend_flow",
+    "line_place",
     "probe_flow",
     "release_flow",
 ]
@@ -266,6 +268,7 @@ def acquire_flow(
     lease_ms = queue_lease_ms(config.retry_delay)
     join = Fanout(Op.QUEUE, key, "", lease_ms, timeout_each)
     watching = False
+    place: int | None = None  # in the queue of waiters, as a majority last told it
     misses = 0  # announcements that woke us without bringing us the lock
     attempts = 0
     while True:
@@ -333,7 +336,8 @@ def acquire_flow(
             joined = yield join
             assert isinstance(joined, Round)
             now = joined.finished
-        pause = retry_delay(config.retry_delay, uniform())
+            place = line_place(joined.outcomes) or place
+        pause = retry_delay(config.retry_delay, uniform()) * queue_backoff(place)
         if give_up_at is not None:
             pause = min(pause, give_up_at - now)
         if not watching:
@@ -357,6 +361,15 @@ def acquire_flow(
             if stagger > 0:
                 slept = yield Sleep(stagger)
                 assert isinstance(slept, float)
+
+
+def line_place(outcomes: Sequence[NodeOutcome]) -> int | None:
+    """A waiter's place in line from the answers to its join: a majority of the servers
+    put it at that place or ahead of it (None when fewer than a majority answered, or
+    when the join was not sent)."""
+    places = sorted(o.fence for o in outcomes if o.reply is Reply.DONE and o.fence)
+    needed = quorum(len(outcomes)) if outcomes else 1
+    return places[needed - 1] if len(places) >= needed else None
 
 
 def _fence_flow(

@@ -132,7 +132,8 @@ end
 )
 
 #: A waiter joins, renews its place in, or leaves the queue of a lock key (see RELEASE).
-#: Joining again with the same id and arrival keeps the place; the lease is renewed.
+#: Joining again with the same id and arrival keeps the place; the lease is renewed. A
+#: join answers the entry's place in line, which sets how often the waiter polls.
 QUEUE = Script(
     "queue",
     """\
@@ -142,7 +143,7 @@ QUEUE = Script(
 -- ARGV[1]  the waiter's id
 -- ARGV[2]  its arrival (the same number on every server); "-" to leave the queue
 -- ARGV[3]  the lease in ms: the entry expires unless renewed within it
--- returns  1
+-- returns  the entry's place in line (1: the head) after a join; 1 after a leave
 if ARGV[2] == "-" then
     redis.call("zrem", KEYS[1], ARGV[1])
     redis.call("zrem", KEYS[2], ARGV[1])
@@ -151,15 +152,21 @@ end
 local lease = tonumber(ARGV[3])
 local t = redis.call("time")
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- the dead do not count ahead of the caller
+for _, dead in ipairs(redis.call("zrangebyscore", KEYS[2], "-inf", now)) do
+    redis.call("zrem", KEYS[1], dead)
+    redis.call("zrem", KEYS[2], dead)
+end
 redis.call("zadd", KEYS[1], ARGV[2], ARGV[1])
 redis.call("zadd", KEYS[2], now + lease, ARGV[1])
+local place = redis.call("zrank", KEYS[1], ARGV[1]) + 1
 -- both keys outlive every entry, and vanish once the last entry has expired
 for _, key in ipairs(KEYS) do
     if redis.call("pttl", key) < lease then
         redis.call("pexpire", key, lease)
     end
 end
-return 1
+return place
 """,
 )
 

@@ -139,7 +139,9 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     The acquire script answers ``[granted, quarantine ms left, fencing counter]`` and,
     when it was not granted, the holder's token, of which the first
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
-    quarantine, also why and since when (server ms), which the detail tells.
+    quarantine, also why and since when (server ms), which the detail tells. A join of
+    the queue of waiters (:attr:`Op.QUEUE`) answers the entry's place in line (1: the
+    head), returned in the counter's place.
     """
     if op is Op.ACQUIRE:
         if raw in (b"OK", "OK", True):
@@ -172,6 +174,9 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
         if isinstance(raw, bytes | str):
             value = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
             return Reply.TAKEN, "", None, value[:HOLDER_PREFIX]
+    elif op is Op.QUEUE and isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
+        # a join's answer is the entry's place in line, carried in the counter's slot
+        return Reply.DONE, "", raw, None
     elif raw == 1:
         return Reply.DONE, "", None, None
     elif raw == 0:
