@@ -62,6 +62,20 @@ MUTANTS: Final = (
         ("tests/core/test_arithmetic.py",),
     ),
     Mutant(
+        "a waiter far back in line polls as often as the head",
+        ARITH,
+        "return min(place - 1, QUEUE_BACKOFF_MAX)",
+        "return 1",
+        ("tests/core/test_flows.py::test_a_waiter_far_back_in_line_polls_less_often",),
+    ),
+    Mutant(
+        "the place in line is the nearest any server reports, not a majority's",
+        FLOWS,
+        "return places[needed - 1] if len(places) >= needed else None",
+        "return places[0] if places else None",
+        ("tests/core/test_flows.py::test_a_waiter_far_back_in_line_polls_less_often",),
+    ),
+    Mutant(
         "no 2 ms floor in the drift allowance",
         ARITH,
         "return ttl_ms / 1000 * clock_drift_factor + DRIFT_FLOOR",
