@@ -351,3 +351,47 @@ def test_fair_locks_hand_over_in_arrival_order_and_refuse_barging(
 def test_fair_needs_the_queue(servers: LocalServerGroup) -> None:
     with pytest.raises(ConfigurationError, match="wake_on_release"):
         Redlock(servers.urls, fair=True, wake_on_release=False)
+
+
+def test_waiters_far_back_in_line_poll_less_often(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Four waiters (four Redlocks: four entries, ``retry_delay=0.2``) stand in line
+    while the lock stays held for 3 s: the fourth, whom every server puts fourth, polls
+    about a third as often as the head (three R8 pauses between its polls), and at most
+    half as often here. Catches waiters that all poll at the R8 rate whatever their
+    place, which with many waiters is most of the servers' and the clients' work."""
+    count = 4
+    tries: list[int] = []
+    armed = threading.Event()
+
+    async def body() -> None:
+        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+
+        def waiter(index: int) -> Body:
+            async def run() -> None:
+                rl = api.redlock(
+                    servers.urls, retry_delay=0.2, observer=Rounds(tries, index, armed)
+                )
+                await until(lambda: min(queue_sizes(servers, lock_name)) >= index, 20, "the queue")
+                lock: AnyLock = rl.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=40))
+                assert await call(lock.release())
+
+            return run
+
+        async def hold_then_release() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= count, 20, "the queue")
+            armed.set()
+            await asyncio.sleep(3.0)
+            armed.clear()
+            assert await call(holder.release())
+
+        bodies = [waiter(i) for i in range(count)]
+        await api.concurrently([*bodies, hold_then_release], limit=60)
+
+    api.run(body)
+    head, last = tries.count(0), tries.count(count - 1)
+    assert head >= 4, tries  # the head polled all along
+    assert last * 2 <= head, (head, last)
