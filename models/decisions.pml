@@ -1,8 +1,8 @@
 /*
  * quorumlock's decisions as Promela inline functions: the arithmetic of
  * src/quorumlock/_algorithm/ (arithmetic.py, outcomes.py, fencing.py) and what the Lua
- * scripts of scripts.py decide on one server. The model (redlock.pml) uses them. No test
- * ties them to the Python code yet (models/README.md).
+ * scripts of scripts.py decide on one server. The model (redlock.pml) uses them.
+ * tests/core/test_model_ties.py ties them to the code, case by case (models/README.md).
  *
  * Times are integers in the caller's unit (the model's ticks). Every argument is an
  * expression; every out-parameter a variable.

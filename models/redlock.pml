@@ -25,6 +25,10 @@
  *   SINCE_START          a server with no marker is quarantined from its start, not from
  *                        the first acquire that sees it (the refinement for servers with
  *                        no marker and no sign of data loss since their start)
+ *   REENTRANT            the holder may enter again (rl.rlock): no round, the hold
+ *                        count on the client, the deadline the one acquisition's
+ *   REENTRY_REARMS       (with REENTRANT) a re-entry re-arms the deadline from now,
+ *                        with no round, even once the validity has passed
  *   ONLY_MUTEX / ONLY_FENCE / ONLY_EXTEND / ONLY_QUAR  check that property alone
  *   NO_FENCING           fencing off: no counters, no commit round (for the mutual
  *                        exclusion configurations: models/README.md says why)
@@ -498,6 +502,24 @@ proctype client(byte c)
 		od;
 		if
 		:: holding[c] ->
+#ifdef REENTRANT
+			/* The reentrant lock (docs/algorithm.md, "Reentrant lock"): the owner enters
+			 * again with no round trip; the hold count lives on the client (the inner
+			 * block's exit only counts down, no round either, so it needs no step here)
+			 * and the deadline stays the one acquisition's. A re-entry into a hold whose
+			 * validity has passed raises LockLost: it never counts as holding. */
+			if
+#ifdef REENTRY_REARMS
+			:: atomic { holding[c] -> hdl[c] = DEADLINE(lc[c], TTL, DRIFT_PM, FLOOR);
+#else
+			:: atomic { lc[c] < hdl[c] ->
+#endif
+				printf("t=%d  c%d enters again at its clock %d: no round, holds until %d\n",
+				       now, c, lc[c], hdl[c]);
+				CHECK_MUTEX }
+			:: skip
+			fi;
+#endif
 			/* hold: extend at most once, then release, or walk away (a crash, a pause
 			 * that outlives the validity: the interleaving lets it wait at any step) */
 			if

@@ -13,13 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import redis
 
 from quorumlock.benchmarks import (
     _plots,
     asyncio_cycles,
     contention,
+    failover,
     handover,
     many_names,
+    rwlock_cycles,
+    semaphore,
     suite,
     uncontended,
 )
@@ -348,3 +352,39 @@ def test_what_fails_the_run_is_a_crash_or_an_overlap_never_a_timing() -> None:
     assert suite.crashes(run) == ["many crashed: WorkerError: worker 0 (pid 1): exited"]
     run.figures["contention"] = {"rows": [{**row, "counter_ok": False}]}
     assert suite.crashes(run)[1:] == ["contention: pottery Redlock had overlapping holds"]
+
+
+def test_the_failover_benchmark_runs(five: LocalServerGroup) -> None:
+    """One trial: a SIGKILLed leader is replaced, a resign hands over; no time asserted."""
+    result = failover.measure(five.urls, ttl=1.0, trials=1)
+    assert (result.servers, result.ttl) == (5, 1.0)
+    assert len(result.failovers) == 1
+    assert len(result.resigns) == 1
+    assert all(value > 0 for value in (*result.failovers, *result.resigns))
+    assert "failover after SIGKILL" in result.summary()
+
+
+def test_the_rwlock_cycles_benchmark_measures_every_contender(five: LocalServerGroup) -> None:
+    """A smoke run: structure only, never a speed (the machine may be loaded)."""
+    result = rwlock_cycles.measure(five.urls, rounds=2, seconds=0.05)
+    assert set(result["cycles_per_second"]) == {"plain", "read", "write"}
+    assert all(rate > 0 for rate in result["cycles_per_second"].values())
+    assert set(result["ratios"]) == {"read / plain", "write / plain"}
+    assert all(len(rounds) == 2 for rounds in result["cycles_per_second_by_round"].values())
+
+
+def test_semaphore_benchmark_runs_every_contender_once(servers: LocalServerGroup) -> None:
+    """One tiny run: every contender completes cycles, none fails, the ratios exist,
+    and the permits held for the run are given back (no timing is asserted)."""
+    config = semaphore.Config(rounds=1, slice_seconds=0.05, warmup_seconds=0.02, max_cycles=50)
+    report = semaphore.run_benchmark(servers.urls, config)
+    assert set(report["results"]) == set(semaphore.CONTENDERS)
+    for slug, row in report["results"].items():
+        assert row["cycles"] > 0, slug
+        assert row["failures"] == 0, slug
+    assert all(value is not None for value in report["ratios"].values())
+    assert "semaphore-k4 / mutex" in semaphore.format_report(report)
+    for server in servers:
+        client = redis.Redis(host=server.host, port=server.port)
+        assert client.keys("quorumlock:semaphore:*") == []
+        client.close()

@@ -12,8 +12,10 @@ Everything public is importable from here; the modules behind it are private.
 """
 
 from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.election import Leader
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._election import Term
 from quorumlock._exceptions import (
     ConfigurationError,
     FenceError,
@@ -21,6 +23,7 @@ from quorumlock._exceptions import (
     LockNotAcquired,
     LockNotHeld,
     LockNotReentrant,
+    LockUpgradeRefused,
     QuorumLockError,
     QuorumUnavailable,
     StaleFencingToken,
@@ -36,15 +39,28 @@ from quorumlock._observe import (
     RoundEvent,
 )
 from quorumlock._provision import Provisioned, provision
-from quorumlock._sync import Lock, Redlock
+from quorumlock._sync import (
+    Campaign,
+    Election,
+    Lock,
+    MultiLock,
+    Permit,
+    ReadWriteHold,
+    ReadWriteLock,
+    Redlock,
+    RLock,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "AcquireEvent",
+    "Campaign",
     "ConfigurationError",
+    "Election",
     "ExtendEvent",
     "FenceError",
+    "Leader",
     "Lock",
     "LockHandle",
     "LockLost",
@@ -52,12 +68,18 @@ __all__ = [
     "LockNotHeld",
     "LockNotReentrant",
     "LockObserver",
+    "LockUpgradeRefused",
     "LostEvent",
+    "MultiLock",
     "NodeOutcome",
+    "Permit",
     "Provisioned",
     "QuorumLockError",
     "QuorumLockWarning",
     "QuorumUnavailable",
+    "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
     "RedisFence",
     "Redlock",
     "RedlockConfig",
@@ -65,6 +87,7 @@ __all__ = [
     "Reply",
     "RoundEvent",
     "StaleFencingToken",
+    "Term",
     "__version__",
     "provision",
 ]

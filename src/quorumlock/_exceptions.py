@@ -10,6 +10,7 @@
         ├── LockLost                    a held lock could not be kept (extension failed)
         ├── LockNotHeld                 (also RuntimeError) release/extend/export of a lock not held
         ├── LockNotReentrant            (also RuntimeError) a second acquire of a name already held
+        │   └── LockUpgradeRefused      a read-write lock's reader asked to write (no upgrade)
         ├── StaleFencingToken           a fenced resource refused a write from a superseded holder
         └── FenceError                  a fenced resource's server failed a write or a read
 
@@ -40,6 +41,7 @@ __all__ = [
     "LockNotAcquired",
     "LockNotHeld",
     "LockNotReentrant",
+    "LockUpgradeRefused",
     "QuorumLockError",
     "QuorumUnavailable",
     "StaleFencingToken",
@@ -123,6 +125,17 @@ class LockNotReentrant(_LockError, RuntimeError):
     (asyncio) already holds, or is acquiring, through the same ``Redlock`` (with this
     object or another one) would wait until the outer lock's ttl ran out. Other threads,
     tasks and processes wait as normal contenders. Also a ``RuntimeError``.
+    """
+
+
+class LockUpgradeRefused(LockNotReentrant):
+    """Raised at once when a reader of a read-write lock asks to write it: by
+    ``upgrade()`` of a read hold, and by a write acquire of the same lock from the thread
+    (sync) or task (asyncio) that holds it for reading through the same ``Redlock``.
+
+    Two readers upgrading at once would each wait for the other to stop reading: a
+    deadlock. Release the read hold and acquire the write lock instead (what was read
+    may have changed in between), or take the write lock first and ``downgrade()`` it.
     """
 
 

@@ -26,10 +26,11 @@ from typing import Any, Generic, NoReturn, ParamSpec, Protocol, SupportsIndex, T
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, LockOptions, RedlockConfig, seconds, shown
-from quorumlock._algorithm.flows import Fanout, Flow, Op
+from quorumlock._algorithm.flows import Fanout, Flow
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
+from quorumlock._algorithm.semaphore import check_permits
 from quorumlock._exceptions import (
     ConfigurationError,
     LockLost,
@@ -76,7 +77,7 @@ def rearm_before(step: Fanout, waiter: _Rearmable | None) -> None:
     """Before an acquire attempt is sent, the waiter for the lock's release forgets the
     releases announced so far: only one announced after this send may wake the acquire
     (docs/algorithm.md)."""
-    if waiter is not None and step.op is Op.ACQUIRE:
+    if waiter is not None and step.acquires:
         waiter.rearm()
 
 
@@ -107,11 +108,16 @@ class AsyncDecorator(Protocol):
 DecoratorT = TypeVar("DecoratorT", SyncDecorator, AsyncDecorator)
 
 
-class RedlockBase(Generic[LockT, DecoratorT]):
+#: A front end's read-write lock class (``Redlock.rwlock`` returns one).
+RWLockT = TypeVar("RWLockT")
+
+
+class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
     """Servers and options, validated before any network call."""
 
     _flavour: Flavour = "sync"
     _lock_class: type[LockT]
+    _rwlock_class: Callable[[Any, LockOptions], RWLockT]
 
     def __init__(
         self,
@@ -220,6 +226,42 @@ class RedlockBase(Generic[LockT, DecoratorT]):
             on_lost=on_lost,
         )
         return self._lock_class(self, options)
+
+    def rwlock(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Any], object] | None = None,
+    ) -> RWLockT:
+        """A read-write lock on ``name``: ``read()`` makes a hold shared with other
+        readers, ``write()`` an exclusive one (docs/algorithm.md, "Read-write locks").
+
+        The options are those of :meth:`lock`, for every hold made from it (``read`` and
+        ``write`` may override ``timeout`` and ``blocking``), checked here before any
+        network call. Each hold is a lock object of its own (``acquire``, ``release``,
+        ``extend``, ``check``, ``validity``, leases, ``with``); a writer's has a
+        ``fencing_token`` with ``fencing=True`` and ``downgrade()``. The servers' key is
+        ``quorumlock:rw:{<name>}``, not ``name``: a read-write lock and a plain lock of
+        the same name are two locks.
+        """
+        options = LockOptions.build(
+            self.config,
+            name,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+        return self._rwlock_class(self, options)
 
     def synchronized(
         self,
@@ -361,17 +403,35 @@ class RedlockBase(Generic[LockT, DecoratorT]):
     def __repr__(self) -> str:
         return f"{type(self).__module__.split('._')[0]}.Redlock({self.servers!r})"
 
+    def _semaphore_options(
+        self, name: object, permits: object, **options: Any
+    ) -> tuple[LockOptions, int]:
+        """The options of ``semaphore()``: those of ``lock()``, checked the same way, and
+        ``permits`` (docs/algorithm.md, "Semaphores")."""
+        checked = LockOptions.build(self.config, name, **options)
+        count = check_permits(permits)
+        if any(spec.cluster is not None for spec in self._specs):
+            raise ConfigurationError(
+                "semaphores are not supported over a Redis Cluster instance yet: use "
+                "independent servers"
+            )
+        return checked, count
+
     # Which lock objects are acquiring or holding, and for whom.
 
     def _check_nesting(self, lock: LockBase, owner: object, unbounded: bool) -> None:
         """Refuse a wait with no bound for a name that ``owner`` (the calling thread or
         task) is acquiring or holding through another object of this Redlock: it could
-        only end when the outer lock's ttl runs out."""
-        if not unbounded or owner is None:
+        only end when the outer lock's ttl runs out. The lock itself may refuse more
+        (a read-write lock's write while its reader holds: no upgrade). A semaphore's
+        permits may be held several at once (``_nests`` False): never refused."""
+        if owner is None or lock._nests is False:
             return
         with self._occupied_mutex:
-            others = list(self._occupied.get(lock.name, ()))
-        if any(other is not lock and other._occupant is owner for other in others):
+            others = list(self._occupied.get(lock._occupancy_key, ()))
+        mine = [other for other in others if other is not lock and other._occupant is owner]
+        lock._refuse_nesting(mine)
+        if unbounded and mine:
             raise LockNotReentrant(
                 f"lock {shown(lock.name)} is already held by this "
                 f"{'task' if self._flavour == 'async' else 'thread'} through another Lock "
@@ -384,16 +444,18 @@ class RedlockBase(Generic[LockT, DecoratorT]):
     def _occupy(self, lock: LockBase, owner: object) -> None:
         with self._occupied_mutex:
             lock._occupant = owner
-            self._occupied.setdefault(lock.name, weakref.WeakSet()).add(lock)
+            if lock._nests is False:
+                return
+            self._occupied.setdefault(lock._occupancy_key, weakref.WeakSet()).add(lock)
 
     def _vacate(self, lock: LockBase) -> None:
         with self._occupied_mutex:
             lock._occupant = None
-            others = self._occupied.get(lock.name)
+            others = self._occupied.get(lock._occupancy_key)
             if others is not None:
                 others.discard(lock)
                 if not others:
-                    del self._occupied[lock.name]
+                    del self._occupied[lock._occupancy_key]
 
 
 class _Flag(Protocol):
@@ -412,18 +474,22 @@ class LockBase:
     the servers is). Leases, ``on_lost`` and ``lost`` belong to the current acquisition.
     """
 
-    _redlock: RedlockBase[Any, Any]
+    _redlock: RedlockBase[Any, Any, Any]
+    #: Whether a thread or task holding this name must not wait for it through another
+    #: object (a lock's); a semaphore's permits may be held several at once.
+    _nests = True
 
-    def __init__(self, redlock: RedlockBase[Any, Any], options: LockOptions) -> None:
+    def __init__(self, redlock: RedlockBase[Any, Any, Any], options: LockOptions) -> None:
         self._redlock = redlock
         self._options = options
-        self._state = LockState(
+        self._state = self._make_state(
             name=options.name,
             ttl_ms=options.ttl_ms,
             servers=len(redlock._labels),
             config=redlock.config,
             lease=options.lease,
             uniform=redlock._random.random,
+            keys=options.keys,
         )
         self._on_lost = options.on_lost
         self._observer = redlock._observer
@@ -435,6 +501,19 @@ class LockBase:
         self._occupant: object = None
         self._occupied = False  # acquiring or holding: others wait for the release
         self.lost: _Flag
+
+    def _make_state(self, **state: Any) -> LockState:
+        """The state this object drives (a read-write lock's hold makes its own)."""
+        return LockState(**state)
+
+    @property
+    def _occupancy_key(self) -> str:
+        """What this object's acquisitions are told apart by, within its Redlock."""
+        return self._state.name
+
+    def _refuse_nesting(self, mine: Sequence[LockBase]) -> None:
+        """Raise if this acquire must not start while the caller acquires or holds
+        ``mine`` (other objects of this Redlock on the same key); the mutex never does."""
 
     def _occupy_adopted(self) -> None:
         """An adopted lock occupies its (fresh) object, for the adopting thread/task."""
@@ -802,6 +881,6 @@ class LockBase:
     def __repr__(self) -> str:
         state = f"held for {self.validity:.3f}s" if self.held else "not held"
         return (
-            f"<{type(self).__module__.split('._')[0]}.Lock {shown(self.name)} "
+            f"<{type(self).__module__.split('._')[0]}.{type(self).__name__} {shown(self.name)} "
             f"ttl={self.ttl:g}s {state}>"
         )

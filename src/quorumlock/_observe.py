@@ -18,7 +18,7 @@ from typing import Protocol, runtime_checkable
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import shown
-from quorumlock._algorithm.flows import Fanout, Op, Round
+from quorumlock._algorithm.flows import Fanout, Round
 from quorumlock._algorithm.handoff import TOKEN_PREFIX
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, quarantine_advice, render_outcomes
 
@@ -108,7 +108,10 @@ class RoundEvent:
     """One command sent to every server at once (a round), and each server's answer.
 
     ``op`` is ``"acquire"``, ``"extend"``, ``"release"`` (a release round also cleans up
-    after every failed acquire attempt) or ``"commit fence"``. ``seconds`` is the round's
+    after every failed acquire attempt) or ``"commit fence"``; for a semaphore's permit
+    also ``"semaphore acquire"`` and ``"semaphore release"``, whose ``name`` is the
+    semaphore's base key ``quorumlock:semaphore:<name>`` (its extend and commit fence
+    rounds name the slot's key, ``<base>:<slot>``). ``seconds`` is the round's
     duration; each outcome has the server label, its reply and its latency (None without
     a reply).
     """
@@ -275,7 +278,7 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
                 "" if left == 1 else "s",
                 n - quorum(n),
             )
-    if step.op is not Op.ACQUIRE:
+    if not step.acquires:
         return
     servers = " ".join(o.server for o in outcomes)
     if any(o.reply not in _NO_ANSWER for o in outcomes):

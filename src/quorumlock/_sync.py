@@ -23,10 +23,13 @@ from types import TracebackType
 from typing import ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
+from quorumlock._algorithm.election import Leader
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
+from quorumlock._election import CampaignBase, ElectionBase, Term
 from quorumlock._exceptions import LockLost
+from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._frontend import (
     LockBase,
     RedlockBase,
@@ -37,8 +40,20 @@ from quorumlock._frontend import (
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
+from quorumlock._permit import PermitMixin
+from quorumlock._rwfront import ReadWriteLockBase, RWHoldBase
 
-__all__ = ["Lock", "Redlock"]
+__all__ = [
+    "Campaign",
+    "Election",
+    "Lock",
+    "MultiLock",
+    "Permit",
+    "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
+    "Redlock",
+]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -46,7 +61,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", SyncDecorator]):
+class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock", "MultiLock"]):
     """A lock manager over N independent Redis or Valkey masters.
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or
@@ -76,7 +91,49 @@ class Redlock(RedlockBase["Lock", SyncDecorator]):
         self._wakeups = SyncWakeups(self._specs, self.config.connect_timeout)
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
+        self._rlock_class = RLock
+        self._multi_class = MultiLock
+        self._rwlock_class = ReadWriteLock
         self._after_round = round_hook(log_round, self._observer)
+
+    def semaphore(
+        self,
+        name: str,
+        *,
+        permits: int,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Permit], object] | None = None,
+    ) -> Permit:
+        """A permit of the counting semaphore ``name``: at most ``permits`` holders at
+        once, over all clients (docs/algorithm.md, "Semaphores"). Not acquired yet.
+
+        The permit is a lock object (:meth:`lock`'s options, acquire, extend, release,
+        ``validity``, leases, ``with``); ``permit.slot`` says which of the permits it
+        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``). A
+        crashed holder's permit frees itself at the ttl; only the holder's token
+        releases it. Clients of one name may use different ``permits``: a client never
+        takes a slot at or above its own ``permits``, so at most the largest ``permits``
+        in use are held at once (lowering it takes effect as the higher slots are
+        released or expire). Raises ``TypeError`` or :class:`ConfigurationError` for bad
+        input, before any network call.
+        """
+        options, count = self._semaphore_options(
+            name,
+            permits,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+        return Permit(self, options, count)
 
     def _decorator(self, options: LockOptions) -> SyncDecorator:
         def decorate(func: Callable[P, R]) -> Callable[P, R]:
@@ -101,6 +158,28 @@ class Redlock(RedlockBase["Lock", SyncDecorator]):
             return locked
 
         return decorate
+
+    def election(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        identity: str | None = None,
+        on_lost: Callable[[Term[Lock]], object] | None = None,
+    ) -> Election:
+        """A leader election on ``name``: at most one leader at a time among the
+        processes that campaign, its term numbers strictly increasing (docs/election.md).
+
+        ``with election.campaign(timeout=None) as term:`` blocks until this process
+        leads; leadership is renewed while the block runs and resigned when it ends (the
+        next candidate is woken at once). ``identity`` (default ``"<host>:<pid>"``) is
+        what :meth:`Election.leader` reports to anyone; ``on_lost(term)`` is called on
+        the lease thread if leadership is lost while the block runs (``term.lost`` is
+        set, and leaving the block raises :class:`LockLost`). The election is the lock
+        ``name``, taken with fencing on whatever this Redlock's ``fencing``. Raises
+        ``TypeError`` or :class:`ConfigurationError` for bad input, before any round.
+        """
+        return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
     def _after_fork(self) -> None:
         """In a forked child: no thread of the child is acquiring or holding."""
@@ -131,7 +210,10 @@ class Redlock(RedlockBase["Lock", SyncDecorator]):
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter, watched = self._wakeups.watch(step.key, step.timeout), step.key
+                    waiter = self._wakeups.watch(
+                        step.key, step.timeout, step.keys, queued=step.queued
+                    )
+                    watched = step.key
                     step = flow.send(time.monotonic())
                 else:
                     step = flow.send(_wait(waiter, step))
@@ -479,6 +561,122 @@ class Lock(LockBase):
             # Decided before the mutex is let go: the next thread's acquire of this
             # object changes its outcomes.
             self._check_exit(exc_type, was_lost, released, "with")
+
+
+class RLock(ReentrantMixin, Lock):
+    """A reentrant :class:`Lock` (``Redlock.rlock()``): the thread that holds it may
+    acquire it again, with no round trip; only its outermost release releases it.
+    ``depth`` is how many times the owner holds it. Other threads wait, as for a Lock."""
+
+    def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
+        check_wait(blocking, timeout)  # a re-entry refuses bad arguments as an acquire does
+        with self._mutex:
+            if self._enter_again(threading.current_thread()):
+                return True
+        acquired = super()._acquire(blocking, timeout, raise_on_failure=raise_on_failure)
+        if acquired:
+            with self._mutex:
+                self._held_once()
+        return acquired
+
+    def release(self) -> bool:
+        """Release one hold: an inner one costs no round trip and returns True; the
+        outermost one is :meth:`Lock.release`. Only the owning thread may release."""
+        with self._mutex:
+            if self._leave_inner(threading.current_thread()):
+                return True
+            return super().release()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with self._mutex:
+            if self._depth > 1 and self._occupant is threading.current_thread():
+                self._depth -= 1
+                self._check_exit(exc_type, self._lost_now, True, "with")
+                return
+        super().__exit__(exc_type, exc, tb)
+
+    def _after_fork(self) -> None:
+        self._depth = 0  # the parent's holds are the parent's
+        super()._after_fork()
+
+
+class MultiLock(MultiLockMixin, Lock):
+    """A lock on a set of names at once (``Redlock.lock_many()``): a :class:`Lock` whose
+    every round covers the whole set; ``names`` is the set, sorted."""
+
+
+class Election(ElectionBase[Lock]):
+    """A leader election on one name: :meth:`Redlock.election` makes it."""
+
+    _redlock: Redlock
+
+    def campaign(self, timeout: Duration | None = None) -> Campaign:
+        """Campaign for leadership: ``with election.campaign() as term:`` blocks until
+        this process leads (up to ``timeout`` seconds, None: no limit; then
+        :class:`LockNotAcquired`), keeps leading while the block runs, and resigns at
+        its end. Raises :class:`LockLost` at the end of a block whose leadership was
+        lost (``term.lost`` is set as soon as it is)."""
+        return Campaign(self, timeout)
+
+    def leader(self) -> Leader | None:
+        """``(identity, term, validity)`` of the current leader, read from a majority of
+        the servers, or None when nobody leads (or no majority agrees). One round trip;
+        never a leader whose validity has run out. Raises :class:`QuorumUnavailable`
+        when the servers that did not answer could have named one."""
+        return self._redlock._run(self._leader())
+
+
+class Campaign(CampaignBase[Lock]):
+    """``with`` it to lead: see :meth:`Election.campaign`."""
+
+    def __enter__(self) -> Term[Lock]:
+        lock = self._lock
+        lock.__enter__()
+        try:
+            return lock._redlock._run(self._claiming())
+        except BaseException as exc:
+            lock.__exit__(type(exc), exc, exc.__traceback__)
+            raise
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._lock.__exit__(exc_type, exc, tb)
+
+
+class ReadWriteHold(RWHoldBase, Lock):
+    """A reader or the writer of a read-write lock (``rw.read()``, ``rw.write()``): a
+    :class:`Lock` in every other respect (acquire, release, extend, leases, ``with``)."""
+
+    def downgrade(self) -> None:
+        """Turn the held write lock into a read lock, atomically (no writer can come in
+        between; the validity is unchanged). Raises :class:`LockNotHeld` unless this hold
+        holds the write lock, and :class:`LockLost` if a majority did not confirm it in
+        time (the lock is then released everywhere)."""
+        with self._mutex:
+            self._redlock._run(self._downgrading())
+
+    def __enter__(self) -> ReadWriteHold:
+        super().__enter__()
+        return self
+
+
+class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):
+    """What ``Redlock.rwlock()`` returns: ``read()`` and ``write()`` make holds."""
+
+    _hold_class = ReadWriteHold
+
+
+class Permit(PermitMixin, Lock):
+    """One permit of a counting semaphore: see :meth:`Redlock.semaphore`."""
 
 
 class _LeaseKeeper:

@@ -33,10 +33,13 @@ from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
+from quorumlock._algorithm.election import Leader
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
+from quorumlock._election import CampaignBase, ElectionBase, Term
 from quorumlock._exceptions import LockLost
+from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._fence import AsyncRedisFence as RedisFence
 from quorumlock._frontend import (
     AsyncDecorator,
@@ -49,8 +52,21 @@ from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.servers import Flavour
 from quorumlock._observe import log_round, round_hook
+from quorumlock._permit import PermitMixin
+from quorumlock._rwfront import ReadWriteLockBase, RWHoldBase
 
-__all__ = ["Lock", "RedisFence", "Redlock"]
+__all__ = [
+    "Campaign",
+    "Election",
+    "Lock",
+    "MultiLock",
+    "Permit",
+    "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
+    "RedisFence",
+    "Redlock",
+]
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -58,7 +74,7 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", AsyncDecorator]):
+class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLock", "MultiLock"]):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or
@@ -75,7 +91,49 @@ class Redlock(RedlockBase["Lock", AsyncDecorator]):
         self._fanout = AsyncFanout(self._specs, self.config)
         self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
         self._lock_class = Lock
+        self._rlock_class = RLock
+        self._multi_class = MultiLock
+        self._rwlock_class = ReadWriteLock
         self._after_round = round_hook(log_round, self._observer)
+
+    def semaphore(
+        self,
+        name: str,
+        *,
+        permits: int,
+        ttl: Duration,
+        timeout: Duration | None = None,
+        blocking: bool = True,
+        auto_extend: bool = False,
+        max_extensions: int | None = None,
+        max_hold: Duration | None = None,
+        on_lost: Callable[[Permit], object] | None = None,
+    ) -> Permit:
+        """A permit of the counting semaphore ``name``: at most ``permits`` holders at
+        once, over all clients (docs/algorithm.md, "Semaphores"). Not acquired yet.
+
+        The permit is a lock object (:meth:`lock`'s options, acquire, extend, release,
+        ``validity``, leases, ``async with``); ``permit.slot`` says which of the permits it
+        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``). A
+        crashed holder's permit frees itself at the ttl; only the holder's token
+        releases it. Clients of one name may use different ``permits``: a client never
+        takes a slot at or above its own ``permits``, so at most the largest ``permits``
+        in use are held at once (lowering it takes effect as the higher slots are
+        released or expire). Raises ``TypeError`` or :class:`ConfigurationError` for bad
+        input, before any network call.
+        """
+        options, count = self._semaphore_options(
+            name,
+            permits,
+            ttl=ttl,
+            timeout=timeout,
+            blocking=blocking,
+            auto_extend=auto_extend,
+            max_extensions=max_extensions,
+            max_hold=max_hold,
+            on_lost=on_lost,
+        )
+        return Permit(self, options, count)
 
     def _decorator(self, options: LockOptions) -> AsyncDecorator:
         def decorate(func: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
@@ -93,6 +151,20 @@ class Redlock(RedlockBase["Lock", AsyncDecorator]):
             return locked
 
         return decorate
+
+    def election(
+        self,
+        name: str,
+        *,
+        ttl: Duration,
+        identity: str | None = None,
+        on_lost: Callable[[Term[Lock]], object] | None = None,
+    ) -> Election:
+        """A leader election on ``name``: see :meth:`quorumlock.Redlock.election`, same
+        contract; ``async with election.campaign() as term:``. When leadership is lost
+        the block is cancelled and :class:`LockLost` raised from the ``async with``;
+        ``on_lost(term)`` is called on the event loop."""
+        return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
     async def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again."""
@@ -118,7 +190,9 @@ class Redlock(RedlockBase["Lock", AsyncDecorator]):
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = await self._wakeups.watch(step.key, step.timeout)
+                    waiter = await self._wakeups.watch(
+                        step.key, step.timeout, step.keys, queued=step.queued
+                    )
                     watched = step.key
                     step = flow.send(time.monotonic())
                 elif waiter is None:  # a flow waits only after it watched
@@ -447,6 +521,111 @@ class Lock(LockBase):
                 outcomes=self.outcomes,
             ) from exc
         self._check_exit(exc_type, was_lost, released, "async with")
+
+
+class RLock(ReentrantMixin, Lock):
+    """The asyncio twin of :class:`quorumlock.RLock`: reentrant for the task that holds
+    it (``asyncio.current_task()``); other tasks wait, as for a Lock."""
+
+    async def _acquire(
+        self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
+    ) -> bool:
+        check_wait(blocking, timeout)  # a re-entry refuses bad arguments as an acquire does
+        if self._enter_again(_current_task()):
+            return True
+        acquired = await super()._acquire(blocking, timeout, raise_on_failure=raise_on_failure)
+        if acquired:
+            self._held_once()
+        return acquired
+
+    async def release(self) -> bool:
+        """Release one hold: see :meth:`quorumlock.RLock.release`, same contract."""
+        if self._leave_inner(_current_task()):
+            return True
+        return await super().release()
+
+    async def __aenter__(self) -> RLock:
+        if self._enter_again(_current_task()):
+            return self
+        await super().__aenter__()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._depth > 1 and self._occupant is _current_task():
+            self._depth -= 1
+            self._check_exit(exc_type, self._lost_now, True, "async with")
+            return
+        await super().__aexit__(exc_type, exc, tb)
+
+
+class MultiLock(MultiLockMixin, Lock):
+    """The asyncio twin of :class:`quorumlock.MultiLock`."""
+
+
+class Election(ElectionBase[Lock]):
+    """A leader election on one name: :meth:`Redlock.election` makes it."""
+
+    _redlock: Redlock
+
+    def campaign(self, timeout: Duration | None = None) -> Campaign:
+        """Campaign for leadership: ``async with election.campaign() as term:``; see
+        :meth:`quorumlock.Election.campaign`, same contract."""
+        return Campaign(self, timeout)
+
+    async def leader(self) -> Leader | None:
+        """The current leader read from a majority, or None: see
+        :meth:`quorumlock.Election.leader`, same contract."""
+        return await self._redlock._run(self._leader())
+
+
+class Campaign(CampaignBase[Lock]):
+    """``async with`` it to lead: see :meth:`Election.campaign`."""
+
+    async def __aenter__(self) -> Term[Lock]:
+        lock = self._lock
+        await lock.__aenter__()
+        try:
+            return await lock._redlock._run(self._claiming())
+        except BaseException as exc:
+            await lock.__aexit__(type(exc), exc, exc.__traceback__)
+            raise
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._lock.__aexit__(exc_type, exc, tb)
+
+
+class ReadWriteHold(RWHoldBase, Lock):
+    """A reader or the writer of a read-write lock: see :class:`quorumlock.ReadWriteHold`;
+    an asyncio :class:`Lock` in every other respect."""
+
+    async def downgrade(self) -> None:
+        """Turn the held write lock into a read lock: see
+        :meth:`quorumlock.ReadWriteHold.downgrade`, same contract."""
+        await self._redlock._run(self._downgrading())
+
+    async def __aenter__(self) -> ReadWriteHold:
+        await super().__aenter__()
+        return self
+
+
+class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):
+    """What ``Redlock.rwlock()`` returns: ``read()`` and ``write()`` make holds."""
+
+    _hold_class = ReadWriteHold
+
+
+class Permit(PermitMixin, Lock):
+    """One permit of a counting semaphore: see :meth:`Redlock.semaphore`."""
 
 
 async def _complete(aw: Any) -> Any:

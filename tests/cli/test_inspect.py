@@ -31,7 +31,12 @@ def test_status_of_a_held_lock(cli: Cli, servers: LocalServerGroup, lock_name: s
         deadline = time.monotonic() + 10
         while True:
             data = json.loads(cli("status", lock_name, "--json").stdout)
-            if data["holder"] is not None or time.monotonic() > deadline:
+            # The holder's acquire sets the key on every server in one round: a status
+            # read during that round may find it on a majority only. Wait for all.
+            everywhere = data["holder"] is not None and all(
+                server["holder"] == data["holder"] for server in data["servers"]
+            )
+            if everywhere or time.monotonic() > deadline:
                 break
             time.sleep(0.05)
         assert data["holder"] is not None

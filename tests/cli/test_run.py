@@ -344,3 +344,73 @@ def test_sigkill_to_run_kills_the_command_on_a_terminal(
             proc.wait(timeout=10)
         if child and pid_alive(child):
             os.kill(child, signal.SIGKILL)
+
+
+# --------------------------------------------------------------------------------------
+# --permits K: a counting semaphore
+# --------------------------------------------------------------------------------------
+
+
+def permits_held(group: LocalServerGroup, name: str, permits: int) -> list[int]:
+    """On how many servers each slot of semaphore ``name`` is held."""
+    return [held_on(group, f"quorumlock:semaphore:{name}:{slot}") for slot in range(permits)]
+
+
+def test_permits_runs_at_most_k_commands_at_once(
+    servers: LocalServerGroup, lock_name: str, tmp_path: Path
+) -> None:
+    """Five commands, 2 permits: the log of entries and exits never has more than 2
+    inside; each command sees its permit's number; nothing is left on the servers."""
+    log = tmp_path / "log"
+    body = f'echo "in $QUORUMLOCK_PERMIT_SLOT" >> {log}; sleep 0.2; echo out >> {log}'
+    args = ("run", "--permits", "2", lock_name, "--wait", "60", "--", "sh", "-c", body)
+    procs = [spawn_cli(*args, servers=servers.urls) for _ in range(5)]
+    for proc in procs:
+        assert proc.wait(timeout=90) == 0, proc.stderr.read() if proc.stderr else ""
+    inside = most = 0
+    slots = set()
+    for line in log.read_text().splitlines():
+        if line.startswith("in"):
+            inside += 1
+            slots.add(line.split()[1])
+        else:
+            inside -= 1
+        most = max(most, inside)
+    assert most <= 2
+    assert slots <= {"0", "1"}
+    assert permits_held(servers, lock_name, 2) == [0, 0]
+
+
+def test_permits_all_held_then_refused(
+    servers: LocalServerGroup, cli: Cli, lock_name: str, tmp_path: Path
+) -> None:
+    done = tmp_path / "done"
+    # Each holder runs until the test is done (at most 60 s): slow starts never matter.
+    body = f"for i in $(seq 1200); do [ -e {done} ] && exit 0; sleep 0.05; done; exit 1"
+    holders = [
+        spawn_cli("run", "--permits", "2", lock_name, "--", "sh", "-c", body, servers=servers.urls)
+        for _ in range(2)
+    ]
+    try:
+        wait_for(lambda: all(n >= 3 for n in permits_held(servers, lock_name, 2)), timeout=20)
+        result = cli("run", "--permits", "2", lock_name, "--wait", "0", "--", "echo", "ran")
+        assert result.returncode == 75
+        assert "ran" not in result.stdout
+        assert "all 2 permits" in result.stderr
+        # A plain lock of the same name is another thing: it runs.
+        assert cli("run", lock_name, "--wait", "0", "--", "true").returncode == 0
+    finally:
+        done.touch()
+        for holder in holders:
+            assert holder.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("0", ">= 1"), ("-2", ">= 1"), ("1025", "at most 1024"), ("two", "an integer")],
+)
+def test_bad_permits_is_a_usage_error(cli: Cli, lock_name: str, value: str, message: str) -> None:
+    result = cli("run", "--permits", value, lock_name, "--", "true")
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr

@@ -35,7 +35,84 @@ def test_verify_table() -> None:
     assert result.stdout.rstrip().endswith("| ok |")
 
 
+def test_verify_compare_legacy() -> None:
+    result = run_cli(
+        "verify", "--compare", "legacy", "--nemesis", "kill-restart", "--duration", "3",
+        "--count", "3", "--seed", "7", "--json",
+        timeout=180,
+    )  # fmt: skip
+    # The legacy lock's violations are shown, but only quorumlock's rows set the status.
+    assert result.returncode == 0, result.stdout + result.stderr
+    data = json.loads(result.stdout)
+    assert data["ok"] is True
+    ours, legacy = data["reports"]
+    assert (ours["contender"], ours["config"], ours["overlaps"]) == ("quorumlock", "safe", 0)
+    assert (legacy["contender"], legacy["config"]) == ("legacy", "legacy SETNX")
+    assert (ours["seed"], legacy["seed"]) == (7, 7)
+    assert legacy["overlaps"] > 0, legacy
+    assert legacy["safe"] is False
+    assert "verify: [2/2] kill-restart (legacy): VIOLATION" in result.stderr
+    assert "the legacy lock broke under: kill-restart" in result.stderr
+
+
+def test_unknown_compare() -> None:
+    result = run_cli("verify", "--compare", "zookeeper")
+    assert result.returncode == 2
+    assert "invalid choice: 'zookeeper'" in assert_one_line_error(result)
+
+
 def test_unknown_nemesis() -> None:
     result = run_cli("verify", "--nemesis", "gremlins")
     assert result.returncode == 2
     assert "invalid choice: 'gremlins'" in assert_one_line_error(result)
+
+
+def test_verify_an_election() -> None:
+    result = run_cli(
+        "verify", "--election", "--nemesis", "pause-clients", "--duration", "2", "--json",
+        timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["config"] == "election, safe"
+    assert report["overlaps"] == 0
+    assert report["token_order_violations"] == 0
+    assert report["acquisitions"] > 0
+
+
+def test_an_election_cannot_go_unfenced() -> None:
+    result = run_cli("verify", "--election", "--no-fencing")
+    assert result.returncode == 2
+    assert "--no-fencing" in assert_one_line_error(result)
+
+
+def test_verify_a_read_write_lock() -> None:
+    result = run_cli(
+        "verify", "--rwlock", "--nemesis", "pause-clients", "--duration", "2", "--count", "3",
+        "--json", timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["config"] == "rwlock, safe"
+    assert report["overlaps"] == 0
+    assert report["acquisitions"] > 0
+
+
+def test_verify_a_semaphore() -> None:
+    result = run_cli(
+        "verify", "--nemesis", "kill-restart", "--duration", "2", "--count", "3",
+        "--workers", "5", "--permits", "2", "--json",
+        timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    (report,) = json.loads(result.stdout)["reports"]
+    assert report["permits"] == 2
+    assert report["config"] == "safe, semaphore K=2"
+    assert report["overlaps"] == 0
+    assert report["acquisitions"] > 0
+
+
+def test_verify_bad_permits() -> None:
+    result = run_cli("verify", "--permits", "0")
+    assert result.returncode == 2
+    assert "--permits must be >= 1" in result.stderr

@@ -23,13 +23,31 @@ import quorumlock.asyncio
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
-TWINS = ("Lock", "RedisFence", "Redlock")
+TWINS = (
+    "Campaign",
+    "Election",
+    "Lock",
+    "MultiLock",
+    "Permit",
+    "RLock",
+    "ReadWriteHold",
+    "ReadWriteLock",
+    "RedisFence",
+    "Redlock",
+)
 
 #: Allowed difference 1: these are ``async def`` in the asyncio API, plain in the sync one.
 COROUTINES = {
     "Redlock": {"close"},
     "Lock": {"acquire", "release", "extend", "export", "locked", "owned"},
+    "RLock": {"acquire", "release", "extend", "export", "locked", "owned"},
+    "MultiLock": {"acquire", "release", "extend", "export", "locked", "owned"},
+    "ReadWriteHold": {"acquire", "release", "extend", "export", "locked", "owned", "downgrade"},
+    "ReadWriteLock": set(),
+    "Permit": {"acquire", "release", "extend", "export", "locked", "owned"},
     "RedisFence": {"execute", "highest"},
+    "Election": {"leader"},
+    "Campaign": set(),
 }
 
 #: Allowed difference 2: ``with`` in the sync API, ``async with`` in the asyncio one.
@@ -39,6 +57,10 @@ ASYNC_ONLY = {"__aenter__", "__aexit__"}
 #: Allowed difference 3: the types of these instance attributes.
 ATTRIBUTE_TYPES = {
     ("Lock", "lost"): (threading.Event, asyncio.Event),
+    ("RLock", "lost"): (threading.Event, asyncio.Event),
+    ("MultiLock", "lost"): (threading.Event, asyncio.Event),
+    ("ReadWriteHold", "lost"): (threading.Event, asyncio.Event),
+    ("Permit", "lost"): (threading.Event, asyncio.Event),
 }
 
 URL = "redis://127.0.0.1:1"  # never contacted
@@ -85,7 +107,7 @@ def test_the_twins_have_the_same_members_and_signatures(name: str) -> None:
 
 
 def test_the_context_managers_take_the_same_arguments() -> None:
-    for name in ("Lock", "Redlock"):
+    for name in ("Campaign", "Lock", "RLock", "MultiLock", "Permit", "Redlock"):
         sync_cls = getattr(quorumlock, name)
         async_cls = getattr(quorumlock.asyncio, name)
         assert signature_of(sync_cls.__exit__) == signature_of(async_cls.__aexit__), name
@@ -100,7 +122,14 @@ def test_instances_have_the_same_public_attributes() -> None:
         made = {
             "Redlock": async_rl,
             "Lock": async_rl.lock("surface", ttl=1),
+            "RLock": async_rl.rlock("surface", ttl=1),
+            "MultiLock": async_rl.lock_many(["surface", "surface:2"], ttl=1),
+            "ReadWriteLock": async_rl.rwlock("surface", ttl=1),
+            "ReadWriteHold": async_rl.rwlock("surface", ttl=1).write(),
+            "Permit": async_rl.semaphore("surface", permits=2, ttl=1),
             "RedisFence": quorumlock.asyncio.RedisFence(async_client, "surface"),
+            "Election": async_rl.election("surface", ttl=1, identity="i"),
+            "Campaign": async_rl.election("surface", ttl=1, identity="i").campaign(),
         }
         await async_client.aclose()
         return made
@@ -110,7 +139,14 @@ def test_instances_have_the_same_public_attributes() -> None:
     sync_made = {
         "Redlock": sync_rl,
         "Lock": sync_rl.lock("surface", ttl=1),
+        "RLock": sync_rl.rlock("surface", ttl=1),
+        "MultiLock": sync_rl.lock_many(["surface", "surface:2"], ttl=1),
+        "ReadWriteLock": sync_rl.rwlock("surface", ttl=1),
+        "ReadWriteHold": sync_rl.rwlock("surface", ttl=1).write(),
+        "Permit": sync_rl.semaphore("surface", permits=2, ttl=1),
         "RedisFence": quorumlock.RedisFence(sync_client, "surface"),
+        "Election": sync_rl.election("surface", ttl=1, identity="i"),
+        "Campaign": sync_rl.election("surface", ttl=1, identity="i").campaign(),
     }
     async_made = asyncio.run(build())
     for name in TWINS:

@@ -10,7 +10,14 @@ import math
 
 import pytest
 
-from quorumlock.testing import HistoryCheck, Hold, Write, check_history
+from quorumlock.testing import (
+    HistoryCheck,
+    Hold,
+    Write,
+    check_election,
+    check_history,
+    check_k_exclusion,
+)
 
 
 def check(
@@ -168,3 +175,78 @@ def test_malformed_input_is_refused(holds: list[Hold], start: float, end: float)
 def test_negative_rejections_are_refused() -> None:
     with pytest.raises(ValueError, match="stale_writes_rejected"):
         check_history([], [], start=0.0, end=1.0, stale_writes_rejected=-1)
+
+
+def test_election_terms_are_checked_as_holds() -> None:
+    """At most one leader at any moment within validity; terms strictly increase."""
+    clean = [
+        Hold(worker=0, start=1.0, end=2.0, token=3),
+        Hold(worker=1, start=2.0, end=3.0, token=4),
+    ]
+    assert check_election(clean, [], start=0.0, end=4.0).safe
+    two_leaders = [*clean, Hold(worker=2, start=2.5, end=3.5, token=9)]
+    result = check_election(two_leaders, [], start=0.0, end=4.0)
+    assert result.overlaps == 1
+    assert not result.safe
+    reused = [*clean, Hold(worker=2, start=3.5, end=3.9, token=4)]  # term 4 again
+    result = check_election(reused, [], start=0.0, end=4.0)
+    assert result.token_order_violations == 1
+    assert not result.safe
+    with pytest.raises(ValueError, match="without its number"):
+        check_election([Hold(worker=0, start=1.0, end=2.0)], [], start=0.0, end=4.0)
+
+
+def test_readers_may_overlap_readers_never_a_writer() -> None:
+    """The read-write checker: shared holds (readers) overlap each other freely; a reader
+    and a writer, or two writers, intersecting is a violation."""
+    readers = [
+        Hold(worker=0, start=1.0, end=3.0, shared=True),
+        Hold(worker=1, start=2.0, end=4.0, shared=True),
+        Hold(worker=2, start=2.5, end=3.5, shared=True),
+    ]
+    assert check(readers).safe
+    writer = Hold(worker=3, start=3.8, end=5.0, token=7)  # meets worker 1's read
+    result = check([*readers, writer])
+    assert result.overlaps == 1
+    assert result.overlap_examples == ((readers[1], writer),)
+    later = Hold(worker=4, start=4.5, end=6.0, token=8)  # meets the writer
+    assert check([*readers, writer, later]).overlaps == 2
+    # A shared hold of a worker that held before, alone after the writer: fine.
+    after = Hold(worker=0, start=6.0, end=7.0, shared=True)
+    assert check([*readers[:1], after]).safe
+
+
+# --------------------------------------------------------------------------------------
+# K-exclusion (counting semaphores)
+# --------------------------------------------------------------------------------------
+
+
+def test_k_exclusion_counts_holders_beyond_k() -> None:
+    two = [Hold(worker=0, start=0.0, end=2.0), Hold(worker=1, start=1.0, end=3.0)]
+    assert check_k_exclusion(two, 2).safe
+    assert check_k_exclusion(two, 2).most_at_once == 2
+    third = Hold(worker=2, start=1.5, end=1.6)
+    result = check_k_exclusion([*two, third], 2)
+    assert not result.safe
+    assert result.most_at_once == 3
+    assert result.excess == 1
+    assert set(result.example) == {*two, third}
+    # Half-open: a hold that begins as another ends is not a third at once; empty holds
+    # hold nothing.
+    touching = Hold(worker=2, start=2.0, end=2.5)
+    empty = Hold(worker=3, start=1.2, end=1.2)
+    assert check_k_exclusion([*two, touching, empty], 2).safe
+    assert check_k_exclusion([*two, touching], 1).excess == 2
+
+
+@pytest.mark.parametrize("permits", [0, -1, True, 1.5])
+def test_k_exclusion_refuses_bad_permits(permits: object) -> None:
+    with pytest.raises(ValueError, match="permits"):
+        check_k_exclusion([], permits)  # type: ignore[arg-type]
+
+
+def test_k_exclusion_refuses_bad_holds() -> None:
+    with pytest.raises(ValueError, match="bad hold"):
+        check_k_exclusion([Hold(worker=0, start=2.0, end=1.0)], 1)
+    with pytest.raises(ValueError, match="bad hold"):
+        check_k_exclusion([Hold(worker=0, start=0.0, end=math.inf)], 1)

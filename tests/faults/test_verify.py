@@ -87,6 +87,76 @@ def test_without_fencing_a_paused_client_writes_stale_data() -> None:
 
 
 @pytest.mark.slow
+def test_the_legacy_lock_overlaps_under_kill_restart_where_quorumlock_does_not() -> None:
+    # Same nemesis, same seed, same servers count: only the lock differs.
+    safe = verify(nemesis="kill-restart", servers=3, duration=DURATION, seed=2026)
+    legacy = verify(
+        nemesis="kill-restart", servers=3, duration=DURATION, seed=2026, contender="legacy"
+    )
+    assert (safe.contender, safe.config) == ("quorumlock", "safe")
+    assert safe.overlaps == 0, explain(safe)
+    assert safe.ok, explain(safe)
+    assert (legacy.contender, legacy.config) == ("legacy", "legacy SETNX")
+    assert (legacy.quarantine, legacy.fencing) == (False, False)
+    assert legacy.faults > 0, explain(legacy)
+    # The restarted first server forgot the key: the next SETNX succeeded while the
+    # holder still held, and its check-then-DEL release then deleted the newcomer's key.
+    assert legacy.overlaps > 0, explain(legacy)
+    assert not legacy.safe
+    assert "| kill-restart | legacy SETNX | 3 |" in format_table([safe, legacy])
+
+
+@pytest.mark.parametrize("nemesis", NEMESES)
+def test_the_election_survives_every_nemesis(nemesis: str) -> None:
+    """Workers campaign instead of locking: never two leaders within validity, terms
+    strictly increasing, a paused leader's late write refused by its term."""
+    report = verify(nemesis=nemesis, duration=DURATION, election=True)
+    assert report.config == "election, safe"
+    assert report.overlaps == 0, explain(report)
+    assert report.token_order_violations == 0, explain(report)
+    assert report.stale_writes_accepted == 0, explain(report)
+    assert report.acquisitions > 0, explain(report)
+    assert report.ok, explain(report)
+    if nemesis != "none":
+        assert report.faults > 0, explain(report)
+
+
+@pytest.mark.slow
+def test_an_election_without_the_quarantine_has_two_leaders_under_kill_restart() -> None:
+    """The cell that must be caught: the election checker sees overlapping terms."""
+    report = verify(
+        nemesis="kill-restart", servers=3, quarantine=False, duration=DURATION, election=True
+    )
+    assert report.config == "election, no quarantine"
+    assert report.overlaps > 0, explain(report)
+    assert not report.ok
+
+
+@pytest.mark.parametrize("nemesis", NEMESES)
+def test_a_semaphore_never_has_more_than_k_holders(nemesis: str) -> None:
+    """Five workers for 2 permits under the nemesis: the K-exclusion checker finds no
+    moment with more than 2 holders."""
+    report = verify(nemesis=nemesis, servers=3, workers=5, permits=2, duration=DURATION)
+    assert report.permits == 2
+    assert report.config == "safe, semaphore K=2"
+    assert report.overlaps == 0, explain(report)
+    assert report.ok, explain(report)
+    assert "holders beyond K=2" in report.summary()
+
+
+@pytest.mark.slow
+def test_without_the_quarantine_kill_restart_lets_more_than_k_hold() -> None:
+    """The cell that must be caught: restarted servers that forget their slot keys and
+    vote again at once let a third holder in beside two."""
+    report = verify(
+        nemesis="kill-restart", servers=3, workers=5, permits=2, quarantine=False,
+        duration=DURATION,
+    )  # fmt: skip
+    assert report.overlaps > 0, explain(report)
+    assert not report.safe
+
+
+@pytest.mark.slow
 def test_an_interrupted_run_leaves_no_process_behind() -> None:
     before = children()
     timers: list[threading.Timer] = []
@@ -118,6 +188,13 @@ def test_verify_refuses_bad_arguments() -> None:
         verify(nemesis="none", duration=float("inf"))
     with pytest.raises(ValueError, match="ttl"):
         verify(nemesis="none", ttl=0)
+    with pytest.raises(ValueError, match="unknown contender 'zookeeper'"):
+        verify(nemesis="none", contender="zookeeper")
+    with pytest.raises(ValueError, match="election"):
+        verify(nemesis="none", election=True, fencing=False)
+    for permits in (0, -1, True, 2.0):
+        with pytest.raises(ValueError, match="permits"):
+            verify(nemesis="none", permits=permits)  # type: ignore[arg-type]
 
 
 def test_the_nemeses() -> None:
@@ -165,3 +242,25 @@ def test_format_table() -> None:
     assert len(lines) == 4
     assert report("none").ok
     assert not report("none", overlaps=1).safe
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("nemesis", ["kill-restart", "pause-clients"])
+def test_the_rwlock_keeps_readers_and_writers_apart_under_faults(nemesis: str) -> None:
+    report = verify(nemesis=nemesis, duration=DURATION, lock="rw")
+    assert report.config == "rwlock, safe"
+    assert report.ok, explain(report)
+    assert report.writes > 0, explain(report)
+    assert report.stragglers == 0, explain(report)
+
+
+@pytest.mark.slow
+def test_without_the_quarantine_kill_restart_breaks_the_rwlock_too() -> None:
+    """The read-write cell that must be caught: a restarted server forgot the holds and
+    grants again at once, so a writer meets a reader or another writer."""
+    report = verify(
+        nemesis="kill-restart", servers=3, quarantine=False, duration=DURATION, lock="rw"
+    )
+    assert report.config == "rwlock, no quarantine"
+    assert report.overlaps > 0, explain(report)
+    assert not report.safe

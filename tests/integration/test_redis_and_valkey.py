@@ -158,3 +158,25 @@ def test_a_read_only_replica_is_fatal(api: Api, make: ServerFactory) -> None:
         assert "read only replica" in outcome.detail
 
     api.run(body)
+
+
+def test_semaphore_acquire_extend_release(api: Api, make: ServerFactory) -> None:
+    """The semaphore's scripts on every server kind: K permits, then refused; fencing
+    tokens; extend; release leaves no slot."""
+    group = make(3)
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, fencing=True)
+        permits = [rl.semaphore("sem:a", permits=2, ttl=5) for _ in range(3)]
+        assert await call(permits[0].acquire(timeout=5))  # first contact may take a retry
+        assert await call(permits[1].acquire(blocking=False))
+        assert not await call(permits[2].acquire(blocking=False))
+        assert {permits[0].slot, permits[1].slot} == {0, 1}
+        assert permits[0].fencing_token is not None
+        assert await call(permits[1].extend()) > 4
+        for permit in permits[:2]:
+            assert await call(permit.release())
+        for slot in (0, 1):
+            assert values(group, f"quorumlock:semaphore:sem:a:{slot}") == [None] * 3
+
+    api.run(body)

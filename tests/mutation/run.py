@@ -41,6 +41,7 @@ FLOWS: Final = ALGO + "flows.py"
 SCRIPTS: Final = ALGO + "scripts.py"
 ARITH: Final = ALGO + "arithmetic.py"
 DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
+RW_TESTS: Final = "tests/integration/test_rwlock.py"
 TEST_TIMEOUT: Final = 600.0
 
 
@@ -233,6 +234,41 @@ MUTANTS: Final = (
         "beyond = max(0.0, abs(relative) - uncertainty)",
         "beyond = abs(relative)",
         ("tests/cli/test_doctor_clock_rate.py",),
+    ),
+    Mutant(
+        "a reader is granted while a writer holds",
+        SCRIPTS,
+        '(kind == "w" or (rw_mode == "r" and kind == "i")',
+        '((kind == "w" and rw_mode == "w") or (rw_mode == "r" and kind == "i")',
+        (f"{RW_TESTS}::test_readers_share_and_a_writer_excludes_everyone",),
+    ),
+    Mutant(
+        "a writer is granted while readers hold",
+        SCRIPTS,
+        'or (rw_mode == "w" and kind == "r")) then',
+        "or false) then",
+        (f"{RW_TESTS}::test_each_mode_is_granted_iff_a_majority_allows_it",),
+    ),
+    Mutant(
+        "a waiting writer's undo drops its intent: readers slip in between its attempts",
+        SCRIPTS,
+        "if intent > 0 then",
+        "if false then",
+        (f"{RW_TESTS}::test_a_waiting_writer_keeps_new_readers_out",),
+    ),
+    Mutant(
+        "expired holds are never dropped: a dead writer's intent stays with the key",
+        SCRIPTS,
+        'redis.call("zremrangebyscore", KEYS[1], "-inf", rw_now)\n',
+        "\n",
+        (f"{RW_TESTS}::test_a_dead_writers_intent_lapses_while_a_reader_holds_on",),
+    ),
+    Mutant(
+        "the downgrade leaves no read hold behind the write hold it removes",
+        SCRIPTS,
+        'redis.call("zadd", KEYS[1], expiry, "r" .. ARGV[1])',
+        "",
+        (f"{RW_TESTS}::test_downgrade_turns_the_writer_into_a_reader_atomically",),
     ),
 )
 

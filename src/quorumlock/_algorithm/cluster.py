@@ -25,15 +25,13 @@ from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     CLUSTER_ACQUIRE,
+    CLUSTER_ACQUIRE_MANY,
     CLUSTER_FAIR_ACQUIRE,
-    COMMIT_FENCE,
-    EXTEND,
+    CLUSTER_RW_ACQUIRE,
     MARKER_KEY,
-    QUEUE,
-    RELEASE,
-    Script,
+    RW_ACQUIRE,
 )
-from quorumlock._algorithm.wire import command_args, queue_keys
+from quorumlock._algorithm.wire import command_args, queue_keys, script_of
 
 __all__ = [
     "SLOTS",
@@ -99,9 +97,14 @@ def touches_marker(step: Fanout) -> bool:
     return (
         step.per_session
         or step.op is Op.COMMIT_FENCE
+        or step.op is Op.RW_COMMIT_FENCE
         or step.op is Op.QUEUE
-        or (step.op is Op.RELEASE and step.notify)
+        or (step.op is Op.RELEASE and step.notify and not step.keys)
     )
+
+
+#: The cluster variant of each acquire script, by the plain script's digest.
+_CLUSTER_OF = {ACQUIRE.sha: CLUSTER_ACQUIRE, RW_ACQUIRE.sha: CLUSTER_RW_ACQUIRE}
 
 
 def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str | int, ...]:
@@ -116,11 +119,11 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     args = command_args(step, session)
     if step.op is Op.QUEUE:
         return (*args[:3], *queue_keys(step.key, slot_tag(slot)), *args[5:])
-    if step.op is Op.RELEASE and step.notify:
+    if step.op is Op.RELEASE and step.notify and not step.keys:
         return (*args[:-2], *queue_keys(step.key, slot_tag(slot)))
     if not touches_marker(step):
         return args
-    if step.op is Op.ACQUIRE and step.fair:
+    if step.op is Op.ACQUIRE and step.fair and not step.keys:
         if session is None:
             raise ValueError("the acquire script needs the connection's session")
         queue = queue_keys(step.key, slot_tag(slot))
@@ -128,22 +131,29 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
             "EVALSHA", CLUSTER_FAIR_ACQUIRE.sha, 4, args[3], slot_marker(slot), *queue,
             *args[7:], session.run_id,
         )  # fmt: skip
-    if args[0] != "EVALSHA" or args[2] != 2 or args[4] != MARKER_KEY:
+    keys = args[2]
+    if args[0] != "EVALSHA" or not isinstance(keys, int) or keys < 2 or args[4] != MARKER_KEY:
         raise ValueError(f"the {step.op.value} command does not name the marker as KEYS[2]")
     marker = slot_marker(slot)
-    if step.op is Op.COMMIT_FENCE:
+    if step.op is Op.COMMIT_FENCE or step.op is Op.RW_COMMIT_FENCE:
         return (*args[:4], marker, *args[5:])
     if session is None:
         raise ValueError("the acquire script needs the connection's session")
-    return ("EVALSHA", CLUSTER_ACQUIRE.sha, 2, args[3], marker, *args[5:], session.run_id)
+    # A multi-resource lock's set lies in one slot (Redlock.lock_many checks): the
+    # marker of that slot serves the whole set.
+    script = CLUSTER_ACQUIRE_MANY if step.keys else _CLUSTER_OF[str(args[1])]
+    return ("EVALSHA", script.sha, keys, args[3], marker, *args[5:], session.run_id)
 
 
-_SCRIPT_OF: dict[Op, Script] = {
-    Op.ACQUIRE: ACQUIRE,
-    Op.RELEASE: RELEASE,
-    Op.EXTEND: EXTEND,
-    Op.COMMIT_FENCE: COMMIT_FENCE,
-    Op.QUEUE: QUEUE,
+#: The cluster variants of the acquire scripts, by digest.
+_CLUSTER_SCRIPTS = {
+    script.sha: script
+    for script in (
+        CLUSTER_ACQUIRE,
+        CLUSTER_ACQUIRE_MANY,
+        CLUSTER_FAIR_ACQUIRE,
+        CLUSTER_RW_ACQUIRE,
+    )
 }
 
 
@@ -152,9 +162,5 @@ def cluster_eval_args(step: Fanout, session: Session | None, slot: int) -> tuple
     args = cluster_args(step, session, slot)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    variants = {
-        CLUSTER_ACQUIRE.sha: CLUSTER_ACQUIRE,
-        CLUSTER_FAIR_ACQUIRE.sha: CLUSTER_FAIR_ACQUIRE,
-    }
-    script = variants.get(str(args[1]), _SCRIPT_OF[step.op])
+    script = _CLUSTER_SCRIPTS.get(str(args[1])) or script_of(step)
     return ("EVAL", script.source, *args[2:])

@@ -319,6 +319,8 @@ class LockOptions:
       :func:`check_wait`).
     - ``lease``: whether and how long the lock is renewed (:class:`LeasePolicy`).
     - ``on_lost``: called with the lock object when it is lost while held.
+    - ``keys``: a multi-resource lock's set of keys, sorted (``name`` is then only the
+      name shown); empty for a lock on one name.
     """
 
     name: str
@@ -327,6 +329,7 @@ class LockOptions:
     blocking: bool = True
     lease: LeasePolicy = NO_LEASE
     on_lost: Callable[[Any], object] | None = None
+    keys: tuple[str, ...] = ()
 
     @classmethod
     def build(

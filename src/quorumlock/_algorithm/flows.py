@@ -40,6 +40,7 @@ from quorumlock._algorithm.fencing import draw_fence, fence_committed
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 
 __all__ = [
+    "ACQUIRE_OPS",
     "AcquireResult",
     "ExtendResult",
     "Fanout",
@@ -69,6 +70,26 @@ class Op(enum.Enum):
     COMMIT_FENCE = "commit fence"
     PROBE = "probe"  # a plain GET: who holds the key here (``locked()``, ``owned()``)
     QUEUE = "queue"  # join (or with ``arrival`` "-" leave) the key's queue of waiters
+    # Leader election (docs/election.md): record a leader's term; read who leads.
+    CLAIM_TERM = "claim term"
+    READ_LEADER = "read leader"
+    # The read-write lock's commands (quorumlock._algorithm.rwlock): the same roles on
+    # its one sorted set of holders.
+    RW_READ = "acquire read"
+    RW_WRITE = "acquire write"
+    RW_RELEASE = "release read-write"
+    RW_EXTEND = "extend read-write"
+    RW_COMMIT_FENCE = "commit fence read-write"
+    RW_PROBE = "probe read-write"
+    RW_DOWNGRADE = "downgrade"
+    # A counting semaphore's K slot keys (quorumlock._algorithm.semaphore): ``key`` is the
+    # semaphore's base key, ``permits`` the number of slots.
+    SEMAPHORE_ACQUIRE = "semaphore acquire"
+    SEMAPHORE_RELEASE = "semaphore release"
+
+
+#: The commands that try to take a lock (a release announced after one may wake it).
+ACQUIRE_OPS = frozenset({Op.ACQUIRE, Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE})
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +106,13 @@ class Fanout:
     ``fair`` (``fair=True``): an ``ACQUIRE`` runs the fair acquire script, refused to
     anyone but the head of the queue; the driver fills in ``member``, the caller's entry
     (if it has one); a ``RELEASE`` names the head without taking it off the queue.
+    ``keys``: for a multi-resource lock, every key of its set, sorted (``key`` is the
+    first); the command then covers the whole set on each server in one atomic step (the
+    ``*_MANY`` scripts, which have no queue: their releases wake every waiter, and
+    ``fair`` does not apply). ``permits`` and ``slots`` (a semaphore's): the number of
+    slot keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a
+    ``SEMAPHORE_RELEASE``: the one slot to keep, none for all). ``intent_ms``: a waiting
+    writer's intent lease (a read-write lock's acquire and its undo).
     """
 
     op: Op
@@ -99,11 +127,36 @@ class Fanout:
     arrival: str = ""
     fair: bool = False
     member: str = ""
+    keys: tuple[str, ...] = ()
+    intent_ms: int = 0  # a waiting writer's claim on readers (docs/algorithm.md, read-write)
+    permits: int = 0
+    slots: tuple[int, ...] = ()
 
     @property
     def per_session(self) -> bool:
         """The command names the server process it is sent to: pack it per connection."""
-        return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing or self.fair)
+        if self.op in (Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE):
+            return True  # the read-write and semaphore acquires are always scripts
+        return self.op is Op.ACQUIRE and (
+            self.max_ttl_ms > 0 or self.fencing or self.fair or bool(self.keys)
+        )
+
+    @property
+    def acquires(self) -> bool:
+        """The command tries to take a lock (of any kind)."""
+        return self.op in ACQUIRE_OPS
+
+    def undo(self) -> Fanout:
+        """The release that takes back whatever this acquire may have set (R6 step 5)."""
+        if self.op is Op.SEMAPHORE_ACQUIRE:
+            return Fanout(
+                Op.SEMAPHORE_RELEASE, self.key, self.token, self.ttl_ms, self.timeout,
+                permits=self.permits,
+            )  # fmt: skip
+        op = Op.RELEASE if self.op is Op.ACQUIRE else Op.RW_RELEASE
+        return Fanout(
+            op, self.key, self.token, self.ttl_ms, self.timeout, fair=self.fair, keys=self.keys
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +213,8 @@ class Watch:
 
     key: str
     timeout: float
+    keys: tuple[str, ...] = ()  # a multi-resource lock's set: a release of any wakes
+    queued: bool = True  # the waiter joins the key's queue (a single lock's waiter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +288,8 @@ def acquire_flow(
     timeout: float | None,
     now: float,
     uniform: Callable[[], float],
+    keys: tuple[str, ...] = (),
+    queue: bool = True,
 ) -> Flow[AcquireResult]:
     """Acquire ``key`` with ``token`` on a majority (R6), retrying with jitter (R8).
 
@@ -262,7 +319,15 @@ def acquire_flow(
         t = 0.050   the holder releases: every server deletes its key, takes the head
                     of its queue (us) off it and names it in the announcement
         t = 0.0502  woken, alone: attempt 3 at once: granted
+
+    Without ``queue`` (and always for a multi-resource lock's set, ``keys``), the waiter
+    watches but never joins a queue: the kinds of lock whose releases name no head (the
+    set's, the read-write lock's) wake every waiter of the name, as before the queues,
+    and a release that names another process's entry leaves this waiter to its R8 poll.
+    ``fair`` applies to the single lock only.
     """
+    queue = queue and not keys
+    fair = config.fair and queue
     give_up_at = None if timeout is None else now + timeout
     timeout_each = config.timeout_for(ttl_ms)
     lease_ms = queue_lease_ms(config.retry_delay)
@@ -281,7 +346,8 @@ def acquire_flow(
             timeout_each,
             config.max_ttl_ms,
             config.fencing,
-            fair=config.fair,
+            fair=fair,
+            keys=keys,
         )
         round_ = yield acquire
         assert isinstance(round_, Round)
@@ -312,7 +378,8 @@ def acquire_flow(
             timeout_each,
             notify=notify,
             arrival=str(attempts),
-            fair=config.fair,
+            fair=fair,
+            keys=keys,
         )
         assert isinstance(cleanup, Round)
         now = cleanup.finished
@@ -326,10 +393,10 @@ def acquire_flow(
             wait = config.connect_timeout
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
-            watched = yield Watch(key, wait)
+            watched = yield Watch(key, wait, keys, queued=queue)
             assert isinstance(watched, float)
             continue  # at once: a release before the subscription would go unnoticed
-        if watching:
+        if watching and queue:
             # (re)join after every failed try: the first time; after a wake-up by name,
             # which took the entry off the queues; and to renew the lease (the driver
             # answers at once, sending nothing, when none of these applies)
@@ -346,7 +413,7 @@ def acquire_flow(
             continue
         woken = yield Wait(pause)
         assert isinstance(woken, Woken)
-        while woken.requeue and woken.now < now + pause:
+        while queue and woken.requeue and woken.now < now + pause:
             # another waiter of this process was woken by name: stand in line for it
             joined = yield join
             assert isinstance(joined, Round)
@@ -391,18 +458,25 @@ def _fence_flow(
     return None
 
 
-def release_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
+def release_flow(
+    *, key: str, token: str, ttl_ms: int, config: RedlockConfig, keys: tuple[str, ...] = ()
+) -> Flow[Round]:
     """Compare-and-delete on all servers, whatever we believe each holds (R9)."""
     timeout = config.timeout_for(ttl_ms)
-    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout, notify=True, fair=config.fair)
+    fair = config.fair and not keys
+    round_ = yield Fanout(
+        Op.RELEASE, key, token, ttl_ms, timeout, notify=True, fair=fair, keys=keys
+    )
     assert isinstance(round_, Round)
     return round_
 
 
-def probe_flow(*, key: str, token: str, ttl_ms: int, config: RedlockConfig) -> Flow[Round]:
+def probe_flow(
+    *, key: str, token: str, ttl_ms: int, config: RedlockConfig, keys: tuple[str, ...] = ()
+) -> Flow[Round]:
     """Read the key on all servers: each answers TAKEN (with the holder's token prefix)
     or NOT_HELD. Changes nothing."""
-    round_ = yield Fanout(Op.PROBE, key, token, ttl_ms, config.timeout_for(ttl_ms))
+    round_ = yield Fanout(Op.PROBE, key, token, ttl_ms, config.timeout_for(ttl_ms), keys=keys)
     assert isinstance(round_, Round)
     return round_
 
@@ -424,6 +498,7 @@ def extend_flow(
     held_until: float,
     now: float,
     final: bool = True,
+    keys: tuple[str, ...] = (),
 ) -> Flow[ExtendResult]:
     """Reset the ttl of our key on a majority, within the remaining validity (R10).
 
@@ -447,7 +522,7 @@ def extend_flow(
         reason = "its validity had already run out"
     else:
         wait = min(config.timeout_for(ttl_ms), held_until - now)
-        round_ = yield Fanout(Op.EXTEND, key, token, ttl_ms, wait)
+        round_ = yield Fanout(Op.EXTEND, key, token, ttl_ms, wait, keys=keys)
         assert isinstance(round_, Round)
         confirmed = round_.count(Reply.DONE)
         new_deadline = deadline(round_.started, ttl_ms, config.clock_drift_factor)
@@ -463,5 +538,5 @@ def extend_flow(
         gone = round_.count(Reply.NOT_HELD) > n - quorum(n)  # no majority can confirm now
         if not final and not gone and round_.finished < held_until:
             return ExtendResult(None, outcomes, reason, lost=False)
-    cleanup = yield from release_flow(key=key, token=token, ttl_ms=ttl_ms, config=config)
+    cleanup = yield from release_flow(key=key, token=token, ttl_ms=ttl_ms, config=config, keys=keys)
     return ExtendResult(None, outcomes or cleanup.outcomes, reason, lost=True)

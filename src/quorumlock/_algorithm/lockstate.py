@@ -109,6 +109,11 @@ class LockState:
     failed ``extend``, or a new acquire after the deadline passed.
     """
 
+    #: A blocking acquire stands in the name's queue of waiters (docs/algorithm.md,
+    #: "Waiting: woken by the release"): only for a kind of lock whose release wakes
+    #: the queue's head (not a multi-resource lock's set, whatever this says).
+    queued = True
+
     def __init__(
         self,
         *,
@@ -119,8 +124,12 @@ class LockState:
         lease: LeasePolicy | None = None,
         token_factory: Callable[[], str] = new_token,
         uniform: Callable[[], float],
+        keys: tuple[str, ...] = (),
     ) -> None:
         self.name = name
+        # A multi-resource lock: its set of keys, sorted; ``name`` is then only shown.
+        self.keys = keys
+        self._key = keys[0] if keys else name
         self.ttl_ms = ttl_ms
         self.servers = servers
         self.config = config
@@ -141,6 +150,17 @@ class LockState:
         self.reason = ""
         self._token_factory = token_factory
         self._uniform = uniform
+
+    @property
+    def key(self) -> str:
+        """The key this object's acquisition is held on: the name; a multi-resource
+        lock's first key; a read-write lock's sorted set; a semaphore's permit: the key
+        of its slot."""
+        return self._key
+
+    @key.setter
+    def key(self, value: str) -> None:
+        self._key = value
 
     @property
     def held(self) -> bool:
@@ -177,7 +197,8 @@ class LockState:
         self.lost = False
         self.token = token = self._token_factory()
         result = yield from acquire_flow(
-            key=self.name,
+            key=self.key,
+            keys=self.keys,
             token=token,
             ttl_ms=self.ttl_ms,
             config=self.config,
@@ -185,6 +206,7 @@ class LockState:
             timeout=wait,
             now=now,
             uniform=self._uniform,
+            queue=self.queued,
         )
         self.outcomes = result.outcomes
         self.verdict = result.verdict
@@ -220,7 +242,8 @@ class LockState:
         token, held_until = self._require_held("extend")
         ttl_ms = self.ttl_ms if ttl is None else self.config.ttl_ms(ttl)
         result = yield from extend_flow(
-            key=self.name,
+            key=self.key,
+            keys=self.keys,
             token=token,
             ttl_ms=ttl_ms,
             config=self.config,
@@ -237,7 +260,8 @@ class LockState:
         self.reason = ""
         token, held_until = self._require_held("renew")
         result = yield from extend_flow(
-            key=self.name,
+            key=self.key,
+            keys=self.keys,
             token=token,
             ttl_ms=ttl_ms,
             config=self.config,
@@ -354,13 +378,17 @@ class LockState:
             # Lost, but R9 all the same: a minority may still hold our key.
             self.lost = False
             yield from release_flow(
-                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+                key=self.key,
+                keys=self.keys,
+                token=self.token,
+                ttl_ms=self.ttl_ms,
+                config=self.config,
             )
             return False
         token, _ = self._require_held("release")
         self.deadline = None
         round_ = yield from release_flow(
-            key=self.name, token=token, ttl_ms=self.ttl_ms, config=self.config
+            key=self.key, keys=self.keys, token=token, ttl_ms=self.ttl_ms, config=self.config
         )
         self.outcomes = round_.outcomes
         return round_.count(Reply.DONE) >= quorum(self.servers)
@@ -398,7 +426,11 @@ class LockState:
         self.deadline = None
         if self.token is not None:
             yield from release_flow(
-                key=self.name, token=self.token, ttl_ms=self.ttl_ms, config=self.config
+                key=self.key,
+                keys=self.keys,
+                token=self.token,
+                ttl_ms=self.ttl_ms,
+                config=self.config,
             )
 
     def probe(self, *, mine: bool) -> Flow[bool]:
@@ -408,7 +440,11 @@ class LockState:
         not answer could tip the count either way.
         """
         round_ = yield from probe_flow(
-            key=self.name, token=self.token or "", ttl_ms=self.ttl_ms, config=self.config
+            key=self.key,
+            keys=self.keys,
+            token=self.token or "",
+            ttl_ms=self.ttl_ms,
+            config=self.config,
         )
         outcomes = round_.outcomes
         if mine:

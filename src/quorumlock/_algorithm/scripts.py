@@ -18,21 +18,38 @@ from dataclasses import dataclass, field
 
 __all__ = [
     "ACQUIRE",
+    "ACQUIRE_MANY",
+    "CLAIM_TERM",
     "CLUSTER_ACQUIRE",
+    "CLUSTER_ACQUIRE_MANY",
     "CLUSTER_FAIR_ACQUIRE",
+    "CLUSTER_RW_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
+    "EXTEND_MANY",
     "FAIR_ACQUIRE",
     "FENCE_GUARD",
     "LOSS_COMMANDS",
     "MARKER_KEY",
+    "PROBE_MANY",
     "PROVISION",
     "QUEUE",
     "QUEUE_EXPIRY_PREFIX",
     "QUEUE_PREFIX",
+    "READ_LEADER",
     "RELEASE",
     "RELEASED_PREFIX",
+    "RELEASE_MANY",
+    "RW_ACQUIRE",
+    "RW_COMMIT_FENCE",
+    "RW_DOWNGRADE",
+    "RW_EXTEND",
+    "RW_PREFIX",
+    "RW_PROBE",
+    "RW_RELEASE",
     "SCRIPTS",
+    "SEMAPHORE_ACQUIRE",
+    "SEMAPHORE_RELEASE",
     "Script",
 ]
 
@@ -501,19 +518,515 @@ return {"marked", run_id}
 """,
 )
 
+#: The multi-resource lock (``Redlock.lock_many``, docs/algorithm.md): the same scripts
+#: over a set of keys, each atomic on its server, so that a server grants every key of
+#: the set or none. KEYS[2] stays the marker, as for ACQUIRE; the lock keys are KEYS[1]
+#: and KEYS[3..], sorted by the client (a fixed order: two overlapping sets meet their
+#: common keys in the same order). Derived from ACQUIRE's source, never edited by hand:
+#: the quarantine and the fencing counter are ACQUIRE's, only the SET differs.
+_SET_ONE_FROM = "local granted = 0\n"
+_SET_ONE_TO = 'holder = redis.call("get", KEYS[1])\nend\n'
+
+_SET_ALL = """\
+-- a set of keys (KEYS[1], KEYS[3..]): granted only if none is held here, then all are
+-- set in this same atomic step; holder is the first holder met, in key order
+local granted = 0
+local holder = false
+for i = 1, #KEYS do
+    if i ~= 2 and not holder then
+        holder = redis.call("get", KEYS[i])
+    end
+end
+if not holder then
+    for i = 1, #KEYS do
+        if i ~= 2 then
+            redis.call("set", KEYS[i], ARGV[1], "PX", ARGV[2])
+        end
+    end
+    granted = 1
+end
+"""
+
+
+def _many_variant(source: str) -> str:
+    """ACQUIRE's source with its SET block (from ``_SET_ONE_FROM`` to ``_SET_ONE_TO``, as
+    it stands) replaced by the whole set's."""
+    if source.count(_SET_ONE_FROM) != 1 or source.count(_SET_ONE_TO) != 1:
+        raise AssertionError("the acquire script's SET is not where the set variant expects it")
+    start = source.index(_SET_ONE_FROM)
+    end = source.index(_SET_ONE_TO) + len(_SET_ONE_TO)
+    header = "-- quorumlock acquire of a set of keys: every key or none\n"
+    return header + source[:start] + _SET_ALL + source[end:]
+
+
+#: B1 and B2 for a set of keys: ACQUIRE with every key of the set taken or none.
+ACQUIRE_MANY = Script("acquire_many", _many_variant(ACQUIRE.source))
+
+#: ACQUIRE_MANY on a cluster node (every key of the set in one slot: the client checks).
+CLUSTER_ACQUIRE_MANY = Script("acquire_many_cluster", _cluster_variant(ACQUIRE_MANY.source))
+
+#: R3/R9 for a set: compare-and-delete each key, announcing each release.
+RELEASE_MANY = Script(
+    "release_many",
+    """\
+-- quorumlock release of a set of keys: compare-and-delete each, then wake the waiters
+-- KEYS     the lock keys of the set
+-- ARGV[1]  the token we stored when acquiring
+-- ARGV[2]  "1" to publish each release on "quorumlock:released:" .. its key
+-- returns  1 if every key held our token (all are deleted), 0 otherwise (those that
+--          held it are deleted all the same)
+local all = 1
+for i = 1, #KEYS do
+    if redis.call("get", KEYS[i]) == ARGV[1] then
+        redis.call("del", KEYS[i])
+        if ARGV[2] == "1" then
+            redis.pcall("publish", "quorumlock:released:" .. KEYS[i], "")
+        end
+    else
+        all = 0
+    end
+end
+return all
+""",
+)
+
+#: R10 for a set: reset the ttl of every key, only while every key holds our token.
+EXTEND_MANY = Script(
+    "extend_many",
+    """\
+-- quorumlock extend of a set of keys: compare-and-pexpire, all or none
+-- KEYS     the lock keys of the set
+-- ARGV[1]  the token we stored when acquiring
+-- ARGV[2]  the new ttl in milliseconds
+-- returns  1 if every key held our token and its ttl was reset, 0 otherwise (no ttl
+--          was touched)
+for i = 1, #KEYS do
+    if redis.call("get", KEYS[i]) ~= ARGV[1] then
+        return 0
+    end
+end
+for i = 1, #KEYS do
+    redis.call("pexpire", KEYS[i], ARGV[2])
+end
+return 1
+""",
+)
+
+#: Leader election (docs/election.md): a leader records its term next to the lock key, in
+#: the term record (``quorumlock._algorithm.election.term_key``, the lock key's slot), as
+#: "<term> <token>", once it holds the lock; the token carries the leader's identity. The
+#: record is written only while the key still holds that token, and never lowered.
+CLAIM_TERM = Script(
+    "claim_term",
+    """\
+-- quorumlock claim term: record the term of the holder of the election's lock
+-- KEYS[1]  the lock key
+-- KEYS[2]  the term record
+-- ARGV[1]  our token
+-- ARGV[2]  our term (the fencing token of the acquisition, an integer)
+-- returns  1 if the key holds our token (the record names us then), 0 otherwise
+if redis.call("get", KEYS[1]) ~= ARGV[1] then
+    return 0
+end
+local recorded = redis.call("get", KEYS[2])
+local term = recorded and tonumber(string.match(recorded, "^(%d+) ")) or 0
+if term < tonumber(ARGV[2]) then
+    redis.call("set", KEYS[2], ARGV[2] .. " " .. ARGV[1])
+end
+return 1
+""",
+)
+
+# ---------------------------------------------------------------------------------------
+# The read-write lock (docs/algorithm.md, "Read-write locks"). One sorted set per name and
+# server, ``quorumlock:rw:{<name>}``, holds every hold of the lock on that server: a
+# member is a mode letter and a token ("r" a reader, "w" the writer, "i" a waiting
+# writer's intent), its score the server time (ms) the hold expires at. Each hold thus
+# expires on its own, as a PX key does, and the key itself expires with its last hold.
+# ---------------------------------------------------------------------------------------
+
+#: Where the read-write lock of a name keeps its holds (the name is the hash tag, so the
+#: key lands in the slot of a cluster that the name's own key would).
+RW_PREFIX = "quorumlock:rw:"
+
+#: The server's time in ms, and every expired hold dropped (``rw_now``).
+_RW_NOW = """\
+local rw_clock = redis.call("time")
+local rw_now = tonumber(rw_clock[1]) * 1000 + math.floor(tonumber(rw_clock[2]) / 1000)
+redis.call("zremrangebyscore", KEYS[1], "-inf", rw_now)
+"""
+
+#: The key lives as long as its longest hold (a set left empty is deleted by the server).
+_RW_KEEP = """\
+local rw_last = redis.call("zrange", KEYS[1], -1, -1, "withscores")
+if rw_last[2] then
+    redis.call("pexpire", KEYS[1], string.format("%.0f", tonumber(rw_last[2]) - rw_now))
+end
+"""
+
+#: Where the acquire script's SET block starts and ends: the read-write acquire replaces
+#: it (see RW_ACQUIRE); its lines are not repeated here, so that they exist once.
+_GRANT_FROM = "local granted = 0\n"
+_GRANT_TO = 'holder = redis.call("get", KEYS[1])\nend\n'
+
+_RW_GRANT = (
+    """\
+-- read-write: ARGV[1] is the mode ("r" or "w") and our token, ARGV[2] "<ttl ms>:<the
+-- intent's lease in ms, 0 for none>". A reader is refused while a writer holds or one
+-- waits (an intent); a writer while anyone else holds. A refused writer leaves its
+-- intent, so that no new reader gets in before it (no writer starvation).
+local granted = 0
+local holder = false
+local rw_ttl, rw_intent = string.match(ARGV[2], "^(%d+):(%d+)$")
+"""
+    + _RW_NOW
+    + """\
+local rw_mode = string.sub(ARGV[1], 1, 1)
+local rw_token = string.sub(ARGV[1], 2)
+for _, member in ipairs(redis.call("zrange", KEYS[1], 0, -1)) do
+    local kind = string.sub(member, 1, 1)
+    if string.sub(member, 2) ~= rw_token and (kind == "w" or (rw_mode == "r" and kind == "i")
+            or (rw_mode == "w" and kind == "r")) then
+        holder = string.sub(member, 2)
+        break
+    end
+end
+if holder then
+    if rw_mode == "w" and tonumber(rw_intent) > 0 then
+        redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + tonumber(rw_intent)),
+            "i" .. rw_token)
+    end
+else
+    granted = 1
+    redis.call("zrem", KEYS[1], "i" .. rw_token)
+    redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + tonumber(rw_ttl)), ARGV[1])
+end
+"""
+    + _RW_KEEP
+)
+
+
+def _rw_acquire_source() -> str:
+    """ACQUIRE's source with its SET replaced by the read-write grant: the restart
+    quarantine and the fencing counter are ACQUIRE's own, never edited by hand."""
+    source = ACQUIRE.source
+    if source.count(_GRANT_FROM) != 1 or source.count(_GRANT_TO) != 1:
+        raise RuntimeError("the acquire script's SET block changed: update _GRANT_FROM/_TO")
+    start = source.index(_GRANT_FROM)
+    end = source.index(_GRANT_TO) + len(_GRANT_TO)
+    header = "-- quorumlock read-write acquire: the acquire script with the SET below replaced\n"
+    return header + source[:start] + _RW_GRANT + source[end:]
+
+
+#: B1 and B2 for the read-write lock: ACQUIRE with its SET replaced by the read-write
+#: grant on the sorted set KEYS[1]; same arguments (ARGV[1] the mode letter and token,
+#: ARGV[2] "<ttl>:<intent>") and same reply, the holder being a blocking hold's token.
+RW_ACQUIRE = Script("rw_acquire", _rw_acquire_source())
+
+#: R3/R9 for the read-write lock: drop our hold (either mode) and, unless a waiting
+#: writer keeps its claim (an undo between its attempts), our intent; announce it.
+RW_RELEASE = Script(
+    "rw_release",
+    """\
+-- quorumlock read-write release
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token
+-- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
+-- ARGV[3]  0, or a waiting writer's intent lease in ms: keep waiting as an intent
+-- returns  1 if we held the lock here (read or write) and no longer do, 0 otherwise
+"""
+    + _RW_NOW
+    + """\
+local held = redis.call("zrem", KEYS[1], "r" .. ARGV[1], "w" .. ARGV[1])
+local intent = tonumber(ARGV[3]) or 0
+local changed = held
+if intent > 0 then
+    redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + intent), "i" .. ARGV[1])
+else
+    changed = changed + redis.call("zrem", KEYS[1], "i" .. ARGV[1])
+end
+"""
+    + _RW_KEEP
+    + """\
+if ARGV[2] == "1" and changed > 0 then
+    redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+end
+if held > 0 then
+    return 1
+end
+return 0
+""",
+)
+
+#: R10 for the read-write lock: a new expiry for our live hold, never a new hold.
+RW_EXTEND = Script(
+    "rw_extend",
+    """\
+-- quorumlock read-write extend
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token
+-- ARGV[2]  the new ttl in milliseconds
+-- returns  1 if we held the lock here and its expiry was reset, 0 otherwise
+"""
+    + _RW_NOW
+    + """\
+for _, member in ipairs({"r" .. ARGV[1], "w" .. ARGV[1]}) do
+    if redis.call("zscore", KEYS[1], member) then
+        redis.call("zadd", KEYS[1], "XX", string.format("%.0f", rw_now + tonumber(ARGV[2])),
+            member)
+"""
+    + "\n".join("        " + line for line in _RW_KEEP.splitlines())
+    + """
+        return 1
+    end
+end
+return 0
+""",
+)
+
+#: Downgrade, atomic on each server: our write hold becomes a read hold with the same
+#: expiry, so no writer can come in between; readers waiting are told.
+RW_DOWNGRADE = Script(
+    "rw_downgrade",
+    """\
+-- quorumlock read-write downgrade: our write hold becomes a read hold
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token
+-- returns  1 if we held the write lock here and now hold it for reading, 0 otherwise
+"""
+    + _RW_NOW
+    + """\
+local expiry = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
+if not expiry then
+    return 0
+end
+redis.call("zrem", KEYS[1], "w" .. ARGV[1])
+redis.call("zadd", KEYS[1], expiry, "r" .. ARGV[1])
+redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+return 1
+""",
+)
+
+#: ``locked()`` and ``owned()`` of a set: who holds it on this server.
+PROBE_MANY = Script(
+    "probe_many",
+    """\
+-- quorumlock probe of a set of keys: changes nothing
+-- KEYS     the lock keys of the set
+-- returns  the token in every key when they all hold the same one; "*" when some key is
+--          held but not all by one token (held, and by nobody's whole set); nil when
+--          no key is held
+local first = redis.call("get", KEYS[1])
+local same = true
+local any = first
+for i = 2, #KEYS do
+    local value = redis.call("get", KEYS[i])
+    if value ~= first then
+        same = false
+    end
+    any = any or value
+end
+if same then
+    return first
+elseif any then
+    return "*"
+end
+return nil
+""",
+)
+
+#: Who leads according to this server: the lock key's value (the holder's token), its
+#: time to live, and the term of the record when the record names that same token.
+READ_LEADER = Script(
+    "read_leader",
+    """\
+-- quorumlock read leader: the holder of the election's lock here, with its term
+-- KEYS[1]  the lock key
+-- KEYS[2]  the term record
+-- returns  false when nobody holds the key, else "<pttl ms> <term> <token>" (term 0 when
+--          the record does not name this holder)
+local holder = redis.call("get", KEYS[1])
+if not holder then
+    return false
+end
+local pttl = redis.call("pttl", KEYS[1])
+local term = "0"
+local recorded = redis.call("get", KEYS[2])
+if recorded then
+    local number, token = string.match(recorded, "^(%d+) (.*)$")
+    if token == holder then
+        term = number
+    end
+end
+return pttl .. " " .. term .. " " .. holder
+""",
+)
+
+#: Who holds the read-write lock here, without changing anything: our token if we
+#: hold it (either mode), else a live holder's, else nil.
+RW_PROBE = Script(
+    "rw_probe",
+    """\
+-- quorumlock read-write probe
+-- KEYS[1]  the lock's sorted set of holds
+-- ARGV[1]  our token ("" for none)
+-- returns  our token if we hold it here, else the token of a live holder, else nil
+local clock = redis.call("time")
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local found = nil
+for _, member in ipairs(redis.call("zrangebyscore", KEYS[1], "(" .. now, "+inf")) do
+    local kind = string.sub(member, 1, 1)
+    if kind == "r" or kind == "w" then
+        if ARGV[1] ~= "" and string.sub(member, 2) == ARGV[1] then
+            return ARGV[1]
+        end
+        found = found or string.sub(member, 2)
+    end
+end
+return found
+""",
+)
+
+#: COMMIT_FENCE for the writer of a read-write lock.
+RW_COMMIT_FENCE = Script(
+    "rw_commit_fence",
+    """\
+-- quorumlock read-write commit fence: raise the fencing counter to the token drawn
+-- KEYS[1]  the lock's sorted set of holds
+-- KEYS[2]  the server's incarnation marker
+-- ARGV[1]  our token
+-- ARGV[2]  the fencing token (an integer)
+-- returns  1 if we still hold the write lock here (the counter is then >= ARGV[2]), else 0
+local fence = tonumber(redis.call("hget", KEYS[2], "fence")) or 0
+if fence < tonumber(ARGV[2]) then
+    redis.call("hset", KEYS[2], "fence", ARGV[2])
+end
+local clock = redis.call("time")
+local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
+local expiry = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
+if expiry and tonumber(expiry) > now then
+    return 1
+end
+return 0
+""",
+)
+
+#: RW_ACQUIRE on a cluster node, as CLUSTER_ACQUIRE is ACQUIRE there.
+CLUSTER_RW_ACQUIRE = Script("rw_acquire_cluster", _cluster_variant(RW_ACQUIRE.source))
+
+#: A counting semaphore's acquire on one server (docs/algorithm.md, "Semaphores"): the
+#: semaphore's K permits are K slot keys, each an ordinary lock key, and a permit is held
+#: as a lock on one slot. The script tries the slots in the client's (random) order and
+#: runs ACQUIRE, unchanged, on the first one that is free (or already ours, from the
+#: client's previous round: it is taken again afresh), so that the quarantine and the
+#: fencing counter work exactly as for a lock. In the same atomic step it deletes our
+#: token from every other slot: a client holds at most one slot per acquisition on each
+#: server. It is derived from ACQUIRE's source, never edited by hand.
+SEMAPHORE_ACQUIRE = Script(
+    "semaphore_acquire",
+    """\
+-- quorumlock semaphore acquire: ACQUIRE on the first free slot in the client's order
+-- KEYS[1..K] the slot keys; KEYS[K+1] the server's incarnation marker
+-- ARGV[1..4] token, ttl ms, max_ttl ms, fencing: as for the acquire script
+-- ARGV[5]    the slots to try, 0-based, in order ("2,0,3,1")
+-- ARGV[6..7] run_id and durability of the session: as for the acquire script
+-- returns    {slot tried (0-based), free slots ("1" free or ours, "0" taken; one per
+--             slot, before this call), then the acquire script's reply for that slot}
+local function acquire_one(KEYS, ARGV)
+"""
+    + "\n".join("    " + line if line else line for line in ACQUIRE.source.splitlines())
+    + """
+end
+local k = #KEYS - 1
+local token = ARGV[1]
+local free = {}
+local bits = {}
+for i = 1, k do
+    local v = redis.call("get", KEYS[i])
+    free[i] = (not v) or v == token
+    bits[i] = free[i] and "1" or "0"
+end
+local target = nil
+local first = nil
+for s in string.gmatch(ARGV[5], "%d+") do
+    local i = tonumber(s) + 1
+    if i >= 1 and i <= k then
+        first = first or i
+        if free[i] then
+            target = i
+            break
+        end
+    end
+end
+target = target or first
+-- our grants of the client's previous round go quietly: waking the waiters for a
+-- grant that lived one round trip would only make them collide again
+for i = 1, k do
+    if redis.call("get", KEYS[i]) == token then
+        redis.call("del", KEYS[i])
+    end
+end
+local r = acquire_one({KEYS[target], KEYS[k + 1]},
+    {token, ARGV[2], ARGV[3], ARGV[4], ARGV[6], ARGV[7]})
+return {target - 1, table.concat(bits), unpack(r)}
+""",
+)
+
+#: A semaphore's release (and the undo of a failed acquire): compare-and-delete our
+#: token on every slot key but ``keep``, then wake the semaphore's waiters.
+SEMAPHORE_RELEASE = Script(
+    "semaphore_release",
+    """\
+-- quorumlock semaphore release: compare-and-delete on every slot, then wake the waiters
+-- KEYS[1..K] the slot keys ("<base>:<slot>")
+-- ARGV[1]    our token
+-- ARGV[2]    the slot to keep (0-based), or -1 for none
+-- ARGV[3]    "1" to publish on "quorumlock:released:<base>" when a key was deleted
+-- returns    1 if a key held our token and was deleted, 0 otherwise
+local deleted = 0
+local keep = tonumber(ARGV[2]) + 1
+for i = 1, #KEYS do
+    if i ~= keep and redis.call("get", KEYS[i]) == ARGV[1] then
+        redis.call("del", KEYS[i])
+        deleted = 1
+    end
+end
+if deleted == 1 and ARGV[3] == "1" then
+    redis.pcall("publish", "quorumlock:released:" .. string.gsub(KEYS[1], ":%d+$", ""), "")
+end
+return deleted
+""",
+)
+
 #: Every script, by name.
 SCRIPTS = {
     script.name: script
     for script in (
         ACQUIRE,
+        ACQUIRE_MANY,
+        CLAIM_TERM,
         CLUSTER_ACQUIRE,
+        CLUSTER_ACQUIRE_MANY,
         CLUSTER_FAIR_ACQUIRE,
         COMMIT_FENCE,
         EXTEND,
+        EXTEND_MANY,
         FAIR_ACQUIRE,
         FENCE_GUARD,
+        PROBE_MANY,
         PROVISION,
         QUEUE,
+        READ_LEADER,
         RELEASE,
+        RELEASE_MANY,
+        RW_ACQUIRE,
+        CLUSTER_RW_ACQUIRE,
+        RW_COMMIT_FENCE,
+        RW_DOWNGRADE,
+        RW_EXTEND,
+        RW_PROBE,
+        RW_RELEASE,
+        SEMAPHORE_ACQUIRE,
+        SEMAPHORE_RELEASE,
     )
 }

@@ -7,18 +7,36 @@ and hands each decoded reply to :func:`interpret`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from quorumlock._algorithm.election import term_key
 from quorumlock._algorithm.flows import Fanout, Op, Session
 from quorumlock._algorithm.outcomes import Reply, quarantine_cause
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
+    ACQUIRE_MANY,
+    CLAIM_TERM,
     COMMIT_FENCE,
     EXTEND,
+    EXTEND_MANY,
     FAIR_ACQUIRE,
     MARKER_KEY,
+    PROBE_MANY,
     QUEUE,
     QUEUE_EXPIRY_PREFIX,
     QUEUE_PREFIX,
+    READ_LEADER,
     RELEASE,
+    RELEASE_MANY,
+    RW_ACQUIRE,
+    RW_COMMIT_FENCE,
+    RW_DOWNGRADE,
+    RW_EXTEND,
+    RW_PROBE,
+    RW_RELEASE,
+    SEMAPHORE_ACQUIRE,
+    SEMAPHORE_RELEASE,
+    Script,
 )
 
 __all__ = [
@@ -27,8 +45,10 @@ __all__ = [
     "eval_args",
     "interpret",
     "queue_keys",
+    "script_of",
     "session_args",
     "shared_args",
+    "slot_keys",
 ]
 
 
@@ -54,6 +74,10 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
 def shared_args(step: Fanout) -> tuple[str | int, ...]:
     """The part of the command that is the same for every server (all of it, unless
     ``step.per_session``: then the session's arguments come last)."""
+    if step.op in _RW_ARGS:
+        return _RW_ARGS[step.op](step)
+    if step.keys:
+        return _set_args(step)
     if step.op is Op.ACQUIRE:
         if not step.per_session:
             return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
@@ -80,8 +104,24 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
                 step.ttl_ms)  # fmt: skip
     if step.op is Op.PROBE:
         return ("GET", step.key)
+    if step.op is Op.SEMAPHORE_ACQUIRE:
+        slots = slot_keys(step.key, step.permits)
+        return (
+            "EVALSHA", SEMAPHORE_ACQUIRE.sha, len(slots) + 1, *slots, MARKER_KEY, step.token,
+            step.ttl_ms, step.max_ttl_ms, "1" if step.fencing else "0",
+            ",".join(str(slot) for slot in step.slots),
+        )  # fmt: skip
+    if step.op is Op.SEMAPHORE_RELEASE:
+        slots = slot_keys(step.key, step.permits)
+        keep = step.slots[0] if step.slots else -1
+        notify = "1" if step.notify else "0"
+        return ("EVALSHA", SEMAPHORE_RELEASE.sha, len(slots), *slots, step.token, keep, notify)
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
+    if step.op is Op.CLAIM_TERM:
+        return ("EVALSHA", CLAIM_TERM.sha, 2, step.key, term_key(step.key), step.token, step.fence)
+    if step.op is Op.READ_LEADER:
+        return ("EVALSHA", READ_LEADER.sha, 2, step.key, term_key(step.key))
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
 
 
@@ -92,6 +132,63 @@ def queue_keys(key: str, tag: str | None = None) -> tuple[str, str]:
     if tag is None:
         return QUEUE_PREFIX + key, QUEUE_EXPIRY_PREFIX + key
     return f"{QUEUE_PREFIX}{{{tag}}}:{key}", f"{QUEUE_EXPIRY_PREFIX}{{{tag}}}:{key}"
+
+
+def _set_args(step: Fanout) -> tuple[str | int, ...]:
+    """A multi-resource lock's command: the ``*_MANY`` script over its whole set. The
+    acquire keeps ACQUIRE's layout (KEYS[2] the marker, the other keys after it), so
+    that the cluster variant and the fence commit treat it as they treat ACQUIRE."""
+    keys = step.keys
+    if step.op is Op.ACQUIRE:
+        fencing = "1" if step.fencing else "0"
+        return (
+            "EVALSHA", ACQUIRE_MANY.sha, len(keys) + 1, keys[0], MARKER_KEY, *keys[1:],
+            step.token, step.ttl_ms, step.max_ttl_ms, fencing,
+        )  # fmt: skip
+    if step.op is Op.RELEASE:
+        notify = "1" if step.notify else "0"
+        return ("EVALSHA", RELEASE_MANY.sha, len(keys), *keys, step.token, notify)
+    if step.op is Op.EXTEND:
+        return ("EVALSHA", EXTEND_MANY.sha, len(keys), *keys, step.token, step.ttl_ms)
+    if step.op is Op.PROBE:
+        return ("EVALSHA", PROBE_MANY.sha, len(keys), *keys)
+    # The fence commit checks one key: the set was set in one step, with one ttl.
+    return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
+
+
+def _rw_acquire_args(step: Fanout) -> tuple[str | int, ...]:
+    mode = "r" if step.op is Op.RW_READ else "w"
+    return (
+        "EVALSHA", RW_ACQUIRE.sha, 2, step.key, MARKER_KEY, mode + step.token,
+        f"{step.ttl_ms}:{step.intent_ms}", step.max_ttl_ms, "1" if step.fencing else "0",
+    )  # fmt: skip
+
+
+_RW_ARGS: dict[Op, Callable[[Fanout], tuple[str | int, ...]]] = {
+    Op.RW_READ: _rw_acquire_args,
+    Op.RW_WRITE: _rw_acquire_args,
+    Op.RW_RELEASE: lambda step: (
+        "EVALSHA",
+        RW_RELEASE.sha,
+        1,
+        step.key,
+        step.token,
+        "1" if step.notify else "0",
+        step.intent_ms,
+    ),
+    Op.RW_EXTEND: lambda step: ("EVALSHA", RW_EXTEND.sha, 1, step.key, step.token, step.ttl_ms),
+    Op.RW_DOWNGRADE: lambda step: ("EVALSHA", RW_DOWNGRADE.sha, 1, step.key, step.token),
+    Op.RW_PROBE: lambda step: ("EVALSHA", RW_PROBE.sha, 1, step.key, step.token),
+    Op.RW_COMMIT_FENCE: lambda step: (
+        "EVALSHA",
+        RW_COMMIT_FENCE.sha,
+        2,
+        step.key,
+        MARKER_KEY,
+        step.token,
+        step.fence,
+    ),
+}
 
 
 def session_args(session: Session) -> tuple[str, str]:
@@ -110,8 +207,40 @@ _SCRIPT_OF = {
     Op.RELEASE: RELEASE,
     Op.EXTEND: EXTEND,
     Op.COMMIT_FENCE: COMMIT_FENCE,
+    Op.CLAIM_TERM: CLAIM_TERM,
+    Op.READ_LEADER: READ_LEADER,
+    Op.RW_READ: RW_ACQUIRE,
+    Op.RW_WRITE: RW_ACQUIRE,
+    Op.RW_RELEASE: RW_RELEASE,
+    Op.RW_EXTEND: RW_EXTEND,
+    Op.RW_DOWNGRADE: RW_DOWNGRADE,
+    Op.RW_PROBE: RW_PROBE,
+    Op.RW_COMMIT_FENCE: RW_COMMIT_FENCE,
+    Op.SEMAPHORE_ACQUIRE: SEMAPHORE_ACQUIRE,
+    Op.SEMAPHORE_RELEASE: SEMAPHORE_RELEASE,
     Op.QUEUE: QUEUE,
 }
+
+
+_SET_SCRIPT_OF = {
+    Op.ACQUIRE: ACQUIRE_MANY,
+    Op.RELEASE: RELEASE_MANY,
+    Op.EXTEND: EXTEND_MANY,
+    Op.PROBE: PROBE_MANY,
+    Op.COMMIT_FENCE: COMMIT_FENCE,
+}
+
+
+def script_of(step: Fanout) -> Script:
+    """The script a fan-out's command runs (``KeyError`` for a plain command)."""
+    if step.fair and step.op is Op.ACQUIRE and not step.keys:
+        return FAIR_ACQUIRE
+    return (_SET_SCRIPT_OF if step.keys else _SCRIPT_OF)[step.op]
+
+
+def slot_keys(base: str, permits: int) -> tuple[str, ...]:
+    """The keys of a counting semaphore's permits: ``<base>:0`` .. ``<base>:<K-1>``."""
+    return tuple(f"{base}:{slot}" for slot in range(permits))
 
 
 def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:
@@ -119,8 +248,7 @@ def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, 
     args = command_args(step, session)
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
-    script = FAIR_ACQUIRE if args[1] == FAIR_ACQUIRE.sha else _SCRIPT_OF[step.op]
-    return ("EVAL", script.source, *args[2:])
+    return ("EVAL", script_of(step).source, *args[2:])
 
 
 #: How much of a holder's token an acquire keeps to tell holders apart (never shown).
@@ -143,7 +271,15 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     the queue of waiters (:attr:`Op.QUEUE`) answers the entry's place in line (1: the
     head), returned in the counter's place.
     """
-    if op is Op.ACQUIRE:
+    if op is Op.SEMAPHORE_ACQUIRE:
+        # [slot tried, free slots, then the acquire script's reply for that slot]: the
+        # slot and the free slots go in ``holder`` as "<slot>:<free>", which the
+        # semaphore's flow reads (quorumlock._algorithm.semaphore.SlotReply).
+        if isinstance(raw, list) and len(raw) >= 5 and isinstance(raw[0], int):
+            reply, detail, fence, _ = interpret(Op.ACQUIRE, raw[2:])
+            if reply is not Reply.ERROR:
+                return reply, detail, fence, f"{raw[0]}:{_text(raw[1])}"
+    elif op is Op.ACQUIRE or op is Op.RW_READ or op is Op.RW_WRITE:
         if raw in (b"OK", "OK", True):
             return Reply.GRANTED, "", None, None
         if raw is None:
@@ -168,7 +304,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
                 )
                 return Reply.QUARANTINED, detail, counter, holder
             return (Reply.GRANTED if granted else Reply.TAKEN), "", counter, holder
-    elif op is Op.PROBE:
+    elif op is Op.PROBE or op is Op.RW_PROBE:
         if raw is None:
             return Reply.NOT_HELD, "", None, None
         if isinstance(raw, bytes | str):
@@ -177,6 +313,12 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     elif op is Op.QUEUE and isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
         # a join's answer is the entry's place in line, carried in the counter's slot
         return Reply.DONE, "", raw, None
+    elif op is Op.READ_LEADER:
+        # "<pttl> <term> <token>": all of it, decoded by election.leader_of
+        if raw is None:
+            return Reply.NOT_HELD, "", None, None
+        if isinstance(raw, bytes | str):
+            return Reply.TAKEN, "", None, _text(raw)
     elif raw == 1:
         return Reply.DONE, "", None, None
     elif raw == 0:

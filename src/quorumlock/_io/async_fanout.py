@@ -42,7 +42,6 @@ from redis.exceptions import NoScriptError
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
-    Op,
     Round,
     Session,
 )
@@ -412,11 +411,11 @@ class AsyncFanout:
         An acquire raises :class:`ConfigurationError` when two instances turn out to be
         one server, as in ``SyncFanout.run``.
         """
-        if step.op is Op.ACQUIRE:
+        if step.acquires:
             self.same_server.check()
         round_ = await self._run(step)
-        if step.op is Op.ACQUIRE and self.same_server.conflict:
-            await self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+        if step.acquires and self.same_server.conflict:
+            await self._run(step.undo())
             self.same_server.check()
         return round_
 

@@ -23,6 +23,8 @@ from quorumlock._io.wakeups import (
     RECONNECT_PAUSE,
     Entry,
     arrival,
+    dismiss,
+    enlist,
     enough,
     parse,
     release_channel,
@@ -35,11 +37,23 @@ __all__ = ["AsyncWaiter", "AsyncWakeups"]
 class AsyncWaiter:
     """One blocking acquire's view of the announcements for its key."""
 
-    __slots__ = ("_event", "alone", "arrival", "channel", "entry", "popped", "requeue")
+    __slots__ = (
+        "_event", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
+        "requeue",
+    )  # fmt: skip
 
-    def __init__(self, channel: bytes, entry: Entry[AsyncWaiter]) -> None:
+    def __init__(
+        self,
+        channel: bytes,
+        entry: Entry[AsyncWaiter],
+        others: tuple[bytes, ...] = (),
+        *,
+        queued: bool = True,
+    ) -> None:
         self.channel = channel
+        self.channels = (channel, *(c for c in others if c != channel))
         self.entry = entry
+        self.queued = queued
         self.arrival = arrival()
         self.popped = False
         self.alone = False
@@ -88,7 +102,9 @@ class AsyncWakeups:
         self._pid = os.getpid()
         self._changed: asyncio.Condition | None = None
 
-    async def watch(self, key: str, timeout: float) -> AsyncWaiter:
+    async def watch(
+        self, key: str, timeout: float, keys: Sequence[str] = (), *, queued: bool = True
+    ) -> AsyncWaiter:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.watch`."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._pid != os.getpid():
@@ -103,9 +119,9 @@ class AsyncWakeups:
         assert self._changed is not None
         channel = release_channel(key)
         entry = self._waiters.setdefault(channel, Entry())
-        waiter = AsyncWaiter(channel, entry)
-        entry.waiters.append(waiter)
-        if len(entry.waiters) == 1:
+        others = tuple(release_channel(k) for k in keys)
+        waiter = AsyncWaiter(channel, entry, others, queued=queued)
+        if enlist(self._waiters, waiter):
             for listener in self._listeners:
                 listener.want()
         listeners = self._listeners
@@ -127,16 +143,11 @@ class AsyncWakeups:
 
     def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
-        entry = self._waiters.get(waiter.channel)
-        if entry is None or waiter not in entry.waiters:
-            return None
-        entry.waiters.remove(waiter)
-        if entry.waiters:
-            return None
-        del self._waiters[waiter.channel]
-        for listener in self._listeners:
-            listener.poke()
-        return entry.member if entry.joined or (kept and entry.ever and not entry.refused) else None
+        member, dropped = dismiss(self._waiters, waiter, kept=kept)
+        if dropped:
+            for listener in self._listeners:
+                listener.poke()
+        return member
 
     def close(self) -> None:
         """Stop the subscriber tasks (waiters still waiting fall back to polling)."""

@@ -35,7 +35,6 @@ from redis.exceptions import NoScriptError, ResponseError
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
-    Op,
     Round,
     Session,
 )
@@ -520,11 +519,11 @@ class SyncFanout:
         one server (:class:`SameServerCheck`): before sending anything if that was known,
         else after the round, once its keys were released on every server.
         """
-        if step.op is Op.ACQUIRE:
+        if step.acquires:
             self.same_server.check()
         round_ = self._run(step)
-        if step.op is Op.ACQUIRE and self.same_server.conflict:
-            self._run(Fanout(Op.RELEASE, step.key, step.token, step.ttl_ms, step.timeout))
+        if step.acquires and self.same_server.conflict:
+            self._run(step.undo())
             self.same_server.check()
         return round_
 

@@ -20,7 +20,10 @@ name in this process stand in the name's queue on the servers as ONE entry
 head of the queue it was taken from; the process it names wakes one of its waiters,
 the oldest, and the others wait on. An announcement that names nobody (an empty queue:
 a server that restarted, or a release by an older quorumlock) wakes one waiter in every
-process. The announcements of one release by several servers count once.
+process. The announcements of one release by several servers count once. The kinds of
+lock without a queue (a multi-resource lock's set, the read-write lock, the semaphore)
+never join one, and their releases announce no head at all: that wakes every waiter of
+the name in every process, as before the queues.
 """
 
 from __future__ import annotations
@@ -52,6 +55,8 @@ __all__ = [
     "Subscriber",
     "SyncWakeups",
     "Waiter",
+    "dismiss",
+    "enlist",
     "enough",
     "parse",
     "release_channel",
@@ -101,6 +106,9 @@ class Notice(Protocol):
 
     arrival: float
     popped: bool
+    queued: bool
+    channel: bytes
+    channels: tuple[bytes, ...]
 
     def notify(self, *, alone: bool = False, requeue: bool = False) -> None: ...
 
@@ -137,8 +145,20 @@ class Entry(Generic[W]):
     def place(self) -> str:
         """The entry's arrival, as the queue script takes it: that of its oldest waiter
         still in line (a waiter woken by name left the line until it joins again)."""
-        waiting = [w.arrival for w in self.waiters if not w.popped]
-        return f"{min(waiting or [w.arrival for w in self.waiters]):.4f}"
+        queued = [w for w in self.waiters if w.queued] or self.waiters
+        waiting = [w.arrival for w in queued if not w.popped]
+        return f"{min(waiting or [w.arrival for w in queued]):.4f}"
+
+    def leave(self, *, kept: bool) -> str | None:
+        """A queued waiter left: the entry's id to take off the queue when no queued
+        waiter is left and the entry may still be in line (``kept``: see
+        :meth:`SyncWakeups.unwatch`), else None. Waiters that never join (a set's, on
+        one of its keys) stay, woken by the announcements that name nobody."""
+        if any(w.queued for w in self.waiters):
+            return None
+        member = self.member if self.joined or (kept and self.ever and not self.refused) else None
+        self.joined = self.ever = False
+        return member
 
     def join(self, waiter: W, lease_ms: int, now: float) -> tuple[str, str] | None:
         """See :meth:`SyncWakeups.join`."""
@@ -164,7 +184,9 @@ class Entry(Generic[W]):
     def deliver(self, payload: bytes) -> None:
         """An announcement: wake whom it is for (see the module's docstring)."""
         head, space, notice = payload.partition(b" ")
-        if not space:  # an older quorumlock's release: wake everyone, as it did
+        if not space:
+            # a release that names no head (an older quorumlock's, or that of a kind of
+            # lock without a queue: a set, a read-write lock, a semaphore): wake everyone
             for waiter in self.waiters:
                 waiter.notify()
             return
@@ -180,6 +202,10 @@ class Entry(Generic[W]):
                 again.notify(alone=named)
             return
         waiting = [w for w in self.waiters if not w.notified()]
+        if named:
+            # the place in line is the queued waiters': one of them takes the wake-up
+            # (others, a set's waiters on this key, only if none is left)
+            waiting = [w for w in waiting if w.queued] or waiting
         self.seen[notice] = waiting[0] if waiting else None
         while len(self.seen) > SEEN:
             self.seen.popitem(last=False)
@@ -187,9 +213,42 @@ class Entry(Generic[W]):
             self.joined = False  # the server took the entry off its queue
         if waiting:
             waiting[0].notify(alone=named)
-        if named and len(waiting) > 1:
+        if named and len(waiting) > 1 and waiting[1].queued:
             # the others have no entry now: the next of them puts it back in line
             waiting[1].notify(requeue=True)
+
+
+def enlist(entries: dict[bytes, Entry[W]], waiter: W) -> list[bytes]:
+    """Put ``waiter`` among the waiters of each of its channels (``entries`` holds the
+    entry of its first channel already); the channels nobody listened to before."""
+    new = []
+    for channel in waiter.channels:
+        entry = entries.setdefault(channel, Entry())
+        entry.waiters.append(waiter)
+        if len(entry.waiters) == 1:
+            new.append(channel)
+    return new
+
+
+def dismiss(
+    entries: dict[bytes, Entry[W]], waiter: W, *, kept: bool = False
+) -> tuple[str | None, list[bytes]]:
+    """Take ``waiter`` out of the entries of its channels. Returns the id of the entry to
+    take off the queue (see :meth:`SyncWakeups.unwatch`), or None, and the channels that
+    nobody listens to any more."""
+    member = None
+    dropped = []
+    for channel in waiter.channels:
+        entry = entries.get(channel)
+        if entry is None or waiter not in entry.waiters:
+            continue
+        entry.waiters.remove(waiter)
+        if channel == waiter.channel and waiter.queued:
+            member = entry.leave(kept=kept)
+        if not entry.waiters:
+            del entries[channel]
+            dropped.append(channel)
+    return member, dropped
 
 
 def release_channel(key: str) -> bytes:
@@ -198,13 +257,26 @@ def release_channel(key: str) -> bytes:
 
 
 class Waiter:
-    """One blocking acquire's view of the announcements for its key."""
+    """One blocking acquire's view of the announcements for its key (for a
+    multi-resource lock, for any key of its set: ``channels``)."""
 
-    __slots__ = ("_event", "alone", "arrival", "channel", "entry", "popped", "requeue")
+    __slots__ = (
+        "_event", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
+        "requeue",
+    )  # fmt: skip
 
-    def __init__(self, channel: bytes, entry: Entry[Waiter]) -> None:
+    def __init__(
+        self,
+        channel: bytes,
+        entry: Entry[Waiter],
+        others: tuple[bytes, ...] = (),
+        *,
+        queued: bool = True,
+    ) -> None:
         self.channel = channel
-        self.entry = entry
+        self.channels = (channel, *(c for c in others if c != channel))
+        self.entry = entry  # of ``channel``: the one this waiter may join the queue of
+        self.queued = queued  # it joins the queue (a single lock's waiter)
         self.arrival = arrival()
         self.popped = False  # woken by name: out of line until this waiter joins again
         self.alone = False  # the last wake-up named this process: nobody else was woken
@@ -247,11 +319,16 @@ class SyncWakeups:
         self._listeners: list[_Listener] = []
         self._pid = os.getpid()
 
-    def watch(self, key: str, timeout: float) -> Waiter:
-        """Listen to the announcements for ``key``; wait up to ``timeout`` until a majority
-        of the servers confirmed the subscription (a release elsewhere may go unheard:
-        the R8 pause covers it). Always pair with :meth:`unwatch`."""
+    def watch(
+        self, key: str, timeout: float, keys: Sequence[str] = (), *, queued: bool = True
+    ) -> Waiter:
+        """Listen to the announcements for ``key`` (and every one of ``keys``, a
+        multi-resource lock's set); wait up to ``timeout`` until a majority of the
+        servers confirmed the subscription of ``key`` (a release elsewhere may go
+        unheard: the R8 pause covers it). ``queued``: the waiter will join ``key``'s
+        queue. Always pair with :meth:`unwatch`."""
         channel = release_channel(key)
+        others = tuple(release_channel(k) for k in keys)
         with self._cond:
             if self._pid != os.getpid():  # a forked child: the parent's threads are gone
                 self._waiters.clear()
@@ -263,11 +340,10 @@ class SyncWakeups:
                 ]
             listeners = self._listeners
             entry = self._waiters.setdefault(channel, Entry())
-            waiter = Waiter(channel, entry)
-            entry.waiters.append(waiter)
-            if len(entry.waiters) == 1:
+            waiter = Waiter(channel, entry, others, queued=queued)
+            for wanted in enlist(self._waiters, waiter):
                 for listener in listeners:
-                    listener.want(waiter.channel)
+                    listener.want(wanted)
             give_up = time.monotonic() + timeout
             while not enough(listeners, waiter.channel):
                 left = give_up - time.monotonic()
@@ -286,24 +362,17 @@ class SyncWakeups:
 
     def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
         """``waiter`` stops waiting. Returns the id of the entry to take off the queue
-        when it was the process's last waiter of the name and the entry may still be in
-        line; None otherwise. ``kept``: releases name the head without taking it off
-        the queue (``fair=True``), so an entry that ever joined may still be there."""
+        when it was the process's last queued waiter of the name and the entry may still
+        be in line; None otherwise. ``kept``: releases name the head without taking it
+        off the queue (``fair=True``), so an entry that ever joined may still be there."""
         with self._cond:
-            entry = self._waiters.get(waiter.channel)
-            if entry is None or waiter not in entry.waiters or self._pid != os.getpid():
+            if self._pid != os.getpid():
                 return None
-            entry.waiters.remove(waiter)
-            if entry.waiters:
-                return None
-            del self._waiters[waiter.channel]
-            for listener in self._listeners:
-                listener.drop(waiter.channel)
-            return (
-                entry.member
-                if entry.joined or (kept and entry.ever and not entry.refused)
-                else None
-            )
+            member, dropped = dismiss(self._waiters, waiter, kept=kept)
+            for channel in dropped:
+                for listener in self._listeners:
+                    listener.drop(channel)
+            return member
 
     def close(self) -> None:
         """Stop the subscriber threads (waiters still waiting fall back to polling)."""

@@ -10,7 +10,16 @@ from types import ModuleType
 
 import quorumlock
 from quorumlock._exceptions import ConfigurationError, QuorumLockError
-from quorumlock.cli import _bench, _demo, _doctor, _run, _servers_cmd, _status, _verify
+from quorumlock.cli import (
+    _bench,
+    _demo,
+    _doctor,
+    _leader,
+    _run,
+    _servers_cmd,
+    _status,
+    _verify,
+)
 from quorumlock.cli._common import (
     EXIT_ERROR,
     EXIT_USAGE,
@@ -23,7 +32,16 @@ from quorumlock.cli._common import (
 
 __all__ = ["build_parser", "main"]
 
-_COMMANDS: tuple[ModuleType, ...] = (_demo, _run, _status, _doctor, _servers_cmd, _bench, _verify)
+_COMMANDS: tuple[ModuleType, ...] = (
+    _demo,
+    _run,
+    _status,
+    _leader,
+    _doctor,
+    _servers_cmd,
+    _bench,
+    _verify,
+)
 
 _DESCRIPTION = """\
 quorumlock: distributed locks over N independent Redis/Valkey servers (Redlock).
@@ -39,6 +57,7 @@ examples:
   eval "$(quorumlock servers start --count 3 | tail -n 1)"
   quorumlock run nightly-report --ttl 30 -- ./report.sh --full
   quorumlock status nightly-report
+  quorumlock leader scheduler
   quorumlock doctor --json
 
 exit statuses: 0 success, 1 failure (a check failed, servers unreachable), 2 bad input;

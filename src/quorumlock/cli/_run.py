@@ -46,12 +46,14 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final
 
+from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock._exceptions import QuorumUnavailable
 from quorumlock.cli._common import (
     EXIT_USAGE,
     CliError,
     Parser,
     add_server_options,
+    count,
     lock_name,
     make_redlock,
     one_line,
@@ -76,6 +78,7 @@ EXIT_CANNOT_EXECUTE: Final = 126  # as a shell: the command is not executable
 EXIT_NOT_FOUND: Final = 127  # as a shell: the command was not found
 
 FENCING_ENV: Final = "QUORUMLOCK_FENCING_TOKEN"
+SLOT_ENV: Final = "QUORUMLOCK_PERMIT_SLOT"
 _POLL: Final = 0.05  # how often the command and the lease are looked at
 _FORWARDED: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 _PR_SET_PDEATHSIG: Final = 1  # from <linux/prctl.h>
@@ -97,17 +100,27 @@ SIGTERM, SIGHUP and SIGINT sent to quorumlock are passed on to CMD, and the lock
 released once CMD exits. With --fencing, CMD finds its fencing token (an integer that
 grows with every acquisition of NAME) in ${FENCING_ENV}.
 
+With --permits K, NAME is a counting semaphore instead: CMD runs under one of its K
+permits, so that at most K commands run at once across machines (every client of NAME
+should pass the same K); CMD finds which permit (0 to K-1) in ${SLOT_ENV}.
+
 exit statuses:
   0-255  CMD's own status (128+N: CMD was killed by signal N)
   2      bad input: a missing '--', an empty NAME, a malformed URL, a bad option
   {EXIT_UNAVAILABLE}     too few servers reachable to form a majority (nothing was run)
-  {EXIT_NOT_ACQUIRED}     NAME was held by someone else for all of --wait (nothing was run)
+  {EXIT_NOT_ACQUIRED}     NAME (or all K permits) was held by others all of --wait (nothing run)
   {EXIT_LOST}    the lock was lost while CMD ran: CMD was terminated
   {EXIT_CANNOT_EXECUTE}    CMD could not be executed; {EXIT_NOT_FOUND}: CMD was not found
 
+With --read or --write, NAME is a read-write lock (docs/algorithm.md, "Read-write
+locks"): any number of --read runs at once, or one --write run; a waiting --write run
+keeps new --read runs out. It is a lock apart from the plain lock NAME.
+
 examples:
   quorumlock run nightly-report -- ./report.sh --full
+  quorumlock run --read catalog -- ./export.sh      # many at once, never during --write
   quorumlock run db-migrate --wait 0 -- alembic upgrade head    # skip if it is running
+  quorumlock run --permits 4 exports -- ./export.sh    # at most 4 at once
   quorumlock run deploy --ttl 60 --wait 300 --fencing -- sh -c 'deploy --fence "${FENCING_ENV}"'
   QUORUMLOCK_SERVERS=redis://a:6379,redis://b:6379,redis://c:6379 quorumlock run job -- ./job
 """
@@ -118,11 +131,17 @@ def add_parser(subparsers: Any) -> Parser:
         "run",
         help="run a command while holding a lock, like flock(1) across machines",
         description="Run CMD while holding the lock NAME on a majority of the servers.",
-        usage="quorumlock run NAME [--ttl S] [--wait S] [--servers URLS] [options] "
-        "-- CMD [ARGS...]",
+        usage="quorumlock run NAME[,NAME...] [--read | --write | --permits K] [--ttl S] "
+        "[--wait S] [--servers URLS] [options] -- CMD [ARGS...]",
         epilog=_EPILOG,
     )
-    parser.add_argument("name", metavar="NAME", type=lock_name, help="the lock (its key)")
+    parser.add_argument(
+        "name",
+        metavar="NAME",
+        type=lock_name,
+        help="the lock (its key); several names separated by commas (a,b,c) are locked "
+        "all together or not at all",
+    )
     parser.add_argument(
         "--ttl",
         metavar="S",
@@ -158,6 +177,26 @@ def add_parser(subparsers: Any) -> Parser:
         help="the longest ttl any client uses: a restarted server is kept out of quorums "
         "this long (default 60; --ttl must not exceed it)",
     )
+    shared = parser.add_mutually_exclusive_group()
+    shared.add_argument(
+        "--read",
+        action="store_true",
+        help="hold NAME's read-write lock for reading: shared with other --read runs, "
+        "exclusive of --write runs (a lock apart from the plain lock NAME)",
+    )
+    shared.add_argument(
+        "--write",
+        action="store_true",
+        help="hold NAME's read-write lock for writing: exclusive of --read and --write runs",
+    )
+    shared.add_argument(
+        "--permits",
+        metavar="K",
+        type=count("--permits", 1, MAX_PERMITS),
+        default=None,
+        help=f"run under one of K permits of the counting semaphore NAME (at most K "
+        f"commands at once; 1 to {MAX_PERMITS}); the permit's number is in ${SLOT_ENV}",
+    )
     add_server_options(parser)
     parser.set_defaults(handler=run)
     return parser
@@ -178,6 +217,14 @@ def run(args: argparse.Namespace) -> int:
             "(the quarantine of a restarted server) to at least the ttl",
             EXIT_USAGE,
         )
+    names = _names(args.name)
+    if args.read and args.fencing:
+        raise CliError(
+            "--fencing issues tokens to writers only: a --read run draws none", EXIT_USAGE
+        )
+    if (args.read or args.write or args.permits is not None) and len(names) > 1:
+        flag = "--read" if args.read else "--write" if args.write else "--permits"
+        raise CliError(f"{flag} takes one NAME, not a list: {args.name!r}", EXIT_USAGE)
     servers = resolve_servers(args)
     assert servers is not None
     lost_reason: list[str] = []
@@ -188,17 +235,47 @@ def run(args: argparse.Namespace) -> int:
     with make_redlock(
         servers, max_ttl=args.max_ttl, fencing=args.fencing, connect_timeout=args.timeout
     ) as redlock:
-        lock = redlock.lock(
-            args.name, ttl=args.ttl, auto_extend=True, max_hold=math.inf, on_lost=on_lost
-        )
+        options: dict[str, Any] = {
+            "ttl": args.ttl,
+            "auto_extend": True,
+            "max_hold": math.inf,
+            "on_lost": on_lost,
+        }
+        lock: Any
+        if args.read or args.write:
+            rw = redlock.rwlock(names[0], **options)
+            lock = rw.read() if args.read else rw.write()
+        elif args.permits is not None:
+            lock = redlock.semaphore(names[0], permits=args.permits, **options)
+        elif len(names) == 1:
+            lock = redlock.lock(names[0], **options)
+        else:  # every name or none (docs/algorithm.md, "Multi-resource lock")
+            lock = redlock.lock_many(names, **options)
         if not _acquire(lock, args.wait, args.timeout):
             waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
-            say(f"quorumlock: lock {args.name!r} is held by someone else{waited}", err=True)
+            held = (
+                f"lock {args.name!r} is held by someone else"
+                if args.permits is None
+                else f"all {args.permits} permits of {args.name!r} are held by others"
+            )
+            say(f"quorumlock: {held}{waited}", err=True)
             return EXIT_NOT_ACQUIRED
         try:
             return _supervise(lock, command, args, lost_reason)
         finally:
             lock.release()  # R9, also after a loss; never raises for unreachable servers
+
+
+def _names(text: str) -> list[str]:
+    """NAME, or the names of ``a,b,c``: each non-empty, none twice (a usage error)."""
+    names = text.split(",")
+    if len(names) > 1:
+        if not all(names):
+            raise CliError(f"an empty name in {text!r}: write names as a,b,c", EXIT_USAGE)
+        if len(set(names)) < len(names):
+            twice = next(n for n in names if names.count(n) > 1)
+            raise CliError(f"the name {twice!r} is given twice in {text!r}", EXIT_USAGE)
+    return names
 
 
 def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
@@ -280,6 +357,9 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
         token = getattr(lock, "fencing_token", None)
         if token is not None:
             env[FENCING_ENV] = str(token)
+        slot = getattr(lock, "slot", None)
+        if slot is not None:
+            env[SLOT_ENV] = str(slot)
         watchdog = _Watchdog.start() if own_group else None
         child = _spawn(command, env, own_group, None if watchdog is None else watchdog.pid)
         group = child.pid if watchdog is None else watchdog.pid

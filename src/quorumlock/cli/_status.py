@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import redis
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
+from quorumlock._algorithm.rwlock import rw_key
 from quorumlock.cli._common import (
     EXIT_ERROR,
     Parser,
@@ -36,6 +37,10 @@ quorum for max_ttl seconds, and this says how long it still has to wait and why.
 that nobody holds while too few servers are out of quarantine is reported as free but
 unavailable (docs/safety.md, B1).
 
+When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwlock),
+two more columns show its live readers and its writer (with the writers waiting) on
+each server, and a line says who holds it on a majority.
+
 The exit status is 0 when a majority of the servers answered, 1 otherwise.
 
 examples:
@@ -56,6 +61,10 @@ class ServerStatus:
     durable: bool | None = None  # appendonly yes + appendfsync always
     error: str | None = None
     quarantine_cause: str | None = None  # why it is quarantined, while it is
+    # NAME's read-write lock (docs/algorithm.md, "Read-write locks"): token prefixes
+    readers: list[str] = field(default_factory=list)
+    writer: str | None = None
+    waiting_writers: int = 0
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -92,10 +101,23 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         pipe = client.pipeline(transaction=False)
         pipe.get(name)
         pipe.pttl(name)
-        value, pttl = pipe.execute()
+        pipe.time()
+        pipe.zrange(rw_key(name), 0, -1, withscores=True)
+        value, pttl, (now_s, now_us), holds = pipe.execute()
     except redis.RedisError as exc:
         return ServerStatus(label, False, error=error_reply(exc))
     result = ServerStatus(label, True)
+    now_ms = int(now_s) * 1000 + int(now_us) // 1000
+    for member, expiry in holds:  # a member is a mode letter and a token
+        text = member.decode("utf-8", "replace") if isinstance(member, bytes) else str(member)
+        if expiry <= now_ms:
+            continue  # expired: the next script on this server drops it
+        if text[0] == "r":
+            result.readers.append(text[1:13])
+        elif text[0] == "w":
+            result.writer = text[1:13]
+        else:
+            result.waiting_writers += 1
     if value is not None:
         token = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
         result.holder = token[:12]
@@ -124,6 +146,8 @@ def status(args: argparse.Namespace) -> int:
     # acquire would fail on it otherwise, not wait.
     usable = sum(r.reachable and not r.quarantined_for for r in results)
     available = usable >= needed
+    readers, writer = _rw_holders(results, needed)
+    rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
     if args.json:
         emit_json(
             {
@@ -133,6 +157,8 @@ def status(args: argparse.Namespace) -> int:
                 "quorum": needed,
                 "holder": top if held_by_majority else None,
                 "available": available,
+                "readers": readers,
+                "writer": writer,
             }
         )
     else:
@@ -146,14 +172,22 @@ def status(args: argparse.Namespace) -> int:
             ]
             for r in results
         ]
-        print_table(["server", "reachable", "holder", "ttl left", "quarantine"], rows)
+        headers = ["server", "reachable", "holder", "ttl left", "quarantine"]
+        if rw_seen:
+            headers += ["readers", "writer"]
+            for row, r in zip(rows, results, strict=True):
+                waiting = f" ({r.waiting_writers} waiting)" if r.waiting_writers else ""
+                row += [str(len(r.readers)), (f"{r.writer}…" if r.writer else "-") + waiting]
+        print_table(headers, rows)
+        if rw_seen:
+            say(_rw_line(args.name, readers, writer, len(results)))
         if held_by_majority:
             say(f"\n{args.name!r} is held: token {top}… on {agreeing} of {len(results)}")
         elif reachable < needed:
             say(f"\n{args.name!r}: unknown, too few servers answered")
         elif holders:
             say(f"\n{args.name!r} is not held by a majority ({len(holders)} key(s) left)")
-        elif available:
+        elif available and not rw_seen:
             say(f"\n{args.name!r} is free")
         else:
             say(_unavailable(args.name, results, usable, needed))
@@ -165,6 +199,28 @@ def status(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     return 0
+
+
+def _rw_holders(results: list[ServerStatus], needed: int) -> tuple[list[str], str | None]:
+    """The readers and the writer of NAME's read-write lock that a majority has."""
+    counts: dict[str, int] = {}
+    writers: dict[str, int] = {}
+    for r in results:
+        for reader in set(r.readers):
+            counts[reader] = counts.get(reader, 0) + 1
+        if r.writer:
+            writers[r.writer] = writers.get(r.writer, 0) + 1
+    readers = sorted(token for token, n in counts.items() if n >= needed)
+    writer = next((token for token, n in writers.items() if n >= needed), None)
+    return readers, writer
+
+
+def _rw_line(name: str, readers: list[str], writer: str | None, servers: int) -> str:
+    if writer:
+        return f"\n{name!r} (read-write) is held for writing: token {writer}…"
+    if readers:
+        return f"\n{name!r} (read-write) is held for reading by {len(readers)} reader(s)"
+    return f"\n{name!r} (read-write) is not held by a majority of the {servers} servers"
 
 
 def _unavailable(name: str, results: list[ServerStatus], usable: int, needed: int) -> str:

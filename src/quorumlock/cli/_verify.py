@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import random
 import sys
 import textwrap
 import time
@@ -22,6 +23,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock.cli._common import (
     EXIT_USAGE,
     MAX_SERVERS,
@@ -51,10 +53,18 @@ A report row per nemesis gives the acquisitions, overlapping holds, stale writes
 resource accepted and rejected, and the longest time nobody held the lock. The exit
 status is 1 if any nemesis found a violation.
 
+--compare legacy runs, after quorumlock under each nemesis, the legacy SETNX/GETSET/DEL
+lock (the old SETNX documentation's pattern, one server, expiry timestamps read from
+each client's clock) under the same nemesis and seed, and adds its row: the overlaps it
+shows are what migrating away from it avoids. Its violations are reported, but only
+quorumlock's rows decide the exit status.
+
 examples:
   quorumlock verify                              # every nemesis, ~6 s each
   quorumlock verify --nemesis kill-restart --nemesis pause-clients --duration 10
   quorumlock verify --no-quarantine --nemesis kill-restart  # what the quarantine prevents
+  quorumlock verify --compare legacy --nemesis kill-restart --count 3
+  quorumlock verify --rwlock --nemesis pause-clients   # readers and writers
   quorumlock verify --json > verify.json
 """
 
@@ -112,6 +122,37 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--no-fencing", dest="fencing", action="store_false", help="turn fencing tokens off"
     )
+    parser.add_argument(
+        "--compare",
+        metavar="LOCK",
+        choices=["legacy"],
+        default=None,
+        help="also run another lock under the same faults: legacy (the SETNX/GETSET/DEL "
+        "pattern); its rows do not affect the exit status",
+    )
+    parser.add_argument(
+        "--election",
+        action="store_true",
+        help="workers campaign in a leader election instead of locking: at most one "
+        "leader at a time, terms strictly increasing (docs/election.md)",
+    )
+    parser.add_argument(
+        "--rwlock",
+        dest="lock",
+        action="store_const",
+        const="rw",
+        default="mutex",
+        help="contend for a read-write lock (rl.rwlock), each hold a read or a write: "
+        "readers may overlap readers, never a writer",
+    )
+    parser.add_argument(
+        "--permits",
+        metavar="K",
+        type=count("--permits", maximum=MAX_PERMITS),
+        default=None,
+        help="contend for K permits of a counting semaphore instead of a lock, and "
+        "count the holders beyond K (in the overlaps column)",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -121,11 +162,29 @@ def add_parser(subparsers: Any) -> Parser:
 def verify(args: argparse.Namespace) -> int:
     if args.duration > 600:
         raise CliError("--duration must be at most 600 s", EXIT_USAGE)
+    if args.election and not args.fencing:
+        raise CliError(
+            "--election always fences with its term numbers: drop --no-fencing", EXIT_USAGE
+        )
+    if args.permits is not None and (args.election or args.compare or args.lock == "rw"):
+        other = "--election" if args.election else "--rwlock" if args.lock == "rw" else "--compare"
+        raise CliError(f"--permits runs on its own: drop {other}", EXIT_USAGE)
+    if args.lock == "rw" and (args.election or args.compare):
+        other = "--election" if args.election else f"--compare {args.compare}"
+        raise CliError(f"--rwlock runs on its own: drop {other}", EXIT_USAGE)
+    if args.election and args.compare:
+        raise CliError(
+            f"--election runs on quorumlock only: drop --compare {args.compare}", EXIT_USAGE
+        )
     nemeses: Sequence[str] = args.nemesis or NEMESES
+    contenders = ["quorumlock"] + ([args.compare] if args.compare else [])
+    runs = [(nemesis, contender) for nemesis in nemeses for contender in contenders]
+    # One seed for every run, so that each contender faces the same nemesis schedule.
+    seed = args.seed if args.seed is not None or not args.compare else _fresh_seed()
     live = sys.stderr.isatty()
     reports: list[VerifyReport] = []
     bar = tqdm(
-        total=len(nemeses) * args.duration,
+        total=len(runs) * args.duration,
         bar_format="{desc} {bar:20}| {elapsed}<{remaining}",
         disable=not live,
         leave=False,
@@ -133,8 +192,10 @@ def verify(args: argparse.Namespace) -> int:
         nrows=24,
     )
     try:
-        for index, nemesis in enumerate(nemeses, 1):
-            label = f"[{index}/{len(nemeses)}] {nemesis}"
+        for index, (nemesis, contender) in enumerate(runs, 1):
+            label = f"[{index}/{len(runs)}] {nemesis}"
+            if contender != "quorumlock":
+                label += f" ({contender})"
             bar.set_description_str(label)
             began = time.monotonic()
             try:
@@ -146,8 +207,12 @@ def verify(args: argparse.Namespace) -> int:
                     ttl=args.ttl,
                     quarantine=args.quarantine,
                     fencing=args.fencing,
-                    seed=args.seed,
+                    seed=seed,
                     progress=_progress(bar, label, live),
+                    contender=contender,
+                    election=args.election,
+                    lock=args.lock,
+                    permits=args.permits,
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None
@@ -163,16 +228,24 @@ def verify(args: argparse.Namespace) -> int:
         emit_json(
             {
                 "reports": [{**dataclasses.asdict(r), "safe": r.safe, "ok": r.ok} for r in reports],
-                "ok": all(report.ok for report in reports),
+                "ok": all(report.ok for report in reports if report.contender == "quorumlock"),
             }
         )
     else:
         say(format_table(reports))
-    failed = [str(report.nemesis) for report in reports if not report.ok]
+    failed = [str(r.nemesis) for r in reports if not r.ok and r.contender == "quorumlock"]
+    if args.compare:
+        broke = [str(r.nemesis) for r in reports if not r.safe and r.contender != "quorumlock"]
+        said = ", ".join(broke) if broke else "none of the nemeses run"
+        say(f"quorumlock: the {args.compare} lock broke under: {said}", err=True)
     if failed:
         say(f"quorumlock: error: violations found under: {', '.join(failed)}", err=True)
         return 1
     return 0
+
+
+def _fresh_seed() -> int:
+    return random.SystemRandom().randrange(2**32)
 
 
 def _progress(bar: Any, label: str, live: bool) -> Callable[[str], None]:

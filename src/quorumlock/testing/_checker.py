@@ -25,7 +25,9 @@ What the checker assumes about time, and why it holds for both kits:
 
 What it counts, and why each count means a broken lock:
 
-* **overlaps**: pairs of hold intervals of *different* workers that intersect. In verify
+* **overlaps**: pairs of hold intervals of *different* workers that intersect, unless
+  both are shared (readers of a read-write lock may overlap each other, never a writer:
+  a pair with at most one shared hold counts). In verify
   a hold is ``[start, end)`` with ``start`` read just after ``acquire()`` returned and
   ``end = min(just before release(), start + validity at acquire)``. Two of them
   intersecting is a mutual-exclusion violation, whatever happened to the resource. An
@@ -42,6 +44,12 @@ What it counts, and why each count means a broken lock:
 
 ``stale_writes_rejected`` (the fence's refusals) is reported as counted by the workers;
 it is the *protection* at work, not a violation.
+
+Leader election (:func:`check_election`) is the same history read as terms: a hold is
+one term, ``[start, end)`` the time its leader was promised leadership, its token the
+term number. "At most one leader at any moment within validity" is "no two terms of
+different workers overlap", and "terms strictly increase" is "no token out of order";
+every term must carry its number.
 """
 
 from __future__ import annotations
@@ -50,7 +58,18 @@ import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["HistoryCheck", "Hold", "Write", "check_history", "overlapping_pairs"]
+__all__ = [
+    "HistoryCheck",
+    "Hold",
+    "KExclusionCheck",
+    "SetHold",
+    "Write",
+    "check_election",
+    "check_history",
+    "check_k_exclusion",
+    "overlapping_pairs",
+    "overlapping_set_pairs",
+]
 
 _EXAMPLES = 5  # how many offending records a check keeps for the report
 
@@ -64,6 +83,8 @@ class Hold:
     acquisition, or None without fencing; ``released``, when recorded, is the same
     clock's reading once the release call returned (the benchmarks' hand-over times
     end there). The checker reads neither ``token`` for overlaps nor ``released``.
+    ``shared``: a reader's hold of a read-write lock, which may overlap other shared
+    holds (never an exclusive one).
     """
 
     worker: int
@@ -71,6 +92,7 @@ class Hold:
     end: float
     token: int | None = None
     released: float | None = None
+    shared: bool = False
 
     @property
     def empty(self) -> bool:
@@ -168,8 +190,39 @@ def check_history(
     )
 
 
+def check_election(
+    terms: Iterable[Hold],
+    writes: Sequence[Write],
+    *,
+    start: float,
+    end: float,
+    stale_writes_rejected: int = 0,
+) -> HistoryCheck:
+    """Check a run of leader election: at most one leader at any moment within its
+    validity, and term numbers strictly increasing in the order the terms began.
+
+    ``terms`` are the workers' terms as :class:`Hold` records (``token``: the term
+    number; ``start``/``end``: read as for a lock's hold, ``end`` no later than the
+    validity the leader was promised); ``writes`` the resource's log, written by the
+    leaders with their term as fencing token. The result is :func:`check_history`'s:
+    ``overlaps`` counts pairs of leaders at once, ``token_order_violations`` terms not
+    above every term that began before them.
+
+    Raises:
+        ValueError: a term without its number, and what :func:`check_history` raises.
+    """
+    all_terms = list(terms)
+    for term in all_terms:
+        if term.token is None:
+            raise ValueError(f"a term without its number: {term!r}")
+    return check_history(
+        all_terms, writes, start=start, end=end, stale_writes_rejected=stale_writes_rejected
+    )
+
+
 def overlapping_pairs(holds: Iterable[Hold]) -> Iterator[tuple[Hold, Hold]]:
-    """Every pair of intersecting non-empty holds of different workers, once each.
+    """Every pair of intersecting non-empty holds of different workers, once each, that
+    are not both shared (two readers of a read-write lock do not conflict).
 
     Holds may come in any order; each pair is ``(earlier, later)`` by ``start``, and
     pairs come in the order of their later hold. Intervals are half-open and empty holds
@@ -180,7 +233,41 @@ def overlapping_pairs(holds: Iterable[Hold]) -> Iterator[tuple[Hold, Hold]]:
     for hold in live:
         active = [other for other in active if other.end > hold.start]
         for other in active:
-            if other.worker != hold.worker:
+            if other.worker != hold.worker and not (other.shared and hold.shared):
+                yield other, hold
+        active.append(hold)
+
+
+@dataclass(frozen=True, slots=True)
+class SetHold:
+    """One acquisition of a set of names (``Redlock.lock_many``) by one worker: the
+    interval as for :class:`Hold`, and the names the set held."""
+
+    worker: int
+    start: float
+    end: float
+    names: frozenset[str]
+
+    @property
+    def empty(self) -> bool:
+        return self.end <= self.start
+
+
+def overlapping_set_pairs(holds: Iterable[SetHold]) -> Iterator[tuple[SetHold, SetHold]]:
+    """Every pair of non-empty set holds of different workers that intersect in time
+    *and* share a name, once each (however many names they share).
+
+    Two holders of overlapping sets must never overlap: that is the multi-resource
+    lock's mutual exclusion (docs/algorithm.md, "Multi-resource lock"). Holds of
+    disjoint sets may overlap freely and are not counted. Same intervals, clock and
+    order of pairs as :func:`overlapping_pairs`.
+    """
+    live = sorted((h for h in holds if not h.empty), key=lambda h: (h.start, h.end))
+    active: list[SetHold] = []
+    for hold in live:
+        active = [other for other in active if other.end > hold.start]
+        for other in active:
+            if other.worker != hold.worker and not other.names.isdisjoint(hold.names):
                 yield other, hold
         active.append(hold)
 
@@ -235,3 +322,54 @@ def _longest_gap(live: list[Hold], start: float, end: float) -> float:
             longest = max(longest, hold.start - covered_until)
         covered_until = max(covered_until, hold.end)
     return max(longest, end - covered_until)
+
+
+@dataclass(frozen=True, slots=True)
+class KExclusionCheck:
+    """What :func:`check_k_exclusion` found: ``safe`` when never more than ``permits``
+    held at once.
+
+    ``most_at_once``: the largest number of non-empty holds that intersect at one
+    moment; ``excess``: how many holds began while ``permits`` others were open (each is
+    one more holder than allowed); ``example``: the holds open at the first such moment.
+    """
+
+    permits: int
+    acquisitions: int
+    most_at_once: int
+    excess: int
+    example: tuple[Hold, ...] = ()
+
+    @property
+    def safe(self) -> bool:
+        return self.excess == 0
+
+
+def check_k_exclusion(holds: Iterable[Hold], permits: int) -> KExclusionCheck:
+    """Check that at no moment more than ``permits`` holds of a counting semaphore were
+    open (the clock and interval rules of the module docstring: half-open, empty holds
+    hold nothing, and a reading that errs only towards a shorter hold; so a count above
+    ``permits`` is a real violation).
+
+    Raises:
+        ValueError: ``permits`` < 1, or a hold with ``end < start`` or non-finite times.
+    """
+    if isinstance(permits, bool) or not isinstance(permits, int) or permits < 1:
+        raise ValueError(f"permits must be an int >= 1, not {permits!r}")
+    all_holds = list(holds)
+    for hold in all_holds:
+        if not (math.isfinite(hold.start) and math.isfinite(hold.end)) or hold.end < hold.start:
+            raise ValueError(f"bad hold interval: {hold!r}")
+    live = sorted((h for h in all_holds if not h.empty), key=lambda h: (h.start, h.end))
+    open_: list[Hold] = []
+    most = excess = 0
+    example: tuple[Hold, ...] = ()
+    for hold in live:
+        open_ = [other for other in open_ if other.end > hold.start]  # half-open
+        open_.append(hold)
+        most = max(most, len(open_))
+        if len(open_) > permits:
+            excess += 1
+            if not example:
+                example = tuple(open_)
+    return KExclusionCheck(permits, len(all_holds), most, excess, example)

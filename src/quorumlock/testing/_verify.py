@@ -22,11 +22,17 @@ The three configurations of the table:
   ``kill-restart``: a restarted server forgot the lock and votes again at once;
 * ``no fencing`` (``fencing=False``): plain ``RPUSH`` to the resource. Expected to fail
   under ``pause-clients``: a paused holder writes after it was superseded.
+
+And one other lock, for comparison (``contender="legacy"``, ``quorumlock verify
+--compare legacy``): the legacy SETNX/GETSET/DEL lock (``_legacy.py``) on the first
+server, with plain writes. Expected to fail under ``kill-restart``: the restarted server
+forgot the key and the next ``SETNX`` succeeds while the holder still holds.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import random
 import shutil
@@ -40,13 +46,13 @@ from typing import Final
 
 import redis
 
-from quorumlock.testing._checker import Write, check_history
+from quorumlock.testing._checker import Write, check_election, check_history, check_k_exclusion
 from quorumlock.testing._nemesis import NEMESES, Targets, make_nemesis
 from quorumlock.testing._proxy import LatencyProxy
 from quorumlock.testing._servers import LocalServer, LocalServerGroup
 from quorumlock.testing._worker import WorkerPool, WorkerSpec, decode_payload
 
-__all__ = ["NEMESES", "VerifyReport", "format_table", "verify"]
+__all__ = ["CONTENDERS", "NEMESES", "VerifyReport", "format_table", "verify"]
 
 LOCK_NAME: Final = "quorumlock:verify:lock"
 LOG_KEY: Final = "quorumlock:verify:log"
@@ -62,6 +68,11 @@ _EXIT_GRACE: Final = 5.0  # seconds past the end (plus 2 ttl) before stragglers 
 _WORK: Final[Mapping[str, tuple[float, float]]] = {"kill-restart": (0.4, 0.7)}
 _DEFAULT_WORK: Final = (0.02, 0.08)
 _REST: Final = (0.0, 0.01)  # seconds a worker rests between release and its next attempt
+
+#: The locks :func:`verify` can put under the nemeses.
+CONTENDERS: Final = ("quorumlock", "legacy")
+#: The configuration column of the legacy SETNX lock.
+LEGACY_LABEL: Final = "legacy SETNX"
 
 
 def config_label(*, quarantine: bool, fencing: bool) -> str:
@@ -100,6 +111,10 @@ class VerifyReport:
     faults: int
     stragglers: int = 0
     errors: Mapping[str, int] = field(default_factory=dict)
+    contender: str = "quorumlock"
+    #: A semaphore run (``verify(permits=K)``): ``overlaps`` then counts the holds that
+    #: began while K others were open (:func:`~quorumlock.testing.check_k_exclusion`).
+    permits: int | None = None
 
     @property
     def safe(self) -> bool:
@@ -118,11 +133,12 @@ class VerifyReport:
     def summary(self) -> str:
         """One line: the cell, the counts and the verdict."""
         verdict = "ok" if self.ok else "UNSAFE" if not self.safe else "no acquisitions"
+        what = "overlaps" if self.permits is None else f"holders beyond K={self.permits}"
         return (
             f"{self.nemesis} / {self.config} (N={self.servers}, {self.workers} workers, "
             f"{self.duration:g} s, ttl {self.ttl:g} s, seed {self.seed}): "
             f"{self.acquisitions} acquisitions ({self.acquisitions_per_second:.1f}/s), "
-            f"{self.overlaps} overlaps, {self.stale_writes_accepted} stale writes accepted, "
+            f"{self.overlaps} {what}, {self.stale_writes_accepted} stale writes accepted, "
             f"{self.stale_writes_rejected} rejected, {self.token_order_violations} tokens "
             f"out of order, longest gap {self.longest_gap:.2f} s, {self.faults} faults: "
             f"{verdict}"
@@ -140,6 +156,10 @@ def verify(
     fencing: bool = True,
     seed: int | None = None,
     progress: Callable[[str], None] | None = None,
+    contender: str = "quorumlock",
+    election: bool = False,
+    lock: str = "mutex",
+    permits: int | None = None,
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -162,13 +182,29 @@ def verify(
         seed: seed of every random choice (nemesis schedule, work times); None picks one,
             reported in the result. Timing still varies from run to run.
         progress: called with a short message at each step (e.g. ``print``).
+        contender: ``"quorumlock"``, or ``"legacy"`` for the legacy SETNX lock on the
+            first server instead (``quarantine`` and ``fencing`` do not apply to it:
+            the report says False for both), to compare the two under the same faults.
+        election: the workers campaign in a leader election on the name instead of
+            acquiring the lock (renewed while they lead, their term number the fencing
+            token, so ``fencing`` must be True), and the history is checked by
+            :func:`~quorumlock.testing.check_election`; the report's configuration
+            says "election".
+        lock: ``"mutex"`` (``Redlock.lock``), or ``"rw"``: a read-write lock
+            (``Redlock.rwlock``), each hold a read or a write at random; readers may
+            overlap readers, never a writer, and only writers write to the resource.
+        permits: contend for the permits of a counting semaphore (``rl.semaphore``)
+            instead of a lock, and check that never more than ``permits`` hold at once
+            (:func:`~quorumlock.testing.check_k_exclusion`; ``overlaps`` counts the
+            holders beyond K). Several holders write at once then, so the resource's
+            order and the fencing tokens' order are not checked.
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
 
     Raises:
-        ValueError: unknown ``nemesis``, or ``servers``/``workers`` < 1, or ``duration``
-            or ``ttl`` not positive and finite.
+        ValueError: unknown ``nemesis`` or ``contender``, or ``servers``/``workers`` < 1,
+            or ``duration`` or ``ttl`` not positive and finite.
         ServerBinaryNotFound: no server binary is available.
         ServerStartError: a server could not be started.
         RuntimeError: a worker or the nemesis failed (not a safety violation: the run
@@ -177,16 +213,42 @@ def verify(
     """
     if nemesis not in NEMESES:
         raise ValueError(f"unknown nemesis {nemesis!r}; choose one of {', '.join(NEMESES)}")
+    if lock not in ("mutex", "rw"):
+        raise ValueError(f"lock must be 'mutex' or 'rw', not {lock!r}")
     for what, count in (("servers", servers), ("workers", workers)):
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"{what} must be an int >= 1, not {count!r}")
     for what, value in (("duration", duration), ("ttl", ttl)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
+    if contender not in CONTENDERS:
+        raise ValueError(f"unknown contender {contender!r}; choose one of {', '.join(CONTENDERS)}")
+    if election and not fencing:
+        raise ValueError("an election always fences with its term numbers: fencing=False")
+    if lock == "rw" and (election or contender != "quorumlock"):
+        raise ValueError("a read-write lock runs on quorumlock only, and not as an election")
+    if election and contender != "quorumlock":
+        raise ValueError(f"an election runs on quorumlock only, not on {contender!r}")
+    if permits is not None and (
+        isinstance(permits, bool) or not isinstance(permits, int) or permits < 1
+    ):
+        raise ValueError(f"permits must be an int >= 1 or None, not {permits!r}")
+    if permits is not None and (election or lock != "mutex" or contender != "quorumlock"):
+        raise ValueError("a semaphore runs on quorumlock only, as neither election nor rwlock")
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
-    label = config_label(quarantine=quarantine, fencing=fencing)
+    if contender == "legacy":
+        quarantine = fencing = False
+        label = LEGACY_LABEL
+    else:
+        label = config_label(quarantine=quarantine, fencing=fencing)
+    if election:
+        label = f"election, {label}"
+    if lock == "rw":
+        label = f"rwlock, {label}"
+    if permits is not None:
+        label = f"{label}, semaphore K={permits}"
     rng = random.Random(seed)
     instance_timeout = min(0.05, ttl / 10)
     rejoin = _REJOIN_FACTOR * ttl
@@ -225,6 +287,10 @@ def verify(
                 records=str(run_dir / f"worker-{index}.jsonl"),
                 flags=str(run_dir / "flags"),
                 seed=rng.randrange(2**32),
+                contender=contender,
+                election=election,
+                lock=lock,
+                permits=permits or 0,
             )
             for index in range(workers)
         ]
@@ -266,9 +332,22 @@ def verify(
         records = list(pool.records())
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
-        check = check_history(
-            pool.holds(), writes, start=start, end=stop, stale_writes_rejected=rejected
-        )
+        holds = pool.holds()
+        if permits is None:
+            checker = check_election if election else check_history
+            check = checker(holds, writes, start=start, end=stop, stale_writes_rejected=rejected)
+        else:
+            # K holders write side by side: only the count of holders is checked.
+            whole = check_history(holds, [], start=start, end=stop)
+            k_check = check_k_exclusion(holds, permits)
+            check = dataclasses.replace(
+                whole,
+                writes=len(writes),
+                overlaps=k_check.excess,
+                token_order_violations=0,
+                stale_writes_rejected=rejected,
+                overlap_examples=(),
+            )
         report = VerifyReport(
             nemesis=nemesis,
             config=label,
@@ -290,6 +369,8 @@ def verify(
             stale_writes_rejected=check.stale_writes_rejected,
             token_order_violations=check.token_order_violations,
             longest_gap=check.longest_gap,
+            contender=contender,
+            permits=permits,
         )
         say(report.summary())
     return report

@@ -45,6 +45,7 @@ from typing import Any, Final
 import redis
 
 from quorumlock import (
+    Lock,
     LockNotAcquired,
     QuorumLockError,
     RedisFence,
@@ -52,6 +53,7 @@ from quorumlock import (
     StaleFencingToken,
 )
 from quorumlock.testing._checker import Hold, Write
+from quorumlock.testing._legacy import LegacyLock, LegacyLocks
 from quorumlock.testing._pool import (
     ProcessPool,
     WorkerError,
@@ -74,6 +76,8 @@ class WorkerSpec:
 
     Times are seconds. ``max_ttl`` None turns the restart quarantine off; ``fencing``
     False makes the worker write with a plain ``RPUSH`` instead of through the fence.
+    ``contender`` is ``"quorumlock"`` (a :class:`~quorumlock.Redlock` over ``servers``)
+    or ``"legacy"`` (the legacy SETNX lock on the first of them, see ``_legacy.py``).
     """
 
     index: int
@@ -93,6 +97,13 @@ class WorkerSpec:
     records: str
     flags: str
     seed: int
+    contender: str = "quorumlock"
+    election: bool = False  # campaign in a leader election instead of taking the lock
+    # "mutex", or "rw": a read-write lock, each hold a read with probability 1/2 (a
+    # reader writes nothing to the resource; its hold is recorded as shared)
+    lock: str = "mutex"
+    #: > 0: contend for one of this many permits of a semaphore named ``lock_name``.
+    permits: int = 0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -168,20 +179,47 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
     rng = random.Random(spec.seed)
     resource = redis.Redis.from_url(spec.resource, socket_timeout=5.0)
     write = _writer(spec, resource)
-    redlock = Redlock(
-        list(spec.servers),
-        max_ttl=spec.max_ttl,
-        fencing=spec.fencing,
-        instance_timeout=spec.instance_timeout,
-        retry_delay=spec.retry_delay,
-    )
+    redlock: Redlock | LegacyLocks
+    if spec.contender == "legacy":
+        redlock = LegacyLocks(
+            spec.servers[0],
+            timeout=spec.instance_timeout,
+            retry_delay=spec.retry_delay,
+            seed=rng.randrange(2**32),
+        )
+    else:
+        redlock = Redlock(
+            list(spec.servers),
+            max_ttl=spec.max_ttl,
+            fencing=spec.fencing,
+            instance_timeout=spec.instance_timeout,
+            retry_delay=spec.retry_delay,
+        )
     flags_fd = os.open(spec.flags, os.O_RDWR)
     flags = mmap.mmap(flags_fd, 0)
     os.close(flags_fd)
     try:
         time.sleep(max(0.0, start - time.monotonic()))
+        rw = None
+        if spec.lock == "rw":
+            assert isinstance(redlock, Redlock)  # verify() refuses a read-write legacy lock
+            rw = redlock.rwlock(spec.lock_name, ttl=spec.ttl)
         while (left := stop - time.monotonic()) > 0:
-            lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            if spec.election:
+                assert isinstance(redlock, Redlock)  # verify() refuses an election on legacy
+                _campaign(
+                    spec, redlock, records=records, flags=flags, write=write, rng=rng, left=left
+                )
+                continue
+            reading = rw is not None and rng.random() < 0.5
+            lock: Lock | LegacyLock
+            if spec.permits:
+                assert isinstance(redlock, Redlock)  # verify() refuses a legacy semaphore
+                lock = redlock.semaphore(spec.lock_name, permits=spec.permits, ttl=spec.ttl)
+            elif rw is None:
+                lock = redlock.lock(spec.lock_name, ttl=spec.ttl)
+            else:
+                lock = rw.read() if reading else rw.write()
             try:
                 acquired = lock.acquire(blocking=True, timeout=min(spec.acquire_timeout, left))
             except LockNotAcquired as exc:  # QuorumUnavailable included
@@ -204,8 +242,9 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                     flags[spec.index] = 1
                     try:
                         time.sleep(rng.uniform(*spec.work))
-                        payload = encode_payload(spec.index, began, token)
-                        outcome = "accepted" if write(token, payload) else "rejected"
+                        if not reading:
+                            payload = encode_payload(spec.index, began, token)
+                            outcome = "accepted" if write(token, payload) else "rejected"
                     finally:
                         flags[spec.index] = 0
             except Exception as exc:
@@ -216,13 +255,73 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
                 with contextlib.suppress(QuorumLockError, RuntimeError):
                     lock.release()
                 records.add(
-                    kind="hold", start=began, end=max(ended, began), token=token, write=outcome
+                    kind="hold",
+                    start=began,
+                    end=max(ended, began),
+                    token=token,
+                    write=outcome,
+                    shared=reading,
                 )
             time.sleep(rng.uniform(*spec.rest))
     finally:
         flags.close()
         redlock.close()
         resource.close()
+
+
+def _campaign(
+    spec: WorkerSpec,
+    redlock: Redlock,
+    *,
+    records: _Records,
+    flags: mmap.mmap,
+    write: Callable[[int | None, str], bool],
+    rng: random.Random,
+    left: float,
+) -> None:
+    """One term of the election variant of the loop: campaign, lead (work, write with
+    the term number as fencing token), resign. The term is recorded as a hold whose end
+    is no later than the leadership promised: at the start, or as last renewed before
+    the write."""
+    election = redlock.election(spec.lock_name, ttl=spec.ttl, identity=f"worker-{spec.index}")
+    began = deadline = 0.0
+    number: int | None = None
+    outcome = "skipped"
+    try:
+        with election.campaign(timeout=min(spec.acquire_timeout, left)) as term:
+            began = time.monotonic()
+            deadline = began + term.validity
+            number = term.number
+            try:
+                if term.validity > 0:
+                    flags[spec.index] = 1
+                    try:
+                        time.sleep(rng.uniform(*spec.work))
+                        now = time.monotonic()
+                        # Renewed while the work ran: the promise as of now, if any is
+                        # left (none once it ran out, a paused worker's case).
+                        if (validity := term.validity) > 0:
+                            deadline = max(deadline, now + validity)
+                        payload = encode_payload(spec.index, began, number)
+                        outcome = "accepted" if write(number, payload) else "rejected"
+                    finally:
+                        flags[spec.index] = 0
+            except Exception as exc:
+                outcome = "failed"
+                _unexpected(records, exc)
+            ended = min(time.monotonic(), deadline)
+    except LockNotAcquired as exc:  # QuorumUnavailable and the timeout included
+        records.add(kind="error", error=type(exc).__name__)
+        time.sleep(spec.retry_delay)
+        return
+    except QuorumLockError:  # LockLost at the end of the term: recorded below all the same
+        ended = min(time.monotonic(), deadline)
+    except Exception as exc:
+        _unexpected(records, exc)
+        return
+    if number is not None:
+        records.add(kind="hold", start=began, end=max(ended, began), token=number, write=outcome)
+    time.sleep(rng.uniform(*spec.rest))
 
 
 def _writer(spec: WorkerSpec, resource: redis.Redis) -> Callable[[int | None, str], bool]:
@@ -368,7 +467,13 @@ class WorkerPool:
 
     def holds(self) -> list[Hold]:
         return [
-            Hold(worker=r["worker"], start=r["start"], end=r["end"], token=r["token"])
+            Hold(
+                worker=r["worker"],
+                start=r["start"],
+                end=r["end"],
+                token=r["token"],
+                shared=bool(r.get("shared", False)),
+            )
             for r in self.records()
             if r.get("kind") == "hold"
         ]

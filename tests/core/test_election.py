@@ -1,0 +1,105 @@
+"""The pure part of leader election: the term record's key, and who leads by a majority."""
+
+from __future__ import annotations
+
+import pytest
+
+from quorumlock._algorithm.cluster import key_slot
+from quorumlock._algorithm.election import (
+    Leader,
+    check_election_name,
+    check_identity,
+    election_token,
+    identity_of,
+    leader_of,
+    term_key,
+)
+from quorumlock._algorithm.flows import Round
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._exceptions import ConfigurationError, QuorumUnavailable
+
+TOKEN = election_token("ab" * 20, "host-a:1234")
+
+
+def held(pttl: int, term: int, token: str = TOKEN) -> NodeOutcome:
+    return NodeOutcome("s", Reply.TAKEN, holder=f"{pttl} {term} {token}")
+
+
+def free() -> NodeOutcome:
+    return NodeOutcome("s", Reply.NOT_HELD)
+
+
+def down() -> NodeOutcome:
+    return NodeOutcome("s", Reply.TIMEOUT)
+
+
+def read(*outcomes: NodeOutcome, started: float = 100.0, finished: float = 100.01) -> Round:
+    return Round(started, finished, outcomes)
+
+
+@pytest.mark.parametrize(
+    "name", ["scheduler", "{jobs}:scheduler", "a{b", "{x", "ünï:cøde", "a{b}c}"]
+)
+def test_the_term_record_shares_the_slot_of_the_name(name: str) -> None:
+    assert key_slot(term_key(check_election_name(name))) == key_slot(name)
+    assert term_key(name).startswith("quorumlock:term:")
+
+
+@pytest.mark.parametrize("name", ["a}b", "{}}", "}", "x{}y", "{}"])
+def test_a_closing_brace_without_a_tag_is_refused(name: str) -> None:
+    with pytest.raises(ConfigurationError, match="hash tag"):
+        check_election_name(name)
+
+
+def test_identity_checks_and_round_trip() -> None:
+    assert identity_of(TOKEN) == "host-a:1234"
+    assert identity_of("plain-token-without-identity") == ""
+    assert check_identity("a b:c") == "a b:c"
+    with pytest.raises(TypeError):
+        check_identity(None)
+    for bad in ("", "x\x00y", "é" * 600):
+        with pytest.raises(ConfigurationError):
+            check_identity(bad)
+
+
+def test_a_majority_on_the_same_token_and_term_names_the_leader() -> None:
+    leader = leader_of(
+        read(held(9000, 7), held(8000, 7), held(5000, 7), free(), down()),
+        name="n",
+        clock_drift_factor=0.01,
+    )
+    assert leader is not None
+    assert (leader.identity, leader.term) == ("host-a:1234", 7)
+    # The third longest of the majority (5 s: three servers keep the key that long),
+    # from the round's start, minus the drift (50 + 2 ms) and the round's 10 ms.
+    assert leader.validity == pytest.approx(5.0 - 0.052 - 0.01)
+    assert isinstance(leader, tuple)
+    assert Leader("i", 1, 0.5) == ("i", 1, 0.5)
+
+
+def test_no_leader_without_agreement() -> None:
+    other = election_token("cd" * 20, "host-b:1")
+    split = read(held(9000, 7), held(9000, 7), held(9000, 8, other), free(), free())
+    assert leader_of(split, name="n", clock_drift_factor=0.01) is None
+    # A key whose record names another holder (term 0), or a term record not written yet.
+    unrecorded = read(held(9000, 0), held(9000, 0), held(9000, 7), free(), free())
+    assert leader_of(unrecorded, name="n", clock_drift_factor=0.01) is None
+    stale_terms = read(held(9000, 6), held(9000, 7), held(9000, 7), free(), free())
+    assert leader_of(stale_terms, name="n", clock_drift_factor=0.01) is None
+
+
+def test_never_a_leader_whose_validity_has_passed() -> None:
+    # Two of three hold, one only 30 ms more: gone by the end of a 40 ms read.
+    slow = read(held(9000, 7), held(30, 7), free(), started=100.0, finished=100.04)
+    assert leader_of(slow, name="n", clock_drift_factor=0.01) is None
+
+
+def test_servers_that_could_tip_the_count_make_it_unknown() -> None:
+    unknown = read(held(9000, 7), held(9000, 7), down(), down(), free())
+    with pytest.raises(QuorumUnavailable, match="could not tell"):
+        leader_of(unknown, name="n", clock_drift_factor=0.01)
+    # Nothing the silent servers could say would make a majority: nobody leads.
+    assert (
+        leader_of(read(free(), free(), free(), down(), down()), name="n", clock_drift_factor=0.01)
+        is None
+    )

@@ -1,0 +1,216 @@
+"""The reentrant lock (``Redlock.rlock``) on real servers, through both APIs.
+
+The hold count lives on the client, keyed by the owning thread (sync) or task
+(asyncio): a re-entry makes no round trip and keeps the token and the fencing token;
+only the outermost release goes to the servers; another thread or task waits as any
+other client does (docs/algorithm.md, "Reentrant lock").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+import quorumlock
+import quorumlock.asyncio
+from quorumlock import LockLost, LockNotHeld, LockNotReentrant, LockObserver, RoundEvent
+from quorumlock.testing import LocalServerGroup
+from tests.conftest import values
+from tests.integration.apis import Api, call, holding
+
+
+class Rounds(LockObserver):
+    """Counts the rounds (one command to every server) the Redlock makes."""
+
+    def __init__(self) -> None:
+        self.ops: list[str] = []
+
+    def on_round(self, event: RoundEvent) -> None:
+        self.ops.append(event.op)
+
+
+def test_reentry_makes_no_round_and_keeps_the_tokens(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Nested ``with`` blocks of the owner: one acquire round, one release round, the
+    same token and fencing token inside; the keys stay until the outermost block ends.
+    Catches a re-entry that acquires again (a round, or LockNotReentrant) and an inner
+    exit that releases."""
+    rounds = Rounds()
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3], fencing=True, observer=rounds)
+        lock = rl.rlock(lock_name, ttl=10)
+        async with holding(lock):
+            token, fence = lock.token, lock.fencing_token
+            assert token is not None
+            assert fence is not None
+            before = list(rounds.ops)
+            async with holding(lock):
+                assert await call(lock.acquire())  # a third hold, by acquire()
+                assert isinstance(lock, quorumlock.RLock | quorumlock.asyncio.RLock)
+                assert lock.depth == 3
+                assert (lock.token, lock.fencing_token) == (token, fence)
+                assert await call(lock.release())  # an inner hold: no round
+                assert rounds.ops == before  # no round trip for re-entries and inner exits
+            assert values(list(servers)[:3], lock_name) == [token] * 3  # inner exit kept it
+            assert lock.check() > 0
+            assert lock.depth == 1
+        assert values(list(servers)[:3], lock_name) == [None] * 3
+        assert rounds.ops.count("release") == 1
+        assert lock.depth == 0
+
+    api.run(body)
+
+
+def test_another_thread_or_task_waits_for_the_outermost_release(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A shared rlock object entered by another thread (sync) or task (asyncio) waits
+    like any other client: not while the owner is only inside an inner block, but until
+    the owner's outermost release. Catches reentrancy keyed by the object instead of
+    the owner (the other thread would walk in)."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.rlock(lock_name, ttl=10)
+        order: list[str] = []
+
+        async def other() -> None:
+            assert not await call(lock.acquire(blocking=False))  # held by the owner
+            async with holding(lock):
+                order.append("other in")
+                assert lock.depth == 1
+
+        async with holding(lock):
+            async with holding(lock):
+                if api.flavour == "sync":
+                    waiter = asyncio.get_running_loop().run_in_executor(
+                        None, lambda: asyncio.run(other())
+                    )
+                else:
+                    waiter = asyncio.ensure_future(other())
+                await asyncio.sleep(0.3)
+                assert order == []  # still waiting while the owner holds it (twice)
+            await asyncio.sleep(0.2)
+            assert order == []  # the inner exit released nothing
+            order.append("owner out")
+        await asyncio.wait_for(waiter, 10)
+        assert order == ["owner out", "other in"]
+
+    api.run(body)
+
+
+def test_only_the_owner_may_release(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
+    """A release from another thread or task raises LockNotHeld and keeps the lock."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.rlock(lock_name, ttl=10)
+        assert await call(lock.acquire())
+        with pytest.raises(LockNotHeld, match="held by another"):
+            await api.elsewhere(lock.release)
+        assert lock.held
+        assert await call(lock.release())
+        assert values(list(servers)[:3], lock_name) == [None] * 3
+
+    api.run(body)
+
+
+def test_export_of_a_reentered_lock_is_refused(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """export() at depth 2 raises LockNotReentrant and changes nothing; at depth 1 it
+    hands the lock over as a plain lock's export does."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.rlock(lock_name, ttl=10)
+        assert await call(lock.acquire())
+        assert await call(lock.acquire())
+        with pytest.raises(LockNotReentrant, match="re-entered"):
+            await call(lock.export())
+        assert lock.depth == 2
+        assert lock.held
+        assert await call(lock.release())
+        handle = await call(lock.export())
+        assert handle.token == lock.token
+        assert lock.depth == 0
+        adopted = rl.adopt(handle)
+        assert await call(adopted.release())
+        assert values(list(servers)[:3], lock_name) == [None] * 3
+
+    api.run(body)
+
+
+def test_the_lease_and_check_cover_the_whole_hold(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """With auto_extend, an rlock re-entered and held for several ttls stays held:
+    check() passes in the innermost block, and the lease renewed it. Catches a re-entry
+    or an inner exit that stops the lease."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.rlock(lock_name, ttl=0.6, auto_extend=True, max_hold=30)
+        async with holding(lock):
+            async with holding(lock):
+                await asyncio.sleep(0.7)
+            async with holding(lock):
+                await asyncio.sleep(0.7)
+                assert lock.check() > 0
+            assert lock.extensions >= 2
+            assert values(list(servers)[:3], lock_name) == [lock.token] * 3
+
+    api.run(body)
+
+
+def test_reentry_into_a_lost_hold_raises(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A re-entry after the outer hold ran out raises LockLost instead of running the
+    inner block without the lock; the outermost release still cleans up."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.rlock(lock_name, ttl=0.3)
+        assert await call(lock.acquire())
+        deadline = time.monotonic() + 10
+        while lock.validity > 0 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        with pytest.raises(LockLost):
+            await call(lock.acquire())
+        assert lock.depth == 1
+        assert not await call(lock.release())
+        assert lock.depth == 0
+
+    api.run(body)
+
+
+def test_rlock_options_are_checked_before_any_call(api: Api, servers: LocalServerGroup) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3], max_ttl=5)
+        with pytest.raises(quorumlock.ConfigurationError, match="max_ttl"):
+            rl.rlock("test:x", ttl=6)
+        with pytest.raises(TypeError):
+            rl.rlock(7, ttl=1)  # type: ignore[arg-type]
+
+    api.run(body)
+
+
+def test_a_reentry_checks_its_arguments(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.rlock(lock_name, ttl=10)
+        assert await call(lock.acquire())
+        with pytest.raises(quorumlock.ConfigurationError, match="blocking=False"):
+            await call(lock.acquire(blocking=False, timeout=1))
+        assert lock.depth == 1
+        assert "RLock" in repr(lock)
+        assert await call(lock.release())
+
+    api.run(body)

@@ -1,0 +1,373 @@
+"""quorumlock.fastapi on real servers, through uvicorn on loopback (docs/fastapi.md)."""
+
+# No "from __future__ import annotations": FastAPI must evaluate the handlers'
+# annotations, and some name objects local to the test.
+
+import asyncio
+import importlib.util
+import math
+import socket
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Annotated, Any
+
+import httpx
+import pytest
+from fastapi import Depends, FastAPI
+
+import quorumlock
+from quorumlock import ConfigurationError
+from quorumlock.asyncio import Lock, Redlock
+from quorumlock.fastapi import STATE_KEY, get_redlock, lifespan, locked
+from quorumlock.testing import LocalServerGroup
+from tests.conftest import values
+from tests.web.asgi import serving
+
+EXAMPLE = Path(__file__).parents[2] / "examples" / "fastapi_app.py"
+
+
+def load_example(monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup) -> ModuleType:
+    monkeypatch.setenv("QUORUMLOCK_SERVERS", ",".join(servers.urls))
+    spec = importlib.util.spec_from_file_location("fastapi_example", EXAMPLE)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(body: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    async def bounded() -> None:
+        async with asyncio.timeout(90):
+            await body()
+
+    asyncio.run(bounded())
+
+
+def test_example_charges_each_order_once(
+    monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup
+) -> None:
+    example = load_example(monkeypatch, servers)
+
+    async def body() -> None:
+        async with serving(example.app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            replies = await asyncio.gather(*(http.post("/orders/7/pay") for _ in range(8)))
+            statuses = sorted(r.json()["status"] for r in replies if r.status_code == 200)
+            # Each one waits up to 2 s for the one before: on a loaded machine some may
+            # give up (409); none may charge a second time.
+            assert {r.status_code for r in replies} <= {200, 409}
+            assert statuses.count("paid") == 1, statuses
+            assert example.charges == {7: 1}
+
+            # The report's lock taken elsewhere: 423 at once, and the handler never ran.
+            other = quorumlock.Redlock(servers.urls)
+            with other.lock("report:2026-11-24", ttl=10):
+                reply = await http.post("/reports", params={"day": "2026-11-24"})
+                assert reply.status_code == 423, reply.text
+                assert "held by another request" in reply.json()["detail"]
+            other.close()
+            reply = await http.post("/reports", params={"day": "2026-11-24"})
+            assert reply.json() == {"day": "2026-11-24", "status": "built"}
+        assert not hasattr(example.app.state, STATE_KEY)  # the lifespan closed it
+
+    run(body)
+    assert values(servers, "orders:7") == [None] * len(servers)
+
+
+def counter_app(servers: list[str], **lock_options: Any) -> tuple[FastAPI, dict[str, int]]:
+    """POST /locked/{key} and /unlocked/{key}: a read-modify-write with an await in the
+    middle, counting how many requests are inside at once."""
+    app = FastAPI(lifespan=lifespan(servers))
+    seen = {"count": 0, "inside": 0, "most_inside": 0}
+
+    async def bump() -> None:
+        seen["inside"] += 1
+        seen["most_inside"] = max(seen["most_inside"], seen["inside"])
+        count = seen["count"]
+        await asyncio.sleep(0.005)
+        seen["count"] = count + 1
+        seen["inside"] -= 1
+
+    options = {"ttl": 10, "timeout": 30, **lock_options}
+
+    @app.post("/locked/{key}")
+    async def with_lock(
+        key: str, lock: Annotated[Lock, Depends(locked("n:{key}", **options))]
+    ) -> int:
+        await bump()
+        return seen["count"]
+
+    @app.post("/unlocked/{key}")
+    async def without_lock(key: str) -> int:
+        await bump()
+        return seen["count"]
+
+    return app, seen
+
+
+@pytest.mark.parametrize("route", ["locked", "unlocked"])
+def test_concurrent_requests_serialise(servers: LocalServerGroup, route: str) -> None:
+    app, seen = counter_app(servers.urls)
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
+            replies = await asyncio.gather(*(http.post(f"/{route}/k") for _ in range(12)))
+        assert all(r.status_code == 200 for r in replies), [
+            (r.status_code, r.text) for r in replies
+        ]
+
+    run(body)
+    if route == "locked":
+        assert seen["most_inside"] == 1
+        assert seen["count"] == 12
+    else:  # the same requests without the dependency overlap: the check above can fail
+        assert seen["most_inside"] > 1
+        assert seen["count"] < 12
+
+
+def test_taken_lock_answers_the_configured_status(servers: LocalServerGroup) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+    ran: list[str] = []
+
+    @app.get("/a/{item}")
+    async def a(item: str, lock: Annotated[Lock, Depends(locked("item:{item}", ttl=5))]) -> str:
+        ran.append(item)
+        return item
+
+    @app.get("/b/{item}")
+    async def b(
+        item: str,
+        lock: Annotated[Lock, Depends(locked("item:{item}", ttl=5, status_code=423))],
+    ) -> str:
+        ran.append(item)
+        return item
+
+    async def body() -> None:
+        other = quorumlock.Redlock(servers.urls)
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            with other.lock("item:x", ttl=10):
+                assert (await http.get("/a/x")).status_code == 409
+                reply = await http.get("/b/x")
+                assert reply.status_code == 423
+                assert reply.json() == {"detail": "lock 'item:x' is held by another request"}
+                assert (await http.get("/a/y")).status_code == 200  # another name: free
+            assert (await http.get("/a/x")).json() == "x"  # released: free again
+        other.close()
+
+    run(body)
+    assert ran == ["y", "x"]
+
+
+def test_lost_lease_cancels_the_handler(servers: LocalServerGroup) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+    ended: list[str] = []
+    never = asyncio.Event()
+
+    @app.get("/slow/{item}")
+    async def slow(
+        item: str, lock: Annotated[Lock, Depends(locked("slow:{item}", ttl=0.5))]
+    ) -> str:
+        try:
+            async with asyncio.timeout(30):
+                await never.wait()  # outlives the 0.5 s lease (no max_hold: not renewed)
+        except asyncio.CancelledError:
+            ended.append("cancelled")
+            raise
+        ended.append("finished")
+        return "done"
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
+            reply = await http.get("/slow/1")
+            assert reply.status_code == 503, reply.text
+            assert "was lost" in reply.json()["detail"]
+
+    run(body)
+    assert ended == ["cancelled"]
+    assert values(servers, "slow:1") == [None] * len(servers)
+
+
+def test_max_hold_renews_the_lease_for_a_long_handler(servers: LocalServerGroup) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+
+    @app.get("/long")
+    async def long(
+        lock: Annotated[Lock, Depends(locked("long", ttl=1, max_hold=math.inf))],
+    ) -> float:
+        await asyncio.sleep(2.5)  # well past the ttl: only the renewals keep the lock
+        return lock.check()
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
+            reply = await http.get("/long")
+            assert reply.status_code == 200, reply.text
+            assert 0 < reply.json() <= 1
+
+    run(body)
+
+
+def test_name_from_a_query_parameter_and_a_missing_one(servers: LocalServerGroup) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+    seen: list[str] = []
+
+    @app.get("/q")
+    async def q(lock: Annotated[Lock, Depends(locked("user:{user_id}", ttl=5))]) -> None:
+        seen.append(lock.name)
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            assert (await http.get("/q", params={"user_id": "ann"})).status_code == 200
+            reply = await http.get("/q")
+            assert reply.status_code == 422
+            assert "needs 'user_id'" in reply.json()["detail"]
+            reply = await http.get("/q", params={"user_id": "x" * 5000})
+            assert reply.status_code == 422  # a name longer than 4096 bytes
+
+    run(body)
+    assert seen == ["user:ann"]
+
+
+def test_too_few_servers_answers_503(servers: LocalServerGroup) -> None:
+    # Ports with nothing listening: every server refuses the connection.
+    dead = []
+    for _ in range(3):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            dead.append(f"redis://127.0.0.1:{probe.getsockname()[1]}")
+    down = Redlock(dead, connect_timeout=0.2)
+    app = FastAPI()
+
+    @app.get("/x")
+    async def x(lock: Annotated[Lock, Depends(locked("x", ttl=5, redlock=down))]) -> None:
+        raise AssertionError("must not run")
+
+    async def body() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+            reply = await http.get("/x")
+        assert reply.status_code == 503
+        assert "too few servers" in reply.json()["detail"]
+        await down.close()
+
+    run(body)
+
+
+def test_inner_lifespan_and_get_redlock(servers: LocalServerGroup) -> None:
+    events: list[str] = []
+
+    @asynccontextmanager
+    async def own(app: FastAPI) -> AsyncIterator[dict[str, Any]]:
+        events.append("started")
+        yield {"greeting": "hi"}
+        events.append("stopped")
+
+    app = FastAPI(lifespan=lifespan(servers.urls, inner=own))
+
+    @app.get("/")
+    async def root(redlock: Annotated[Redlock, Depends(get_redlock)]) -> str:
+        async with redlock.lock("root", ttl=5):
+            return "ok"
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            assert (await http.get("/")).json() == "ok"
+
+    run(body)
+    assert events == ["started", "stopped"]
+
+
+def test_bad_arguments_are_refused_when_the_route_is_declared() -> None:
+    with pytest.raises(ConfigurationError, match="plain"):
+        locked("orders:{0}", ttl=5)
+    with pytest.raises(ConfigurationError, match="plain"):
+        locked("orders:{order.id}", ttl=5)
+    with pytest.raises(ConfigurationError, match="empty"):
+        locked("", ttl=5)
+    with pytest.raises(ConfigurationError, match="status_code"):
+        locked("a", ttl=5, status_code=200)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="lost_status_code"):
+        locked("a", ttl=5, lost_status_code=200)
+    with pytest.raises(ConfigurationError):
+        locked("a", ttl=-1)
+    with pytest.raises(ConfigurationError, match="URL"):
+        lifespan(["not a url"])
+
+
+def test_function_scope_releases_before_the_response(servers: LocalServerGroup) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+
+    @app.get("/f/{item}")
+    async def f(
+        item: str,
+        lock: Annotated[Lock, Depends(locked("f:{item}", ttl=5), scope="function")],
+    ) -> str:
+        return lock.name
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            reply = await http.get("/f/1")
+            assert reply.json() == "f:1"
+            # Released before the response was sent: nothing left when it arrives.
+            assert values(servers, "f:1") == [None] * len(servers)
+
+    run(body)
+
+
+def test_the_docs_show_the_example_as_it_is() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "fastapi.md").read_text()
+    block = page.split("```python\n", 1)[1].split("```", 1)[0]
+    assert block.startswith("import asyncio")
+    assert block in EXAMPLE.read_text()
+
+
+def test_a_sync_handler_is_not_interrupted_and_its_check_answers_503(
+    servers: LocalServerGroup,
+) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+    ended: list[str] = []
+
+    @app.get("/sync")
+    def sync(lock: Annotated[Lock, Depends(locked("sync", ttl=0.5))]) -> str:
+        time.sleep(1.0)  # twice the ttl, in a worker thread: nothing can interrupt it
+        ended.append("slept")
+        lock.check()  # raises LockLost: the lease ran out
+        ended.append("checked")
+        return "done"
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
+            reply = await http.get("/sync")
+            assert reply.status_code == 503, reply.text
+            assert ended == ["slept"]  # answered once it was done, not while it ran
+
+    run(body)
+    assert values(servers, "sync") == [None] * len(servers)
+
+
+def test_the_handlers_own_lock_errors_are_not_taken_for_the_requests(
+    servers: LocalServerGroup,
+) -> None:
+    app = FastAPI(lifespan=lifespan(servers.urls))
+
+    @app.get("/inner")
+    async def inner(
+        lock: Annotated[Lock, Depends(locked("outer", ttl=5))],
+        redlock: Annotated[Redlock, Depends(get_redlock)],
+    ) -> None:
+        async with redlock.lock("inner", ttl=5, timeout=0):
+            pass
+
+    async def body() -> None:
+        other = quorumlock.Redlock(servers.urls)
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            with other.lock("inner", ttl=10):
+                reply = await http.get("/inner")
+        other.close()
+        # The handler's LockNotAcquired is its own error (500), not "outer is taken".
+        assert reply.status_code == 500
+
+    run(body)
+    assert values(servers, "outer") == [None] * len(servers)
