@@ -181,7 +181,8 @@ class RedlockConfig:
       client that is not at the head of the lock's queue of waiters on that server
       (when the queue is not empty), so a majority's queue order decides. Needs
       ``wake_on_release``; costs a script on every acquire and a round trip more per
-      hand-over (docs/algorithm.md, "Fair locks").
+      hand-over (docs/algorithm.md, "Fair locks"). It orders the single lock (lock,
+      rlock, election); sets, read-write locks and semaphores have no queue.
     """
 
     clock_drift_factor: float = 0.01
