@@ -86,19 +86,23 @@ def acquirer(lock: AnyLock) -> Callable[[], Awaitable[bool] | bool]:
     return lambda: lock.acquire(timeout=WOKEN_WITHIN)
 
 
+@pytest.mark.parametrize("fair", [False, True], ids=["default", "fair"])
 @pytest.mark.parametrize("kind", ["lock_many", "rwlock", "semaphore"])
 def test_family_waiters_join_no_queue_and_are_woken_by_the_release(
-    api: Api, servers: LocalServerGroup, lock_name: str, kind: str
+    api: Api, servers: LocalServerGroup, lock_name: str, kind: str, fair: bool
 ) -> None:
     """A waiting set, writer or semaphore subscribes but never joins a queue of waiters
     (their releases would never name it: a join would only cost round trips and slow
     its polls), and the holder's release wakes it long before its poll. Catches a
     family waiter that joins the queue of its key (the single lock's flow, run for a
-    set or rewritten for a read-write lock)."""
+    set or rewritten for a read-write lock). The same with ``fair=True``, which orders
+    the single lock only: these kinds are taken as without it."""
 
     async def body() -> None:
-        holder_rl = api.redlock(servers.urls, instance_timeout=1.0)
-        waiter_rl = api.redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=1.0)
+        holder_rl = api.redlock(servers.urls, instance_timeout=1.0, fair=fair)
+        waiter_rl = api.redlock(
+            servers.urls, retry_delay=SLOW_POLL, instance_timeout=1.0, fair=fair
+        )
         holder: AnyLock
         waiter: AnyLock
         if kind == "lock_many":
