@@ -42,6 +42,7 @@ SCRIPTS: Final = ALGO + "scripts.py"
 ARITH: Final = ALGO + "arithmetic.py"
 DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
 RW_TESTS: Final = "tests/integration/test_rwlock.py"
+FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
 TEST_TIMEOUT: Final = 600.0
 
 
@@ -192,6 +193,36 @@ MUTANTS: Final = (
         (
             "tests/integration/test_wake_one.py"
             "::test_waiters_are_woken_one_per_release_in_arrival_order[sync]",
+        ),
+    ),
+    Mutant(
+        "a set's waiter joins the queue of its first key (its release names no head)",
+        FLOWS,
+        "    queue = queue and not keys\n",
+        "    queue = queue\n",
+        (
+            f"{FAMILY_WAKE}::test_family_waiters_join_no_queue_and_are_woken_by_the_release"
+            "[sync-lock_many-default]",
+        ),
+    ),
+    Mutant(
+        "a read-write lock's waiter joins a queue (its release names no head)",
+        ALGO + "rwlock.py",
+        "    queued = False\n",
+        "    queued = True\n",
+        (
+            f"{FAMILY_WAKE}::test_family_waiters_join_no_queue_and_are_woken_by_the_release"
+            "[sync-rwlock-default]",
+        ),
+    ),
+    Mutant(
+        "a release that names a process wakes its set's waiter, not its waiter in line",
+        "src/quorumlock/_io/wakeups.py",
+        "waiting = [w for w in waiting if w.queued] or waiting",
+        "waiting = waiting",
+        (
+            f"{FAMILY_WAKE}::test_a_release_that_names_a_process_wakes_its_waiter_in_line_not"
+            "_its_set[sync]",
         ),
     ),
     Mutant(
