@@ -217,16 +217,18 @@ def test_a_writers_release_wakes_every_waiting_reader(
     api.run(body)
 
 
+@pytest.mark.parametrize("fair", [False, True], ids=["default", "fair"])
 def test_an_elections_resign_wakes_the_next_candidate_in_line(
-    api: Api, servers: LocalServerGroup, lock_name: str
+    api: Api, servers: LocalServerGroup, lock_name: str, fair: bool
 ) -> None:
     """A candidate waits in the queue of waiters of the election's lock (an election is
     a lock on the servers); the leader's resign names it, and it leads long before its
-    poll. Catches a candidate kept out of the queue with the other kinds."""
+    poll, with ``fair=True`` too (the fair acquire, with the election's fencing).
+    Catches a candidate kept out of the queue with the other kinds."""
 
     async def body() -> None:
-        first = api.redlock(servers.urls, instance_timeout=1.0)
-        second = api.redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=1.0)
+        first = api.redlock(servers.urls, instance_timeout=1.0, fair=fair)
+        second = api.redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=1.0, fair=fair)
         a = first.election(lock_name, ttl=30, identity="a")
         b = second.election(lock_name, ttl=30, identity="b")
         led: list[float] = []
