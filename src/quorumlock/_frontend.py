@@ -133,6 +133,7 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
         fencing: bool = False,
         wake_on_release: bool = True,
         observer: LockObserver | None = None,
+        fair: bool = False,
     ) -> None:
         self._observer = check_observer(observer)
         self._specs: list[ServerSpec] = parse_servers(servers, self._flavour)
@@ -146,6 +147,7 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
             max_ttl=max_ttl,
             fencing=fencing,
             wake_on_release=wake_on_release,
+            fair=fair,
         )
         n = len(self._specs)
         if n % 2 == 0:

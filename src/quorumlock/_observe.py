@@ -108,7 +108,8 @@ class RoundEvent:
     """One command sent to every server at once (a round), and each server's answer.
 
     ``op`` is ``"acquire"``, ``"extend"``, ``"release"`` (a release round also cleans up
-    after every failed acquire attempt) or ``"commit fence"``; for a semaphore's permit
+    after every failed acquire attempt), ``"commit fence"`` or ``"queue"`` (a blocking
+    lock's join of the name's queue of waiters, between attempts); for a semaphore's permit
     also ``"semaphore acquire"`` and ``"semaphore release"``, whose ``name`` is the
     semaphore's base key ``quorumlock:semaphore:<name>`` (its extend and commit fence
     rounds name the slot's key, ``<base>:<slot>``). ``seconds`` is the round's

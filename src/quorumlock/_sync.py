@@ -7,6 +7,8 @@ kept by one daemon thread per ``Redlock`` (:class:`_LeaseKeeper`), never one per
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
 import heapq
 import inspect
@@ -22,7 +24,7 @@ from typing import ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
-from quorumlock._algorithm.flows import Fanout, Flow, Round, Sleep, Wait, Watch, Woken
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
@@ -198,6 +200,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
     def _run(self, flow: Flow[T]) -> T:
         """Drive a sans-I/O flow: the whole sync I/O policy is these lines."""
         waiter: Waiter | None = None
+        watched = ""
         try:
             step = next(flow)
             while True:
@@ -207,19 +210,41 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = self._wakeups.watch(step.key, step.timeout, step.keys)
+                    waiter = self._wakeups.watch(
+                        step.key, step.timeout, step.keys, queued=step.queued
+                    )
+                    watched = step.key
                     step = flow.send(time.monotonic())
                 else:
                     step = flow.send(_wait(waiter, step))
         except StopIteration as stop:
             return cast("T", stop.value)
         finally:
-            if waiter is not None:
-                self._wakeups.unwatch(waiter)
+            if waiter is not None and (
+                entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
+            ):
+                self._leave_queue(watched, entry)
+
+    def _leave_queue(self, key: str, member: str) -> None:
+        """Take this process's entry off ``key``'s queue of waiters (its last waiter gave
+        up, or acquired without being woken by name); left to expire where it fails."""
+        step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
+        with contextlib.suppress(Exception):
+            self._fanout.run(step)
 
     def _round(self, step: Fanout, waiter: Waiter | None) -> Round:
         rearm_before(step, waiter)
+        if waiter is not None and step.op is Op.QUEUE:
+            place = self._wakeups.join(waiter, step.ttl_ms)
+            if place is None:  # in line already: nothing to send
+                now = time.monotonic()
+                return Round(now, now, ())
+            step = dataclasses.replace(step, token=place[0], arrival=place[1])
+        elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
+            step = dataclasses.replace(step, member=waiter.entry.member)
         round_ = self._fanout.run(step)
+        if waiter is not None and step.op is Op.QUEUE:
+            waiter.entry.answered(round_.outcomes)
         self._after_round(step, round_)
         return round_
 
@@ -270,7 +295,7 @@ def _wait(waiter: Waiter | None, step: Wait) -> Woken:
         time.sleep(step.seconds)
         return Woken(time.monotonic(), False)
     notified = waiter.wait(step.seconds)
-    return Woken(time.monotonic(), notified)
+    return Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
 
 
 class Lock(LockBase):

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import dataclasses
 import functools
 import logging
 import time
@@ -32,7 +34,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
-from quorumlock._algorithm.flows import Fanout, Flow, Round, Sleep, Watch, Woken
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, Woken
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
@@ -178,6 +180,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
     async def _run(self, flow: Flow[T]) -> T:
         """Drive a sans-I/O flow: the whole asyncio I/O policy is these lines."""
         waiter: AsyncWaiter | None = None
+        watched = ""
         try:
             step = next(flow)
             while True:
@@ -187,25 +190,61 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = await self._wakeups.watch(step.key, step.timeout, step.keys)
+                    waiter = await self._wakeups.watch(
+                        step.key, step.timeout, step.keys, queued=step.queued
+                    )
+                    watched = step.key
                     step = flow.send(time.monotonic())
                 elif waiter is None:  # a flow waits only after it watched
                     await asyncio.sleep(step.seconds)
                     step = flow.send(Woken(time.monotonic(), False))
                 else:
                     notified = await waiter.wait(step.seconds)
-                    step = flow.send(Woken(time.monotonic(), notified))
+                    woken = Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
+                    step = flow.send(woken)
         except StopIteration as stop:
             return cast("T", stop.value)
         finally:
-            if waiter is not None:
-                self._wakeups.unwatch(waiter)
+            if waiter is not None and (
+                entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
+            ):
+                task = asyncio.current_task()
+                if self.config.fair and task is not None and not task.cancelling():
+                    # a fair holder's entry heads the queue until it is gone: before
+                    # the caller can release, so that the release names the next
+                    await self._leave_queue(watched, entry)
+                else:
+                    # in a task of its own: this one may be cancelled, and its caller
+                    # is not kept waiting for an entry that would expire anyway
+                    leaving = asyncio.ensure_future(self._leave_queue(watched, entry))
+                    _LEAVING.add(leaving)
+                    leaving.add_done_callback(_LEAVING.discard)
+
+    async def _leave_queue(self, key: str, member: str) -> None:
+        """See :meth:`quorumlock.Redlock._leave_queue`."""
+        step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
+        with contextlib.suppress(Exception):
+            await self._fanout.run(step)
 
     async def _round(self, step: Fanout, waiter: AsyncWaiter | None) -> Round:
         rearm_before(step, waiter)
+        if waiter is not None and step.op is Op.QUEUE:
+            place = self._wakeups.join(waiter, step.ttl_ms)
+            if place is None:  # in line already: nothing to send
+                now = time.monotonic()
+                return Round(now, now, ())
+            step = dataclasses.replace(step, token=place[0], arrival=place[1])
+        elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
+            step = dataclasses.replace(step, member=waiter.entry.member)
         round_ = await self._fanout.run(step)
+        if waiter is not None and step.op is Op.QUEUE:
+            waiter.entry.answered(round_.outcomes)
         self._after_round(step, round_)
         return round_
+
+
+#: Tasks taking entries off queues of waiters, kept here so that they are not collected.
+_LEAVING: set[asyncio.Task[None]] = set()
 
 
 def _current_task() -> asyncio.Task[Any] | None:

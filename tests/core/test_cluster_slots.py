@@ -124,3 +124,21 @@ def test_a_shebang_stays_first() -> None:
     assert first == "#!lua flags=no-cluster"
     assert rest.endswith('return redis.call("get", KEYS[1])\n')
     assert "unpack(ARGV" in rest
+
+
+@given(st.text(min_size=1, max_size=30))
+def test_the_queue_keys_of_a_name_are_in_its_slot_on_a_cluster(name: str) -> None:
+    """An announced release and a queue command touch the lock key's slot only."""
+    slot = key_slot(name)
+    for step in (
+        Fanout(Op.RELEASE, name, "t", 1000, 0.05, notify=True),
+        Fanout(Op.QUEUE, name, "w", 1000, 0.05, arrival="12.5"),
+    ):
+        args = cluster_args(step, None, slot)
+        count = args[2]
+        assert isinstance(count, int)
+        keys = [str(k) for k in args[3 : 3 + count]]
+        if step.op is Op.RELEASE:  # the queue's keys are its last arguments
+            keys += [str(k) for k in args[-2:]]
+            assert all(k.startswith("quorumlock:queue") for k in keys[1:]), keys
+        assert {key_slot(k) for k in keys} == {slot}, keys

@@ -10,6 +10,7 @@ import redis
 
 from quorumlock import ConfigurationError, RedlockConfig
 from quorumlock._algorithm.config import (
+    QUEUE_RESERVED_PREFIX,
     RESERVED_PREFIX,
     RESERVED_PREFIXES,
     seconds,
@@ -17,7 +18,7 @@ from quorumlock._algorithm.config import (
     validate_name,
 )
 from quorumlock._algorithm.election import TERM_PREFIX
-from quorumlock._algorithm.scripts import MARKER_KEY, RW_PREFIX
+from quorumlock._algorithm.scripts import MARKER_KEY, QUEUE_EXPIRY_PREFIX, QUEUE_PREFIX, RW_PREFIX
 from quorumlock._algorithm.semaphore import SEMAPHORE_PREFIX
 from quorumlock._fence import RedisFence
 
@@ -137,10 +138,26 @@ def test_the_reserved_prefix_is_the_marker_key() -> None:
 def test_every_prefix_of_our_own_keys_is_reserved() -> None:
     client = redis.Redis()  # never connects: RedisFence only keeps it
     ours = [MARKER_KEY, RW_PREFIX + "{doc}", SEMAPHORE_PREFIX + "jobs:0", TERM_PREFIX + "db"]
-    ours.append(RedisFence(client, "x").fence_key)
+    ours += [RedisFence(client, "x").fence_key, QUEUE_PREFIX + "x", QUEUE_EXPIRY_PREFIX + "x"]
     for key in ours:
         assert any(key.startswith(prefix) for prefix in RESERVED_PREFIXES), key
         with pytest.raises(ConfigurationError, match="quorumlock keeps for its own keys"):
             validate_name(key)
     for fine in ("quorumlock", "quorumlock:verify:lock", "orders:quorumlock:rw:1", "rw:1"):
         assert validate_name(fine) == fine
+
+
+def test_names_in_the_queues_prefix_are_refused() -> None:
+    assert QUEUE_PREFIX.startswith(QUEUE_RESERVED_PREFIX)
+    assert QUEUE_EXPIRY_PREFIX.startswith(QUEUE_RESERVED_PREFIX)
+    with pytest.raises(ConfigurationError, match="the queues of waiters"):
+        validate_name(QUEUE_PREFIX + "orders")
+    assert validate_name("quorumlock-queue") == "quorumlock-queue"
+
+
+def test_fair_must_be_a_bool_and_needs_the_queue() -> None:
+    assert RedlockConfig().fair is False
+    with pytest.raises(TypeError, match="fair"):
+        RedlockConfig(fair=1)  # type: ignore[arg-type]
+    with pytest.raises(ConfigurationError, match="wake_on_release"):
+        RedlockConfig(fair=True, wake_on_release=False)

@@ -6,6 +6,7 @@ times the test controls, so every branch of R6, R8, R9 and R10 is checked exactl
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from quorumlock import (
     RedlockConfig,
     Reply,
 )
-from quorumlock._algorithm.arithmetic import deadline
+from quorumlock._algorithm.arithmetic import deadline, queue_backoff
 from quorumlock._algorithm.flows import (
     Fanout,
     Flow,
@@ -35,11 +36,14 @@ from quorumlock._algorithm.flows import (
     Wait,
     Watch,
     Woken,
+    acquire_flow,
     announce_cleanup,
+    line_place,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
-from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, MARKER_KEY, RELEASE
+from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, FAIR_ACQUIRE, MARKER_KEY, RELEASE
 from quorumlock._algorithm.wire import HOLDER_PREFIX, command_args, eval_args, interpret
+from quorumlock._io.packing import RoundPacker, pack
 
 T = TypeVar("T")
 G, X, E, F, TO = Reply.GRANTED, Reply.TAKEN, Reply.ERROR, Reply.FATAL, Reply.TIMEOUT
@@ -335,7 +339,10 @@ def test_release_compares_and_deletes_on_all_servers() -> None:
     step = net.steps[-1]
     assert isinstance(step, Fanout)
     # "1": announce the release to the waiters (the script publishes only if it deleted)
-    assert command_args(step) == ("EVALSHA", RELEASE.sha, 1, "orders:42", s.token, "1")
+    queue = ("quorumlock:queue:orders:42", "quorumlock:queue-expiry:orders:42")
+    # the queue's keys come last, as arguments: an ACL rule without them still releases
+    args = ("EVALSHA", RELEASE.sha, 1, "orders:42", s.token, "1", s.token, "", *queue)
+    assert command_args(step) == args
     assert not s.held
 
 
@@ -507,8 +514,8 @@ def test_first_failure_subscribes_then_retries_at_once_then_waits() -> None:
     assert acquire(s, net, blocking=True)
     assert net.ops() == [
         "acquire", "release", "watch",  # subscribe after the first failure...
-        "acquire", "release", "wait",  # ...and retry without a pause: no lost release
-        "acquire", "release", "wait",
+        "acquire", "release", "queue", "wait",  # ...retry at once: no lost release; queue
+        "acquire", "release", "queue", "wait",
         "acquire",
     ]  # fmt: skip
     waits = [x.seconds for x in net.steps if isinstance(x, Wait)]
@@ -543,6 +550,62 @@ def test_an_announced_release_ends_the_wait_and_the_next_try_follows_within_the_
     assert isinstance(stagger, Sleep)
     # uniform() = 0.5 and a 4 ms round: half of max(1 ms, 2 x 4 ms) = 4 ms
     assert stagger.seconds == pytest.approx(0.004)
+
+
+def test_a_wake_up_by_name_tries_at_once_and_joins_again_after_a_failure() -> None:
+    # The announcement named this waiter (the head of the queue, taken off it): nobody
+    # else was woken, so no stagger; a failed try (someone barged in) puts it back.
+    s = state(retry_delay=0.2)
+    net = Script(5, acquire=lambda a: [X] * 5 if a < 4 else [G] * 5)
+    woken_alone = Woken(0.0, True, alone=True)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=net.now, uniform=lambda: 0.5,
+    )  # fmt: skip
+    ops: list[str] = []
+    answer: object = None
+    step = next(flow)
+    with contextlib.suppress(StopIteration):
+        while True:
+            ops.append(step.op.value if isinstance(step, Fanout) else type(step).__name__)
+            if isinstance(step, Wait):
+                answer = woken_alone
+            elif isinstance(step, Fanout):
+                granted = step.op is Op.ACQUIRE and ops.count("acquire") >= 4
+                reply = G if granted else X if step.op is Op.ACQUIRE else Reply.DONE
+                answer = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", reply) for i in range(5)))
+            else:
+                answer = 0.0
+            step = flow.send(answer)
+    assert ops == [
+        "acquire", "release", "Watch",
+        "acquire", "release", "queue", "Wait",
+        "acquire", "release", "queue", "Wait",  # no Sleep: no stagger; joins again
+        "acquire",
+    ]  # fmt: skip
+
+
+def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X) for i in range(5)))
+    done = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5)))
+    assert next(flow).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
+    assert isinstance(flow.send(done), Watch)
+    assert flow.send(0.001).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
+    assert flow.send(done).op is Op.QUEUE  # type: ignore[union-attr]
+    wait = flow.send(done)
+    assert isinstance(wait, Wait)
+    assert flow.send(Woken(0.01, True, requeue=True)).op is Op.QUEUE  # type: ignore[union-attr]
+    later = Round(0.05, 0.06, done.outcomes)
+    again = flow.send(later)
+    assert isinstance(again, Wait)  # waits on, for the rest of its pause
+    assert again.seconds == pytest.approx(wait.seconds - 0.059)
 
 
 def test_the_stagger_grows_with_each_announcement_that_brought_no_lock() -> None:
@@ -638,3 +701,60 @@ def test_interpret_keeps_a_prefix_of_the_holders_token() -> None:
     assert reply is Reply.TAKEN
     assert holder == "f" * HOLDER_PREFIX
     assert interpret(Op.ACQUIRE, [1, 0, 0])[3] is None
+
+
+def test_a_fair_acquire_packs_the_callers_entry_after_the_session() -> None:
+    session = Session("abc", durable=True)
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, 60_000, fair=True, member="m1")
+    args = command_args(step, session)
+    assert args[:4] == ("EVALSHA", FAIR_ACQUIRE.sha, 4, "k")
+    assert args[-3:] == ("abc", "1", "m1")
+    assert RoundPacker(step).packed(session) == pack(args)
+    assert eval_args(step, session)[:2] == ("EVAL", FAIR_ACQUIRE.source)
+
+
+@pytest.mark.parametrize(
+    ("places", "backoff"),
+    [
+        ((1, 1, 1, 1, 1), 1),  # the head polls as before
+        ((2, 2, 2, 3, 3), 1),  # and so does the next
+        ((4, 4, 4, 4, 4), 3),
+        ((9, 9, 9, 9, 9), 3),  # at most QUEUE_BACKOFF_MAX pauses
+        ((1, 2, 9, 9, 9), 3),  # a majority puts it at 9 or ahead: 9
+        ((1, 2, 3, 9, 9), 2),
+        ((9, 9, None, None, None), 1),  # fewer than a majority answered: unknown
+    ],
+)
+def test_a_waiter_far_back_in_line_polls_less_often(
+    places: tuple[int | None, ...], backoff: int
+) -> None:
+    """The pause after a join is the R8 pause times :func:`queue_backoff` of the place a
+    majority reported; the head and the next poll as often as ever."""
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X) for i in range(5)))
+    done = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5)))
+    joined = Round(
+        0.0,
+        0.001,
+        tuple(
+            NodeOutcome(f"s{i}", Reply.DONE, fence=p)
+            if p is not None
+            else NodeOutcome(f"s{i}", Reply.TIMEOUT)
+            for i, p in enumerate(places)
+        ),
+    )
+    assert next(flow).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
+    assert isinstance(flow.send(done), Watch)
+    assert flow.send(0.001).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
+    assert flow.send(done).op is Op.QUEUE  # type: ignore[union-attr]
+    wait = flow.send(joined)
+    assert isinstance(wait, Wait)
+    # uniform() = 0.5: the R8 pause is 0.15 s
+    assert wait.seconds == pytest.approx(0.15 * backoff)
+    assert queue_backoff(line_place(joined.outcomes)) == backoff

@@ -13,15 +13,17 @@ fatal outcome that names what is missing, at the first attempt, and no lock is l
 
 from __future__ import annotations
 
+import asyncio
 import re
 import shlex
+import time
 from pathlib import Path
 
 import pytest
 import redis
 
 from quorumlock import QuorumUnavailable, Reply
-from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock._algorithm.scripts import MARKER_KEY, RELEASED_PREFIX
 from quorumlock.testing import LocalServer, LocalServerGroup, server_version
 from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
 from tests.integration.apis import Api, call
@@ -127,7 +129,8 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
     """Three servers (one durable: CONFIG GET is allowed), quarantine and fencing on:
     acquire, extend, release; after SCRIPT FLUSH (EVAL fallback); with the fencing
     counters out of step (the commit round); after a restart (the acquire script reads
-    INFO and TIME: quarantine); and with the quarantine off (plain SET). The ACL LOG of
+    INFO and TIME: quarantine); with the quarantine off (plain SET); and a blocking
+    acquire that queues and a release that wakes the queue's head. The ACL LOG of
     every server stays empty: no command was refused, not even one quorumlock could do
     without. Catches a rule that misses a command of a rare path."""
     binary = binary_of(kind)
@@ -167,6 +170,13 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
         assert [o.reply for o in lock.outcomes] == [Reply.GRANTED, Reply.QUARANTINED, Reply.GRANTED]
         assert await call(lock.release())
         await cycle("locks:e", max_ttl=None)
+        # a blocking acquire that joins the queue of waiters, then a release that wakes
+        rl = api.redlock(urls, retry_delay=0.1)
+        holder = rl.lock("locks:f", ttl=0.5)
+        assert await call(holder.acquire(blocking=False))
+        waiter = rl.lock("locks:f", ttl=5)
+        assert await call(waiter.acquire(timeout=10))
+        assert await call(waiter.release())
 
     api.run(body)
     assert [acl_log(server) for server in servers] == [[], [], []]
@@ -232,3 +242,74 @@ def test_wrong_password_is_fatal_and_not_shown(
         assert "hunter2" not in str(info.value)
 
     api.run(body)
+
+
+#: What the documented rule gained with the queues of waiters (issue 15).
+QUEUE_PERMISSIONS = (
+    "~quorumlock:queue*",
+    "+zadd",
+    "+zrem",
+    "+zrange",
+    "+zrangebyscore",
+    "+zrank",
+    "+pttl",
+)
+
+
+def test_a_user_with_the_rule_from_before_the_queues_still_releases(
+    api: Api, make_servers: ServerFactory, kind: ServerKind
+) -> None:
+    """The documented rule as it was before the queues of waiters (keys: the lock names
+    and the marker only): a waiter blocks, the holder releases, and the release deletes
+    the key and wakes the waiter (its fallback pause is 30 to 60 s, so the lock within
+    20 s came from the announcement); the waiter releases too, and no lock is left.
+    What the ACL refused is the queue's keys only. Catches a release that declares the
+    queue's keys: the server refuses the whole script before it runs, so every release
+    fails and every lock stays to its ttl."""
+    binary = binary_of(kind)
+    servers: LocalServerGroup = make_servers(3, binary=binary)
+    rule = [arg for arg in rule_for(servers[0]) if arg not in QUEUE_PERMISSIONS]
+    assert len(rule) == len(rule_for(servers[0])) - len(QUEUE_PERMISSIONS)
+    for server in servers:
+        add_user(server, rule)
+    urls = [as_user(server) for server in servers]
+    channel = RELEASED_PREFIX + "locks:old"
+
+    def subscribed() -> bool:
+        for server in servers:
+            client = client_of(server)
+            try:
+                ((_, count),) = client.pubsub_numsub(channel)
+            finally:
+                client.close()
+            if count < 1:
+                return False
+        return True
+
+    async def body() -> None:
+        holder = api.redlock(urls).lock("locks:old", ttl=30)
+        assert await call(holder.acquire(blocking=False))
+        waiter = api.redlock(urls, retry_delay=60).lock("locks:old", ttl=30)
+
+        async def wait() -> None:
+            assert await call(waiter.acquire(timeout=20))
+
+        async def release() -> None:
+            give_up = time.monotonic() + 15
+            while not subscribed():
+                assert time.monotonic() < give_up, "the waiter never subscribed"
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)  # its second attempt and its join are over
+            assert await call(holder.release()), holder.outcomes
+
+        await api.concurrently([wait, release], limit=40)
+        assert await call(waiter.release()), waiter.outcomes
+
+    api.run(body)
+    assert values(servers, "locks:old") == [None, None, None]
+    queue_commands = {arg[1:] for arg in QUEUE_PERMISSIONS if arg.startswith("+")}
+    for server in servers:
+        for entry in acl_log(server):
+            assert isinstance(entry, dict), entry
+            refused = entry[b"object"].decode()
+            assert refused in queue_commands or refused.startswith("quorumlock:queue"), entry

@@ -232,6 +232,28 @@ def test_acquire_extend_release_on_every_master(
     api.run(body)
 
 
+def test_a_fair_lock_queues_on_the_owner_of_the_slot(
+    api: Api, shared_cluster: LocalCluster, servers: LocalServerGroup
+) -> None:
+    """``fair=True`` with a cluster among the instances: the fair acquire script, with
+    the queue's keys in the name's slot (a cross-slot script would be refused), runs on
+    the master that owns the slot and grants the lock there."""
+    cluster = shared_cluster
+    (name, *_), *_ = names_by_master(cluster, 1).values()
+    owner = cluster.slot_map()[key_slot(name)]
+
+    async def body() -> None:
+        async with cluster_client(api, cluster) as client:
+            rl = api.redlock([client, *servers.urls[:2]], instance_timeout=PATIENT, fair=True)
+            lock = rl.lock(name, ttl=5)
+            assert await call(lock.acquire(blocking=False)), lock.outcomes
+            assert value_on(cluster, owner, name) == lock.token
+            assert await call(lock.release())
+            assert value_on(cluster, owner, name) is None
+
+    api.run(body)
+
+
 def test_locked_and_owned_read_the_owner_of_the_slot(
     api: Api, shared_cluster: LocalCluster, servers: LocalServerGroup
 ) -> None:

@@ -585,6 +585,8 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
     assert set(SCRIPTS) == {
         "acquire",
         "acquire_cluster",
+        "acquire_fair",
+        "acquire_fair_cluster",
         "acquire_many",
         "acquire_many_cluster",
         "claim_term",
@@ -594,6 +596,7 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
         "fence_guard",
         "probe_many",
         "provision",
+        "queue",
         "read_leader",
         "release",
         "release_many",

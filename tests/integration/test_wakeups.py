@@ -305,6 +305,58 @@ def test_a_cancelled_asyncio_waiter_unsubscribes(servers: LocalServerGroup, lock
     asyncio.run(body())
 
 
+def test_an_asyncio_waiter_cancelled_while_subscribing_unsubscribes(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Cancelled while its watch waits for a majority to confirm the subscription (three
+    of five servers paused, so only two can): once they are back, no subscription is
+    left on any server. Catches a watch whose cancellation leaves its waiter registered,
+    which nothing can unwatch then (its channel stays subscribed for good)."""
+    paused = [servers[i] for i in (2, 3, 4)]
+
+    def live_subscribers() -> list[int]:
+        return [_numsub(servers[i].url, lock_name) for i in (0, 1)]
+
+    async def body() -> None:
+        rl = aio.Redlock(servers.urls, retry_delay=SLOW_POLL, connect_timeout=20)
+        holder = rl.lock(lock_name, ttl=55)
+        assert await holder.acquire(blocking=False)
+        for server in paused:
+            server.pause()
+        try:
+            task = asyncio.create_task(rl.lock(lock_name, ttl=55).acquire(timeout=50))
+            give_up = time.monotonic() + 15
+            while min(live_subscribers()) < 1:
+                assert time.monotonic() < give_up, "the waiter never subscribed"
+                await asyncio.sleep(0.01)
+            await asyncio.sleep(0.2)
+            assert not task.done()  # still waiting for a majority to confirm
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+        finally:
+            for server in paused:
+                server.resume()
+        await asyncio.sleep(0.5)  # the resumed servers read what was sent meanwhile
+        give_up = time.monotonic() + 10
+        while any(subscribers(servers, lock_name)):
+            assert time.monotonic() < give_up, subscribers(servers, lock_name)
+            await asyncio.sleep(0.01)
+        assert await holder.release()
+        await rl.close()
+
+    asyncio.run(body())
+
+
+def _numsub(url: str, name: str) -> int:
+    client = redis.Redis.from_url(url)
+    try:
+        ((_, count),) = client.pubsub_numsub(RELEASED_PREFIX + name)
+        return int(count)
+    finally:
+        client.close()
+
+
 def publishes(
     servers: LocalServerGroup, index: int, name: str, action: Callable[[], object]
 ) -> int:

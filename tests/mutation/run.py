@@ -43,6 +43,7 @@ ARITH: Final = ALGO + "arithmetic.py"
 DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
 RW_TESTS: Final = "tests/integration/test_rwlock.py"
 VERIFY: Final = "tests/faults/test_verify.py"
+FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
 TEST_TIMEOUT: Final = 600.0
 
 
@@ -62,6 +63,20 @@ MUTANTS: Final = (
         "return n // 2 + 1",
         "return n // 2",
         ("tests/core/test_arithmetic.py",),
+    ),
+    Mutant(
+        "a waiter far back in line polls as often as the head",
+        ARITH,
+        "return min(place - 1, QUEUE_BACKOFF_MAX)",
+        "return 1",
+        ("tests/core/test_flows.py::test_a_waiter_far_back_in_line_polls_less_often",),
+    ),
+    Mutant(
+        "the place in line is the nearest any server reports, not a majority's",
+        FLOWS,
+        "return places[needed - 1] if len(places) >= needed else None",
+        "return places[0] if places else None",
+        ("tests/core/test_flows.py::test_a_waiter_far_back_in_line_polls_less_often",),
     ),
     Mutant(
         "no 2 ms floor in the drift allowance",
@@ -159,6 +174,66 @@ MUTANTS: Final = (
         (
             "tests/integration/test_wakeups.py"
             "::test_a_release_announces_only_where_it_deleted_the_key",
+        ),
+    ),
+    Mutant(
+        "the release wakes an expired waiter at the head of the queue",
+        SCRIPTS,
+        'redis.call("zrangebyscore", expiry, "-inf", now)',
+        'redis.call("zrangebyscore", expiry, "-inf", 0)',
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_a_dead_waiters_entry_does_not_block_the_line[sync-True]",
+        ),
+    ),
+    Mutant(
+        "the release names nobody: every waiting process is woken",
+        SCRIPTS,
+        "                head = first\n",
+        '                head = ""\n',
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_waiters_are_woken_one_per_release_in_arrival_order[sync]",
+        ),
+    ),
+    Mutant(
+        "a set's waiter joins the queue of its first key (its release names no head)",
+        FLOWS,
+        "    queue = queue and not keys\n",
+        "    queue = queue\n",
+        (
+            f"{FAMILY_WAKE}::test_family_waiters_join_no_queue_and_are_woken_by_the_release"
+            "[sync-lock_many-default]",
+        ),
+    ),
+    Mutant(
+        "a read-write lock's waiter joins a queue (its release names no head)",
+        ALGO + "rwlock.py",
+        "    queued = False\n",
+        "    queued = True\n",
+        (
+            f"{FAMILY_WAKE}::test_family_waiters_join_no_queue_and_are_woken_by_the_release"
+            "[sync-rwlock-default]",
+        ),
+    ),
+    Mutant(
+        "a release that names a process wakes its set's waiter, not its waiter in line",
+        "src/quorumlock/_io/wakeups.py",
+        "waiting = [w for w in waiting if w.queued] or waiting",
+        "waiting = waiting",
+        (
+            f"{FAMILY_WAKE}::test_a_release_that_names_a_process_wakes_its_waiter_in_line_not"
+            "_its_set[sync]",
+        ),
+    ),
+    Mutant(
+        "a fair acquire lets anyone in, not only the head of the queue",
+        SCRIPTS,
+        "if quorumlock_head and quorumlock_head ~= quorumlock_member then",
+        "if false then",
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_fair_locks_hand_over_in_arrival_order_and_refuse_barging[sync]",
         ),
     ),
     Mutant(

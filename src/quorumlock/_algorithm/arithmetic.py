@@ -26,6 +26,8 @@ __all__ = [
     "deadline",
     "default_instance_timeout",
     "drift",
+    "queue_backoff",
+    "queue_lease_ms",
     "quorum",
     "retry_delay",
     "validity",
@@ -122,3 +124,33 @@ def wake_stagger(round_seconds: float, misses: int, uniform: float, ceiling: flo
             break
         spread *= 2
     return min(spread, max(ceiling, WAKE_STAGGER_MIN)) * uniform
+
+
+#: The shortest lease of an entry in a queue of waiters.
+QUEUE_LEASE_MIN_MS = 1000
+
+#: A waiter further back in line than second polls up to this many times less often.
+QUEUE_BACKOFF_MAX = 3
+
+
+def queue_backoff(place: int | None) -> int:
+    """How many R8 pauses a waiter at ``place`` in line (1: the head; None: unknown)
+    waits between its polls: 1 for the head and the next, who take a lock whose release
+    went unannounced; one less than its place further back, at most
+    :data:`QUEUE_BACKOFF_MAX`. A release wakes the head by name whatever the pauses: the
+    polls are only the fallback, and with many waiters they are most of the servers' and
+    the clients' work."""
+    if place is None or place <= 2:
+        return 1
+    return min(place - 1, QUEUE_BACKOFF_MAX)
+
+
+def queue_lease_ms(retry_delay: float) -> int:
+    """How long an entry in a key's queue of waiters lasts unless its waiter renews it.
+
+    A waiter renews it at least every third of it, and tries at least every
+    :data:`QUEUE_BACKOFF_MAX` ``retry_delay``: three more pauses, at least a second,
+    outlast every live waiter's gaps (a round, a pause, a stagger), while a waiter that
+    died leaves the line soon after.
+    """
+    return max(QUEUE_LEASE_MIN_MS, round((QUEUE_BACKOFF_MAX + 3) * retry_delay * 1000))

@@ -26,11 +26,12 @@ from quorumlock._algorithm.scripts import (
     ACQUIRE,
     CLUSTER_ACQUIRE,
     CLUSTER_ACQUIRE_MANY,
+    CLUSTER_FAIR_ACQUIRE,
     CLUSTER_RW_ACQUIRE,
     MARKER_KEY,
     RW_ACQUIRE,
 )
-from quorumlock._algorithm.wire import command_args, script_of
+from quorumlock._algorithm.wire import command_args, queue_keys, script_of
 
 __all__ = [
     "SLOTS",
@@ -90,8 +91,16 @@ def slot_marker(slot: int) -> str:
 
 
 def touches_marker(step: Fanout) -> bool:
-    """Whether ``step``'s command names the incarnation marker (KEYS[2])."""
-    return step.per_session or step.op is Op.COMMIT_FENCE or step.op is Op.RW_COMMIT_FENCE
+    """Whether ``step``'s command names a key besides the lock key, which on a cluster
+    instance carries the slot's tag: the incarnation marker (KEYS[2]), or the key's
+    queue of waiters."""
+    return (
+        step.per_session
+        or step.op is Op.COMMIT_FENCE
+        or step.op is Op.RW_COMMIT_FENCE
+        or step.op is Op.QUEUE
+        or (step.op is Op.RELEASE and step.notify and not step.keys)
+    )
 
 
 #: The cluster variant of each acquire script, by the plain script's digest.
@@ -104,11 +113,24 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     The same as :func:`quorumlock._algorithm.wire.command_args`, except where the
     command names the marker: KEYS[2] is the slot's marker (:func:`slot_marker`), and
     the acquire runs :data:`CLUSTER_ACQUIRE` with the node's ``run_id`` as one more,
-    last argument (the script takes it off before the acquire body runs).
+    last argument (the script takes it off before the acquire body runs). The keys of
+    the key's queue of waiters carry the slot's tag (:func:`queue_keys`).
     """
     args = command_args(step, session)
+    if step.op is Op.QUEUE:
+        return (*args[:3], *queue_keys(step.key, slot_tag(slot)), *args[5:])
+    if step.op is Op.RELEASE and step.notify and not step.keys:
+        return (*args[:-2], *queue_keys(step.key, slot_tag(slot)))
     if not touches_marker(step):
         return args
+    if step.op is Op.ACQUIRE and step.fair and not step.keys:
+        if session is None:
+            raise ValueError("the acquire script needs the connection's session")
+        queue = queue_keys(step.key, slot_tag(slot))
+        return (
+            "EVALSHA", CLUSTER_FAIR_ACQUIRE.sha, 4, args[3], slot_marker(slot), *queue,
+            *args[7:], session.run_id,
+        )  # fmt: skip
     keys = args[2]
     if args[0] != "EVALSHA" or not isinstance(keys, int) or keys < 2 or args[4] != MARKER_KEY:
         raise ValueError(f"the {step.op.value} command does not name the marker as KEYS[2]")
@@ -125,7 +147,13 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
 
 #: The cluster variants of the acquire scripts, by digest.
 _CLUSTER_SCRIPTS = {
-    script.sha: script for script in (CLUSTER_ACQUIRE, CLUSTER_ACQUIRE_MANY, CLUSTER_RW_ACQUIRE)
+    script.sha: script
+    for script in (
+        CLUSTER_ACQUIRE,
+        CLUSTER_ACQUIRE_MANY,
+        CLUSTER_FAIR_ACQUIRE,
+        CLUSTER_RW_ACQUIRE,
+    )
 }
 
 

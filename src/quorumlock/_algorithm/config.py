@@ -87,6 +87,10 @@ def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
 #: name may (``scripts.MARKER_KEY``; the purity rule keeps config from importing it).
 RESERVED_PREFIX = "quorumlock:incarnation"
 
+#: The queues of waiters (``scripts.QUEUE_PREFIX``, ``scripts.QUEUE_EXPIRY_PREFIX``)
+#: start with this.
+QUEUE_RESERVED_PREFIX = "quorumlock:queue"
+
 #: Every prefix of quorumlock's own keys, with what is kept there: no lock name may start
 #: with one, or a lock would write over (or be refused by the type of) one of them. The
 #: modules that build these keys import nothing from here (the purity rule), so
@@ -97,6 +101,7 @@ RESERVED_PREFIXES: Mapping[str, str] = {
     "quorumlock:semaphore:": "the slots of the semaphores",
     "quorumlock:term:": "the term records of the elections",
     "quorumlock:fence:": "the default keys of RedisFence",
+    QUEUE_RESERVED_PREFIX: "the queues of waiters",
 }
 
 
@@ -177,9 +182,16 @@ class RedlockConfig:
     - ``fencing`` (False): draw a fencing token with every acquisition,
       ``Lock.fencing_token``, strictly increasing across all holders over time.
     - ``wake_on_release`` (True): a blocking acquire that finds the lock taken subscribes
-      to the lock's release announcements on the servers and retries as soon as one
-      arrives, instead of after its ``retry_delay`` pause, which stays as the fallback
-      for a lost announcement and for a lock that expires (docs/algorithm.md).
+      to the lock's release announcements on the servers and joins the lock's queue of
+      waiters there; a release wakes the head of the queue only, which retries at once
+      instead of after its ``retry_delay`` pause, which stays as the fallback for a lost
+      announcement and for a lock that expires (docs/algorithm.md).
+    - ``fair`` (False): strict first come, first served: the acquire script refuses a
+      client that is not at the head of the lock's queue of waiters on that server
+      (when the queue is not empty), so a majority's queue order decides. Needs
+      ``wake_on_release``; costs a script on every acquire and a round trip more per
+      hand-over (docs/algorithm.md, "Fair locks"). It orders the single lock (lock,
+      rlock, election); sets, read-write locks and semaphores have no queue.
     """
 
     clock_drift_factor: float = 0.01
@@ -191,6 +203,7 @@ class RedlockConfig:
     max_ttl: float | None = 60.0
     fencing: bool = False
     wake_on_release: bool = True
+    fair: bool = False
 
     def __post_init__(self) -> None:
         factor = self.clock_drift_factor
@@ -219,6 +232,12 @@ class RedlockConfig:
             raise TypeError(f"fencing must be True or False, not {self.fencing!r}")
         if not isinstance(self.wake_on_release, bool):
             raise TypeError(f"wake_on_release must be True or False, not {self.wake_on_release!r}")
+        if not isinstance(self.fair, bool):
+            raise TypeError(f"fair must be True or False, not {self.fair!r}")
+        if self.fair and not self.wake_on_release:
+            raise ConfigurationError(
+                "fair=True needs wake_on_release=True: the order is the queue of waiters"
+            )
 
     @property
     def max_ttl_ms(self) -> int:

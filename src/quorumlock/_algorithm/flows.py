@@ -11,7 +11,10 @@ the sync and asyncio front ends run the very same flows and cannot drift apart:
 - it yields :class:`Watch`: subscribe to the release announcements of a key for the rest
   of the flow; the driver answers with the monotonic time after it;
 - it yields :class:`Wait`: pause until a release of the watched key is announced, or at
-  most ``seconds``; the driver answers with a :class:`Woken`.
+  most ``seconds``; the driver answers with a :class:`Woken`;
+- a :class:`Fanout` of :attr:`Op.QUEUE` (after a :class:`Watch` only) puts the waiter's
+  process in the key's queue of waiters: the driver fills in the process's entry
+  (``token``: its id, ``arrival``: its place) from the watch.
 
 The flow's return value is its result. A driver is a dozen lines: see ``_run`` in
 ``quorumlock._sync`` and ``quorumlock.asyncio``.
@@ -24,7 +27,14 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from quorumlock._algorithm.arithmetic import deadline, quorum, retry_delay, wake_stagger
+from quorumlock._algorithm.arithmetic import (
+    deadline,
+    queue_backoff,
+    queue_lease_ms,
+    quorum,
+    retry_delay,
+    wake_stagger,
+)
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.fencing import draw_fence, fence_committed
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
@@ -45,6 +55,7 @@ __all__ = [
     "acquire_flow",
     "announce_cleanup",
     "extend_flow",
+    "line_place",
     "probe_flow",
     "release_flow",
 ]
@@ -58,6 +69,7 @@ class Op(enum.Enum):
     EXTEND = "extend"
     COMMIT_FENCE = "commit fence"
     PROBE = "probe"  # a plain GET: who holds the key here (``locked()``, ``owned()``)
+    QUEUE = "queue"  # join (or with ``arrival`` "-" leave) the key's queue of waiters
     # Leader election (docs/election.md): record a leader's term; read who leads.
     CLAIM_TERM = "claim term"
     READ_LEADER = "read leader"
@@ -87,10 +99,18 @@ class Fanout:
     ``max_ttl_ms`` (0: off) and ``fencing`` select the acquire script (restart
     quarantine, fencing counter) instead of the plain ``SET``; ``fence`` is the token a
     ``COMMIT_FENCE`` makes stick; ``notify`` makes a ``RELEASE`` announce itself to the
-    waiters of the key. ``keys``: for a multi-resource lock, every key of its set, sorted
-    (``key`` is the first); the command then covers the whole set on each server in one
-    atomic step (the ``*_MANY`` scripts). ``permits`` and ``slots`` (a semaphore's): the
-    number of slot keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a
+    head of the key's queue of waiters. A ``QUEUE`` names the entry in ``token``, its
+    place in line in ``arrival`` ("-" to leave) and its lease in ``ttl_ms``. A ``RELEASE``
+    that undoes attempt ``k`` of an acquire carries ``arrival`` ``k``, so that its
+    announcements are told apart from those of the final release of the same token.
+    ``fair`` (``fair=True``): an ``ACQUIRE`` runs the fair acquire script, refused to
+    anyone but the head of the queue; the driver fills in ``member``, the caller's entry
+    (if it has one); a ``RELEASE`` names the head without taking it off the queue.
+    ``keys``: for a multi-resource lock, every key of its set, sorted (``key`` is the
+    first); the command then covers the whole set on each server in one atomic step (the
+    ``*_MANY`` scripts, which have no queue: their releases wake every waiter, and
+    ``fair`` does not apply). ``permits`` and ``slots`` (a semaphore's): the number of
+    slot keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a
     ``SEMAPHORE_RELEASE``: the one slot to keep, none for all). ``intent_ms``: a waiting
     writer's intent lease (a read-write lock's acquire and its undo).
     """
@@ -104,6 +124,9 @@ class Fanout:
     fencing: bool = False
     fence: int = 0
     notify: bool = False
+    arrival: str = ""
+    fair: bool = False
+    member: str = ""
     keys: tuple[str, ...] = ()
     intent_ms: int = 0  # a waiting writer's claim on readers (docs/algorithm.md, read-write)
     permits: int = 0
@@ -114,7 +137,9 @@ class Fanout:
         """The command names the server process it is sent to: pack it per connection."""
         if self.op in (Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE):
             return True  # the read-write and semaphore acquires are always scripts
-        return self.op is Op.ACQUIRE and (self.max_ttl_ms > 0 or self.fencing or bool(self.keys))
+        return self.op is Op.ACQUIRE and (
+            self.max_ttl_ms > 0 or self.fencing or self.fair or bool(self.keys)
+        )
 
     @property
     def acquires(self) -> bool:
@@ -129,7 +154,9 @@ class Fanout:
                 permits=self.permits,
             )  # fmt: skip
         op = Op.RELEASE if self.op is Op.ACQUIRE else Op.RW_RELEASE
-        return Fanout(op, self.key, self.token, self.ttl_ms, self.timeout, keys=self.keys)
+        return Fanout(
+            op, self.key, self.token, self.ttl_ms, self.timeout, fair=self.fair, keys=self.keys
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +214,7 @@ class Watch:
     key: str
     timeout: float
     keys: tuple[str, ...] = ()  # a multi-resource lock's set: a release of any wakes
+    queued: bool = True  # the waiter joins the key's queue (a single lock's waiter)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,10 +226,18 @@ class Wait:
 
 @dataclass(frozen=True, slots=True)
 class Woken:
-    """How a :class:`Wait` ended: the monotonic time, and whether an announcement came."""
+    """How a :class:`Wait` ended: the monotonic time, and whether an announcement came.
+
+    ``alone``: the announcement named this waiter's process, which the server took off
+    its queue (nobody else was woken: no stagger). ``requeue``: the process's entry was
+    taken off the queue for another of its waiters; this one should put it back in line
+    (with :attr:`Op.QUEUE`) and wait on.
+    """
 
     now: float
     notified: bool
+    alone: bool = False
+    requeue: bool = False
 
 
 Step = Fanout | Sleep | Watch | Wait
@@ -253,6 +289,7 @@ def acquire_flow(
     now: float,
     uniform: Callable[[], float],
     keys: tuple[str, ...] = (),
+    queue: bool = True,
 ) -> Flow[AcquireResult]:
     """Acquire ``key`` with ``token`` on a majority (R6), retrying with jitter (R8).
 
@@ -261,22 +298,42 @@ def acquire_flow(
     the verdict is ``FATAL`` (no retry can help). ``uniform()`` draws the jitter.
 
     With ``config.wake_on_release``, the first failed attempt of a blocking acquire
-    subscribes to the key's release announcements (:class:`Watch`) and tries again at
-    once, so that a release that happened before the subscription took effect is not
-    missed. From then on each pause (:class:`Wait`) ends early when a release is
-    announced, followed by a short random stagger (see
-    :func:`~quorumlock._algorithm.arithmetic.wake_stagger`); the R8 pause stays as the
-    fallback for an announcement that is lost and for a lock that expires. Timeline
-    (N = 5, retry_delay 0.2 s)::
+    subscribes to the key's release announcements (:class:`Watch`), joins the key's queue
+    of waiters (:attr:`Op.QUEUE`) and tries again at once, so that a release that
+    happened before the subscription took effect is not missed. From then on each pause
+    (:class:`Wait`) ends early when a release names this waiter (the head of the queue;
+    or anyone, from a server whose queue is empty); a wake-up that may have been shared
+    is followed by a short random stagger (see
+    :func:`~quorumlock._algorithm.arithmetic.wake_stagger`). A waiter whose entry was
+    taken off the queue (woken by name) or whose lease is a third gone joins again after
+    its next failed attempt, at the same place: every failed attempt asks to join, and
+    the driver sends the join unless the entry is in line already (joined less than a
+    third of its lease ago, and not taken off since); a join renews the lease. The R8
+    pause stays as the fallback for an announcement that is lost and for a lock that
+    expires. Timeline (N = 5, retry_delay 0.2 s)::
 
         t = 0.000   attempt 1: 5 x TAKEN; undo; subscribe; a majority confirms by 0.001
-        t = 0.001   attempt 2 (at once): 5 x TAKEN; undo; wait up to 0.1 to 0.2 s
-        t = 0.050   the holder releases: every server deletes its key and announces it
-        t = 0.0502  woken; stagger uniform in [0, 1 ms): attempt 3 at 0.0507: granted
+        t = 0.001   attempt 2 (at once): 5 x TAKEN; undo
+        t = 0.0015  join the queue (arrival a, the same on every server); wait up to
+                    0.1 to 0.2 s
+        t = 0.050   the holder releases: every server deletes its key, takes the head
+                    of its queue (us) off it and names it in the announcement
+        t = 0.0502  woken, alone: attempt 3 at once: granted
+
+    Without ``queue`` (and always for a multi-resource lock's set, ``keys``), the waiter
+    watches but never joins a queue: the kinds of lock whose releases name no head (the
+    set's, the read-write lock's) wake every waiter of the name, as before the queues,
+    and a release that names another process's entry leaves this waiter to its R8 poll.
+    ``fair`` applies to the single lock only.
     """
+    queue = queue and not keys
+    fair = config.fair and queue
     give_up_at = None if timeout is None else now + timeout
     timeout_each = config.timeout_for(ttl_ms)
+    lease_ms = queue_lease_ms(config.retry_delay)
+    join = Fanout(Op.QUEUE, key, "", lease_ms, timeout_each)
     watching = False
+    place: int | None = None  # in the queue of waiters, as a majority last told it
     misses = 0  # announcements that woke us without bringing us the lock
     attempts = 0
     while True:
@@ -289,6 +346,7 @@ def acquire_flow(
             timeout_each,
             config.max_ttl_ms,
             config.fencing,
+            fair=fair,
             keys=keys,
         )
         round_ = yield acquire
@@ -313,7 +371,15 @@ def acquire_flow(
         # have been written and its reply lost.
         notify = announce_cleanup(round_.outcomes)
         cleanup = yield Fanout(
-            Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify, keys=keys
+            Op.RELEASE,
+            key,
+            token,
+            ttl_ms,
+            timeout_each,
+            notify=notify,
+            arrival=str(attempts),
+            fair=fair,
+            keys=keys,
         )
         assert isinstance(cleanup, Round)
         now = cleanup.finished
@@ -327,10 +393,18 @@ def acquire_flow(
             wait = config.connect_timeout
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
-            watched = yield Watch(key, wait, keys)
+            watched = yield Watch(key, wait, keys, queued=queue)
             assert isinstance(watched, float)
             continue  # at once: a release before the subscription would go unnoticed
-        pause = retry_delay(config.retry_delay, uniform())
+        if watching and queue:
+            # (re)join after every failed try: the first time; after a wake-up by name,
+            # which took the entry off the queues; and to renew the lease (the driver
+            # answers at once, sending nothing, when none of these applies)
+            joined = yield join
+            assert isinstance(joined, Round)
+            now = joined.finished
+            place = line_place(joined.outcomes) or place
+        pause = retry_delay(config.retry_delay, uniform()) * queue_backoff(place)
         if give_up_at is not None:
             pause = min(pause, give_up_at - now)
         if not watching:
@@ -339,7 +413,13 @@ def acquire_flow(
             continue
         woken = yield Wait(pause)
         assert isinstance(woken, Woken)
-        if woken.notified:
+        while queue and woken.requeue and woken.now < now + pause:
+            # another waiter of this process was woken by name: stand in line for it
+            joined = yield join
+            assert isinstance(joined, Round)
+            woken = yield Wait(max(0.0, now + pause - joined.finished))
+            assert isinstance(woken, Woken)
+        if woken.notified and not woken.alone and not woken.requeue:
             elapsed = round_.finished - round_.started
             stagger = wake_stagger(elapsed, misses, uniform(), config.retry_delay)
             if give_up_at is not None:
@@ -348,6 +428,15 @@ def acquire_flow(
             if stagger > 0:
                 slept = yield Sleep(stagger)
                 assert isinstance(slept, float)
+
+
+def line_place(outcomes: Sequence[NodeOutcome]) -> int | None:
+    """A waiter's place in line from the answers to its join: a majority of the servers
+    put it at that place or ahead of it (None when fewer than a majority answered, or
+    when the join was not sent)."""
+    places = sorted(o.fence for o in outcomes if o.reply is Reply.DONE and o.fence)
+    needed = quorum(len(outcomes)) if outcomes else 1
+    return places[needed - 1] if len(places) >= needed else None
 
 
 def _fence_flow(
@@ -374,7 +463,10 @@ def release_flow(
 ) -> Flow[Round]:
     """Compare-and-delete on all servers, whatever we believe each holds (R9)."""
     timeout = config.timeout_for(ttl_ms)
-    round_ = yield Fanout(Op.RELEASE, key, token, ttl_ms, timeout, notify=True, keys=keys)
+    fair = config.fair and not keys
+    round_ = yield Fanout(
+        Op.RELEASE, key, token, ttl_ms, timeout, notify=True, fair=fair, keys=keys
+    )
     assert isinstance(round_, Round)
     return round_
 

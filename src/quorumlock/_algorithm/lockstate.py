@@ -109,6 +109,11 @@ class LockState:
     failed ``extend``, or a new acquire after the deadline passed.
     """
 
+    #: A blocking acquire stands in the name's queue of waiters (docs/algorithm.md,
+    #: "Waiting: woken by the release"): only for a kind of lock whose release wakes
+    #: the queue's head (not a multi-resource lock's set, whatever this says).
+    queued = True
+
     def __init__(
         self,
         *,
@@ -201,6 +206,7 @@ class LockState:
             timeout=wait,
             now=now,
             uniform=self._uniform,
+            queue=self.queued,
         )
         self.outcomes = result.outcomes
         self.verdict = result.verdict

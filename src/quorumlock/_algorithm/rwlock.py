@@ -92,6 +92,10 @@ class RWState(LockState):
     in the hold's own mode.
     """
 
+    #: The read-write release wakes every waiter of the name (it names no head of a
+    #: queue), so a waiter does not join one: see docs/algorithm.md, "Read-write locks".
+    queued = False
+
     def __init__(self, *, mode: Mode, config: RedlockConfig, **kwargs: object) -> None:
         if mode is Mode.READ and config.fencing:
             config = dataclasses.replace(config, fencing=False)

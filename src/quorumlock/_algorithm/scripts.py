@@ -22,15 +22,20 @@ __all__ = [
     "CLAIM_TERM",
     "CLUSTER_ACQUIRE",
     "CLUSTER_ACQUIRE_MANY",
+    "CLUSTER_FAIR_ACQUIRE",
     "CLUSTER_RW_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
     "EXTEND_MANY",
+    "FAIR_ACQUIRE",
     "FENCE_GUARD",
     "LOSS_COMMANDS",
     "MARKER_KEY",
     "PROBE_MANY",
     "PROVISION",
+    "QUEUE",
+    "QUEUE_EXPIRY_PREFIX",
+    "QUEUE_PREFIX",
     "READ_LEADER",
     "RELEASE",
     "RELEASED_PREFIX",
@@ -64,31 +69,121 @@ class Script:
 #: Release announcements go to this prefix + the lock key (a pub/sub channel per name).
 RELEASED_PREFIX = "quorumlock:released:"
 
+#: The queue of the waiters of a lock key: this prefix + the key, a sorted set of waiter
+#: ids scored by their arrival (the waiter's own clock in ms, with a random fraction:
+#: drawn once and sent to every server, so every server orders the queue alike).
+QUEUE_PREFIX = "quorumlock:queue:"
+
+#: When each queue entry expires: this prefix + the lock key, a sorted set of the same
+#: ids scored by the server's clock in ms. An entry not renewed by then is dropped, so a
+#: waiter that died never holds up the line for longer than its lease.
+QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
+
 #: R3/R9 compare-and-delete. A plain DEL could remove another client's lock after ours
 #: expired; this deletes the key only while it still holds our token. The delete is the
 #: Redis page's; what follows it only tells waiting quorumlock clients that the key is
 #: gone (a blocking acquire subscribes to :data:`RELEASED_PREFIX` + key, see
-#: ``docs/algorithm.md``), so that the next waiter takes the lock about one round trip
-#: after the release instead of after its polling pause. ``ARGV[2]`` is "1" to announce
-#: the release, anything else (or nothing, as other clients call it) not to.
+#: ``docs/algorithm.md``, "Waiting: woken by the release"): it takes the head of the
+#: key's queue of waiters off the queue and names it in the announcement, so that this
+#: one waiter (one process) tries, about one round trip after the release, instead of
+#: every waiter. ``ARGV[2]`` is "1" to announce the release, anything else (or nothing,
+#: as other clients call it) not to. The message is ``<head> <token>``: the head's id
+#: ("" when the queue is empty, not given, or out of the caller's reach: then every
+#: listening process wakes one of its waiters) and the release's name (``ARGV[3]``, or
+#: the token), which tells the announcements of one release on several servers apart
+#: from those of the next.
+#:
+#: The queue's keys come as arguments, not as KEYS: a server checks declared keys
+#: against the user's ACL before the script runs, and a user whose rule predates the
+#: queues (keys limited to the lock names, docs/deployment.md) would have every release
+#: refused. Read undeclared, a refusal fails only the queue's part (caught by ``pcall``):
+#: the key is deleted and the release announced to everyone, as before the queues. On a
+#: cluster the queue's keys carry the lock key's slot tag, so they stay on its node.
 RELEASE = Script(
     "release",
     """\
--- quorumlock release: compare-and-delete, then wake the waiters
+-- quorumlock release: compare-and-delete, then wake the head of the queue
 -- KEYS[1]  the lock key
 -- ARGV[1]  the token we stored when acquiring
 -- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
+-- ARGV[3]  (optional) what the announcement calls this release (default: ARGV[1])
+-- ARGV[4]  (optional) "keep" to leave the head in the queue (fair locks: it leaves
+--          once it holds the lock)
+-- ARGV[5]  (optional) the queue: waiter id -> arrival
+-- ARGV[6]  (optional) the queue's expiries: waiter id -> server ms
 -- returns  1 if the key held our token and was deleted, 0 otherwise
 if redis.call("get", KEYS[1]) == ARGV[1] then
     redis.call("del", KEYS[1])
     if ARGV[2] == "1" then
+        local head = ""
+        if ARGV[6] then
+            -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
+            local ok, first = pcall(function()
+                local queue, expiry = ARGV[5], ARGV[6]
+                local t = redis.call("time")
+                local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+                for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
+                    redis.call("zrem", queue, dead)
+                    redis.call("zrem", expiry, dead)
+                end
+                local found = redis.call("zrange", queue, 0, 0)[1]
+                if found and ARGV[4] ~= "keep" then
+                    redis.call("zrem", queue, found)
+                    redis.call("zrem", expiry, found)
+                end
+                return found or ""
+            end)
+            if ok then
+                head = first
+            end
+        end
         -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
-        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+        local notice = ARGV[3] or ARGV[1]
+        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], head .. " " .. notice)
     end
     return 1
 else
     return 0
 end
+""",
+)
+
+#: A waiter joins, renews its place in, or leaves the queue of a lock key (see RELEASE).
+#: Joining again with the same id and arrival keeps the place; the lease is renewed. A
+#: join answers the entry's place in line, which sets how often the waiter polls.
+QUEUE = Script(
+    "queue",
+    """\
+-- quorumlock queue: join or leave the queue of waiters of a lock key
+-- KEYS[1]  the queue: waiter id -> arrival
+-- KEYS[2]  the queue's expiries: waiter id -> server ms
+-- ARGV[1]  the waiter's id
+-- ARGV[2]  its arrival (the same number on every server); "-" to leave the queue
+-- ARGV[3]  the lease in ms: the entry expires unless renewed within it
+-- returns  the entry's place in line (1: the head) after a join; 1 after a leave
+if ARGV[2] == "-" then
+    redis.call("zrem", KEYS[1], ARGV[1])
+    redis.call("zrem", KEYS[2], ARGV[1])
+    return 1
+end
+local lease = tonumber(ARGV[3])
+local t = redis.call("time")
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- the dead do not count ahead of the caller
+for _, dead in ipairs(redis.call("zrangebyscore", KEYS[2], "-inf", now)) do
+    redis.call("zrem", KEYS[1], dead)
+    redis.call("zrem", KEYS[2], dead)
+end
+redis.call("zadd", KEYS[1], ARGV[2], ARGV[1])
+redis.call("zadd", KEYS[2], now + lease, ARGV[1])
+local place = redis.call("zrank", KEYS[1], ARGV[1]) + 1
+-- both keys outlive every entry, and vanish once the last entry has expired
+for _, key in ipairs(KEYS) do
+    if redis.call("pttl", key) < lease then
+        redis.call("pexpire", key, lease)
+    end
+end
+return place
 """,
 )
 
@@ -326,6 +421,36 @@ def _cluster_variant(source: str) -> str:
 #: A full quarantine from now is always at least as long: slot moves and restarts can
 #: only add quarantine, never shorten one.
 CLUSTER_ACQUIRE = Script("acquire_cluster", _cluster_variant(ACQUIRE.source))
+
+#: What the fair variant of the acquire script runs first (see FAIR_ACQUIRE).
+_FAIR_PREAMBLE = """\
+-- quorumlock fair acquire (docs/algorithm.md, "Fair locks"): the acquire script below,
+-- refused to anyone but the head of the key's queue of waiters. KEYS[3] is the queue,
+-- KEYS[4] its expiries. The last ARGV is the caller's id in the queue ("" if it has
+-- none); it is taken off ARGV here, so the acquire script sees its own arguments.
+local quorumlock_member = ARGV[#ARGV]
+local ARGV = {unpack(ARGV, 1, #ARGV - 1)}
+local quorumlock_t = redis.call("time")
+local quorumlock_now = tonumber(quorumlock_t[1]) * 1000
+    + math.floor(tonumber(quorumlock_t[2]) / 1000)
+for _, dead in ipairs(redis.call("zrangebyscore", KEYS[4], "-inf", quorumlock_now)) do
+    redis.call("zrem", KEYS[3], dead)
+    redis.call("zrem", KEYS[4], dead)
+end
+local quorumlock_head = redis.call("zrange", KEYS[3], 0, 0)[1]
+if quorumlock_head and quorumlock_head ~= quorumlock_member then
+    -- not our turn: refused as if taken (the holder's token, or "" when it is free)
+    return {0, 0, 0, redis.call("get", KEYS[1]) or ""}
+end
+"""
+
+#: B1 and B2 for ``fair=True``: ACQUIRE, unchanged, behind the queue's check. Derived
+#: from ACQUIRE's source, never edited by hand.
+FAIR_ACQUIRE = Script("acquire_fair", _FAIR_PREAMBLE + ACQUIRE.source)
+
+#: FAIR_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,
+#: the last ARGV, off), then the queue's (the caller's id, now last).
+CLUSTER_FAIR_ACQUIRE = Script("acquire_fair_cluster", _cluster_variant(FAIR_ACQUIRE.source))
 
 #: B2: make a fencing token stick on the servers that granted the lock, so that every
 #: later majority meets a server whose counter is at least this token.
@@ -882,12 +1007,15 @@ SCRIPTS = {
         CLAIM_TERM,
         CLUSTER_ACQUIRE,
         CLUSTER_ACQUIRE_MANY,
+        CLUSTER_FAIR_ACQUIRE,
         COMMIT_FENCE,
         EXTEND,
         EXTEND_MANY,
+        FAIR_ACQUIRE,
         FENCE_GUARD,
         PROBE_MANY,
         PROVISION,
+        QUEUE,
         READ_LEADER,
         RELEASE,
         RELEASE_MANY,

@@ -273,7 +273,8 @@ def semaphore_acquire_flow(
             wait = config.connect_timeout
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
-            watched = yield Watch(base, wait)
+            # no queue: a semaphore's release wakes every waiter of the name
+            watched = yield Watch(base, wait, queued=False)
             assert isinstance(watched, float)
             continue  # at once: a release before the subscription would go unnoticed
         pause = retry_delay(config.retry_delay, uniform())

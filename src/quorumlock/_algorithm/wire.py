@@ -19,8 +19,12 @@ from quorumlock._algorithm.scripts import (
     COMMIT_FENCE,
     EXTEND,
     EXTEND_MANY,
+    FAIR_ACQUIRE,
     MARKER_KEY,
     PROBE_MANY,
+    QUEUE,
+    QUEUE_EXPIRY_PREFIX,
+    QUEUE_PREFIX,
     READ_LEADER,
     RELEASE,
     RELEASE_MANY,
@@ -40,6 +44,7 @@ __all__ = [
     "command_args",
     "eval_args",
     "interpret",
+    "queue_keys",
     "script_of",
     "session_args",
     "shared_args",
@@ -61,6 +66,8 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
         return shared_args(step)
     if session is None:
         raise ValueError("the acquire script needs the connection's session")
+    if step.fair:
+        return (*shared_args(step), *session_args(session), step.member)
     return shared_args(step) + session_args(session)
 
 
@@ -75,12 +82,26 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         if not step.per_session:
             return ("SET", step.key, step.token, "NX", "PX", step.ttl_ms)
         fencing = "1" if step.fencing else "0"
+        if step.fair:
+            return (
+                "EVALSHA", FAIR_ACQUIRE.sha, 4, step.key, MARKER_KEY, *queue_keys(step.key),
+                step.token, step.ttl_ms, step.max_ttl_ms, fencing,
+            )  # fmt: skip
         return (
             "EVALSHA", ACQUIRE.sha, 2, step.key, MARKER_KEY, step.token, step.ttl_ms,
             step.max_ttl_ms, fencing,
         )  # fmt: skip
     if step.op is Op.RELEASE:
-        return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "1" if step.notify else "0")
+        if not step.notify:
+            return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "0")
+        notice = f"{step.token}:{step.arrival}" if step.arrival else step.token
+        return (
+            "EVALSHA", RELEASE.sha, 1, step.key, step.token, "1", notice,
+            "keep" if step.fair else "", *queue_keys(step.key),
+        )  # fmt: skip
+    if step.op is Op.QUEUE:
+        return ("EVALSHA", QUEUE.sha, 2, *queue_keys(step.key), step.token, step.arrival,
+                step.ttl_ms)  # fmt: skip
     if step.op is Op.PROBE:
         return ("GET", step.key)
     if step.op is Op.SEMAPHORE_ACQUIRE:
@@ -102,6 +123,15 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
     if step.op is Op.READ_LEADER:
         return ("EVALSHA", READ_LEADER.sha, 2, step.key, term_key(step.key))
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
+
+
+def queue_keys(key: str, tag: str | None = None) -> tuple[str, str]:
+    """The queue of waiters of ``key`` and its expiries (see
+    :data:`~quorumlock._algorithm.scripts.QUEUE_PREFIX`); on a cluster instance, with the
+    hash ``tag`` of the key's slot, so that a script touches one slot only."""
+    if tag is None:
+        return QUEUE_PREFIX + key, QUEUE_EXPIRY_PREFIX + key
+    return f"{QUEUE_PREFIX}{{{tag}}}:{key}", f"{QUEUE_EXPIRY_PREFIX}{{{tag}}}:{key}"
 
 
 def _set_args(step: Fanout) -> tuple[str | int, ...]:
@@ -188,6 +218,7 @@ _SCRIPT_OF = {
     Op.RW_COMMIT_FENCE: RW_COMMIT_FENCE,
     Op.SEMAPHORE_ACQUIRE: SEMAPHORE_ACQUIRE,
     Op.SEMAPHORE_RELEASE: SEMAPHORE_RELEASE,
+    Op.QUEUE: QUEUE,
 }
 
 
@@ -202,6 +233,8 @@ _SET_SCRIPT_OF = {
 
 def script_of(step: Fanout) -> Script:
     """The script a fan-out's command runs (``KeyError`` for a plain command)."""
+    if step.fair and step.op is Op.ACQUIRE and not step.keys:
+        return FAIR_ACQUIRE
     return (_SET_SCRIPT_OF if step.keys else _SCRIPT_OF)[step.op]
 
 
@@ -234,7 +267,9 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     The acquire script answers ``[granted, quarantine ms left, fencing counter]`` and,
     when it was not granted, the holder's token, of which the first
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
-    quarantine, also why and since when (server ms), which the detail tells.
+    quarantine, also why and since when (server ms), which the detail tells. A join of
+    the queue of waiters (:attr:`Op.QUEUE`) answers the entry's place in line (1: the
+    head), returned in the counter's place.
     """
     if op is Op.SEMAPHORE_ACQUIRE:
         # [slot tried, free slots, then the acquire script's reply for that slot]: the
@@ -275,6 +310,9 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
         if isinstance(raw, bytes | str):
             value = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
             return Reply.TAKEN, "", None, value[:HOLDER_PREFIX]
+    elif op is Op.QUEUE and isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
+        # a join's answer is the entry's place in line, carried in the counter's slot
+        return Reply.DONE, "", raw, None
     elif op is Op.READ_LEADER:
         # "<pttl> <term> <token>": all of it, decoded by election.leader_of
         if raw is None:

@@ -21,6 +21,10 @@ from quorumlock._io.servers import ServerSpec
 from quorumlock._io.wakeups import (
     IDLE_STOP,
     RECONNECT_PAUSE,
+    Entry,
+    arrival,
+    dismiss,
+    enlist,
     enough,
     parse,
     release_channel,
@@ -33,15 +37,38 @@ __all__ = ["AsyncWaiter", "AsyncWakeups"]
 class AsyncWaiter:
     """One blocking acquire's view of the announcements for its key."""
 
-    __slots__ = ("_event", "channel", "channels")
+    __slots__ = (
+        "_event", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
+        "requeue",
+    )  # fmt: skip
 
-    def __init__(self, channel: bytes, others: tuple[bytes, ...] = ()) -> None:
+    def __init__(
+        self,
+        channel: bytes,
+        entry: Entry[AsyncWaiter],
+        others: tuple[bytes, ...] = (),
+        *,
+        queued: bool = True,
+    ) -> None:
         self.channel = channel
         self.channels = (channel, *(c for c in others if c != channel))
+        self.entry = entry
+        self.queued = queued
+        self.arrival = arrival()
+        self.popped = False
+        self.alone = False
+        self.requeue = False
         self._event = asyncio.Event()
+
+    def settle(self) -> None:
+        """Forget a wake-up that only asked to put the entry back in line."""
+        if self.requeue:
+            self.requeue = False
+            self._event.clear()
 
     def rearm(self) -> None:
         """Forget earlier announcements: call it just before sending an attempt."""
+        self.alone = self.requeue = False
         self._event.clear()
 
     async def wait(self, seconds: float) -> bool:
@@ -53,7 +80,13 @@ class AsyncWaiter:
                 await self._event.wait()
         return self._event.is_set()
 
-    def notify(self) -> None:
+    def notified(self) -> bool:
+        return self._event.is_set()
+
+    def notify(self, *, alone: bool = False, requeue: bool = False) -> None:
+        if alone:
+            self.alone = self.popped = True
+        self.requeue = requeue
         self._event.set()
 
 
@@ -63,13 +96,15 @@ class AsyncWakeups:
     def __init__(self, specs: Sequence[ServerSpec], connect_timeout: float) -> None:
         self._specs = list(specs)
         self._connect_timeout = connect_timeout
-        self._waiters: dict[bytes, set[AsyncWaiter]] = {}
+        self._waiters: dict[bytes, Entry[AsyncWaiter]] = {}
         self._listeners: list[_AsyncListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
         self._changed: asyncio.Condition | None = None
 
-    async def watch(self, key: str, timeout: float, keys: Sequence[str] = ()) -> AsyncWaiter:
+    async def watch(
+        self, key: str, timeout: float, keys: Sequence[str] = (), *, queued: bool = True
+    ) -> AsyncWaiter:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.watch`."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._pid != os.getpid():
@@ -82,29 +117,37 @@ class AsyncWakeups:
             self._loop, self._pid = loop, os.getpid()
             self._changed = asyncio.Condition()
         assert self._changed is not None
-        waiter = AsyncWaiter(release_channel(key), tuple(release_channel(k) for k in keys))
-        for channel in waiter.channels:
-            channel_waiters = self._waiters.setdefault(channel, set())
-            channel_waiters.add(waiter)
-            if len(channel_waiters) == 1:
-                for listener in self._listeners:
-                    listener.want()
+        channel = release_channel(key)
+        entry = self._waiters.setdefault(channel, Entry())
+        others = tuple(release_channel(k) for k in keys)
+        waiter = AsyncWaiter(channel, entry, others, queued=queued)
+        if enlist(self._waiters, waiter):
+            for listener in self._listeners:
+                listener.want()
         listeners = self._listeners
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(timeout), self._changed:
-                await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
+        try:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout), self._changed:
+                    await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
+        except BaseException:
+            # cancelled while the subscriptions were being confirmed: the caller never
+            # gets the waiter to unwatch, so the subscription would outlive it
+            self.unwatch(waiter)
+            raise
         return waiter
 
-    def unwatch(self, waiter: AsyncWaiter) -> None:
-        for channel in waiter.channels:
-            channel_waiters = self._waiters.get(channel)
-            if channel_waiters is None:
-                continue
-            channel_waiters.discard(waiter)
-            if not channel_waiters:
-                del self._waiters[channel]
-                for listener in self._listeners:
-                    listener.poke()
+    def join(self, waiter: AsyncWaiter, lease_ms: int) -> tuple[str, str] | None:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.join`."""
+        waiter.settle()
+        return waiter.entry.join(waiter, lease_ms, time.monotonic())
+
+    def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
+        member, dropped = dismiss(self._waiters, waiter, kept=kept)
+        if dropped:
+            for listener in self._listeners:
+                listener.poke()
+        return member
 
     def close(self) -> None:
         """Stop the subscriber tasks (waiters still waiting fall back to polling)."""
@@ -126,9 +169,10 @@ class AsyncWakeups:
             async with self._changed:
                 self._changed.notify_all()
 
-    def deliver(self, channel: bytes) -> None:
-        for waiter in self._waiters.get(channel, ()):
-            waiter.notify()
+    def deliver(self, channel: bytes, payload: bytes) -> None:
+        entry = self._waiters.get(channel)
+        if entry is not None:
+            entry.deliver(payload)
 
 
 class _AsyncListener:
@@ -229,9 +273,9 @@ class _AsyncListener:
                 await conn.disconnect(nowait=True)
 
     async def _handle(self, message: object) -> None:
-        kind, channel = parse(message, self._spec.label)
+        kind, channel, payload = parse(message, self._spec.label)
         if kind == "message":
-            self._hub.deliver(channel)
+            self._hub.deliver(channel, payload)
         elif kind != "other":
             self.refused = kind == "refused"
             if kind == "subscribed":

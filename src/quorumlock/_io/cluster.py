@@ -171,8 +171,9 @@ async def fetch_slots_async(
 class ClusterPacker:
     """The packed command of one round for a cluster instance (key in ``slot``).
 
-    Release and extend are the same bytes as for a plain server; the acquire script and
-    the fence commit name the slot's marker (``quorumlock._algorithm.cluster``).
+    A silent release and extend are the same bytes as for a plain server; the acquire
+    script and the fence commit name the slot's marker, an announced release and a
+    queue command the key's queue with the slot's tag (``quorumlock._algorithm.cluster``).
     """
 
     __slots__ = ("_plain", "_slot", "_step")

@@ -33,7 +33,7 @@ def _session_suffix(session: Session) -> bytes:
 class RoundPacker:
     """The packed command of one :class:`Fanout` step, for any server's session."""
 
-    __slots__ = ("_body", "_header", "_packed")
+    __slots__ = ("_body", "_header", "_packed", "_tail")
 
     def __init__(self, step: Fanout) -> None:
         self._packed: bytes | None = None
@@ -41,8 +41,11 @@ class RoundPacker:
             self._packed = pack(command_args(step))
             return
         shared = shared_args(step)
+        # a fair acquire names the caller's entry after the session's arguments
+        tail: tuple[str, ...] = (step.member,) if step.fair else ()
         self._body = pack(shared).partition(b"\r\n")[2]
-        self._header = b"*%d\r\n" % (len(shared) + 2)
+        self._tail = pack(tail).partition(b"\r\n")[2] if tail else b""
+        self._header = b"*%d\r\n" % (len(shared) + 2 + len(tail))
 
     def packed(self, session: Session | None) -> bytes:
         """The bytes to send to a server whose connection has ``session``.
@@ -53,4 +56,4 @@ class RoundPacker:
             return self._packed
         if session is None:
             raise ValueError("the acquire script needs the connection's session")
-        return self._header + self._body + _session_suffix(session)
+        return self._header + self._body + _session_suffix(session) + self._tail

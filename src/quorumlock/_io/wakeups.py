@@ -13,31 +13,50 @@ every name, and one daemon thread per server that owns it: it alone reads and wr
 socket (a TLS socket must not be used by two threads at once), and the waiting threads
 hand it their subscriptions through a wake-up pipe. The thread stops after a while
 without waiters, and a forked child starts its own.
+
+Wake one (``docs/algorithm.md``, "Waiting: woken by the release"): the waiters of one
+name in this process stand in the name's queue on the servers as ONE entry
+(:class:`Entry`: one id, the arrival of its oldest waiter). An announcement names the
+head of the queue it was taken from; the process it names wakes one of its waiters,
+the oldest, and the others wait on. An announcement that names nobody (an empty queue:
+a server that restarted, or a release by an older quorumlock) wakes one waiter in every
+process. The announcements of one release by several servers count once. The kinds of
+lock without a queue (a multi-resource lock's set, the read-write lock, the semaphore)
+never join one, and their releases announce no head at all: that wakes every waiter of
+the name in every process, as before the queues.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
 import os
+import random
+import secrets
 import select
 import socket
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
 import hiredis
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._algorithm.scripts import RELEASED_PREFIX
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
 __all__ = [
+    "Entry",
+    "Notice",
     "Subscriber",
     "SyncWakeups",
     "Waiter",
+    "dismiss",
+    "enlist",
     "enough",
     "parse",
     "release_channel",
@@ -47,6 +66,8 @@ __all__ = [
 
 logger = logging.getLogger("quorumlock")
 
+#: How many announcements a process remembers, to count each release once.
+SEEN = 64
 #: A subscriber thread with no channel to listen to stops after this long.
 IDLE_STOP = 10.0
 #: Pause between connection attempts to a server that is down.
@@ -63,19 +84,171 @@ def subscriber_spec(spec: ServerSpec, failures: int) -> ServerSpec:
     return spec.at(startup[failures % len(startup)])
 
 
-def parse(message: object, label: str) -> tuple[str, bytes]:
-    """What a subscriber connection read: ("message", channel) for an announcement,
-    ("subscribed", channel) for a confirmation, ("refused", b"") for an error reply (the
-    ACL denies the channel: warned about once per server), ("other", b"") otherwise."""
+def parse(message: object, label: str) -> tuple[str, bytes, bytes]:
+    """What a subscriber connection read: ("message", channel, payload) for an
+    announcement, ("subscribed", channel, b"") for a confirmation, ("refused", b"", b"")
+    for an error reply (the ACL denies the channel: warned about once per server),
+    ("other", b"", b"") otherwise."""
     if isinstance(message, Exception):
         warn_refused(label, message)
-        return "refused", b""
+        return "refused", b"", b""
     if isinstance(message, list) and len(message) >= 3 and isinstance(message[1], bytes):
         if message[0] == b"message":
-            return "message", message[1]
+            payload = message[2] if isinstance(message[2], bytes) else b""
+            return "message", message[1], payload
         if message[0] == b"subscribe":
-            return "subscribed", message[1]
-    return "other", b""
+            return "subscribed", message[1], b""
+    return "other", b"", b""
+
+
+class Notice(Protocol):
+    """What an :class:`Entry` does to one of its waiters (sync or asyncio)."""
+
+    arrival: float
+    popped: bool
+    queued: bool
+    channel: bytes
+    channels: tuple[bytes, ...]
+
+    def notify(self, *, alone: bool = False, requeue: bool = False) -> None: ...
+
+    def notified(self) -> bool: ...
+
+
+def arrival() -> float:
+    """A new waiter's place in line: this machine's clock in ms, plus a random fraction
+    so that two waiters that arrive in the same millisecond are still ordered, the same
+    way on every server."""
+    return time.time() * 1000 + random.random()
+
+
+W = TypeVar("W", bound=Notice)
+
+
+class Entry(Generic[W]):
+    """The waiters of one name in this process, and their one entry in its queue."""
+
+    __slots__ = ("ever", "joined", "joined_at", "member", "refused", "seen", "waiters")
+
+    def __init__(self) -> None:
+        self.member = secrets.token_hex(8)
+        self.waiters: list[W] = []  # in arrival order
+        self.joined = False  # a join was sent since the last announcement named us
+        self.ever = False  # a join was ever sent
+        self.joined_at = 0.0  # monotonic, when the last join was sent
+        # every server that answered refused the queue (an ACL rule without its keys):
+        # no more joins; releases then wake one waiter in every process, as they did
+        self.refused = False
+        # the last announcements (by their notice) and whom each woke
+        self.seen: collections.OrderedDict[bytes, W | None] = collections.OrderedDict()
+
+    def place(self) -> str:
+        """The entry's arrival, as the queue script takes it: that of its oldest waiter
+        still in line (a waiter woken by name left the line until it joins again)."""
+        queued = [w for w in self.waiters if w.queued] or self.waiters
+        waiting = [w.arrival for w in queued if not w.popped]
+        return f"{min(waiting or [w.arrival for w in queued]):.4f}"
+
+    def leave(self, *, kept: bool) -> str | None:
+        """A queued waiter left: the entry's id to take off the queue when no queued
+        waiter is left and the entry may still be in line (``kept``: see
+        :meth:`SyncWakeups.unwatch`), else None. Waiters that never join (a set's, on
+        one of its keys) stay, woken by the announcements that name nobody."""
+        if any(w.queued for w in self.waiters):
+            return None
+        member = self.member if self.joined or (kept and self.ever and not self.refused) else None
+        self.joined = self.ever = False
+        return member
+
+    def join(self, waiter: W, lease_ms: int, now: float) -> tuple[str, str] | None:
+        """See :meth:`SyncWakeups.join`."""
+        if self.refused:
+            return None
+        if self.joined and not waiter.popped and now - self.joined_at < lease_ms / 3000:
+            return None
+        waiter.popped = False
+        self.joined = self.ever = True
+        self.joined_at = now
+        return self.member, self.place()
+
+    def answered(self, outcomes: Sequence[NodeOutcome]) -> None:
+        """What the servers answered to a join: refused by every server that answered
+        (``NOPERM``: an ACL rule that predates the queues, docs/deployment.md) and
+        accepted by none, the entry stops joining and is not in line anywhere."""
+        if any(o.reply is Reply.DONE for o in outcomes):
+            return
+        if any(o.reply is Reply.FATAL for o in outcomes):
+            self.refused = True
+            self.joined = False
+
+    def deliver(self, payload: bytes) -> None:
+        """An announcement: wake whom it is for (see the module's docstring)."""
+        head, space, notice = payload.partition(b" ")
+        if not space:
+            # a release that names no head (an older quorumlock's, or that of a kind of
+            # lock without a queue: a set, a read-write lock, a semaphore): wake everyone
+            for waiter in self.waiters:
+                waiter.notify()
+            return
+        named = bool(head)
+        if named and head.decode(errors="replace") != self.member:
+            return  # (another server's queue may name us for the same release)
+        if notice in self.seen:
+            # The same release, announced by another server. The servers release one
+            # after the other: a waiter woken by the first may have tried before the
+            # others had, and failed. Wake the same waiter again; nobody else.
+            again = self.seen[notice]
+            if again is not None and again in self.waiters and not again.notified():
+                again.notify(alone=named)
+            return
+        waiting = [w for w in self.waiters if not w.notified()]
+        if named:
+            # the place in line is the queued waiters': one of them takes the wake-up
+            # (others, a set's waiters on this key, only if none is left)
+            waiting = [w for w in waiting if w.queued] or waiting
+        self.seen[notice] = waiting[0] if waiting else None
+        while len(self.seen) > SEEN:
+            self.seen.popitem(last=False)
+        if named:
+            self.joined = False  # the server took the entry off its queue
+        if waiting:
+            waiting[0].notify(alone=named)
+        if named and len(waiting) > 1 and waiting[1].queued:
+            # the others have no entry now: the next of them puts it back in line
+            waiting[1].notify(requeue=True)
+
+
+def enlist(entries: dict[bytes, Entry[W]], waiter: W) -> list[bytes]:
+    """Put ``waiter`` among the waiters of each of its channels (``entries`` holds the
+    entry of its first channel already); the channels nobody listened to before."""
+    new = []
+    for channel in waiter.channels:
+        entry = entries.setdefault(channel, Entry())
+        entry.waiters.append(waiter)
+        if len(entry.waiters) == 1:
+            new.append(channel)
+    return new
+
+
+def dismiss(
+    entries: dict[bytes, Entry[W]], waiter: W, *, kept: bool = False
+) -> tuple[str | None, list[bytes]]:
+    """Take ``waiter`` out of the entries of its channels. Returns the id of the entry to
+    take off the queue (see :meth:`SyncWakeups.unwatch`), or None, and the channels that
+    nobody listens to any more."""
+    member = None
+    dropped = []
+    for channel in waiter.channels:
+        entry = entries.get(channel)
+        if entry is None or waiter not in entry.waiters:
+            continue
+        entry.waiters.remove(waiter)
+        if channel == waiter.channel and waiter.queued:
+            member = entry.leave(kept=kept)
+        if not entry.waiters:
+            del entries[channel]
+            dropped.append(channel)
+    return member, dropped
 
 
 def release_channel(key: str) -> bytes:
@@ -87,22 +260,51 @@ class Waiter:
     """One blocking acquire's view of the announcements for its key (for a
     multi-resource lock, for any key of its set: ``channels``)."""
 
-    __slots__ = ("_event", "channel", "channels")
+    __slots__ = (
+        "_event", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
+        "requeue",
+    )  # fmt: skip
 
-    def __init__(self, channel: bytes, others: tuple[bytes, ...] = ()) -> None:
+    def __init__(
+        self,
+        channel: bytes,
+        entry: Entry[Waiter],
+        others: tuple[bytes, ...] = (),
+        *,
+        queued: bool = True,
+    ) -> None:
         self.channel = channel
         self.channels = (channel, *(c for c in others if c != channel))
+        self.entry = entry  # of ``channel``: the one this waiter may join the queue of
+        self.queued = queued  # it joins the queue (a single lock's waiter)
+        self.arrival = arrival()
+        self.popped = False  # woken by name: out of line until this waiter joins again
+        self.alone = False  # the last wake-up named this process: nobody else was woken
+        self.requeue = False  # woken only to put the process's entry back in line
         self._event = threading.Event()
+
+    def settle(self) -> None:
+        """Forget a wake-up that only asked to put the entry back in line."""
+        if self.requeue:
+            self.requeue = False
+            self._event.clear()
 
     def rearm(self) -> None:
         """Forget earlier announcements: call it just before sending an attempt."""
+        self.alone = self.requeue = False
         self._event.clear()
 
     def wait(self, seconds: float) -> bool:
         """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`."""
         return self._event.wait(max(0.0, seconds))
 
-    def notify(self) -> None:
+    def notified(self) -> bool:
+        return self._event.is_set()
+
+    def notify(self, *, alone: bool = False, requeue: bool = False) -> None:
+        if alone:
+            self.alone = self.popped = True
+        self.requeue = requeue
         self._event.set()
 
 
@@ -113,16 +315,20 @@ class SyncWakeups:
         self._specs = list(specs)
         self._connect_timeout = connect_timeout
         self._cond = threading.Condition(threading.Lock())
-        self._waiters: dict[bytes, set[Waiter]] = {}
+        self._waiters: dict[bytes, Entry[Waiter]] = {}
         self._listeners: list[_Listener] = []
         self._pid = os.getpid()
 
-    def watch(self, key: str, timeout: float, keys: Sequence[str] = ()) -> Waiter:
+    def watch(
+        self, key: str, timeout: float, keys: Sequence[str] = (), *, queued: bool = True
+    ) -> Waiter:
         """Listen to the announcements for ``key`` (and every one of ``keys``, a
         multi-resource lock's set); wait up to ``timeout`` until a majority of the
         servers confirmed the subscription of ``key`` (a release elsewhere may go
-        unheard: the R8 pause covers it). Always pair with :meth:`unwatch`."""
-        waiter = Waiter(release_channel(key), tuple(release_channel(k) for k in keys))
+        unheard: the R8 pause covers it). ``queued``: the waiter will join ``key``'s
+        queue. Always pair with :meth:`unwatch`."""
+        channel = release_channel(key)
+        others = tuple(release_channel(k) for k in keys)
         with self._cond:
             if self._pid != os.getpid():  # a forked child: the parent's threads are gone
                 self._waiters.clear()
@@ -133,12 +339,11 @@ class SyncWakeups:
                     _Listener(spec, self, self._connect_timeout) for spec in self._specs
                 ]
             listeners = self._listeners
-            for channel in waiter.channels:
-                channel_waiters = self._waiters.setdefault(channel, set())
-                channel_waiters.add(waiter)
-                if len(channel_waiters) == 1:
-                    for listener in listeners:
-                        listener.want(channel)
+            entry = self._waiters.setdefault(channel, Entry())
+            waiter = Waiter(channel, entry, others, queued=queued)
+            for wanted in enlist(self._waiters, waiter):
+                for listener in listeners:
+                    listener.want(wanted)
             give_up = time.monotonic() + timeout
             while not enough(listeners, waiter.channel):
                 left = give_up - time.monotonic()
@@ -147,19 +352,27 @@ class SyncWakeups:
                 self._cond.wait(left)
         return waiter
 
-    def unwatch(self, waiter: Waiter) -> None:
+    def join(self, waiter: Waiter, lease_ms: int) -> tuple[str, str] | None:
+        """The entry's id and arrival, for the queue script: ``waiter`` (re)joins the
+        queue on the process's behalf. None when there is no need: the entry joined
+        less than a third of its lease ago, and no announcement took it off since."""
+        with self._cond:
+            waiter.settle()
+            return waiter.entry.join(waiter, lease_ms, time.monotonic())
+
+    def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
+        """``waiter`` stops waiting. Returns the id of the entry to take off the queue
+        when it was the process's last queued waiter of the name and the entry may still
+        be in line; None otherwise. ``kept``: releases name the head without taking it
+        off the queue (``fair=True``), so an entry that ever joined may still be there."""
         with self._cond:
             if self._pid != os.getpid():
-                return
-            for channel in waiter.channels:
-                channel_waiters = self._waiters.get(channel)
-                if channel_waiters is None:
-                    continue
-                channel_waiters.discard(waiter)
-                if not channel_waiters:
-                    del self._waiters[channel]
-                    for listener in self._listeners:
-                        listener.drop(channel)
+                return None
+            member, dropped = dismiss(self._waiters, waiter, kept=kept)
+            for channel in dropped:
+                for listener in self._listeners:
+                    listener.drop(channel)
+            return member
 
     def close(self) -> None:
         """Stop the subscriber threads (waiters still waiting fall back to polling)."""
@@ -193,11 +406,11 @@ class SyncWakeups:
         with self._cond:
             self._cond.notify_all()
 
-    def deliver(self, channel: bytes) -> None:
+    def deliver(self, channel: bytes, payload: bytes) -> None:
         with self._cond:
-            waiters = list(self._waiters.get(channel, ()))
-        for waiter in waiters:
-            waiter.notify()
+            entry = self._waiters.get(channel)
+            if entry is not None:
+                entry.deliver(payload)
 
 
 def enough(listeners: Sequence[Subscriber], channel: bytes) -> bool:
@@ -334,9 +547,9 @@ class _Listener:
                 conn.disconnect()
 
     def _handle(self, message: object) -> None:
-        kind, channel = parse(message, self._spec.label)
+        kind, channel, payload = parse(message, self._spec.label)
         if kind == "message":
-            self._hub.deliver(channel)
+            self._hub.deliver(channel, payload)
         elif kind != "other":
             self.refused = kind == "refused"
             if kind == "subscribed":

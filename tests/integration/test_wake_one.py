@@ -1,0 +1,397 @@
+"""Wake one waiter, in arrival order (issue 15), on real servers, both APIs.
+
+Waiters stand in a queue of waiters per name on every server (``quorumlock:queue:<name>``)
+and a release wakes the head of the queue only. Every waiter polls with
+``retry_delay=60`` (a fallback pause of 30 to 60 s), so a waiter that gets the lock
+within the bounds here was woken by name, and a waiter that tries at all after its
+first two attempts was woken.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+import redis
+
+from quorumlock import ConfigurationError, LockObserver, Redlock, RoundEvent
+from quorumlock import asyncio as aio
+from quorumlock._algorithm.scripts import QUEUE, QUEUE_EXPIRY_PREFIX, QUEUE_PREFIX
+from quorumlock.testing import LocalServerGroup
+from tests.integration.apis import AnyLock, Api, Body, call
+
+SLOW_POLL = 60.0
+
+
+def queue_sizes(servers: LocalServerGroup, name: str) -> list[int]:
+    sizes = []
+    for url in servers.urls:
+        client = redis.Redis.from_url(url)
+        try:
+            sizes.append(int(client.zcard(QUEUE_PREFIX + name)))
+        finally:
+            client.close()
+    return sizes
+
+
+async def until(check: object, limit: float, what: str) -> None:
+    """Wait (bounded) until ``check()`` is true."""
+    assert callable(check)
+    give_up = time.monotonic() + limit
+    while not check():
+        assert time.monotonic() < give_up, f"{what} not within {limit} s"
+        await asyncio.sleep(0.005)
+
+
+class Rounds(LockObserver):
+    """An observer that records which waiter sent each acquire round, once armed."""
+
+    def __init__(self, log: list[int], index: int, armed: threading.Event) -> None:
+        self._log, self._index, self._armed = log, index, armed
+
+    def on_round(self, event: RoundEvent) -> None:
+        if event.op == "acquire" and self._armed.is_set():
+            self._log.append(self._index)
+
+
+def test_waiters_are_woken_one_per_release_in_arrival_order(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Five waiters (five Redlocks: five entries) arrive one after the other; the holder
+    releases and each, once it holds, releases in turn. They get the lock in arrival
+    order, and after the queue is complete only the waiter whose turn it is ever sends
+    an acquire round: one woken per release (with every waiter woken by each release,
+    as before, later waiters would try at every hand-over)."""
+    count = 5
+    order: list[int] = []
+    tries: list[int] = []
+    armed = threading.Event()
+
+    async def body() -> None:
+        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+
+        def waiter(index: int) -> Body:
+            async def run() -> None:
+                rl = api.redlock(
+                    servers.urls, retry_delay=SLOW_POLL, observer=Rounds(tries, index, armed)
+                )
+                await until(lambda: min(queue_sizes(servers, lock_name)) >= index, 20, "the queue")
+                lock: AnyLock = rl.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=40))
+                order.append(index)
+                await asyncio.sleep(0.01)
+                assert await call(lock.release())
+
+            return run
+
+        async def release_when_all_queued() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= count, 20, "the queue")
+            armed.set()
+            assert await call(holder.release())
+
+        bodies = [waiter(i) for i in range(count)]
+        await api.concurrently([*bodies, release_when_all_queued], limit=60)
+
+    api.run(body)
+    assert order == list(range(count))
+    assert tries == sorted(tries), tries  # nobody tried out of turn
+    assert set(tries) == set(range(count))
+    assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+
+def test_threads_of_one_process_share_one_entry(servers: LocalServerGroup, lock_name: str) -> None:
+    """Four threads of one Redlock wait on one name: one entry per server, and each
+    release wakes one of them (the lock is handed over four times, by name alone)."""
+    holder_rl = Redlock(servers.urls)
+    rl = Redlock(servers.urls, retry_delay=SLOW_POLL)
+    holder = holder_rl.lock(lock_name, ttl=30)
+    assert holder.acquire(blocking=False)
+    got: list[int] = []
+
+    def wait_then_hold(index: int) -> None:
+        lock = rl.lock(lock_name, ttl=30)
+        if lock.acquire(timeout=40):
+            got.append(index)
+            time.sleep(0.01)
+            lock.release()
+
+    threads = [threading.Thread(target=wait_then_hold, args=(i,), daemon=True) for i in range(4)]
+    try:
+        for thread in threads:
+            thread.start()
+        give_up = time.monotonic() + 20
+        while min(queue_sizes(servers, lock_name)) < 1:
+            assert time.monotonic() < give_up
+            time.sleep(0.005)
+        time.sleep(0.3)  # every thread reaches its wait
+        assert queue_sizes(servers, lock_name) == [1] * len(servers.urls)
+        assert holder.release()
+        for thread in threads:
+            thread.join(timeout=max(0.1, give_up + 20 - time.monotonic()))
+    finally:
+        rl.close()
+        holder_rl.close()
+    assert sorted(got) == [0, 1, 2, 3]
+
+
+def _server_ms(client: redis.Redis) -> int:
+    seconds, micros = client.time()
+    return int(seconds) * 1000 + int(micros) // 1000
+
+
+@pytest.mark.parametrize("dead_entry_expired", [True, False])
+def test_a_dead_waiters_entry_does_not_block_the_line(
+    api: Api, servers: LocalServerGroup, lock_name: str, dead_entry_expired: bool
+) -> None:
+    """A waiter that died stays at the head of every queue. Expired, it is dropped by
+    the release, which wakes the live waiter behind it. Not yet expired, it costs one
+    wake-up: the release that names it takes it off, and the next wakes the live one."""
+
+    async def body() -> None:
+        holder_rl = api.redlock(servers.urls)
+        holder = holder_rl.lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+        waiter = api.redlock(servers.urls, retry_delay=SLOW_POLL).lock(lock_name, ttl=30)
+        got: list[bool] = []
+
+        async def wait() -> None:
+            got.append(await call(waiter.acquire(timeout=40)))
+            released.append(time.monotonic())
+
+        await api.concurrently([wait, lambda: release(holder)], limit=45)
+        assert got == [True]
+        # woken, not polled: its poll would come 30 s or more after the release
+        assert released[1] - released[0] < 15
+        assert await call(waiter.release())
+
+    async def release(holder: AnyLock) -> None:
+        await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+        for url in servers.urls:
+            client = redis.Redis.from_url(url)
+            try:
+                # arrived first (score 0); its lease ran out a moment ago, or has 60 s left
+                expires = _server_ms(client) + (-1 if dead_entry_expired else 60_000)
+                client.zadd(QUEUE_PREFIX + lock_name, {"dead-waiter": 0})
+                client.zadd(QUEUE_EXPIRY_PREFIX + lock_name, {"dead-waiter": expires})
+            finally:
+                client.close()
+        if dead_entry_expired:
+            assert await call(holder.release())
+            released.append(time.monotonic())
+            return
+        assert await call(holder.release())  # names the dead waiter: nobody wakes
+        assert await call(holder.acquire(blocking=False))
+        assert await call(holder.release())  # names the live one
+        released.append(time.monotonic())
+
+    released: list[float] = []
+    api.run(body)
+    assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+
+def test_servers_that_lost_their_queues_still_wake_a_waiter(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Every server lost the queue (a restart, a flush): a release there finds it empty
+    and wakes one waiter in every listening process."""
+
+    async def body() -> None:
+        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+        waiter = api.redlock(servers.urls, retry_delay=SLOW_POLL).lock(lock_name, ttl=30)
+        got: list[bool] = []
+
+        times: list[float] = []
+
+        async def wait() -> None:
+            got.append(await call(waiter.acquire(timeout=40)))
+            times.append(time.monotonic())
+
+        async def release() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+            for url in servers.urls:
+                client = redis.Redis.from_url(url)
+                try:
+                    client.delete(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
+                finally:
+                    client.close()
+            assert await call(holder.release())
+            times.insert(0, time.monotonic())
+
+        await api.concurrently([wait, release], limit=45)
+        assert got == [True]
+        # woken, not polled: its poll would come 30 s or more after the release
+        assert times[1] - times[0] < 15
+        assert await call(waiter.release())
+
+    api.run(body)
+
+
+def test_a_waiter_that_times_out_leaves_no_entry(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+        # its entry's lease is 300 s: an empty queue is its leaving, not its expiry
+        waiter = api.redlock(servers.urls, retry_delay=SLOW_POLL).lock(lock_name, ttl=30)
+        got: list[bool] = []
+
+        async def wait() -> None:
+            got.append(await call(waiter.acquire(timeout=2.0)))
+
+        async def watch() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+
+        await api.concurrently([wait, watch], limit=30)
+        assert got == [False]
+        await until(lambda: max(queue_sizes(servers, lock_name)) == 0, 10, "an empty queue")
+        assert await call(holder.release())
+
+    api.run(body)
+
+
+def test_a_cancelled_asyncio_waiter_leaves_no_entry(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    async def body() -> None:
+        holder_rl = aio.Redlock(servers.urls)
+        rl = aio.Redlock(servers.urls, retry_delay=SLOW_POLL)
+        holder = holder_rl.lock(lock_name, ttl=30)
+        assert await holder.acquire(blocking=False)
+        task = asyncio.create_task(rl.lock(lock_name, ttl=30).acquire(timeout=40))
+        await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await until(lambda: max(queue_sizes(servers, lock_name)) == 0, 10, "an empty queue")
+        assert await holder.release()
+        await rl.close()
+        await holder_rl.close()
+
+    asyncio.run(body())
+
+
+def test_a_join_renews_the_entry_with_the_servers_clock(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The queue script: an entry expires a lease after its last join, on the server's
+    clock, and both keys vanish once the last entry could have expired."""
+    client = redis.Redis.from_url(servers.urls[0])
+    try:
+        keys = (QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
+        before = _server_ms(client)
+        assert client.eval(QUEUE.source, 2, *keys, "w1", "12.5", 5000) == 1
+        after = _server_ms(client)
+        assert client.zscore(keys[0], "w1") == 12.5
+        expiry = client.zscore(keys[1], "w1")
+        assert expiry is not None
+        assert before + 5000 <= expiry <= after + 5000
+        assert 0 < client.pttl(keys[0]) <= 5000
+        assert 0 < client.pttl(keys[1]) <= 5000
+        assert client.eval(QUEUE.source, 2, *keys, "w1", "-", 0) == 1
+        assert client.zcard(keys[0]) == 0
+        assert client.zcard(keys[1]) == 0
+    finally:
+        client.close()
+
+
+def test_fair_locks_hand_over_in_arrival_order_and_refuse_barging(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``fair=True``: four waiters arrive in a known order and poll as usual (0.1 to
+    0.2 s); each, right after its release, tries to take the lock straight back (a
+    barge). Every hand-over keeps arrival order and every barge is refused while
+    someone waits; with the default (not fair) lock the barges win."""
+    count = 4
+    order: list[int] = []
+    barges: list[bool] = []
+
+    async def body() -> None:
+        holder_rl = api.redlock(servers.urls, fair=True)
+        holder = holder_rl.lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+
+        def waiter(index: int) -> Body:
+            async def run() -> None:
+                rl = api.redlock(servers.urls, fair=True)
+                await until(lambda: min(queue_sizes(servers, lock_name)) >= index, 20, "the queue")
+                lock: AnyLock = rl.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=40))
+                order.append(index)
+                await asyncio.sleep(0.01)
+                assert await call(lock.release())
+                again = rl.lock(lock_name, ttl=30)
+                took = await call(again.acquire(blocking=False))
+                barges.append(took)
+                if took:
+                    assert await call(again.release())
+
+            return run
+
+        async def release_when_all_queued() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= count, 20, "the queue")
+            assert await call(holder.release())
+            barge = holder_rl.lock(lock_name, ttl=30)
+            assert not await call(barge.acquire(blocking=False))
+
+        await api.concurrently(
+            [*[waiter(i) for i in range(count)], release_when_all_queued], limit=60
+        )
+
+    api.run(body)
+    assert order == list(range(count))
+    assert barges[: count - 1] == [False] * (count - 1)  # the last found nobody waiting
+    assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+
+def test_fair_needs_the_queue(servers: LocalServerGroup) -> None:
+    with pytest.raises(ConfigurationError, match="wake_on_release"):
+        Redlock(servers.urls, fair=True, wake_on_release=False)
+
+
+def test_waiters_far_back_in_line_poll_less_often(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Four waiters (four Redlocks: four entries, ``retry_delay=0.2``) stand in line
+    while the lock stays held for 3 s: the fourth, whom every server puts fourth, polls
+    about a third as often as the head (three R8 pauses between its polls), and at most
+    half as often here. Catches waiters that all poll at the R8 rate whatever their
+    place, which with many waiters is most of the servers' and the clients' work."""
+    count = 4
+    tries: list[int] = []
+    armed = threading.Event()
+
+    async def body() -> None:
+        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+
+        def waiter(index: int) -> Body:
+            async def run() -> None:
+                rl = api.redlock(
+                    servers.urls, retry_delay=0.2, observer=Rounds(tries, index, armed)
+                )
+                await until(lambda: min(queue_sizes(servers, lock_name)) >= index, 20, "the queue")
+                lock: AnyLock = rl.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=40))
+                assert await call(lock.release())
+
+            return run
+
+        async def hold_then_release() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= count, 20, "the queue")
+            armed.set()
+            await asyncio.sleep(3.0)
+            armed.clear()
+            assert await call(holder.release())
+
+        bodies = [waiter(i) for i in range(count)]
+        await api.concurrently([*bodies, hold_then_release], limit=60)
+
+    api.run(body)
+    head, last = tries.count(0), tries.count(count - 1)
+    assert head >= 4, tries  # the head polled all along
+    assert last * 2 <= head, (head, last)
