@@ -128,6 +128,27 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "a refusal naming our own token (an earlier attempt's lost grant) is not undone",
+        FLOWS,
+        "not (o.reply is Reply.TAKEN and o.holder is not None and o.holder != ours)",
+        "not (o.reply is Reply.TAKEN and o.holder is not None)",
+        ("tests/core/test_flows.py",),
+    ),
+    Mutant(
+        "a refusal by other holders everywhere still runs an undo round",
+        FLOWS,
+        "        if any(targets):\n",
+        "        if True:\n",
+        ("tests/integration/test_refusal.py",),
+    ),
+    Mutant(
+        "the undo of a failed attempt skips a server whose state is unknown",
+        FLOWS,
+        "targets = undo_targets(round_.outcomes, token)",
+        "targets = tuple(o.reply is Reply.GRANTED for o in round_.outcomes)",
+        ("tests/core/test_flows.py",),
+    ),
+    Mutant(
         "the acquire SET without NX takes a held lock",
         SCRIPTS,
         'if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[2]) then',

@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import (
@@ -109,6 +110,10 @@ class LockState:
     failed ``extend``, or a new acquire after the deadline passed.
     """
 
+    #: Undo a failed attempt on every server, also where another holder refused it
+    #: (see :func:`~quorumlock._algorithm.flows.undo_targets`).
+    undo_everywhere: ClassVar[bool] = False
+
     def __init__(
         self,
         *,
@@ -201,6 +206,7 @@ class LockState:
             timeout=wait,
             now=now,
             uniform=self._uniform,
+            undo_everywhere=self.undo_everywhere,
         )
         self.outcomes = result.outcomes
         self.verdict = result.verdict

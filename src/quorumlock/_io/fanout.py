@@ -338,7 +338,13 @@ class _PollRound:
         self.reusable: list[tuple[_Target, RedisConnection]] = []
 
     def run(self) -> Round:
-        self.conns = _drop_closed([node.take() for node in self.nodes])
+        targets = self.step.targets  # a server left out gets no connection
+        self.conns = _drop_closed(
+            [
+                None if targets and not targets[i] else node.take()
+                for i, node in enumerate(self.nodes)
+            ]
+        )
         try:
             for action in self.machine.start([conn is not None for conn in self.conns]):
                 self._act(action)
@@ -548,7 +554,7 @@ class SyncFanout:
         step (reading hundreds of replies takes this process time): a flow judges its
         round by ``finished`` against the validity, as always.
         """
-        if len(steps) < 2 or self.nodes is None or any(s.per_session for s in steps):
+        if len(steps) < 2 or self.nodes is None or any(s.per_session or s.targets for s in steps):
             return [self.run(step) for step in steps]
         nodes = self.nodes
         conns = _drop_closed([node.take() for node in nodes])
