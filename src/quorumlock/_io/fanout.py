@@ -491,7 +491,8 @@ class _Batch:
 
     Renewals answer 1 or 0 on every server nearly always: those replies are kept as
     they are (``plain``) and a step whose every server answered so becomes its
-    :class:`Round` directly, each server's outcome built once for the whole batch. Any
+    :class:`Round` directly, its outcomes built once per batch for each set of replies
+    met (all 1s nearly always). Any
     other event of a step (an error, another reply, a failed send) gives that step a
     :class:`RoundMachine`, which then gets its plain replies too: every case but the
     usual one keeps the one careful implementation of a round. A server's latency is
@@ -537,27 +538,17 @@ class _Batch:
 
     def rounds(self, finished: float) -> list[Round]:
         """Every step's round, ``finished`` when the batch was."""
-        # Per command: each server's outcome for a reply of 0 and of 1, built when met.
-        shared: dict[Op, list[list[NodeOutcome | None]]] = {}
-        n = len(self.nodes)
+        # Per command and replies (all 1 nearly always): the outcomes, built when met.
+        shared: dict[Op, dict[tuple[int | None, ...], tuple[NodeOutcome, ...]]] = {}
         rounds = []
         for j, step in enumerate(self.steps):
-            plain = self.plain[j]
+            plain = tuple(self.plain[j])
             if j not in self._machines and None not in plain:
-                table = shared.get(step.op)
-                if table is None:
-                    table = shared[step.op] = [[None, None] for _ in range(n)]
-                outcomes = []
-                for i, raw in enumerate(plain):
-                    assert raw is not None
-                    outcome = table[i][raw]
-                    if outcome is None:
-                        reply, detail, _, _ = interpret(step.op, raw)
-                        latency = self.read_at[i] - self.started
-                        outcome = NodeOutcome(self.nodes[i].label, reply, detail, latency)
-                        table[i][raw] = outcome
-                    outcomes.append(outcome)
-                rounds.append(Round(self.started, finished, tuple(outcomes)))
+                known = shared.setdefault(step.op, {})
+                outcomes = known.get(plain)
+                if outcomes is None:
+                    outcomes = known[plain] = self._outcomes(step.op, plain)
+                rounds.append(Round(self.started, finished, outcomes))
                 continue
             machine = self.machine(j)
             for i, raw in enumerate(plain):
@@ -565,6 +556,14 @@ class _Batch:
                     machine.reply(i, raw, self.read_at[i])
             rounds.append(machine.result(finished))
         return rounds
+
+    def _outcomes(self, op: Op, plain: tuple[int | None, ...]) -> tuple[NodeOutcome, ...]:
+        outcomes = []
+        for i, raw in enumerate(plain):
+            reply, detail, _, _ = interpret(op, raw)
+            latency = self.read_at[i] - self.started
+            outcomes.append(NodeOutcome(self.nodes[i].label, reply, detail, latency))
+        return tuple(outcomes)
 
 
 class SyncFanout:
