@@ -139,6 +139,13 @@ MUTANTS: Final = (
         FLOWS,
         "        if any(targets):\n",
         "        if True:\n",
+        ("tests/core/test_flows.py",),
+    ),
+    Mutant(
+        "the undo of a failed attempt reaches every server again, refusals included",
+        FLOWS,
+        "        if not undo_everywhere:\n",
+        "        if False:\n",
         ("tests/integration/test_refusal.py",),
     ),
     Mutant(
