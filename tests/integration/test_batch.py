@@ -3,12 +3,14 @@ trips (``SyncFanout.run_batch``), on real servers."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
 from typing import Any
 
 import pytest
 
+import quorumlock.asyncio
 from quorumlock import Redlock, Reply
 from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.round import RoundMachine
@@ -235,3 +237,40 @@ def test_a_batch_waits_for_a_new_connection_rather_than_going_round_by_round(
     for lock in locks:
         assert lock.release()
     rl.close()
+
+
+def test_asyncio_commands_of_one_turn_of_the_loop_share_one_write_per_server(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Many tasks sending at once (lease renewals of many locks, many acquires) write
+    each server's commands together: one write for the first and one for the rest of
+    the turn, not one system call per command (issue 15: 10,000 auto-extended locks)."""
+
+    async def body() -> None:
+        rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0)
+        locks = [rl.lock(f"{lock_name}:{i}", ttl=10) for i in range(20)]
+        warm = rl.lock(lock_name + ":warm", ttl=10)
+        assert await warm.acquire(blocking=False)  # every pipe open
+        assert await warm.release()
+        nodes = rl._fanout.nodes
+        assert nodes is not None
+        writes: list[int] = []
+        for node in nodes:
+            pipe = node._pipe
+            assert pipe is not None
+            write = pipe._writer.write
+
+            def counted(data: Any, write: Any = write) -> None:
+                writes.append(len(data))
+                write(data)
+
+            pipe._writer.write = counted  # type: ignore[method-assign]
+        results = await asyncio.gather(*(lock.acquire(blocking=False) for lock in locks))
+        assert results == [True] * 20
+        assert len(writes) == 2 * len(nodes)
+        assert all(await asyncio.gather(*(lock.release() for lock in locks)))
+        for lock in locks:
+            assert values(servers, lock.name) == [None] * 5
+        await rl.close()
+
+    asyncio.run(body())
