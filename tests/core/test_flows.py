@@ -39,8 +39,10 @@ from quorumlock._algorithm.flows import (
     acquire_flow,
     announce_cleanup,
     line_place,
+    undo_targets,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
+from quorumlock._algorithm.rwlock import Mode, RWState
 from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, FAIR_ACQUIRE, MARKER_KEY, RELEASE
 from quorumlock._algorithm.wire import HOLDER_PREFIX, command_args, eval_args, interpret
 from quorumlock._io.packing import RoundPacker, pack
@@ -758,3 +760,97 @@ def test_a_waiter_far_back_in_line_polls_less_often(
     # uniform() = 0.5: the R8 pause is 0.15 s
     assert wait.seconds == pytest.approx(0.15 * backoff)
     assert queue_backoff(line_place(joined.outcomes)) == backoff
+
+
+# --------------------------------------------------------------------------------------
+# the undo of a failed attempt (R6 step 5): only where a grant of ours may be
+# --------------------------------------------------------------------------------------
+
+OURS = "0123456789abcdef" + "0" * 24  # a token; its prefix is what a refusal names
+
+
+def undo_case(i: int, spec: str) -> NodeOutcome:
+    """``outcome_of``, and ``"o"``: TAKEN, naming our own token (an earlier grant)."""
+    if spec == "o":
+        return NodeOutcome(f"s{i}", Reply.TAKEN, holder=OURS[:HOLDER_PREFIX])
+    return outcome_of(i, spec)
+
+
+@pytest.mark.parametrize(
+    ("replies", "targets"),
+    [
+        ("aaaaa", "....."),  # refused by another holder everywhere: no undo at all
+        ("aabbc", "....."),
+        ("GGaaa", "UU..."),  # undo the grants only
+        ("aaaaT", "....U"),  # no reply: a grant may have been written
+        ("aaaaE", "....U"),
+        ("aaaaQ", "....U"),  # quarantined: the script may have granted ("granted here")
+        ("aaaaX", "....U"),  # the plain SET NX names no holder: it may be our own key
+        ("aaaao", "....U"),  # our own token: an earlier attempt's grant, reply lost
+        ("GGGGG", "UUUUU"),
+    ],
+)
+def test_undo_targets_cases(replies: str, targets: str) -> None:
+    outcomes = tuple(undo_case(i, r) for i, r in enumerate(replies))
+    assert undo_targets(outcomes, OURS) == tuple(t == "U" for t in targets)
+
+
+@given(st.lists(st.sampled_from("GEQTXabco"), min_size=1, max_size=9))
+def test_undo_targets_skips_exactly_the_refusals_naming_another_holder(
+    replies: list[str],
+) -> None:
+    outcomes = tuple(undo_case(i, r) for i, r in enumerate(replies))
+    assert undo_targets(outcomes, OURS) == tuple(r not in "abc" for r in replies)
+
+
+def first_undo(s: LockState, replies: str) -> Fanout | None:
+    """Run one non-blocking attempt of ``s`` answered by ``replies``; its undo, if any."""
+    flow = s.acquire(blocking=False, timeout=None, now=0.0)
+    step = next(flow)
+    assert isinstance(step, Fanout)
+    assert step.token == s.token
+    ours = (s.token or "")[:HOLDER_PREFIX]
+    outcomes = tuple(
+        NodeOutcome(f"s{i}", Reply.TAKEN, holder=ours) if r == "o" else outcome_of(i, r)
+        for i, r in enumerate(replies)
+    )
+    try:
+        undo = flow.send(Round(0.0, 0.004, outcomes))
+    except StopIteration:
+        return None
+    assert isinstance(undo, Fanout)
+    with pytest.raises(StopIteration):
+        flow.send(Round(0.004, 0.008, outcomes))
+    return undo
+
+
+def test_a_refusal_by_other_holders_everywhere_has_no_undo_round() -> None:
+    assert first_undo(state(), "aabbc") is None
+
+
+def test_the_undo_targets_only_the_servers_that_may_hold_a_grant_of_ours() -> None:
+    undo = first_undo(state(), "GaaTo")
+    assert undo is not None
+    assert undo.op is Op.RELEASE
+    assert undo.targets == (True, False, False, True, True)
+
+
+def test_an_undo_of_every_server_targets_all_of_them_plainly() -> None:
+    undo = first_undo(state(), "GGXXX")
+    assert undo is not None
+    assert undo.targets == ()
+
+
+def test_a_read_write_hold_undoes_every_server_whatever_they_answered() -> None:
+    rw = RWState(
+        name="orders:42",
+        ttl_ms=10_000,
+        servers=5,
+        config=RedlockConfig(),
+        uniform=lambda: 0.5,
+        mode=Mode.WRITE,
+    )
+    undo = first_undo(rw, "aabbc")
+    assert undo is not None
+    assert undo.op is Op.RW_RELEASE
+    assert undo.targets == ()

@@ -256,3 +256,18 @@ def test_no_grace_for_a_server_that_was_reached_before() -> None:
     machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
     machine.start([True, False, False])
     assert machine.tick(START + TIMEOUT) is FINISH
+
+
+def test_a_server_the_step_does_not_target_gets_nothing_and_counts_as_not_held() -> None:
+    step = Fanout(Op.RELEASE, "k", "t", 10_000, TIMEOUT, targets=(True, False, True))
+    members = [Member(f"s{i}") for i in range(3)]
+    machine = RoundMachine(step, members, now=START, connect_timeout=TIMEOUT)
+    actions = machine.start([True, True, False])
+    assert actions == [Send(0), None, Connect(2)]
+    assert machine.owing == 2
+    assert machine.reply(0, 1, START + 0.001) is None
+    assert machine.connected(2) == Send(2)
+    assert machine.reply(2, 0, START + 0.002) is FINISH
+    outcomes = machine.result(START + 0.002).outcomes
+    assert [o.reply for o in outcomes] == [Reply.DONE, Reply.NOT_HELD, Reply.NOT_HELD]
+    assert outcomes[1].detail == "not sent: nothing to undo"

@@ -3,13 +3,18 @@ trips (``SyncFanout.run_batch``), on real servers."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 import time
+from typing import Any
 
 import pytest
 
+import quorumlock.asyncio
 from quorumlock import Redlock, Reply
 from quorumlock._algorithm.flows import Fanout, Op
+from quorumlock._algorithm.round import RoundMachine
+from quorumlock._io import fanout as fanout_module
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
 from tests.integration.test_exclusion import pttls
@@ -151,3 +156,121 @@ def test_a_lock_busy_in_another_thread_is_renewed_after_the_batch(
     assert not any(lock.lost.is_set() for lock in locks)
     for lock in locks:
         assert lock.release()
+
+
+def test_a_batch_of_plain_answers_builds_no_round_machine_per_step(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usual renewal batch (every server answers 1 or 0) costs no per-step
+    RoundMachine: a process holding thousands of leases renews them at a fraction of a
+    round's CPU each (issue 15). A step with any other event still gets its machine."""
+    rl = Redlock(servers.urls, instance_timeout=1.0)
+    locks = [rl.lock(f"{lock_name}:{i}", ttl=10) for i in range(20)]
+    for lock in locks:
+        assert lock.acquire(blocking=False)
+    rl._fanout.run(extend(lock_name + ":warm", "x"))  # the extend script cached
+    client = client_of(servers[1])
+    try:
+        client.delete(locks[3].name)
+        client.delete(locks[5].name)
+        client.hset(locks[5].name, "f", "v")  # the extend script's GET: a WRONGTYPE error
+    finally:
+        client.close()
+    made: list[Fanout] = []
+
+    class Counted(RoundMachine):
+        def __init__(self, step: Fanout, *args: Any, **kwargs: Any) -> None:
+            made.append(step)
+            super().__init__(step, *args, **kwargs)
+
+    monkeypatch.setattr(fanout_module, "RoundMachine", Counted)
+    rounds = rl._fanout.run_batch([extend(lock.name, lock.token or "") for lock in locks])
+    assert [step.key for step in made] == [locks[5].name]
+    replies = [[o.reply for o in r.outcomes] for r in rounds]
+    done = [Reply.DONE] * 5
+    assert replies[3] == [Reply.DONE, Reply.NOT_HELD, Reply.DONE, Reply.DONE, Reply.DONE]
+    assert replies[5][1] is Reply.FATAL  # as translated: no retry fixes a WRONGTYPE
+    assert "WRONGTYPE" in rounds[5].outcomes[1].detail
+    assert replies[5][:1] + replies[5][2:] == [Reply.DONE] * 4
+    assert all(replies[i] == done for i in range(20) if i not in (3, 5))
+    for round_ in rounds:
+        assert [o.server for o in round_.outcomes] == rl.servers
+        answered = [o for o in round_.outcomes if o.reply in (Reply.DONE, Reply.NOT_HELD)]
+        assert all(o.latency is not None and o.latency >= 0 for o in answered)
+    for i, lock in enumerate(locks):
+        if i != 5:
+            lock.release()
+    rl.close()
+
+
+def test_a_batch_waits_for_a_new_connection_rather_than_going_round_by_round(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server whose idle connection another thread's round holds gets a new one: the
+    batch stays one round trip, not one round per step."""
+    rl = Redlock(servers.urls, instance_timeout=1.0)
+    locks = [rl.lock(f"{lock_name}:{i}", ttl=10) for i in range(10)]
+    for lock in locks:
+        assert lock.acquire(blocking=False)
+    rl._fanout.run(extend(lock_name + ":warm", "x"))  # the extend script cached
+    fanout = rl._fanout
+    assert fanout.nodes is not None
+    busy = fanout.nodes[2]
+    held = []
+    while (conn := busy.take()) is not None:  # as if other threads' rounds had them all
+        held.append(conn)
+    assert held
+    singles: list[Fanout] = []
+    single = fanout.run
+
+    def counted(step: Fanout) -> Any:
+        singles.append(step)
+        return single(step)
+
+    monkeypatch.setattr(fanout, "run", counted)
+    rounds = fanout.run_batch([extend(lock.name, lock.token or "") for lock in locks])
+    assert singles == []
+    assert [[o.reply for o in r.outcomes] for r in rounds] == [[Reply.DONE] * 5] * 10
+    for conn in held:
+        busy.give(conn)
+    monkeypatch.undo()
+    for lock in locks:
+        assert lock.release()
+    rl.close()
+
+
+def test_asyncio_commands_of_one_turn_of_the_loop_share_one_write_per_server(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Many tasks sending at once (lease renewals of many locks, many acquires) write
+    each server's commands together: one write for the first and one for the rest of
+    the turn, not one system call per command (issue 15: 10,000 auto-extended locks)."""
+
+    async def body() -> None:
+        rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0)
+        locks = [rl.lock(f"{lock_name}:{i}", ttl=10) for i in range(20)]
+        warm = rl.lock(lock_name + ":warm", ttl=10)
+        assert await warm.acquire(blocking=False)  # every pipe open
+        assert await warm.release()
+        nodes = rl._fanout.nodes
+        assert nodes is not None
+        writes: list[int] = []
+        for node in nodes:
+            pipe = node._pipe
+            assert pipe is not None
+            write = pipe._writer.write
+
+            def counted(data: Any, write: Any = write) -> None:
+                writes.append(len(data))
+                write(data)
+
+            pipe._writer.write = counted  # type: ignore[method-assign]
+        results = await asyncio.gather(*(lock.acquire(blocking=False) for lock in locks))
+        assert results == [True] * 20
+        assert len(writes) == 2 * len(nodes)
+        assert all(await asyncio.gather(*(lock.release() for lock in locks)))
+        for lock in locks:
+            assert values(servers, lock.name) == [None] * 5
+        await rl.close()
+
+    asyncio.run(body())

@@ -143,6 +143,21 @@ def test_release_after_expiry_returns_false(servers: LocalServerGroup, lock_name
     rl.close()
 
 
+def test_release_deletes_only_keys_that_hold_our_token(
+    rl: Redlock, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """R9: our key expired on two servers and another client took it there; our release
+    deletes ours on the other three and leaves theirs."""
+    lock = rl.lock(lock_name, ttl=10)
+    assert lock.acquire(blocking=False)
+    for server in list(servers)[:2]:
+        client = client_of(server)
+        client.set(lock_name, "another-client", px=10_000)
+        client.close()
+    assert lock.release()
+    assert values(servers, lock_name) == ["another-client"] * 2 + [None] * 3
+
+
 def test_usage_errors(rl: Redlock, lock_name: str) -> None:
     lock = rl.lock(lock_name, ttl=5)
     with pytest.raises(RuntimeError, match="does not hold"):

@@ -37,7 +37,13 @@ from quorumlock._algorithm.arithmetic import (
 )
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.fencing import draw_fence, fence_committed
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
+from quorumlock._algorithm.outcomes import (
+    HOLDER_PREFIX,
+    NodeOutcome,
+    Reply,
+    Verdict,
+    judge_acquire,
+)
 
 __all__ = [
     "ACQUIRE_OPS",
@@ -58,6 +64,7 @@ __all__ = [
     "line_place",
     "probe_flow",
     "release_flow",
+    "undo_targets",
 ]
 
 T = TypeVar("T")
@@ -112,7 +119,10 @@ class Fanout:
     ``fair`` does not apply). ``permits`` and ``slots`` (a semaphore's): the number of
     slot keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a
     ``SEMAPHORE_RELEASE``: the one slot to keep, none for all). ``intent_ms``: a waiting
-    writer's intent lease (a read-write lock's acquire and its undo).
+    writer's intent lease (a read-write lock's acquire and its undo). ``targets``: the
+    servers the command goes to, one flag per server in server order (() for all); a
+    server left out is not written to, and its outcome is ``NOT_HELD`` with a detail
+    saying so (the undo of a failed attempt, see :func:`undo_targets`).
     """
 
     op: Op
@@ -131,6 +141,7 @@ class Fanout:
     intent_ms: int = 0  # a waiting writer's claim on readers (docs/algorithm.md, read-write)
     permits: int = 0
     slots: tuple[int, ...] = ()
+    targets: tuple[bool, ...] = ()
 
     @property
     def per_session(self) -> bool:
@@ -278,6 +289,25 @@ def announce_cleanup(outcomes: Sequence[NodeOutcome]) -> bool:
     return max(holders.values(), default=0) < quorum(len(outcomes))
 
 
+def undo_targets(outcomes: Sequence[NodeOutcome], token: str) -> tuple[bool, ...]:
+    """Which servers the undo of a failed attempt with ``token`` must reach (R6 step 5).
+
+    All of them but those that answered TAKEN naming a holder other than us: that
+    answer says the acquire script ran and found the key held by another token, so it
+    wrote nothing of ours, and nothing of ours can be there (one key holds one token).
+    A grant, a timeout, an error, a quarantine or a TAKEN that names no holder (the
+    plain ``SET NX``) leaves the server's state unknown or ours: it is undone. A TAKEN
+    naming our own token (an earlier attempt's grant, whose reply was lost) is undone
+    too. Holders are compared by their first :data:`HOLDER_PREFIX` characters; another
+    token with our prefix only costs one release too many. See docs/algorithm.md,
+    "N servers".
+    """
+    ours = token[:HOLDER_PREFIX]
+    return tuple(
+        not (o.reply is Reply.TAKEN and o.holder is not None and o.holder != ours) for o in outcomes
+    )
+
+
 def acquire_flow(
     *,
     key: str,
@@ -290,8 +320,14 @@ def acquire_flow(
     uniform: Callable[[], float],
     keys: tuple[str, ...] = (),
     queue: bool = True,
+    undo_everywhere: bool = False,
 ) -> Flow[AcquireResult]:
     """Acquire ``key`` with ``token`` on a majority (R6), retrying with jitter (R8).
+
+    A failed attempt is undone on the servers :func:`undo_targets` names, in no round at
+    all when it names none (every server refused for another holder: the refusal costs
+    its one round trip); ``undo_everywhere`` undoes it on every server whatever they
+    answered (a read-write lock, whose one key holds many tokens).
 
     One attempt when ``blocking`` is false. Otherwise attempts go on until one succeeds,
     ``config.retry_count`` retries were made, ``timeout`` seconds passed since ``now``, or
@@ -312,8 +348,9 @@ def acquire_flow(
     pause stays as the fallback for an announcement that is lost and for a lock that
     expires. Timeline (N = 5, retry_delay 0.2 s)::
 
-        t = 0.000   attempt 1: 5 x TAKEN; undo; subscribe; a majority confirms by 0.001
-        t = 0.001   attempt 2 (at once): 5 x TAKEN; undo
+        t = 0.000   attempt 1: 5 x TAKEN (holder H): nothing to undo; subscribe; a
+                    majority confirms by 0.001
+        t = 0.001   attempt 2 (at once): 5 x TAKEN (H)
         t = 0.0015  join the queue (arrival a, the same on every server); wait up to
                     0.1 to 0.2 s
         t = 0.050   the holder releases: every server deletes its key, takes the head
@@ -367,22 +404,22 @@ def acquire_flow(
             verdict = Verdict.UNFENCED
         elif verdict is Verdict.ACQUIRED:
             return AcquireResult(verdict, holds_until, round_.outcomes, attempts)
-        # R6 step 5: undo on ALL servers, also those that seemed to refuse: a grant may
-        # have been written and its reply lost.
-        notify = announce_cleanup(round_.outcomes)
-        cleanup = yield Fanout(
-            Op.RELEASE,
-            key,
-            token,
-            ttl_ms,
-            timeout_each,
-            notify=notify,
-            arrival=str(attempts),
-            fair=fair,
-            keys=keys,
-        )
-        assert isinstance(cleanup, Round)
-        now = cleanup.finished
+        # R6 step 5: undo on every server where a grant of ours may have been written,
+        # also those that seemed to fail (a grant may have been written and its reply
+        # lost); not where another holder's key refused us.
+        targets = (True,) * len(round_.outcomes)
+        if not undo_everywhere:
+            targets = undo_targets(round_.outcomes, token)
+        now = round_.finished
+        if any(targets):
+            notify = announce_cleanup(round_.outcomes)
+            cleanup = yield Fanout(
+                Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify,
+                arrival=str(attempts), fair=fair, keys=keys,
+                targets=() if all(targets) else targets,
+            )  # fmt: skip
+            assert isinstance(cleanup, Round)
+            now = cleanup.finished
         out_of_retries = config.retry_count is not None and attempts > config.retry_count
         if not blocking or verdict is Verdict.FATAL or out_of_retries:
             return AcquireResult(verdict, None, round_.outcomes, attempts)

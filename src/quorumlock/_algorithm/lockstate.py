@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import (
@@ -114,6 +115,10 @@ class LockState:
     #: the queue's head (not a multi-resource lock's set, whatever this says).
     queued = True
 
+    #: Undo a failed attempt on every server, also where another holder refused it
+    #: (see :func:`~quorumlock._algorithm.flows.undo_targets`).
+    undo_everywhere: ClassVar[bool] = False
+
     def __init__(
         self,
         *,
@@ -207,6 +212,7 @@ class LockState:
             now=now,
             uniform=self._uniform,
             queue=self.queued,
+            undo_everywhere=self.undo_everywhere,
         )
         self.outcomes = result.outcomes
         self.verdict = result.verdict

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from quorumlock._algorithm.arithmetic import quorum
 
 __all__ = [
+    "HOLDER_PREFIX",
     "NEW_SERVER",
     "NodeOutcome",
     "Reply",
@@ -23,6 +24,10 @@ __all__ = [
     "quarantine_cause",
     "render_outcomes",
 ]
+
+
+#: How much of a holder's token an acquire keeps to tell holders apart (never shown).
+HOLDER_PREFIX = 16
 
 
 class Reply(enum.Enum):

@@ -173,15 +173,23 @@ class RoundMachine:
 
     # -- events --------------------------------------------------------------------
 
-    def start(self, ready: Sequence[bool]) -> list[Send | Connect]:
+    def start(self, ready: Sequence[bool]) -> list[Send | Connect | None]:
         """The round begins: ``ready[i]`` says whether server ``i`` has a connection.
+        A server the step does not target (``Fanout.targets``) gets no action (None).
 
         The grace of first contact is possible only when a server without a connection
         was never reached before (a server down since it was last tried gets none).
         """
-        actions: list[Send | Connect] = []
+        actions: list[Send | Connect | None] = []
         first_contact = False
+        targets = self.step.targets
         for i, is_ready in enumerate(ready):
+            if targets and not targets[i]:
+                # Not sent (the undo of a failed attempt: nothing of ours there).
+                label = self.members[i].label
+                self._record(i, NodeOutcome(label, Reply.NOT_HELD, "not sent: nothing to undo"))
+                actions.append(None)
+                continue
             action = self.open(i, is_ready)
             if isinstance(action, Connect) and not self.members[i].tried:
                 first_contact = True

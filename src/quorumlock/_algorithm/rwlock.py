@@ -96,6 +96,11 @@ class RWState(LockState):
     #: queue), so a waiter does not join one: see docs/algorithm.md, "Read-write locks".
     queued = False
 
+    # One key holds every hold and intent: a refusal by another holder's entry says
+    # nothing about an entry of ours left by an earlier attempt, so every server is
+    # undone (the undo also renews a waiting writer's intent).
+    undo_everywhere = True
+
     def __init__(self, *, mode: Mode, config: RedlockConfig, **kwargs: object) -> None:
         if mode is Mode.READ and config.fencing:
             config = dataclasses.replace(config, fencing=False)
@@ -129,6 +134,7 @@ class RWState(LockState):
             step.fence,
             step.notify,
             intent_ms=intent_ms if keeps_intent else 0,
+            targets=step.targets,
         )
 
     def acquire(

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from quorumlock._algorithm.election import term_key
 from quorumlock._algorithm.flows import Fanout, Op, Session
-from quorumlock._algorithm.outcomes import Reply, quarantine_cause
+from quorumlock._algorithm.outcomes import HOLDER_PREFIX, Reply, quarantine_cause
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     ACQUIRE_MANY,
@@ -249,10 +249,6 @@ def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, 
     if args[0] != "EVALSHA":
         raise ValueError(f"{step.op.value} does not run a script")
     return ("EVAL", script_of(step).source, *args[2:])
-
-
-#: How much of a holder's token an acquire keeps to tell holders apart (never shown).
-HOLDER_PREFIX = 16
 
 
 def _text(value: object) -> str:

@@ -77,16 +77,35 @@ class _Pipe:
         self.queue: deque[tuple[_Round, int, float]] = deque()
         self.dead: Exception | None = None
         self.reader = asyncio.get_running_loop().create_task(self._read())
+        # Commands requested since the first one of this turn of the event loop, which
+        # was written at once: written together at the end of the turn (None: nothing
+        # was written in this turn yet).
+        self._held: list[bytes] | None = None
 
     def request(self, round_: _Round, index: int, packed: bytes) -> None:
-        """Write the command and queue the round for its reply (no await: order holds)."""
+        """Write the command and queue the round for its reply (no await: order holds).
+
+        The first command of a turn of the event loop is written at once; the others of
+        the same turn (many lease renewals, many tasks locking at once) go out together
+        in one write when the turn ends: one system call instead of one per command.
+        """
         if self.dead is None and self._writer.transport.is_closing():
             self.fail(RedisConnectionError("connection closed"))
         if self.dead is not None:
             round_.deliver(index, self.dead)
             return
         self.queue.append((round_, index, time.monotonic()))
+        if self._held is not None:
+            self._held.append(packed)
+            return
         self._writer.write(packed)
+        self._held = []
+        asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, None
+        if held and self.dead is None:
+            self._writer.write(b"".join(held))
 
     async def _read(self) -> None:
         parser, queue = self._parser, self.queue

@@ -35,6 +35,7 @@ from redis.exceptions import NoScriptError, ResponseError
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
+    Op,
     Round,
     Session,
 )
@@ -49,7 +50,7 @@ from quorumlock._algorithm.round import (
     RoundMachine,
     Send,
 )
-from quorumlock._algorithm.wire import eval_args
+from quorumlock._algorithm.wire import eval_args, interpret
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -338,7 +339,13 @@ class _PollRound:
         self.reusable: list[tuple[_Target, RedisConnection]] = []
 
     def run(self) -> Round:
-        self.conns = _drop_closed([node.take() for node in self.nodes])
+        targets = self.step.targets  # a server left out gets no connection
+        self.conns = _drop_closed(
+            [
+                None if targets and not targets[i] else node.take()
+                for i, node in enumerate(self.nodes)
+            ]
+        )
         try:
             for action in self.machine.start([conn is not None for conn in self.conns]):
                 self._act(action)
@@ -479,6 +486,86 @@ class _PollRound:
         self._act(action)
 
 
+class _Batch:
+    """The rounds of a batch (:meth:`SyncFanout.run_batch`) as its replies are read.
+
+    Renewals answer 1 or 0 on every server nearly always: those replies are kept as
+    they are (``plain``) and a step whose every server answered so becomes its
+    :class:`Round` directly, its outcomes built once per batch for each set of replies
+    met (all 1s nearly always). Any
+    other event of a step (an error, another reply, a failed send) gives that step a
+    :class:`RoundMachine`, which then gets its plain replies too: every case but the
+    usual one keeps the one careful implementation of a round. A server's latency is
+    the time its first reply of the batch was read (the servers answer a batch in one
+    go).
+    """
+
+    __slots__ = (
+        "_machines",
+        "connect_timeout",
+        "nodes",
+        "plain",
+        "read_at",
+        "redo",
+        "started",
+        "steps",
+    )
+
+    def __init__(
+        self,
+        steps: Sequence[Fanout],
+        nodes: Sequence[_Node],
+        started: float,
+        connect_timeout: float,
+    ) -> None:
+        self.steps = steps
+        self.nodes = nodes
+        self.started = started
+        self.connect_timeout = connect_timeout
+        self.plain: list[list[int | None]] = [[None] * len(nodes) for _ in steps]
+        self.read_at = [started] * len(nodes)
+        self.redo: set[int] = set()
+        self._machines: dict[int, RoundMachine] = {}
+
+    def machine(self, j: int) -> RoundMachine:
+        machine = self._machines.get(j)
+        if machine is None:
+            machine = RoundMachine(
+                self.steps[j], self.nodes, now=self.started, connect_timeout=self.connect_timeout
+            )
+            self._machines[j] = machine
+        return machine
+
+    def rounds(self, finished: float) -> list[Round]:
+        """Every step's round, ``finished`` when the batch was."""
+        # Per command and replies (all 1 nearly always): the outcomes, built when met.
+        shared: dict[Op, dict[tuple[int | None, ...], tuple[NodeOutcome, ...]]] = {}
+        rounds = []
+        for j, step in enumerate(self.steps):
+            plain = tuple(self.plain[j])
+            if j not in self._machines and None not in plain:
+                known = shared.setdefault(step.op, {})
+                outcomes = known.get(plain)
+                if outcomes is None:
+                    outcomes = known[plain] = self._outcomes(step.op, plain)
+                rounds.append(Round(self.started, finished, outcomes))
+                continue
+            machine = self.machine(j)
+            for i, raw in enumerate(plain):
+                if raw is not None:
+                    machine.reply(i, raw, self.read_at[i])
+            rounds.append(machine.result(finished))
+        return rounds
+
+    def _outcomes(self, op: Op, plain: tuple[int | None, ...]) -> tuple[NodeOutcome, ...]:
+        outcomes = []
+        for i, raw in enumerate(plain):
+            reply, detail, _, _ = interpret(op, raw)
+            latency = self.read_at[i] - self.started
+            outcomes.append(NodeOutcome(self.nodes[i].label, reply, detail, latency))
+        return tuple(outcomes)
+
+
 class SyncFanout:
     """Runs :class:`Fanout` steps against a fixed list of servers."""
 
@@ -548,76 +635,89 @@ class SyncFanout:
         step (reading hundreds of replies takes this process time): a flow judges its
         round by ``finished`` against the validity, as always.
         """
-        if len(steps) < 2 or self.nodes is None or any(s.per_session for s in steps):
+        if len(steps) < 2 or self.nodes is None or any(s.per_session or s.targets for s in steps):
             return [self.run(step) for step in steps]
         nodes = self.nodes
-        conns = _drop_closed([node.take() for node in nodes])
-        if any(conn is None for conn in conns):
-            for node, conn in zip(nodes, conns, strict=True):
-                if conn is not None:
-                    node.give(conn)
+        conns = self._batch_connections(nodes, min(step.timeout for step in steps))
+        if conns is None:
             return [self.run(step) for step in steps]
         started = time.monotonic()
         payload = [b"".join(RoundPacker(step).packed(None) for step in steps)]
-        timeout = self.config.connect_timeout
-        machines = [RoundMachine(s, nodes, now=started, connect_timeout=timeout) for s in steps]
-        redo: set[int] = set()
+        batch = _Batch(steps, nodes, started, self.config.connect_timeout)
         sent: list[tuple[int, RedisConnection]] = []
         try:
             for i, conn in enumerate(conns):  # R7: all written, then all read
-                assert conn is not None
                 try:
                     conn.send_packed_command(payload, check_health=False)
                     sent.append((i, conn))
                 except Exception as exc:
                     conn.disconnect()
                     failed = translate(exc)
-                    for machine in machines:
-                        machine.error(i, *failed)
+                    for j in range(len(steps)):
+                        batch.machine(j).error(i, *failed)
             while sent:
                 i, conn = sent[0]
-                if self._read_batch(i, conn, steps, machines, redo):
+                if self._read_batch(i, conn, batch):
                     nodes[i].give(conn)
                 sent.pop(0)
         except BaseException:
             for _, conn in sent:  # interrupted: these connections are mid-reply
                 conn.disconnect()
             raise
-        finished = time.monotonic()
-        rounds = [machine.result(finished) for machine in machines]
-        for j in sorted(redo):  # NOSCRIPT somewhere: this one again, the careful way
+        rounds = batch.rounds(time.monotonic())
+        for j in sorted(batch.redo):  # NOSCRIPT somewhere: this one again, the careful way
             rounds[j] = self.run(steps[j])
         return rounds
 
-    def _read_batch(
-        self,
-        index: int,
-        conn: RedisConnection,
-        steps: Sequence[Fanout],
-        machines: Sequence[RoundMachine],
-        redo: set[int],
-    ) -> bool:
+    def _batch_connections(
+        self, nodes: Sequence[_Node], timeout: float
+    ) -> list[RedisConnection] | None:
+        """An idle connection to every server for a batch, or None (each taken is given
+        back). A server whose idle connections are all in use (another thread's round)
+        gets a new one, waited for up to ``timeout``: one round per step instead would
+        make a batch of hundreds take hundreds of round trips."""
+        conns = _drop_closed([node.take() for node in nodes])
+        missing = [i for i, conn in enumerate(conns) if conn is None]
+        if missing and all(nodes[i].tried for i in missing):
+            attempts = [nodes[i].connecting(self._helper()) for i in missing]
+            wait_futures(attempts, timeout)
+            for i in missing:
+                conns[i] = nodes[i].take()
+        if any(conn is None for conn in conns):
+            for node, conn in zip(nodes, conns, strict=True):
+                if conn is not None:
+                    node.give(conn)
+            return None
+        return [conn for conn in conns if conn is not None]
+
+    def _read_batch(self, index: int, conn: RedisConnection, batch: _Batch) -> bool:
         """Read server ``index``'s replies to a batch, in order; True if still in step."""
-        started = machines[0].started
+        steps = batch.steps
         # One step's timeout, plus what reading a batch takes: the servers answer a batch
         # in one go, but parsing and judging hundreds of replies costs this process time.
-        deadline = started + max(step.timeout for step in steps) + _PER_STEP * len(steps)
-        for j, machine in enumerate(machines):
+        deadline = batch.started + max(step.timeout for step in steps) + _PER_STEP * len(steps)
+        plain = batch.plain
+        for j in range(len(steps)):
             try:
                 raw = conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
             except NoScriptError:
-                redo.add(j)
+                batch.redo.add(j)
                 continue
             except ResponseError as exc:  # an error reply leaves the stream in step
-                machine.error(index, *translate(exc))
+                batch.machine(j).error(index, *translate(exc))
                 continue
             except Exception as exc:
                 conn.disconnect()
                 failed = translate(exc)
-                for later in machines[j:]:
-                    later.error(index, *failed)
+                for later in range(j, len(steps)):
+                    batch.machine(later).error(index, *failed)
                 return False
-            machine.reply(index, raw, time.monotonic())
+            if j == 0:
+                batch.read_at[index] = time.monotonic()
+            if type(raw) is int and raw in (0, 1):
+                plain[j][index] = raw
+            else:
+                batch.machine(j).reply(index, raw, time.monotonic())
         return True
 
     def _after_routed(self, nodes: Sequence[_Target], outcomes: Sequence[NodeOutcome]) -> None:
