@@ -28,6 +28,7 @@ class RedlockOptions(TypedDict, total=False):
     max_ttl: float | None
     fencing: bool
     wake_on_release: bool
+    fair: bool
     observer: LockObserver | None
 
 
