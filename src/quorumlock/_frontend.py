@@ -13,6 +13,7 @@ the same points; ``tests/core/test_api_surface.py`` keeps the two surfaces the s
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
 import math
@@ -26,7 +27,7 @@ from typing import Any, Generic, NoReturn, ParamSpec, Protocol, SupportsIndex, T
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, LockOptions, RedlockConfig, seconds, shown
-from quorumlock._algorithm.flows import Fanout, Flow
+from quorumlock._algorithm.flows import Fanout, Flow, Op
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
@@ -79,6 +80,38 @@ def rearm_before(step: Fanout, waiter: _Rearmable | None) -> None:
     (docs/algorithm.md)."""
     if waiter is not None and step.acquires:
         waiter.rearm()
+
+
+class _Member(Protocol):
+    @property
+    def member(self) -> str: ...
+
+
+class _Queued(_Rearmable, Protocol):
+    @property
+    def entry(self) -> _Member: ...
+
+
+class _Joins(Protocol):
+    def join(self, waiter: Any, lease_ms: int) -> tuple[str, str] | None: ...
+
+
+def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | None:
+    """``step`` as a driver sends it for ``waiter`` (the blocking acquire's view of the
+    announcements, if any): a join of the queue of waiters names the process's entry and
+    its place, or is None when the entry is in line already (nothing to send); a fair
+    acquire names the entry. Rearms the waiter before an acquire (:func:`rearm_before`)."""
+    rearm_before(step, waiter)
+    if waiter is None:
+        return step
+    if step.op is Op.QUEUE:
+        place = wakeups.join(waiter, step.ttl_ms)
+        if place is None:
+            return None
+        return dataclasses.replace(step, token=place[0], arrival=place[1])
+    if step.fair and step.op is Op.ACQUIRE:
+        return dataclasses.replace(step, member=waiter.entry.member)
+    return step
 
 
 class QuorumLockWarning(UserWarning):

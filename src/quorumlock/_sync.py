@@ -8,7 +8,6 @@ kept by one daemon thread per ``Redlock`` (:class:`_LeaseKeeper`), never one per
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import heapq
 import inspect
@@ -35,7 +34,7 @@ from quorumlock._frontend import (
     RedlockBase,
     SyncDecorator,
     is_async_callable,
-    rearm_before,
+    prepared,
 )
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
@@ -233,15 +232,11 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
             self._fanout.run(step)
 
     def _round(self, step: Fanout, waiter: Waiter | None) -> Round:
-        rearm_before(step, waiter)
-        if waiter is not None and step.op is Op.QUEUE:
-            place = self._wakeups.join(waiter, step.ttl_ms)
-            if place is None:  # in line already: nothing to send
-                now = time.monotonic()
-                return Round(now, now, ())
-            step = dataclasses.replace(step, token=place[0], arrival=place[1])
-        elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
-            step = dataclasses.replace(step, member=waiter.entry.member)
+        sent = prepared(step, waiter, self._wakeups)
+        if sent is None:  # a join of an entry in line already: nothing to send
+            now = time.monotonic()
+            return Round(now, now, ())
+        step = sent
         round_ = self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
             waiter.entry.answered(round_.outcomes)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import dataclasses
 import functools
 import logging
 import time
@@ -46,7 +45,7 @@ from quorumlock._frontend import (
     LockBase,
     RedlockBase,
     is_async_callable,
-    rearm_before,
+    prepared,
 )
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
@@ -227,15 +226,11 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
             await self._fanout.run(step)
 
     async def _round(self, step: Fanout, waiter: AsyncWaiter | None) -> Round:
-        rearm_before(step, waiter)
-        if waiter is not None and step.op is Op.QUEUE:
-            place = self._wakeups.join(waiter, step.ttl_ms)
-            if place is None:  # in line already: nothing to send
-                now = time.monotonic()
-                return Round(now, now, ())
-            step = dataclasses.replace(step, token=place[0], arrival=place[1])
-        elif waiter is not None and step.fair and step.op is Op.ACQUIRE:
-            step = dataclasses.replace(step, member=waiter.entry.member)
+        sent = prepared(step, waiter, self._wakeups)
+        if sent is None:  # a join of an entry in line already: nothing to send
+            now = time.monotonic()
+            return Round(now, now, ())
+        step = sent
         round_ = await self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
             waiter.entry.answered(round_.outcomes)
