@@ -305,7 +305,8 @@ def test_fair_locks_hand_over_in_arrival_order_and_refuse_barging(
     """``fair=True``: four waiters arrive in a known order and poll as usual (0.1 to
     0.2 s); each, right after its release, tries to take the lock straight back (a
     barge). Every hand-over keeps arrival order and every barge is refused while
-    someone waits; with the default (not fair) lock the barges win."""
+    someone waits. A barge races the woken head, so a fair check that let anyone in
+    could still lose every race here: the next test pins that check down."""
     count = 4
     order: list[int] = []
     barges: list[bool] = []
@@ -346,6 +347,41 @@ def test_fair_locks_hand_over_in_arrival_order_and_refuse_barging(
     assert order == list(range(count))
     assert barges[: count - 1] == [False] * (count - 1)  # the last found nobody waiting
     assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+
+def test_a_fair_acquire_waits_for_the_head_of_the_line(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A waiter stands at the head of the line on every server (its entry has 60 s
+    left) and has not come for the free lock yet: a fair acquire by anyone else is
+    refused, and a default acquire, which does not look at the line, takes the lock.
+    The barges of the hand-over test race the woken head; this one cannot."""
+    for url in servers.urls:
+        client = redis.Redis.from_url(url)
+        try:
+            client.zadd(QUEUE_PREFIX + lock_name, {"slow-waiter": 0})
+            client.zadd(
+                QUEUE_EXPIRY_PREFIX + lock_name, {"slow-waiter": _server_ms(client) + 60_000}
+            )
+        finally:
+            client.close()
+
+    async def body() -> None:
+        fair = api.redlock(servers.urls, fair=True).lock(lock_name, ttl=30)
+        assert not await call(fair.acquire(blocking=False))
+        default = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        assert await call(default.acquire(blocking=False))
+        assert await call(default.release())
+
+    try:
+        api.run(body)
+    finally:
+        for url in servers.urls:
+            client = redis.Redis.from_url(url)
+            try:
+                client.delete(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
+            finally:
+                client.close()
 
 
 def test_fair_needs_the_queue(servers: LocalServerGroup) -> None:

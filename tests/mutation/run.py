@@ -261,7 +261,7 @@ MUTANTS: Final = (
         "if false then",
         (
             "tests/integration/test_wake_one.py"
-            "::test_fair_locks_hand_over_in_arrival_order_and_refuse_barging[sync]",
+            "::test_a_fair_acquire_waits_for_the_head_of_the_line[sync]",
         ),
     ),
     Mutant(
