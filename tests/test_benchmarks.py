@@ -232,7 +232,77 @@ def test_write_docs_replaces_only_the_generated_section(tmp_path: Path) -> None:
 
 def test_targets_of_an_empty_run_are_not_measured() -> None:
     rows = suite.issue_targets(suite.Run())
-    assert [row["result"] for row in rows] == ["n/a", "n/a", "n/a"]
+    assert [row["result"] for row in rows if row["target"]] == ["n/a"] * 4
+    assert [row["name"][0] for row in rows if row["target"]] == ["1", "2", "3", "4"]
+
+
+def _figure1(medians: dict[str, float]) -> dict[str, Any]:
+    return {
+        "results": [
+            {"slug": slug, "status": "ok", "median_us": value} for slug, value in medians.items()
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("floor", "ours", "results"),
+    [
+        (110.0, 115.0, ["pass", "info", "info"]),  # 1.15x redis-py; the floor is below 1.2x
+        (110.0, 125.0, ["MISS", "info", "info"]),  # 1.25x redis-py
+        (130.0, 125.0, ["info", "info", "pass"]),  # the floor is above 1.2x: ours <= floor
+        (130.0, 135.0, ["info", "info", "MISS"]),
+    ],
+)
+def test_the_uncontended_target_falls_back_to_the_floor_only_when_the_floor_is_above_it(
+    floor: float, ours: float, results: list[str]
+) -> None:
+    medians = {"quorumlock-n5": ours, "floor-n5": floor, "redis-py-n1": 100.0}
+    run = suite.Run(figures={"uncontended": _figure1(medians)})
+    rows = [row for row in suite.issue_targets(run) if row["name"].startswith("1.")]
+    assert [row["result"] for row in rows] == results
+
+
+def test_the_contention_and_many_lock_targets() -> None:
+    def row(slug: str, processes: int, rate: float, jain: float) -> dict[str, Any]:
+        return {
+            "contender": slug,
+            "processes": processes,
+            "status": "ok",
+            "cs_per_second": rate,
+            "jain": jain,
+        }
+
+    contended = {
+        "config": {"processes": [1, 2, 16]},
+        "rows": [
+            row("quorumlock", 1, 1000.0, 1.0),
+            row("quorumlock", 2, 900.0, 0.99),
+            row("quorumlock", 16, 590.0, 0.90),
+            row("pottery", 1, 100.0, 1.0),
+            row("pottery", 2, 90.0, 0.5),
+            row("pottery", 16, 50.0, 0.5),
+        ],
+    }
+    many = {"rows": [{"contender": "quorumlock", "status": "ok", "count": 10_000,
+                      "acquire_seconds": 4.0}]}  # fmt: skip
+    run = suite.Run(
+        figures={
+            "contention": contended,
+            "many": many,
+            "uncontended": _figure1({"quorumlock-n5": 250.0}),  # 4,000 cycles/s
+        }
+    )
+    results = {row["name"]: row["result"] for row in suite.issue_targets(run)}
+    assert results["3. [P=2] quorumlock N=5 cs/s / pottery N=5 cs/s"] == "pass"
+    assert results["3. [P=2] quorumlock N=5 Jain's index"] == "pass"
+    assert results["3. [P=16] quorumlock N=5 cs/s / pottery N=5 cs/s"] == "pass"
+    assert results["3. [P=16] quorumlock N=5 Jain's index"] == "MISS"
+    assert results["3. [P=16] quorumlock N=5 cs/s / its cs/s at P=1"] == "MISS"  # 0.59
+    assert "3. [P=1] quorumlock N=5 cs/s / pottery N=5 cs/s" not in results  # no target
+    # 2,500 acquired/s against 4,000 cycles/s: 0.625 >= 0.5
+    assert results["4. auto-extended locks acquired/s (figure 4) / uncontended N=5 cycles/s"] == (
+        "pass"
+    )
 
 
 # --------------------------------------------------------------------------- real runs

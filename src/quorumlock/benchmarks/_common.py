@@ -308,6 +308,12 @@ class Table:
         return "\n".join(parts)
 
 
+def _suffix(unit: str) -> str:
+    """How a value in ``unit`` is written after its number: ``x`` for a ratio, none for
+    an index, else a space and the unit."""
+    return "x" if unit == "x" else f" {unit}" if unit else ""
+
+
 def target_row(
     name: str,
     value: float | None,
@@ -316,15 +322,14 @@ def target_row(
     at_least: bool = True,
     unit: str = "x",
 ) -> dict[str, Any]:
-    """One line of a figure's ratio table: a value, and how it compares with a target."""
-    sign = ">=" if at_least else "<"
+    """One line of a figure's ratio table: a value, and how it compares with a target
+    (``unit``: ``x`` for a ratio, ``""`` for an index, else ``ms`` and the like)."""
+    sign = ">=" if at_least else "<="
     return {
         "name": name,
         "value": value,
         "unit": unit,
-        "target": None
-        if target is None
-        else f"{sign} {target:g}{'x' if unit == 'x' else ' ' + unit}",
+        "target": None if target is None else f"{sign} {target:g}{_suffix(unit)}",
         "result": judge(value, target, at_least=at_least),
     }
 
@@ -335,8 +340,6 @@ def targets_table(rows: Sequence[Mapping[str, Any]], title: str = "") -> Table:
     for row in rows:
         value = row["value"]
         unit = row.get("unit", "x")
-        shown = (
-            "-" if value is None else (f"{value:.2f}x" if unit == "x" else f"{value:.2f} {unit}")
-        )
+        shown = "-" if value is None else f"{value:.2f}{_suffix(unit)}"
         body.append([row["name"], shown, row["target"] or "", row["result"]])
     return Table(["ratio or value", "measured", "target", "result"], body, frozenset({1}), title)

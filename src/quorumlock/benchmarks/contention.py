@@ -42,8 +42,12 @@ CONTENDERS: Final[tuple[Peer, ...]] = tuple(
     p for p in HANDOVER_CONTENDERS if p.slug in ("quorumlock", "pottery", "redis-py", "redis-lock")
 )
 
-#: The issue's target: quorumlock N=5 critical sections/s at least 10x pottery's.
+#: The targets (docs/benchmarks.md, "Targets and what was measured"), from P = 2 on:
+#: quorumlock N=5 critical sections/s at least 10x pottery's, Jain's index at least
+#: 0.95, and at the largest P at least 60 % of quorumlock's own rate at P = 1.
 TARGET_VS_POTTERY: Final = 10.0
+TARGET_JAIN: Final = 0.95
+TARGET_VS_ALONE: Final = 0.6
 
 
 @dataclass(frozen=True)
@@ -123,18 +127,37 @@ def _rate(result: dict[str, Any], slug: str, processes: int) -> float | None:
     return None
 
 
+def _jain(result: dict[str, Any], slug: str, processes: int) -> float | None:
+    for r in result["rows"]:
+        if r["contender"] == slug and r["processes"] == processes and r["status"] == "ok":
+            return None if r["jain"] is None else float(r["jain"])
+    return None
+
+
 def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """quorumlock / pottery at each P (the issue's target from P = 2 on), then the others."""
+    """quorumlock / pottery and Jain's index at each P (targets from P = 2 on), the
+    largest P's rate against P = 1's, then the others."""
     out = []
-    for processes in result["config"]["processes"]:
+    counts = result["config"]["processes"]
+    for processes in counts:
         ours = _rate(result, "quorumlock", processes)
+        contended = processes > 1
         out.append(
             target_row(
                 f"[P={processes}] quorumlock N=5 cs/s / pottery N=5 cs/s",
                 ratio(ours, _rate(result, "pottery", processes)),
-                TARGET_VS_POTTERY if processes > 1 else None,
+                TARGET_VS_POTTERY if contended else None,
             )
         )
+        if contended:
+            out.append(
+                target_row(
+                    f"[P={processes}] quorumlock N=5 Jain's index",
+                    _jain(result, "quorumlock", processes),
+                    TARGET_JAIN,
+                    unit="",
+                )
+            )
         for slug, label in (("redis-py", "redis-py Lock"), ("redis-lock", "python-redis-lock")):
             out.append(
                 target_row(
@@ -142,6 +165,15 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
                     ratio(ours, _rate(result, slug, processes)),
                 )
             )
+    if len(counts) > 1 and min(counts) == 1:
+        most = max(counts)
+        out.append(
+            target_row(
+                f"[P={most}] quorumlock N=5 cs/s / its cs/s at P=1",
+                ratio(_rate(result, "quorumlock", most), _rate(result, "quorumlock", 1)),
+                TARGET_VS_ALONE,
+            )
+        )
     return out
 
 

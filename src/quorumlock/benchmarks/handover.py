@@ -69,8 +69,11 @@ CONTENDERS: Final[tuple[Peer, ...]] = (
     Peer("aioredlock", "aioredlock", "aioredlock", 5, "3 polls U[0.1, 0.3] s, again"),
 )
 
-#: The issue's targets, at N = 5: median under 5 ms; pottery's median 20x ours or more.
-TARGET_MEDIAN_MS: Final = 5.0
+#: The targets at N = 5 (docs/benchmarks.md, "Targets and what was measured"): a median
+#: of 0.6 ms and a p99 of 5 ms at most, at every W. The first wave's target, pottery's
+#: median 20x ours or more, is still shown, for comparison.
+TARGET_MEDIAN_MS: Final = 0.6
+TARGET_P99_MS: Final = 5.0
 TARGET_VS_POTTERY: Final = 20.0
 
 
@@ -167,15 +170,19 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for waiters in result["config"]["waiters"]:
         ours = _row(result, "quorumlock", waiters).get("p50_ms")
-        out.append(
-            target_row(
-                f"[W={waiters}] quorumlock N=5 hand-over median",
-                ours,
-                TARGET_MEDIAN_MS,
-                at_least=False,
-                unit="ms",
+        for label, value, target in (
+            ("median", ours, TARGET_MEDIAN_MS),
+            ("p99", _row(result, "quorumlock", waiters).get("p99_ms"), TARGET_P99_MS),
+        ):
+            out.append(
+                target_row(
+                    f"[W={waiters}] quorumlock N=5 hand-over {label}",
+                    value,
+                    target,
+                    at_least=False,
+                    unit="ms",
+                )
             )
-        )
         out.append(
             target_row(
                 f"[W={waiters}] pottery median / quorumlock median",
