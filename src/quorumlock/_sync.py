@@ -209,11 +209,11 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = self._wakeups.watch(
-                        step.key, step.timeout, step.keys, queued=step.queued
+                    waiter, missed = self._wakeups.watch(
+                        step.key, step.timeout, step.keys, queued=step.queued, since=step.since
                     )
                     watched = step.key
-                    step = flow.send(time.monotonic())
+                    step = flow.send(Woken(time.monotonic(), missed))
                 else:
                     step = flow.send(_wait(waiter, step))
         except StopIteration as stop:

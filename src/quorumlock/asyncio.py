@@ -189,11 +189,11 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch):
-                    waiter = await self._wakeups.watch(
-                        step.key, step.timeout, step.keys, queued=step.queued
+                    waiter, missed = await self._wakeups.watch(
+                        step.key, step.timeout, step.keys, queued=step.queued, since=step.since
                     )
                     watched = step.key
-                    step = flow.send(time.monotonic())
+                    step = flow.send(Woken(time.monotonic(), missed))
                 elif waiter is None:  # a flow waits only after it watched
                     await asyncio.sleep(step.seconds)
                     step = flow.send(Woken(time.monotonic(), False))

@@ -261,7 +261,7 @@ class Network:
                     step = flow.send(Woken(self.now, False) if isinstance(step, Wait) else self.now)
                     continue
                 if isinstance(step, Watch):
-                    step = flow.send(self.now)
+                    step = flow.send(Woken(self.now, True))
                     continue
                 if step.op is Op.ACQUIRE:
                     self.attempts += 1

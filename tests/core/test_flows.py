@@ -67,6 +67,9 @@ class Script:
     steps: list[Fanout | Sleep | Watch | Wait] = field(default_factory=list)
     attempts: int = 0
     watching: bool = False
+    # The process listened on the key since before the failed attempt and heard nothing
+    # (a subscription kept from an earlier wait): the Watch answers "nothing missed".
+    listening: bool = False
 
     def run(self, flow: Flow[T]) -> T:
         try:
@@ -82,7 +85,7 @@ class Script:
                     assert not self.watching, "a flow watches once"
                     self.watching = True
                     self.now += self.round_time
-                    step = flow.send(self.now)
+                    step = flow.send(Woken(self.now, not self.listening))
                     continue
                 if isinstance(step, Wait):
                     assert self.watching, "a flow waits only after it watched"
@@ -524,6 +527,23 @@ def test_first_failure_subscribes_then_retries_at_once_then_waits() -> None:
     assert waits == [pytest.approx(0.15)] * 2  # the R8 pause is the fallback
 
 
+def test_a_process_listening_all_along_joins_and_waits_without_trying_again() -> None:
+    """The Watch answers that nothing can have been missed (the process kept its
+    subscription from an earlier wait and heard no release since the failed attempt was
+    sent): no attempt at once, straight to the queue and the wait."""
+    s = state(retry_delay=0.2)
+    net = Script(5, acquire=lambda a: [X] * 5 if a < 3 else [G] * 5, listening=True)
+    started = net.now
+    assert acquire(s, net, blocking=True)
+    assert net.ops() == [
+        "acquire", "release", "watch", "queue", "wait",
+        "acquire", "release", "queue", "wait",
+        "acquire",
+    ]  # fmt: skip
+    watch = next(x for x in net.steps if isinstance(x, Watch))
+    assert watch.since == started  # when the failed attempt was sent
+
+
 def test_non_blocking_acquire_never_subscribes() -> None:
     s, net = state(), Script(5, acquire=lambda a: [X] * 5)
     assert not acquire(s, net)
@@ -577,7 +597,7 @@ def test_a_wake_up_by_name_tries_at_once_and_joins_again_after_a_failure() -> No
                 reply = G if granted else X if step.op is Op.ACQUIRE else Reply.DONE
                 answer = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", reply) for i in range(5)))
             else:
-                answer = 0.0
+                answer = Woken(0.0, True)  # the Watch: a new subscription
             step = flow.send(answer)
     assert ops == [
         "acquire", "release", "Watch",
@@ -598,7 +618,7 @@ def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
     assert next(flow).op is Op.ACQUIRE  # type: ignore[union-attr]
     assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
     assert isinstance(flow.send(done), Watch)
-    assert flow.send(0.001).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(Woken(0.001, True)).op is Op.ACQUIRE  # type: ignore[union-attr]
     assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
     assert flow.send(done).op is Op.QUEUE  # type: ignore[union-attr]
     wait = flow.send(done)
@@ -752,7 +772,7 @@ def test_a_waiter_far_back_in_line_polls_less_often(
     assert next(flow).op is Op.ACQUIRE  # type: ignore[union-attr]
     assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
     assert isinstance(flow.send(done), Watch)
-    assert flow.send(0.001).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert flow.send(Woken(0.001, True)).op is Op.ACQUIRE  # type: ignore[union-attr]
     assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
     assert flow.send(done).op is Op.QUEUE  # type: ignore[union-attr]
     wait = flow.send(joined)

@@ -18,7 +18,7 @@ import redis
 
 from quorumlock import ConfigurationError, LockObserver, Redlock, RoundEvent
 from quorumlock import asyncio as aio
-from quorumlock._algorithm.scripts import QUEUE, QUEUE_EXPIRY_PREFIX, QUEUE_PREFIX
+from quorumlock._algorithm.scripts import QUEUE, QUEUE_EXPIRY_PREFIX, QUEUE_PREFIX, RELEASED_PREFIX
 from quorumlock.testing import LocalServerGroup
 from tests.integration.apis import AnyLock, Api, Body, call
 
@@ -347,6 +347,72 @@ def test_fair_locks_hand_over_in_arrival_order_and_refuse_barging(
     assert order == list(range(count))
     assert barges[: count - 1] == [False] * (count - 1)  # the last found nobody waiting
     assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+
+def _server_counts(servers: LocalServerGroup, name: str) -> tuple[int, int]:
+    """SUBSCRIBE commands run on all servers so far, and the fewest connections any
+    server has listening to ``name``'s release announcements."""
+    subscribes, listening = 0, []
+    for url in servers.urls:
+        client = redis.Redis.from_url(url)
+        try:
+            stats = client.info("commandstats").get("cmdstat_subscribe", {})
+            subscribes += int(stats.get("calls", 0))
+            ((_, count),) = client.pubsub_numsub(RELEASED_PREFIX + name)
+            listening.append(int(count))
+        finally:
+            client.close()
+    return subscribes, min(listening)
+
+
+class Ops(LockObserver):
+    """An observer that records the op of every round."""
+
+    def __init__(self, log: list[str]) -> None:
+        self._log = log
+
+    def on_round(self, event: RoundEvent) -> None:
+        self._log.append(event.op)
+
+
+def test_a_process_that_waits_again_soon_keeps_listening(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A waiter got the lock, and its process waits on the name again within seconds
+    (the workers of a busy name take turns): the subscription lingered, so no SUBSCRIBE
+    is sent; and since the process listened all along and heard no release after its
+    failed attempt, no attempt follows at once: it joins the line, and the release
+    wakes it (its poll would come 30 s or more later)."""
+    ops: list[str] = []
+    counts: list[tuple[int, int]] = []
+
+    async def body() -> None:
+        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        rl = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=Ops(ops))
+
+        async def wait() -> None:
+            lock = rl.lock(lock_name, ttl=30)
+            assert await call(lock.acquire(timeout=20))
+            assert await call(lock.release())
+
+        async def release() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+            assert await call(holder.release())
+
+        for _ in range(2):
+            assert await call(holder.acquire(blocking=False))
+            counts.append(_server_counts(servers, lock_name))
+            ops.clear()
+            await api.concurrently([wait, release], limit=30)
+        counts.append(_server_counts(servers, lock_name))
+
+    api.run(body)
+    (before, none), (between, kept), (after, still) = counts
+    assert none == 0
+    assert between > before  # the first wait subscribed
+    assert min(kept, still) >= 1  # lingering after each wait
+    assert after == between  # the second wait subscribed nowhere
+    assert ops == ["acquire", "queue", "acquire", "release"]
 
 
 def test_a_fair_acquire_waits_for_the_head_of_the_line(

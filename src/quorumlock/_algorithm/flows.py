@@ -9,7 +9,8 @@ the sync and asyncio front ends run the very same flows and cannot drift apart:
   monotonic times read just before the first send and just after the last reply;
 - it yields :class:`Sleep`: pause; the driver answers with the monotonic time after it;
 - it yields :class:`Watch`: subscribe to the release announcements of a key for the rest
-  of the flow; the driver answers with the monotonic time after it;
+  of the flow; the driver answers with a :class:`Woken`: the monotonic time after it,
+  and whether an announcement may have been missed since the failed attempt;
 - it yields :class:`Wait`: pause until a release of the watched key is announced, or at
   most ``seconds``; the driver answers with a :class:`Woken`;
 - a :class:`Fanout` of :attr:`Op.QUEUE` (after a :class:`Watch` only) puts the waiter's
@@ -23,6 +24,7 @@ The flow's return value is its result. A driver is a dozen lines: see ``_run`` i
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -218,14 +220,18 @@ class Watch:
     the flow, waiting up to ``timeout`` for a majority of them to confirm. Announcements
     received since the last ``ACQUIRE`` fan-out was sent wake the next :class:`Wait`.
 
-    The driver answers with the monotonic time after it. It unsubscribes when the flow
-    ends, however it ends.
+    The driver answers with a :class:`Woken`: the monotonic time after it, and
+    ``notified`` unless the process had listened on the key since before ``since`` (when
+    the failed attempt was sent) on a majority, and heard nothing since (a subscription
+    kept from an earlier wait): a release in between may have gone unheard, and the flow
+    tries again at once. It unsubscribes when the flow ends, however it ends.
     """
 
     key: str
     timeout: float
     keys: tuple[str, ...] = ()  # a multi-resource lock's set: a release of any wakes
     queued: bool = True  # the waiter joins the key's queue (a single lock's waiter)
+    since: float = -math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,7 +342,8 @@ def acquire_flow(
     With ``config.wake_on_release``, the first failed attempt of a blocking acquire
     subscribes to the key's release announcements (:class:`Watch`), joins the key's queue
     of waiters (:attr:`Op.QUEUE`) and tries again at once, so that a release that
-    happened before the subscription took effect is not missed. From then on each pause
+    happened before the subscription took effect is not missed (not at once when the
+    process was listening all along and heard no release). From then on each pause
     (:class:`Wait`) ends early when a release names this waiter (the head of the queue;
     or anyone, from a server whose queue is empty); a wake-up that may have been shared
     is followed by a short random stagger (see
@@ -430,9 +437,11 @@ def acquire_flow(
             wait = config.connect_timeout
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
-            watched = yield Watch(key, wait, keys, queued=queue)
-            assert isinstance(watched, float)
-            continue  # at once: a release before the subscription would go unnoticed
+            watched = yield Watch(key, wait, keys, queued=queue, since=round_.started)
+            assert isinstance(watched, Woken)
+            if watched.notified:
+                continue  # at once: a release before the subscription would go unnoticed
+            now = watched.now
         if watching and queue:
             # (re)join after every failed try: the first time; after a wake-up by name,
             # which took the entry off the queues; and to renew the lease (the driver

@@ -274,9 +274,11 @@ def semaphore_acquire_flow(
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
             # no queue: a semaphore's release wakes every waiter of the name
-            watched = yield Watch(base, wait, queued=False)
-            assert isinstance(watched, float)
-            continue  # at once: a release before the subscription would go unnoticed
+            watched = yield Watch(base, wait, queued=False, since=first.started)
+            assert isinstance(watched, Woken)
+            if watched.notified:
+                continue  # at once: a release before the subscription would go unnoticed
+            now = watched.now
         pause = retry_delay(config.retry_delay, uniform())
         if give_up_at is not None:
             pause = min(pause, give_up_at - now)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -22,13 +23,16 @@ from quorumlock._io.wakeups import (
     IDLE_STOP,
     RECONNECT_PAUSE,
     Entry,
+    Lingering,
     arrival,
     dismiss,
     enlist,
     enough,
+    heard_everything,
     parse,
     release_channel,
     subscriber_spec,
+    wakes_a_newcomer,
 )
 
 __all__ = ["AsyncWaiter", "AsyncWakeups"]
@@ -97,20 +101,28 @@ class AsyncWakeups:
         self._specs = list(specs)
         self._connect_timeout = connect_timeout
         self._waiters: dict[bytes, Entry[AsyncWaiter]] = {}
+        self._lingering = Lingering()
         self._listeners: list[_AsyncListener] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
         self._changed: asyncio.Condition | None = None
 
     async def watch(
-        self, key: str, timeout: float, keys: Sequence[str] = (), *, queued: bool = True
-    ) -> AsyncWaiter:
+        self,
+        key: str,
+        timeout: float,
+        keys: Sequence[str] = (),
+        *,
+        queued: bool = True,
+        since: float = -math.inf,
+    ) -> tuple[AsyncWaiter, bool]:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.watch`."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._pid != os.getpid():
             for listener in self._listeners:
                 listener.stop()
             self._waiters.clear()
+            self._lingering.clear()
             self._listeners = [
                 _AsyncListener(spec, self, self._connect_timeout) for spec in self._specs
             ]
@@ -121,6 +133,8 @@ class AsyncWakeups:
         entry = self._waiters.setdefault(channel, Entry())
         others = tuple(release_channel(k) for k in keys)
         waiter = AsyncWaiter(channel, entry, others, queued=queued)
+        heard = [self._lingering.take(c) for c in waiter.channels]
+        missed = not heard_everything(self._listeners, heard, waiter.channels, since)
         if enlist(self._waiters, waiter):
             for listener in self._listeners:
                 listener.want()
@@ -134,7 +148,7 @@ class AsyncWakeups:
             # gets the waiter to unwatch, so the subscription would outlive it
             self.unwatch(waiter)
             raise
-        return waiter
+        return waiter, missed
 
     def join(self, waiter: AsyncWaiter, lease_ms: int) -> tuple[str, str] | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.join`."""
@@ -144,9 +158,8 @@ class AsyncWakeups:
     def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
         member, dropped = dismiss(self._waiters, waiter, kept=kept)
-        if dropped:
-            for listener in self._listeners:
-                listener.poke()
+        # still subscribed for a while; the listeners look again within a second
+        self._lingering.leave(dropped, time.monotonic())
         return member
 
     def close(self) -> None:
@@ -155,6 +168,7 @@ class AsyncWakeups:
             listener.stop()
         self._listeners = []
         self._waiters.clear()
+        self._lingering.clear()
         self._loop = None
 
     # Called by the subscriber tasks.
@@ -162,7 +176,7 @@ class AsyncWakeups:
     def wanted(self, listener: _AsyncListener) -> set[bytes] | None:
         if listener not in self._listeners:
             return None
-        return set(self._waiters)
+        return set(self._waiters) | self._lingering.channels(time.monotonic())
 
     async def confirmed(self) -> None:
         if self._changed is not None:
@@ -173,6 +187,8 @@ class AsyncWakeups:
         entry = self._waiters.get(channel)
         if entry is not None:
             entry.deliver(payload)
+        elif wakes_a_newcomer(payload):
+            self._lingering.heard(channel, time.monotonic())
 
 
 class _AsyncListener:
@@ -182,7 +198,7 @@ class _AsyncListener:
         self._spec = spec
         self._hub = hub
         self._connect_timeout = connect_timeout
-        self.confirmed: set[bytes] = set()
+        self.confirmed: dict[bytes, float] = {}  # each channel confirmed, and when
         self.refused = False  # the server answered a SUBSCRIBE with an error (NOPERM)
         self._task: asyncio.Task[None] | None = None
         self._poked = asyncio.Event()
@@ -243,7 +259,7 @@ class _AsyncListener:
                     if removed := subscribed - wanted:
                         writer.write(pack(("UNSUBSCRIBE", *removed)))
                         subscribed -= removed
-                        self.confirmed = self.confirmed - removed
+                        self.confirmed = {c: t for c, t in self.confirmed.items() if c in wanted}
                     self._poked.clear()
                     if incoming is None:
                         incoming = asyncio.ensure_future(stream.read(65536))
@@ -268,7 +284,7 @@ class _AsyncListener:
             self._failures += 1
             return "failed"
         finally:
-            self.confirmed = set()
+            self.confirmed = {}
             with contextlib.suppress(Exception):
                 await conn.disconnect(nowait=True)
 
@@ -279,5 +295,5 @@ class _AsyncListener:
         elif kind != "other":
             self.refused = kind == "refused"
             if kind == "subscribed":
-                self.confirmed = self.confirmed | {channel}
+                self.confirmed = {**self.confirmed, channel: time.monotonic()}
             await self._hub.confirmed()

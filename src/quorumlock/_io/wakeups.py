@@ -24,6 +24,12 @@ process. The announcements of one release by several servers count once. The kin
 lock without a queue (a multi-resource lock's set, the read-write lock, the semaphore)
 never join one, and their releases announce no head at all: that wakes every waiter of
 the name in every process, as before the queues.
+
+A channel whose last waiter left stays subscribed for :data:`LINGER` seconds
+(:class:`Lingering`): the workers of a busy name take turns, and one that waits again
+soon finds its process listening. It then needs no new subscription, and when a majority
+of the servers had confirmed it before the failed attempt was sent and no announcement
+came since, no attempt at once either (see :meth:`SyncWakeups.watch`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import logging
+import math
 import os
 import random
 import secrets
@@ -50,7 +57,9 @@ from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
 __all__ = [
+    "LINGER",
     "Entry",
+    "Lingering",
     "Notice",
     "Subscriber",
     "SyncWakeups",
@@ -58,9 +67,11 @@ __all__ = [
     "dismiss",
     "enlist",
     "enough",
+    "heard_everything",
     "parse",
     "release_channel",
     "subscriber_spec",
+    "wakes_a_newcomer",
     "warn_refused",
 ]
 
@@ -72,6 +83,90 @@ SEEN = 64
 IDLE_STOP = 10.0
 #: Pause between connection attempts to a server that is down.
 RECONNECT_PAUSE = 0.5
+#: A channel nobody waits on any more stays subscribed this long (seconds).
+LINGER = 5.0
+#: At most this many channels linger per ``Redlock``; the one left longest ago goes first.
+LINGER_MOST = 256
+
+
+class Lingering:
+    """The channels nobody waits on that stay subscribed for a while, each with when it
+    was left and when an announcement that could wake a newcomer last came on it since
+    (:func:`wakes_a_newcomer`: one that named the head of a queue woke a waiter in line
+    before it). Pure: the caller passes the monotonic time."""
+
+    def __init__(self, seconds: float | None = None, most: int = LINGER_MOST) -> None:
+        self._seconds = LINGER if seconds is None else seconds
+        self._most = most
+        self._left: dict[bytes, float] = {}  # in the order they were left
+        self._heard: dict[bytes, float] = {}
+
+    def leave(self, channels: Sequence[bytes], now: float) -> None:
+        """Nobody waits on ``channels`` any more."""
+        for channel in channels:
+            self._left.pop(channel, None)
+            self._left[channel] = now
+            self._heard.pop(channel, None)
+        while len(self._left) > self._most:
+            self._forget(next(iter(self._left)))
+
+    def take(self, channel: bytes) -> float | None:
+        """Someone waits on ``channel`` again: it stops lingering. Returns when an
+        announcement last came on it while it lingered (-inf: none came), or None when
+        it was not lingering (left too long ago, or never)."""
+        if self._left.pop(channel, None) is None:
+            return None
+        return self._heard.pop(channel, -math.inf)
+
+    def heard(self, channel: bytes, now: float) -> None:
+        """An announcement came on ``channel``, which nobody waits on."""
+        if channel in self._left:
+            self._heard[channel] = now
+
+    def channels(self, now: float) -> set[bytes]:
+        """The channels lingering at ``now``; those left longer ago are forgotten."""
+        while self._left:
+            channel, left = next(iter(self._left.items()))
+            if now - left < self._seconds:
+                break
+            self._forget(channel)
+        return set(self._left)
+
+    def clear(self) -> None:
+        self._left.clear()
+        self._heard.clear()
+
+    def _forget(self, channel: bytes) -> None:
+        del self._left[channel]
+        self._heard.pop(channel, None)
+
+
+def wakes_a_newcomer(payload: bytes) -> bool:
+    """Whether an announcement would wake a waiter that is not in line yet: one that
+    names nobody (an empty queue, or a kind of lock without a queue) wakes everyone; one
+    that names the head of a queue wakes that waiter's process only."""
+    head, space, _ = payload.partition(b" ")
+    return not space or not head
+
+
+def heard_everything(
+    listeners: Sequence[Subscriber],
+    heard: Sequence[float | None],
+    channels: Sequence[bytes],
+    since: float,
+) -> bool:
+    """Whether no announcement on ``channels`` can have been missed since ``since``: each
+    was lingering (``heard``: what :meth:`Lingering.take` answered for it), nothing came
+    on it from ``since`` on, and a majority of the servers had confirmed it by then (a
+    connection that dropped since confirms it anew, later)."""
+    needed = quorum(len(listeners))
+    for channel, last in zip(channels, heard, strict=True):
+        if last is None or last >= since:
+            return False
+        early = sum(1 for li in listeners if li.confirmed.get(channel, math.inf) <= since)
+        if early < needed:
+            return False
+    return True
 
 
 def subscriber_spec(spec: ServerSpec, failures: int) -> ServerSpec:
@@ -316,22 +411,34 @@ class SyncWakeups:
         self._connect_timeout = connect_timeout
         self._cond = threading.Condition(threading.Lock())
         self._waiters: dict[bytes, Entry[Waiter]] = {}
+        self._lingering = Lingering()
         self._listeners: list[_Listener] = []
         self._pid = os.getpid()
 
     def watch(
-        self, key: str, timeout: float, keys: Sequence[str] = (), *, queued: bool = True
-    ) -> Waiter:
+        self,
+        key: str,
+        timeout: float,
+        keys: Sequence[str] = (),
+        *,
+        queued: bool = True,
+        since: float = -math.inf,
+    ) -> tuple[Waiter, bool]:
         """Listen to the announcements for ``key`` (and every one of ``keys``, a
         multi-resource lock's set); wait up to ``timeout`` until a majority of the
         servers confirmed the subscription of ``key`` (a release elsewhere may go
         unheard: the R8 pause covers it). ``queued``: the waiter will join ``key``'s
-        queue. Always pair with :meth:`unwatch`."""
+        queue. Always pair with :meth:`unwatch`.
+
+        Returns the waiter, and whether an announcement may have been missed since
+        ``since`` (when the failed attempt was sent): False only when this process
+        listened on every channel all along (:func:`heard_everything`)."""
         channel = release_channel(key)
         others = tuple(release_channel(k) for k in keys)
         with self._cond:
             if self._pid != os.getpid():  # a forked child: the parent's threads are gone
                 self._waiters.clear()
+                self._lingering.clear()
                 self._listeners = []
                 self._pid = os.getpid()
             if not self._listeners:
@@ -341,6 +448,8 @@ class SyncWakeups:
             listeners = self._listeners
             entry = self._waiters.setdefault(channel, Entry())
             waiter = Waiter(channel, entry, others, queued=queued)
+            heard = [self._lingering.take(c) for c in waiter.channels]
+            missed = not heard_everything(listeners, heard, waiter.channels, since)
             for wanted in enlist(self._waiters, waiter):
                 for listener in listeners:
                     listener.want(wanted)
@@ -350,7 +459,7 @@ class SyncWakeups:
                 if left <= 0:
                     break
                 self._cond.wait(left)
-        return waiter
+        return waiter, missed
 
     def join(self, waiter: Waiter, lease_ms: int) -> tuple[str, str] | None:
         """The entry's id and arrival, for the queue script: ``waiter`` (re)joins the
@@ -369,9 +478,8 @@ class SyncWakeups:
             if self._pid != os.getpid():
                 return None
             member, dropped = dismiss(self._waiters, waiter, kept=kept)
-            for channel in dropped:
-                for listener in self._listeners:
-                    listener.drop(channel)
+            # still subscribed for a while; the listeners look again within a second
+            self._lingering.leave(dropped, time.monotonic())
             return member
 
     def close(self) -> None:
@@ -379,6 +487,7 @@ class SyncWakeups:
         with self._cond:
             listeners, self._listeners = self._listeners, []
             self._waiters.clear()
+            self._lingering.clear()
         for listener in listeners:
             listener.stop()
 
@@ -389,7 +498,7 @@ class SyncWakeups:
         with self._cond:
             if listener not in self._listeners:
                 return None
-            return set(self._waiters)
+            return set(self._waiters) | self._lingering.channels(time.monotonic())
 
     def retire(self, listener: _Listener) -> bool:
         """Whether an idle ``listener``'s thread may stop: yes if no channel is wanted.
@@ -397,7 +506,7 @@ class SyncWakeups:
         A later :meth:`watch` starts a new thread for it.
         """
         with self._cond:
-            if self._waiters:
+            if self._waiters or self._lingering.channels(time.monotonic()):
                 return False
             listener.thread = None
             return True
@@ -411,6 +520,8 @@ class SyncWakeups:
             entry = self._waiters.get(channel)
             if entry is not None:
                 entry.deliver(payload)
+            elif wakes_a_newcomer(payload):
+                self._lingering.heard(channel, time.monotonic())
 
 
 def enough(listeners: Sequence[Subscriber], channel: bytes) -> bool:
@@ -422,9 +533,10 @@ def enough(listeners: Sequence[Subscriber], channel: bytes) -> bool:
 
 
 class Subscriber(Protocol):
-    """What :func:`enough` reads of a subscriber connection (sync or asyncio)."""
+    """What :func:`enough` reads of a subscriber connection (sync or asyncio):
+    ``confirmed``, each channel the server confirmed and when (monotonic)."""
 
-    confirmed: set[bytes]
+    confirmed: dict[bytes, float]
     refused: bool
 
 
@@ -450,7 +562,8 @@ class _Listener:
         self._spec = spec
         self._hub = hub
         self._connect_timeout = connect_timeout
-        self.confirmed: set[bytes] = set()  # channels the server confirmed (thread writes)
+        # channels the server confirmed, and when (the thread writes a new dict)
+        self.confirmed: dict[bytes, float] = {}
         self.refused = False  # the server answered a SUBSCRIBE with an error (NOPERM)
         self._stopped = False
         self._poke_r, self._poke_w = socket.socketpair()
@@ -468,10 +581,6 @@ class _Listener:
                 target=self._run, name=f"quorumlock-wakeups {self._spec.label}", daemon=True
             )
             self.thread.start()
-        self._poke()
-
-    def drop(self, channel: bytes) -> None:
-        """A channel has no waiter left (called under the hub's lock)."""
         self._poke()
 
     def stop(self) -> None:
@@ -523,7 +632,7 @@ class _Listener:
                 if removed := subscribed - wanted:
                     sock.sendall(pack(("UNSUBSCRIBE", *removed)))
                     subscribed -= removed
-                    self.confirmed -= removed
+                    self.confirmed = {c: t for c, t in self.confirmed.items() if c in wanted}
                 pending = getattr(sock, "pending", None)
                 if pending is None or not pending():
                     ready, _, _ = select.select([sock, self._poke_r], [], [], 1.0)
@@ -542,7 +651,7 @@ class _Listener:
             self._failures += 1
             return False
         finally:
-            self.confirmed = set()
+            self.confirmed = {}
             if conn is not None:
                 conn.disconnect()
 
@@ -553,7 +662,7 @@ class _Listener:
         elif kind != "other":
             self.refused = kind == "refused"
             if kind == "subscribed":
-                self.confirmed = self.confirmed | {channel}
+                self.confirmed = {**self.confirmed, channel: time.monotonic()}
             self._hub.confirmed()
 
     def _drain_pokes(self) -> None:

@@ -1,0 +1,105 @@
+"""Subscriptions kept after their last waiter left (``Lingering``), and when a process
+that kept one can vouch that it missed no release (``heard_everything``). Pure code."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pytest
+
+from quorumlock._io.wakeups import Lingering, heard_everything, wakes_a_newcomer
+
+A, B, C = b"quorumlock:released:a", b"quorumlock:released:b", b"quorumlock:released:c"
+
+
+def test_a_channel_lingers_for_its_time_then_is_forgotten() -> None:
+    lingering = Lingering(seconds=5.0)
+    lingering.leave([A], now=10.0)
+    lingering.leave([B], now=12.0)
+    assert lingering.channels(14.9) == {A, B}
+    assert lingering.channels(15.0) == {B}
+    assert lingering.take(A) is None  # forgotten: not lingering any more
+    assert lingering.channels(17.0) == set()
+
+
+def test_taking_a_channel_answers_when_it_last_heard_an_announcement() -> None:
+    lingering = Lingering(seconds=5.0)
+    lingering.leave([A, B], now=10.0)
+    lingering.heard(A, 11.0)
+    lingering.heard(A, 12.5)
+    lingering.heard(C, 12.0)  # not lingering: ignored
+    assert lingering.take(A) == 12.5
+    assert lingering.take(B) == -math.inf  # nothing came
+    assert lingering.take(C) is None
+    assert lingering.channels(11.0) == set()  # taken: waited on again, not lingering
+
+
+def test_leaving_again_starts_the_time_afresh_and_forgets_what_was_heard() -> None:
+    lingering = Lingering(seconds=5.0)
+    lingering.leave([A], now=10.0)
+    lingering.heard(A, 11.0)
+    assert lingering.take(A) == 11.0
+    lingering.leave([A], now=20.0)
+    assert lingering.channels(24.0) == {A}
+    assert lingering.take(A) == -math.inf
+
+
+def test_at_most_so_many_channels_linger_the_oldest_goes_first() -> None:
+    lingering = Lingering(seconds=5.0, most=2)
+    lingering.leave([A], now=10.0)
+    lingering.leave([B], now=11.0)
+    lingering.leave([A], now=12.0)  # left again: now the newest
+    lingering.leave([C], now=13.0)
+    assert lingering.channels(13.0) == {A, C}
+
+
+@dataclass
+class Listener:
+    confirmed: dict[bytes, float] = field(default_factory=dict)
+    refused: bool = False
+
+
+def listeners(*times: float | None) -> list[Listener]:
+    """One listener per server; each confirmed channel A at that time (None: not)."""
+    return [Listener({} if t is None else {A: t}) for t in times]
+
+
+@pytest.mark.parametrize(
+    ("confirmed", "heard", "expected"),
+    [
+        ((1.0, 1.0, 1.0, None, None), -math.inf, True),  # a majority, confirmed early
+        ((1.0, 1.0, None, None, None), -math.inf, False),  # a minority
+        ((1.0, 1.0, 6.0, 6.0, 6.0), -math.inf, False),  # re-confirmed after the attempt
+        ((1.0, 1.0, 5.0, None, None), -math.inf, True),  # confirmed when it was sent
+        ((1.0, 1.0, 1.0, 1.0, 1.0), 4.9, True),  # heard before the attempt was sent
+        ((1.0, 1.0, 1.0, 1.0, 1.0), 5.0, False),  # heard from then on: may be missed
+        ((1.0, 1.0, 1.0, 1.0, 1.0), None, False),  # not lingering: a new subscription
+    ],
+)
+def test_a_process_vouches_only_for_what_a_majority_listened_to_all_along(
+    confirmed: tuple[float | None, ...], heard: float | None, expected: bool
+) -> None:
+    assert heard_everything(listeners(*confirmed), [heard], [A], since=5.0) is expected
+
+
+def test_every_channel_of_a_set_must_have_been_listened_to() -> None:
+    both = [Listener({A: 1.0, B: 1.0}) for _ in range(3)]
+    assert heard_everything(both, [-math.inf, -math.inf], [A, B], since=5.0)
+    assert not heard_everything(both, [-math.inf, None], [A, B], since=5.0)
+    only_a = [Listener({A: 1.0}) for _ in range(3)]
+    assert not heard_everything(only_a, [-math.inf, -math.inf], [A, B], since=5.0)
+
+
+@pytest.mark.parametrize(
+    ("payload", "wakes"),
+    [
+        (b"", True),  # a kind of lock without a queue: wakes every waiter
+        (b" 0123abcd", True),  # an empty queue: names nobody, wakes one in every process
+        (b"5f2a9c0e11d3b7a4 0123abcd", False),  # names the head: wakes its process only
+    ],
+)
+def test_only_an_announcement_that_names_nobody_could_wake_a_newcomer(
+    payload: bytes, wakes: bool
+) -> None:
+    assert wakes_a_newcomer(payload) is wakes
