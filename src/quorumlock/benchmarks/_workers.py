@@ -322,7 +322,10 @@ class _Worker:
         status: dict[str, str] = {}
         for slug in cmd["contenders"]:
             try:
-                lock = self._lock(slug, cmd["urls"], cmd["name"])
+                # a key of its own: a quorumlock release that timed out on server 0 under
+                # the warm-up's load leaves its key there for its ttl, which redis-py's
+                # Lock (server 0, the same key) would then wait on in vain
+                lock = self._lock(slug, cmd["urls"], f"{cmd['name']}:{slug}")
                 if not lock.acquire(5.0):
                     raise RuntimeError("the private warm-up key was taken")
                 lock.release()
