@@ -22,6 +22,7 @@ from quorumlock.benchmarks import (
     failover,
     handover,
     many_names,
+    profile_cycle,
     rwlock_cycles,
     semaphore,
     suite,
@@ -432,6 +433,35 @@ def test_the_failover_benchmark_runs(five: LocalServerGroup) -> None:
     assert len(result.resigns) == 1
     assert all(value > 0 for value in (*result.failovers, *result.resigns))
     assert "failover after SIGKILL" in result.summary()
+
+
+@pytest.mark.parametrize(
+    ("path", "function", "part"),
+    [
+        ("/x/src/quorumlock/_io/fanout.py", "_send", "quorumlock"),
+        ("/x/src/quorumlock/benchmarks/uncontended.py", "cycle", "the benchmark's loop"),
+        ("/x/site-packages/redis/connection.py", "read_response", "redis-py"),
+        ("~", "<method 'gets' of 'hiredis.Reader' objects>", "redis-py"),
+        ("~", "<method 'poll' of 'select.poll' objects>", "waiting on the servers"),
+        ("~", "<method 'recv_into' of '_socket.socket' objects>", "waiting on the servers"),
+        ("~", "<method 'sendall' of '_socket.socket' objects>", "writing to the servers"),
+        ("~", "<built-in method builtins.isinstance>", "stdlib and built-ins"),
+        ("/usr/lib/python3.11/secrets.py", "token_hex", "stdlib and built-ins"),
+    ],
+)
+def test_the_profile_shares_time_out_by_where_the_code_lives(
+    path: str, function: str, part: str
+) -> None:
+    assert profile_cycle._part(path, function) == part
+
+
+def test_the_cycle_profile_runs(five: LocalServerGroup, capsys: pytest.CaptureFixture[str]) -> None:
+    """A short run: both contenders measured and profiled; no time asserted."""
+    assert profile_cycle.main(["--servers", ",".join(five.urls), "--cycles", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "quorumlock / bare floor:" in out
+    assert out.count("profiled (") == 2
+    assert "writing to the servers" in out
 
 
 def test_the_rwlock_cycles_benchmark_measures_every_contender(five: LocalServerGroup) -> None:
