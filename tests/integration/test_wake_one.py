@@ -142,6 +142,18 @@ def _server_ms(client: redis.Redis) -> int:
     return int(seconds) * 1000 + int(micros) // 1000
 
 
+def put_first_in_line(servers: LocalServerGroup, name: str, member: str, lease_ms: int) -> None:
+    """On every server, ``member`` arrived first (score 0) in ``name``'s queue, and its
+    lease ends ``lease_ms`` from now on the server's clock (negative: it has ended)."""
+    for url in servers.urls:
+        client = redis.Redis.from_url(url)
+        try:
+            client.zadd(QUEUE_PREFIX + name, {member: 0})
+            client.zadd(QUEUE_EXPIRY_PREFIX + name, {member: _server_ms(client) + lease_ms})
+        finally:
+            client.close()
+
+
 @pytest.mark.parametrize("dead_entry_expired", [True, False])
 def test_a_dead_waiters_entry_does_not_block_the_line(
     api: Api, servers: LocalServerGroup, lock_name: str, dead_entry_expired: bool
@@ -169,15 +181,8 @@ def test_a_dead_waiters_entry_does_not_block_the_line(
 
     async def release(holder: AnyLock) -> None:
         await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
-        for url in servers.urls:
-            client = redis.Redis.from_url(url)
-            try:
-                # arrived first (score 0); its lease ran out a moment ago, or has 60 s left
-                expires = _server_ms(client) + (-1 if dead_entry_expired else 60_000)
-                client.zadd(QUEUE_PREFIX + lock_name, {"dead-waiter": 0})
-                client.zadd(QUEUE_EXPIRY_PREFIX + lock_name, {"dead-waiter": expires})
-            finally:
-                client.close()
+        # arrived first; its lease ran out a moment ago, or has 60 s left
+        put_first_in_line(servers, lock_name, "dead-waiter", -1 if dead_entry_expired else 60_000)
         if dead_entry_expired:
             assert await call(holder.release())
             released.append(time.monotonic())
@@ -422,15 +427,7 @@ def test_a_fair_acquire_waits_for_the_head_of_the_line(
     left) and has not come for the free lock yet: a fair acquire by anyone else is
     refused, and a default acquire, which does not look at the line, takes the lock.
     The barges of the hand-over test race the woken head; this one cannot."""
-    for url in servers.urls:
-        client = redis.Redis.from_url(url)
-        try:
-            client.zadd(QUEUE_PREFIX + lock_name, {"slow-waiter": 0})
-            client.zadd(
-                QUEUE_EXPIRY_PREFIX + lock_name, {"slow-waiter": _server_ms(client) + 60_000}
-            )
-        finally:
-            client.close()
+    put_first_in_line(servers, lock_name, "slow-waiter", 60_000)
 
     async def body() -> None:
         fair = api.redlock(servers.urls, fair=True).lock(lock_name, ttl=30)
