@@ -119,19 +119,17 @@ def run(
     return {"config": asdict(config), "rows": rows}
 
 
-def _rate(result: dict[str, Any], slug: str, processes: int) -> float | None:
+def _value(result: dict[str, Any], slug: str, processes: int, field: str) -> float | None:
+    """``field`` of ``slug``'s row at P = ``processes``, if it ran."""
     for r in result["rows"]:
         if r["contender"] == slug and r["processes"] == processes and r["status"] == "ok":
-            value = r["cs_per_second"]
+            value = r[field]
             return None if value is None else float(value)
     return None
 
 
-def _jain(result: dict[str, Any], slug: str, processes: int) -> float | None:
-    for r in result["rows"]:
-        if r["contender"] == slug and r["processes"] == processes and r["status"] == "ok":
-            return None if r["jain"] is None else float(r["jain"])
-    return None
+def _rate(result: dict[str, Any], slug: str, processes: int) -> float | None:
+    return _value(result, slug, processes, "cs_per_second")
 
 
 def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -153,7 +151,7 @@ def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
             out.append(
                 target_row(
                     f"[P={processes}] quorumlock N=5 Jain's index",
-                    _jain(result, "quorumlock", processes),
+                    _value(result, "quorumlock", processes, "jain"),
                     TARGET_JAIN,
                     unit="",
                 )
