@@ -387,6 +387,9 @@ def test_the_smallest_suite_end_to_end(five: LocalServerGroup, tmp_path: Path) -
     assert [r["status"] for r in quorumlock_rows] == ["ok", "ok", "ok"]
     assert quorumlock_rows[1]["critical_sections"] > 0
     assert quorumlock_rows[2]["count"] == 20
+    # Memory comes from a second, traced pass over the same number of locks.
+    assert quorumlock_rows[2]["traced_count"] == 20
+    assert quorumlock_rows[2]["traced_bytes_per_lock"] > 0
     meta = {
         "quick": True,
         "servers": {"description": "5 test servers"},

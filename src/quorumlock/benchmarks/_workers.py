@@ -603,15 +603,20 @@ def _holder(slug: str, urls: Sequence[str], ttl: float) -> tuple[_Holder, list[r
 
 
 def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
-    """Acquire ``count`` locks and hold them all for ``window`` seconds.
+    """Acquire ``count`` locks and hold them all for ``window`` seconds, then measure
+    Python's allocations per lock in a second pass.
 
-    Memory: ``tracemalloc`` (Python allocations) and the resident set (``/proc``) from
-    before the first acquire to after the last, divided by ``count``. Traffic: the
-    servers' ``INFO commandstats`` and the extensions counted by the locks, over the
-    ``window`` that follows (tracemalloc stopped by then: it slows Python down).
+    The first pass runs untraced, as an application would: the acquisitions' time, the
+    resident-set growth over them (``/proc``), then the servers' ``INFO commandstats``
+    and the extensions counted by the locks over the ``window`` that follows, and the
+    locks lost by its end. The second pass acquires ``traced_count`` locks again under
+    ``tracemalloc`` and releases them: tracing makes Python several times slower, and a
+    lease thread slowed as much falls behind its renewals and loses locks that an
+    untraced one keeps.
     """
     slug, urls, count = cmd["contender"], cmd["urls"], int(cmd["count"])
     ttl, window, prefix = float(cmd["ttl"]), float(cmd["window"]), cmd["name"]
+    traced_count = min(count, int(cmd.get("traced_count", count)))
     try:
         holder, clients = _holder(slug, urls, ttl)
     except NotInstalled as exc:
@@ -627,8 +632,6 @@ def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
         holder.retries = 0
         gc.collect()
         rss_before = _rss_bytes()
-        tracemalloc.start()
-        traced_before = tracemalloc.get_traced_memory()[0]
         started = time.monotonic()
         held = sum(holder.hold(f"{prefix}:{index}") for index in range(count))
         result["acquire_seconds"] = time.monotonic() - started
@@ -636,8 +639,6 @@ def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
         result["acquire_failures"] = count - held
         result["acquire_retries"] = holder.retries
         gc.collect()
-        result["traced_bytes"] = tracemalloc.get_traced_memory()[0] - traced_before
-        tracemalloc.stop()
         rss_after = _rss_bytes()
         result["rss_bytes"] = (
             None if rss_before is None or rss_after is None else rss_after - rss_before
@@ -664,6 +665,16 @@ def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
         result["server_calls"] = {name: n for name, n in calls.items() if n}
         result["lost"] = holder.lost()
         result["released"] = holder.release_all()
+        holder.clear()
+        gc.collect()
+        tracemalloc.start()
+        traced_before = tracemalloc.get_traced_memory()[0]
+        traced_held = sum(holder.hold(f"{prefix}:traced:{index}") for index in range(traced_count))
+        gc.collect()
+        result["traced_bytes"] = tracemalloc.get_traced_memory()[0] - traced_before
+        result["traced_held"] = traced_held
+        tracemalloc.stop()
+        holder.release_all()
     except Exception as exc:
         result["status"] = f"failed: {_one_line(exc)}"
         with contextlib.suppress(Exception):

@@ -2,11 +2,15 @@
 
 Each contender runs in a fresh worker process of its own (so that its memory is measured
 from a clean start; see ``hold_many`` in ``_workers.py``): acquire ``count`` locks on
-distinct names, hold them all for ``window`` seconds, release them. Measured:
+distinct names, hold them all for ``window`` seconds, release them; then acquire up to
+``traced_count`` again under ``tracemalloc`` and release them. Measured:
 
-* memory per held lock: the growth of Python's traced allocations (``tracemalloc``)
-  and of the resident set (``/proc/self/statm``) over the acquisitions, divided by the
-  count. ``tracemalloc`` does not see thread stacks, the resident set does;
+* the time the acquisitions took, untraced (tracing slows Python several times over,
+  and a lease thread slowed as much falls behind and loses locks);
+* memory per held lock: the growth of the resident set (``/proc/self/statm``) over the
+  untraced acquisitions, and of Python's traced allocations (``tracemalloc``) over the
+  traced ones, each divided by its count. ``tracemalloc`` does not see thread stacks,
+  the resident set does;
 * renewal traffic during the window: extensions per second (counted by the locks, where
   the library exposes them) and commands per second on the servers (``INFO
   commandstats`` before and after, summed over the servers, INFO itself left out);
@@ -76,6 +80,7 @@ class ManyConfig:
     peer_count: int = 1_000  # python-redis-lock (a thread per lock) and pottery (slow)
     ttl: float = 3.0
     window: float = 6.0
+    traced_count: int = 2_000  # locks acquired again under tracemalloc, for memory
 
     def count_for(self, slug: str) -> int:
         return self.count if slug in ("quorumlock", "redis-py") else self.peer_count
@@ -114,7 +119,8 @@ def summarize(spec: _Many, reply: dict[str, Any], config: ManyConfig) -> dict[st
         acquire_retries=reply["acquire_retries"],
         acquire_failures=reply["acquire_failures"],
         asked=int(reply["count"]),
-        traced_bytes_per_lock=reply["traced_bytes"] / count,
+        traced_count=int(reply["traced_held"]),
+        traced_bytes_per_lock=reply["traced_bytes"] / max(1, int(reply["traced_held"])),
         rss_bytes_per_lock=None if reply["rss_bytes"] is None else reply["rss_bytes"] / count,
         threads=reply["threads"],
         window=window,
@@ -148,9 +154,11 @@ def run(
                 "count": count,
                 "ttl": ttl,
                 "window": config.window,
+                "traced_count": config.traced_count,
                 "name": f"quorumlock-bench:many:{run_id}:{spec.slug}",
             }
-            deadline = time.monotonic() + 60 + config.window + count * _PER_LOCK
+            traced = min(count, config.traced_count)
+            deadline = time.monotonic() + 60 + config.window + (count + traced * 3) * _PER_LOCK
             try:
                 with WorkerPool(1, Path(tmp)) as pool:
                     reply = pool.request({0: command}, deadline)[0]
@@ -217,8 +225,11 @@ def tables(result: dict[str, Any]) -> list[Table]:
     cfg = result["config"]
     notes = (
         f"Renewed locks: ttl {cfg['ttl']:g} s (python-redis-lock: whole seconds); window "
-        f"{cfg['window']:g} s. B/lock: tracemalloc growth over the acquisitions, and "
-        "resident-set growth (thread stacks included), per lock. ext/s due: the rate the "
+        f"{cfg['window']:g} s. B/lock: tracemalloc growth over a second pass of up to "
+        f"{cfg.get('traced_count', 0):,} acquisitions (tracing slows Python several times "
+        "over: the first pass, which gives the other columns, runs untraced), and "
+        "resident-set growth over the first pass (thread stacks included), per lock. "
+        "ext/s due: the rate the "
         "library's own schedule asks for. Server cmd/s: INFO commandstats, all servers, "
         "commands run inside scripts included. "
         "lost: locks lost by the end of the window. retries: failed acquire attempts "
