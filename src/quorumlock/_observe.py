@@ -281,8 +281,11 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
             )
     if not step.acquires:
         return
+    answered = any(o.reply is not Reply.ERROR and o.reply is not Reply.TIMEOUT for o in outcomes)
+    if answered and not _UNANSWERED:
+        return  # the usual case, without building the key below
     servers = " ".join(o.server for o in outcomes)
-    if any(o.reply not in _NO_ANSWER for o in outcomes):
+    if answered:
         _UNANSWERED.pop(servers, None)
         return
     # from the end of the first such round: one long round (slow connects) is not enough
@@ -304,8 +307,6 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
 UNREACHABLE_AFTER = 5.0
 #: Since when (monotonic) acquire rounds to each set of servers found none answering.
 _UNANSWERED: dict[str, float] = {}
-
-_NO_ANSWER = frozenset({Reply.ERROR, Reply.TIMEOUT})
 
 
 def log_round(step: Fanout, round_: Round) -> None:

@@ -42,19 +42,22 @@ class Reply(enum.Enum):
     TIMEOUT = "timeout"  # no answer within the per-instance timeout
     QUARANTINED = "quarantined"  # the server lost its memory recently: its answer can't count
 
+    # Identity tests, not set membership: hashing a member runs Python code, and these
+    # are asked of every reply.
     @property
     def answered(self) -> bool:
         """The server answered the question (yes or no), as opposed to failing."""
-        return self in _ANSWERED
+        return (
+            self is Reply.GRANTED
+            or self is Reply.TAKEN
+            or self is Reply.DONE
+            or self is Reply.NOT_HELD
+        )
 
     @property
     def ok(self) -> bool:
         """The command took effect on this server."""
-        return self in _OK
-
-
-_ANSWERED = frozenset({Reply.GRANTED, Reply.TAKEN, Reply.DONE, Reply.NOT_HELD})
-_OK = frozenset({Reply.GRANTED, Reply.DONE})
+        return self is Reply.GRANTED or self is Reply.DONE
 
 
 @dataclass(frozen=True, slots=True)

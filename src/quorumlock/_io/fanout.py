@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import os
 import select
+import socket
 import threading
 import time
 from collections import deque
@@ -30,6 +31,7 @@ from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
 
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
 
 from quorumlock._algorithm.config import RedlockConfig
@@ -269,9 +271,73 @@ class _Target(Member, Protocol):
 
 
 def _socket(conn: RedisConnection) -> Any:
-    # redis-py keeps the socket private; we only poll its file descriptor and check TLS
-    # buffers, never read from it ourselves.
+    # redis-py keeps the socket private; we poll its file descriptor, check TLS buffers,
+    # and read a plain socket's ready replies into redis-py's own reader (_read_ready).
     return getattr(conn, "_sock")  # noqa: B009
+
+
+try:  # redis-py's hiredis reader and the value it gives for a reply not yet complete
+    from redis._parsers.hiredis import NOT_ENOUGH_DATA as _PARTIAL
+    from redis._parsers.hiredis import _HiredisParser
+except ImportError:  # another redis-py: every reply goes through read_response
+    _HiredisParser = None  # type: ignore[assignment,misc]
+    _PARTIAL = object()
+
+
+def _read_ready(conn: RedisConnection, deadline: float) -> object:
+    """One reply from ``conn``, usually one whose socket ``poll`` found readable (a
+    batch reads its replies in order, whether they have come yet or not).
+
+    On a plain socket with redis-py's hiredis reader: what the reader holds, or one
+    non-blocking read fed to it, which is all a short reply needs (redis-py's own read
+    sets the socket's timeout twice and goes through three layers). Anything else (TLS,
+    another parser, nothing there yet, the end of the stream, a reply longer than that
+    read, a RESP3 push) goes through ``read_response``, with the time left as its
+    timeout; it carries on with what the reader holds. Error replies are raised as
+    ``read_response`` raises them.
+    """
+    response = _read_at_once(conn)
+    if response is _PARTIAL:
+        return conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
+    if isinstance(response, RedisConnectionError) or (
+        isinstance(response, list) and response and isinstance(response[0], RedisConnectionError)
+    ):
+        conn.disconnect()  # as read_response does: the connection is not to be used again
+        raise response if isinstance(response, RedisConnectionError) else response[0]
+    if isinstance(response, ResponseError):
+        raise response
+    return response
+
+
+def _read_at_once(conn: RedisConnection) -> object:
+    """A reply that needs no waiting (see :func:`_read_ready`), or ``_PARTIAL``."""
+    parser = getattr(conn, "_parser", None)
+    sock = getattr(conn, "_sock", None)
+    if _HiredisParser is None or type(parser) is not _HiredisParser:
+        return _PARTIAL
+    reader, buffer = getattr(parser, "_reader", None), getattr(parser, "_buffer", None)
+    if reader is None or buffer is None or type(sock) is not _PLAIN_SOCKET:
+        return _PARTIAL  # disconnected, TLS, or a parser unlike this one
+    response = reader.gets()
+    if response is _PARTIAL:
+        try:
+            size = sock.recv_into(buffer, 0, _DONTWAIT)
+        except OSError:
+            return _PARTIAL  # nothing yet, or an error read_response meets and reports
+        if not size:
+            return _PARTIAL  # the end of the stream: read_response reports it
+        reader.feed(buffer, 0, size)
+        response = reader.gets()
+    push = getattr(parser, "_hiredis_PushNotificationType", None)
+    if push is not None and isinstance(response, push):
+        # not a reply: redis-py's handlers have it
+        parser.handle_push_response(response)  # type: ignore[no-untyped-call]
+        return _PARTIAL
+    return response
+
+
+_PLAIN_SOCKET = socket.socket
+_DONTWAIT = socket.MSG_DONTWAIT
 
 
 def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | None]:
@@ -464,7 +530,7 @@ class _PollRound:
         node, conn, machine = self.nodes[i], self.conns[i], self.machine
         assert conn is not None
         try:
-            raw = conn.read_response(timeout=max(0.001, machine.deadline - time.monotonic()))
+            raw = _read_ready(conn, machine.deadline)
         except NoScriptError as exc:
             action: Action | None = machine.noscript(i, *translate(exc))
         except ResponseError as exc:  # an error *reply* leaves the stream in step
@@ -699,7 +765,7 @@ class SyncFanout:
         plain = batch.plain
         for j in range(len(steps)):
             try:
-                raw = conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
+                raw = _read_ready(conn, deadline)
             except NoScriptError:
                 batch.redo.add(j)
                 continue
