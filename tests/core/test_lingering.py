@@ -60,9 +60,14 @@ class Listener:
     refused: bool = False
 
 
+#: The process's own channel, on which releases that name it come.
+WAKE = b"quorumlock:wake:5f2a9c0e11d3b7a4"
+
+
 def listeners(*times: float | None) -> list[Listener]:
-    """One listener per server; each confirmed channel A at that time (None: not)."""
-    return [Listener({} if t is None else {A: t}) for t in times]
+    """One listener per server; each confirmed channel A and the process's own at that
+    time (None: not)."""
+    return [Listener({} if t is None else {A: t, WAKE: t}) for t in times]
 
 
 @pytest.mark.parametrize(
@@ -80,15 +85,26 @@ def listeners(*times: float | None) -> list[Listener]:
 def test_a_process_vouches_only_for_what_a_majority_listened_to_all_along(
     confirmed: tuple[float | None, ...], heard: float | None, expected: bool
 ) -> None:
-    assert heard_everything(listeners(*confirmed), [heard], [A], since=5.0) is expected
+    assert heard_everything(listeners(*confirmed), [heard], [A], since=5.0, wake=WAKE) is expected
+
+
+def test_the_process_channel_must_have_been_listened_to_as_well() -> None:
+    """A release that names the process comes on its own channel: subscribed after the
+    attempt was sent (a majority), it may have been missed."""
+    late = [Listener({A: 1.0, WAKE: 6.0}) for _ in range(3)]
+    assert not heard_everything(late, [-math.inf], [A], since=5.0, wake=WAKE)
+    mixed = [Listener({A: 1.0, WAKE: t}) for t in (1.0, 6.0, 6.0)]
+    assert not heard_everything(mixed, [-math.inf], [A], since=5.0, wake=WAKE)
+    early = [Listener({A: 1.0, WAKE: t}) for t in (1.0, 1.0, 6.0)]
+    assert heard_everything(early, [-math.inf], [A], since=5.0, wake=WAKE)
 
 
 def test_every_channel_of_a_set_must_have_been_listened_to() -> None:
-    both = [Listener({A: 1.0, B: 1.0}) for _ in range(3)]
-    assert heard_everything(both, [-math.inf, -math.inf], [A, B], since=5.0)
-    assert not heard_everything(both, [-math.inf, None], [A, B], since=5.0)
-    only_a = [Listener({A: 1.0}) for _ in range(3)]
-    assert not heard_everything(only_a, [-math.inf, -math.inf], [A, B], since=5.0)
+    both = [Listener({A: 1.0, B: 1.0, WAKE: 1.0}) for _ in range(3)]
+    assert heard_everything(both, [-math.inf, -math.inf], [A, B], since=5.0, wake=WAKE)
+    assert not heard_everything(both, [-math.inf, None], [A, B], since=5.0, wake=WAKE)
+    only_a = [Listener({A: 1.0, WAKE: 1.0}) for _ in range(3)]
+    assert not heard_everything(only_a, [-math.inf, -math.inf], [A, B], since=5.0, wake=WAKE)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,13 @@ import redis
 
 from quorumlock import ConfigurationError, LockObserver, Redlock, RoundEvent
 from quorumlock import asyncio as aio
-from quorumlock._algorithm.scripts import QUEUE, QUEUE_EXPIRY_PREFIX, QUEUE_PREFIX, RELEASED_PREFIX
+from quorumlock._algorithm.scripts import (
+    QUEUE,
+    QUEUE_EXPIRY_PREFIX,
+    QUEUE_PREFIX,
+    RELEASED_PREFIX,
+    WAKE_PREFIX,
+)
 from quorumlock.testing import LocalServerGroup
 from tests.integration.apis import AnyLock, Api, Body, call
 
@@ -151,6 +157,59 @@ def put_first_in_line(servers: LocalServerGroup, name: str, member: str, lease_m
             client.zadd(QUEUE_PREFIX + name, {member: 0})
             client.zadd(QUEUE_EXPIRY_PREFIX + name, {member: _server_ms(client) + lease_ms})
         finally:
+            client.close()
+
+
+def _announcements(pubsubs: list[redis.client.PubSub]) -> list[tuple[bytes, bytes]]:
+    """Every message the subscriptions got within about 0.3 s (bounded)."""
+    got = []
+    give_up = time.monotonic() + 0.3
+    while time.monotonic() < give_up:
+        for pubsub in pubsubs:
+            message = pubsub.get_message(ignore_subscribe_messages=True, timeout=0.01)
+            if message is not None:
+                got.append((message["channel"], message["data"]))
+    return got
+
+
+def test_a_release_that_names_the_head_goes_to_its_process_only(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """With a waiter in line, the release is published on that process's own channel
+    (``quorumlock:wake:<its id>``) and not on the name's, which every process waiting on
+    the name or having waited on it lately listens to; with the queue empty it goes to
+    the name's channel, where every listening process hears it."""
+    member = "5f2a9c0e11d3b7a4"
+    clients = [redis.Redis.from_url(url) for url in servers.urls]
+    pubsubs = [client.pubsub() for client in clients]
+    rl = Redlock(servers.urls)
+    try:
+        for pubsub in pubsubs:
+            pubsub.subscribe(RELEASED_PREFIX + lock_name)
+            pubsub.psubscribe(WAKE_PREFIX + "*")
+        _announcements(pubsubs)  # the confirmations
+        lock = rl.lock(lock_name, ttl=30)
+        assert lock.acquire(blocking=False)
+        put_first_in_line(servers, lock_name, member, lease_ms=30_000)
+        assert lock.release()
+        named = _announcements(pubsubs)
+        key = lock_name.encode()
+        assert len(named) == len(servers.urls)
+        for channel, data in named:
+            assert channel == (WAKE_PREFIX + member).encode()
+            size, _, rest = data.partition(b" ")
+            assert rest[: int(size)] == key  # which of the process's names
+        assert lock.acquire(blocking=False)  # the queue is empty now
+        assert lock.release()
+        unnamed = _announcements(pubsubs)
+        assert len(unnamed) == len(servers.urls)
+        assert {channel for channel, _ in unnamed} == {(RELEASED_PREFIX + lock_name).encode()}
+        assert all(data.startswith(b" ") for _, data in unnamed)  # names nobody
+    finally:
+        rl.close()
+        for pubsub in pubsubs:
+            pubsub.close()
+        for client in clients:
             client.close()
 
 

@@ -225,6 +225,18 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "a release that names the head is published to every listening process",
+        SCRIPTS,
+        '            redis.pcall("publish", "quorumlock:wake:" .. head,\n'
+        '                #KEYS[1] .. " " .. KEYS[1] .. notice)\n',
+        '            redis.pcall("publish", "quorumlock:released:" .. KEYS[1],\n'
+        '                head .. " " .. notice)\n',
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_a_release_that_names_the_head_goes_to_its_process_only",
+        ),
+    ),
+    Mutant(
         "a set's waiter joins the queue of its first key (its release names no head)",
         FLOWS,
         "    queue = queue and not keys\n",

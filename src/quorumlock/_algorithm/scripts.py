@@ -50,6 +50,7 @@ __all__ = [
     "SCRIPTS",
     "SEMAPHORE_ACQUIRE",
     "SEMAPHORE_RELEASE",
+    "WAKE_PREFIX",
     "Script",
 ]
 
@@ -69,6 +70,10 @@ class Script:
 #: Release announcements go to this prefix + the lock key (a pub/sub channel per name).
 RELEASED_PREFIX = "quorumlock:released:"
 
+#: A release that names the head of a queue goes to this prefix + the head's id instead:
+#: the channel of the one process that id stands for (see :data:`RELEASE`).
+WAKE_PREFIX = "quorumlock:wake:"
+
 #: The queue of the waiters of a lock key: this prefix + the key, a sorted set of waiter
 #: ids scored by their arrival (the waiter's own clock in ms, with a random fraction:
 #: drawn once and sent to every server, so every server orders the queue alike).
@@ -87,11 +92,13 @@ QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
 #: key's queue of waiters off the queue and names it in the announcement, so that this
 #: one waiter (one process) tries, about one round trip after the release, instead of
 #: every waiter. ``ARGV[2]`` is "1" to announce the release, anything else (or nothing,
-#: as other clients call it) not to. The message is ``<head> <token>``: the head's id
-#: ("" when the queue is empty, not given, or out of the caller's reach: then every
-#: listening process wakes one of its waiters) and the release's name (``ARGV[3]``, or
-#: the token), which tells the announcements of one release on several servers apart
-#: from those of the next.
+#: as other clients call it) not to. With a head, the message goes to the head's own
+#: channel (:data:`WAKE_PREFIX` + its id, which only its process listens to) and is
+#: ``<length of the key> <key><notice>``; with none (the queue is empty, not given, or
+#: out of the caller's reach) it goes to the name's channel, for every listening
+#: process, and is `` <notice>``. The notice is the release's name (``ARGV[3]``, or the
+#: token), which tells the announcements of one release on several servers apart from
+#: those of the next.
 #:
 #: The queue's keys come as arguments, not as KEYS: a server checks declared keys
 #: against the user's ACL before the script runs, and a user whose rule predates the
@@ -139,7 +146,13 @@ if redis.call("get", KEYS[1]) == ARGV[1] then
         end
         -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
         local notice = ARGV[3] or ARGV[1]
-        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], head .. " " .. notice)
+        if head ~= "" then
+            -- only the head's process listens there: nobody else reads this release
+            redis.pcall("publish", "quorumlock:wake:" .. head,
+                #KEYS[1] .. " " .. KEYS[1] .. notice)
+        else
+            redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. notice)
+        end
     end
     return 1
 else

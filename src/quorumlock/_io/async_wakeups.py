@@ -29,10 +29,13 @@ from quorumlock._io.wakeups import (
     enlist,
     enough,
     heard_everything,
+    new_member,
     parse,
     release_channel,
+    route,
     subscriber_spec,
-    wakes_a_newcomer,
+    wake_channel,
+    wanted_channels,
 )
 
 __all__ = ["AsyncWaiter", "AsyncWakeups"]
@@ -106,6 +109,8 @@ class AsyncWakeups:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = os.getpid()
         self._changed: asyncio.Condition | None = None
+        self._member = new_member()
+        self._wake = wake_channel(self._member)
 
     async def watch(
         self,
@@ -126,23 +131,28 @@ class AsyncWakeups:
             self._listeners = [
                 _AsyncListener(spec, self, self._connect_timeout) for spec in self._specs
             ]
+            if self._pid != os.getpid():
+                self._member = new_member()  # the parent's stays the parent's
+                self._wake = wake_channel(self._member)
             self._loop, self._pid = loop, os.getpid()
             self._changed = asyncio.Condition()
         assert self._changed is not None
         channel = release_channel(key)
-        entry = self._waiters.setdefault(channel, Entry())
+        entry = self._waiters.setdefault(channel, Entry(self._member))
         others = tuple(release_channel(k) for k in keys)
         waiter = AsyncWaiter(channel, entry, others, queued=queued)
         heard = [self._lingering.take(c) for c in waiter.channels]
-        missed = not heard_everything(self._listeners, heard, waiter.channels, since)
-        if enlist(self._waiters, waiter):
+        missed = not heard_everything(self._listeners, heard, waiter.channels, since, self._wake)
+        if enlist(self._waiters, waiter, self._member):
             for listener in self._listeners:
                 listener.want()
         listeners = self._listeners
         try:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(timeout), self._changed:
-                    await self._changed.wait_for(lambda: enough(listeners, waiter.channel))
+                    await self._changed.wait_for(
+                        lambda: enough(listeners, waiter.channel, self._wake)
+                    )
         except BaseException:
             # cancelled while the subscriptions were being confirmed: the caller never
             # gets the waiter to unwatch, so the subscription would outlive it
@@ -176,7 +186,8 @@ class AsyncWakeups:
     def wanted(self, listener: _AsyncListener) -> set[bytes] | None:
         if listener not in self._listeners:
             return None
-        return set(self._waiters) | self._lingering.channels(time.monotonic())
+        lingering = self._lingering.channels(time.monotonic())
+        return wanted_channels(self._waiters, lingering, self._wake)
 
     async def confirmed(self) -> None:
         if self._changed is not None:
@@ -184,11 +195,14 @@ class AsyncWakeups:
                 self._changed.notify_all()
 
     def deliver(self, channel: bytes, payload: bytes) -> None:
-        entry = self._waiters.get(channel)
-        if entry is not None:
-            entry.deliver(payload)
-        elif wakes_a_newcomer(payload):
-            self._lingering.heard(channel, time.monotonic())
+        route(
+            self._waiters,
+            self._lingering,
+            self._wake,
+            channel=channel,
+            payload=payload,
+            now=time.monotonic(),
+        )
 
 
 class _AsyncListener:

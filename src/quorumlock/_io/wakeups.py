@@ -16,11 +16,13 @@ without waiters, and a forked child starts its own.
 
 Wake one (``docs/algorithm.md``, "Waiting: woken by the release"): the waiters of one
 name in this process stand in the name's queue on the servers as ONE entry
-(:class:`Entry`: one id, the arrival of its oldest waiter). An announcement names the
-head of the queue it was taken from; the process it names wakes one of its waiters,
-the oldest, and the others wait on. An announcement that names nobody (an empty queue:
-a server that restarted, or a release by an older quorumlock) wakes one waiter in every
-process. The announcements of one release by several servers count once. The kinds of
+(:class:`Entry`: the process's id, the same for every name, and the arrival of its
+oldest waiter). A release that names the head of the queue goes to the head's own
+channel, ``quorumlock:wake:<id>``, which only that process listens to
+(:func:`wake_channel`): it wakes one of its waiters of that name, the oldest, and the
+others wait on; no other process reads it. An announcement on the name's channel that
+names nobody (an empty queue: a server that restarted, or a release by an older
+quorumlock) wakes one waiter in every process. The announcements of one release by several servers count once. The kinds of
 lock without a queue (a multi-resource lock's set, the read-write lock, the semaphore)
 never join one, and their releases announce no head at all: that wakes every waiter of
 the name in every process, as before the queues.
@@ -52,7 +54,7 @@ import hiredis
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
-from quorumlock._algorithm.scripts import RELEASED_PREFIX
+from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
@@ -68,10 +70,14 @@ __all__ = [
     "enlist",
     "enough",
     "heard_everything",
+    "new_member",
     "parse",
     "release_channel",
+    "route",
     "subscriber_spec",
+    "wake_channel",
     "wakes_a_newcomer",
+    "wanted_channels",
     "warn_refused",
 ]
 
@@ -154,12 +160,17 @@ def heard_everything(
     heard: Sequence[float | None],
     channels: Sequence[bytes],
     since: float,
+    wake: bytes,
 ) -> bool:
     """Whether no announcement on ``channels`` can have been missed since ``since``: each
     was lingering (``heard``: what :meth:`Lingering.take` answered for it), nothing came
     on it from ``since`` on, and a majority of the servers had confirmed it by then (a
-    connection that dropped since confirms it anew, later)."""
+    connection that dropped since confirms it anew, later); and the process's own
+    channel ``wake`` was confirmed by then on a majority too (what came there for a name
+    nobody waited on woke nobody, a newcomer included)."""
     needed = quorum(len(listeners))
+    if sum(1 for li in listeners if li.confirmed.get(wake, math.inf) <= since) < needed:
+        return False
     for channel, last in zip(channels, heard, strict=True):
         if last is None or last >= since:
             return False
@@ -225,8 +236,9 @@ class Entry(Generic[W]):
 
     __slots__ = ("ever", "joined", "joined_at", "member", "refused", "seen", "waiters")
 
-    def __init__(self) -> None:
-        self.member = secrets.token_hex(8)
+    def __init__(self, member: str | None = None) -> None:
+        # the process's id in every queue (one per hub: see :func:`new_member`)
+        self.member = secrets.token_hex(8) if member is None else member
         self.waiters: list[W] = []  # in arrival order
         self.joined = False  # a join was sent since the last announcement named us
         self.ever = False  # a join was ever sent
@@ -313,12 +325,13 @@ class Entry(Generic[W]):
             waiting[1].notify(requeue=True)
 
 
-def enlist(entries: dict[bytes, Entry[W]], waiter: W) -> list[bytes]:
+def enlist(entries: dict[bytes, Entry[W]], waiter: W, member: str) -> list[bytes]:
     """Put ``waiter`` among the waiters of each of its channels (``entries`` holds the
-    entry of its first channel already); the channels nobody listened to before."""
+    entry of its first channel already; a new one gets the process's id ``member``);
+    the channels nobody listened to before."""
     new = []
     for channel in waiter.channels:
-        entry = entries.setdefault(channel, Entry())
+        entry = entries.setdefault(channel, Entry(member))
         entry.waiters.append(waiter)
         if len(entry.waiters) == 1:
             new.append(channel)
@@ -349,6 +362,59 @@ def dismiss(
 def release_channel(key: str) -> bytes:
     """The pub/sub channel on which the release of ``key`` is announced."""
     return (RELEASED_PREFIX + key).encode()
+
+
+def new_member() -> str:
+    """A process's id in the queues, the same for every name it waits on: a release
+    that names it goes to the one channel this process listens on for that
+    (:func:`wake_channel`), so that no other process reads it."""
+    return secrets.token_hex(8)
+
+
+def wake_channel(member: str) -> bytes:
+    """The channel of the process whose id in the queues is ``member``."""
+    return (WAKE_PREFIX + member).encode()
+
+
+def wanted_channels(
+    entries: dict[bytes, Entry[W]], lingering: set[bytes], wake: bytes
+) -> set[bytes]:
+    """The channels a subscriber connection listens to: those of the names waited on
+    or lingering, and the process's own, while there is any of those."""
+    channels = set(entries) | lingering
+    if channels:
+        channels.add(wake)
+    return channels
+
+
+def route(
+    entries: dict[bytes, Entry[W]],
+    lingering: Lingering,
+    wake: bytes,
+    *,
+    channel: bytes,
+    payload: bytes,
+    now: float,
+) -> None:
+    """An announcement read on ``channel``: hand it to the entry it is for.
+
+    On the process's own channel the payload is ``<length of the key> <key><notice>``
+    and names this process's entry of that key; on a name's channel it is ``<head>
+    <notice>`` (the head empty, or another process's id in a release by an older
+    quorumlock)."""
+    if channel == wake:
+        size, space, rest = payload.partition(b" ")
+        if not space or not size.isdigit() or int(size) > len(rest):
+            return
+        entry = entries.get(RELEASED_PREFIX.encode() + rest[: int(size)])
+        if entry is not None:
+            entry.deliver(entry.member.encode() + b" " + rest[int(size) :])
+        return
+    entry = entries.get(channel)
+    if entry is not None:
+        entry.deliver(payload)
+    elif wakes_a_newcomer(payload):
+        lingering.heard(channel, now)
 
 
 class Waiter:
@@ -414,6 +480,8 @@ class SyncWakeups:
         self._lingering = Lingering()
         self._listeners: list[_Listener] = []
         self._pid = os.getpid()
+        self._member = new_member()
+        self._wake = wake_channel(self._member)
 
     def watch(
         self,
@@ -441,20 +509,22 @@ class SyncWakeups:
                 self._lingering.clear()
                 self._listeners = []
                 self._pid = os.getpid()
+                self._member = new_member()  # the parent's stays the parent's
+                self._wake = wake_channel(self._member)
             if not self._listeners:
                 self._listeners = [
                     _Listener(spec, self, self._connect_timeout) for spec in self._specs
                 ]
             listeners = self._listeners
-            entry = self._waiters.setdefault(channel, Entry())
+            entry = self._waiters.setdefault(channel, Entry(self._member))
             waiter = Waiter(channel, entry, others, queued=queued)
             heard = [self._lingering.take(c) for c in waiter.channels]
-            missed = not heard_everything(listeners, heard, waiter.channels, since)
-            for wanted in enlist(self._waiters, waiter):
+            missed = not heard_everything(listeners, heard, waiter.channels, since, self._wake)
+            for wanted in enlist(self._waiters, waiter, self._member):
                 for listener in listeners:
                     listener.want(wanted)
             give_up = time.monotonic() + timeout
-            while not enough(listeners, waiter.channel):
+            while not enough(listeners, waiter.channel, self._wake):
                 left = give_up - time.monotonic()
                 if left <= 0:
                     break
@@ -498,7 +568,8 @@ class SyncWakeups:
         with self._cond:
             if listener not in self._listeners:
                 return None
-            return set(self._waiters) | self._lingering.channels(time.monotonic())
+            lingering = self._lingering.channels(time.monotonic())
+            return wanted_channels(self._waiters, lingering, self._wake)
 
     def retire(self, listener: _Listener) -> bool:
         """Whether an idle ``listener``'s thread may stop: yes if no channel is wanted.
@@ -517,16 +588,20 @@ class SyncWakeups:
 
     def deliver(self, channel: bytes, payload: bytes) -> None:
         with self._cond:
-            entry = self._waiters.get(channel)
-            if entry is not None:
-                entry.deliver(payload)
-            elif wakes_a_newcomer(payload):
-                self._lingering.heard(channel, time.monotonic())
+            route(
+                self._waiters,
+                self._lingering,
+                self._wake,
+                channel=channel,
+                payload=payload,
+                now=time.monotonic(),
+            )
 
 
-def enough(listeners: Sequence[Subscriber], channel: bytes) -> bool:
-    """A majority confirmed the subscription, or too few can for waiting to help."""
-    confirmed = sum(1 for li in listeners if channel in li.confirmed)
+def enough(listeners: Sequence[Subscriber], channel: bytes, wake: bytes) -> bool:
+    """A majority confirmed the subscriptions to ``channel`` and to the process's own
+    ``wake``, or too few can for waiting to help."""
+    confirmed = sum(1 for li in listeners if channel in li.confirmed and wake in li.confirmed)
     refused = sum(1 for li in listeners if li.refused)
     needed = quorum(len(listeners))
     return confirmed >= needed or len(listeners) - refused < needed
@@ -546,7 +621,7 @@ def warn_refused(label: str, error: object) -> None:
         _REFUSED_WARNED.add(label)
         logger.warning(
             "%s refuses the release announcements (%s): waiters there poll instead; "
-            "allow the channels &quorumlock:released:* to this user",
+            "allow the channels &quorumlock:* to this user",
             label,
             error,
         )
