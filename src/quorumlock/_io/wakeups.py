@@ -22,10 +22,10 @@ channel, ``quorumlock:wake:<id>``, which only that process listens to
 (:func:`wake_channel`): it wakes one of its waiters of that name, the oldest, and the
 others wait on; no other process reads it. An announcement on the name's channel that
 names nobody (an empty queue: a server that restarted, or a release by an older
-quorumlock) wakes one waiter in every process. The announcements of one release by several servers count once. The kinds of
-lock without a queue (a multi-resource lock's set, the read-write lock, the semaphore)
-never join one, and their releases announce no head at all: that wakes every waiter of
-the name in every process, as before the queues.
+quorumlock) wakes one waiter in every process. The announcements of one release by
+several servers count once. The kinds of lock without a queue (a multi-resource lock's
+set, the read-write lock, the semaphore) never join one, and their releases announce no
+head at all: that wakes every waiter of the name in every process, as before the queues.
 
 A channel whose last waiter left stays subscribed for :data:`LINGER` seconds
 (:class:`Lingering`): the workers of a busy name take turns, and one that waits again
