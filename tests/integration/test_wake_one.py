@@ -181,7 +181,7 @@ def test_a_release_that_names_the_head_goes_to_its_process_only(
     the name's channel, where every listening process hears it."""
     member = "5f2a9c0e11d3b7a4"
     clients = [redis.Redis.from_url(url) for url in servers.urls]
-    pubsubs = [client.pubsub() for client in clients]
+    pubsubs = [client.pubsub() for client in clients]  # type: ignore[no-untyped-call]
     rl = Redlock(servers.urls)
     try:
         for pubsub in pubsubs:
