@@ -1,5 +1,6 @@
-"""Subscriptions kept after their last waiter left (``Lingering``), and when a process
-that kept one can vouch that it missed no release (``heard_everything``). Pure code."""
+"""Subscriptions kept after their last waiter left (``Lingering``), when a process that
+kept one can vouch that it missed no release (``heard_everything``), and which waiter an
+announcement on the process's own channel is for (``route``). Pure code."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from quorumlock._io.wakeups import Lingering, heard_everything, wakes_a_newcomer
+from quorumlock._io.wakeups import (
+    Entry,
+    Lingering,
+    Waiter,
+    heard_everything,
+    release_channel,
+    route,
+    wake_channel,
+    wakes_a_newcomer,
+)
 
 A, B, C = b"quorumlock:released:a", b"quorumlock:released:b", b"quorumlock:released:c"
 
@@ -119,3 +129,54 @@ def test_only_an_announcement_that_names_nobody_could_wake_a_newcomer(
     payload: bytes, wakes: bool
 ) -> None:
     assert wakes_a_newcomer(payload) is wakes
+
+
+def _waiting(entries: dict[bytes, Entry[Waiter]], key: str, member: str) -> Waiter:
+    channel = release_channel(key)
+    entry = entries.setdefault(channel, Entry(member))
+    waiter = Waiter(channel, entry)
+    entry.waiters.append(waiter)
+    return waiter
+
+
+def test_a_release_on_the_process_channel_wakes_its_waiter_of_that_name_alone() -> None:
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    spaced = _waiting(entries, "acct 1:x", member)  # a name with a space in it
+    prefix = _waiting(entries, "acct", member)  # a name that starts the other one
+    wake = wake_channel(member)
+    route(entries, Lingering(), wake, channel=wake, payload=b"8 acct 1:xtok-1", now=1.0)
+    assert spaced.notified()
+    assert spaced.alone  # named: nobody else was woken
+    assert not prefix.notified()
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-2", now=1.0)
+    assert prefix.notified()
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [b"", b"acct tok", b"99 acct", b"-4 acct", b"4 gone-tok"],  # the last: nobody waits
+)
+def test_a_malformed_or_unknown_release_on_the_process_channel_wakes_nobody(
+    payload: bytes,
+) -> None:
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    waiter = _waiting(entries, "acct", member)
+    wake = wake_channel(member)
+    route(entries, Lingering(), wake, channel=wake, payload=payload, now=1.0)
+    assert not waiter.notified()
+
+
+def test_a_name_channel_still_carries_the_announcements_that_name_nobody() -> None:
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    waiter = _waiting(entries, "acct", member)
+    lingering = Lingering(seconds=5.0)
+    lingering.leave([A], now=0.0)
+    wake = wake_channel(member)
+    route(entries, lingering, wake, channel=release_channel("acct"), payload=b" tok", now=1.0)
+    assert waiter.notified()
+    assert not waiter.alone
+    route(entries, lingering, wake, channel=A, payload=b" tok", now=2.0)
+    assert lingering.take(A) == 2.0  # heard while it lingered: a newcomer may have missed it
