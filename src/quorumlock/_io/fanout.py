@@ -312,7 +312,7 @@ def _read_ready(conn: RedisConnection, deadline: float) -> object:
 def _read_at_once(conn: RedisConnection) -> object:
     """A reply that needs no waiting (see :func:`_read_ready`), or ``_PARTIAL``."""
     parser = getattr(conn, "_parser", None)
-    sock = getattr(conn, "_sock", None)
+    sock = _socket(conn)
     if _HiredisParser is None or type(parser) is not _HiredisParser:
         return _PARTIAL
     reader, buffer = getattr(parser, "_reader", None), getattr(parser, "_buffer", None)

@@ -236,9 +236,8 @@ class Entry(Generic[W]):
 
     __slots__ = ("ever", "joined", "joined_at", "member", "refused", "seen", "waiters")
 
-    def __init__(self, member: str | None = None) -> None:
-        # the process's id in every queue (one per hub: see :func:`new_member`)
-        self.member = secrets.token_hex(8) if member is None else member
+    def __init__(self, member: str) -> None:
+        self.member = member  # the process's id in every queue (see :func:`new_member`)
         self.waiters: list[W] = []  # in arrival order
         self.joined = False  # a join was sent since the last announcement named us
         self.ever = False  # a join was ever sent
