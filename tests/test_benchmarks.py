@@ -18,6 +18,7 @@ import redis
 from quorumlock.benchmarks import (
     _plots,
     asyncio_cycles,
+    chain,
     contention,
     failover,
     handover,
@@ -465,6 +466,28 @@ def test_the_cycle_profile_runs(five: LocalServerGroup, capsys: pytest.CaptureFi
     assert "quorumlock / bare floor:" in out
     assert out.count("profiled (") == 2
     assert "writing to the servers" in out
+
+
+def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerGroup) -> None:
+    """Two processes for a second: every critical section is counted once, and each
+    one after the first is a hand-over or a take-back; no time asserted."""
+    result = chain.measure(five.urls, 2, 1.0)
+    assert result.sections > 1
+    assert len(result.handovers) + len(result.takebacks) == result.sections - 1
+    assert len(result.releases) == result.sections
+    assert result.handovers, "two processes on one name never handed the lock over"
+    assert result.acquire_cpu > 0
+    assert result.switches > 0
+    rendered = chain.render([result])
+    assert rendered.splitlines()[2].split()[0] == "2"
+
+
+def test_the_chain_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--processes", "0"], ["--processes", "x"], ["--seconds", "-1"]):
+        with pytest.raises(SystemExit) as exc:
+            chain.main(argv)
+        assert exc.value.code == 2
+        assert "error:" in capsys.readouterr().err
 
 
 def test_the_rwlock_cycles_benchmark_measures_every_contender(five: LocalServerGroup) -> None:

@@ -1,0 +1,198 @@
+"""What a contended critical section costs: ``python -m quorumlock.benchmarks.chain``.
+
+P processes loop on one name, N = 5 (``Redlock(urls).lock(name, ttl=10.0)``, a blocking
+acquire, nothing held, a release, straight back to acquire), as figure 3 of the suite
+does, and each records when its calls returned and how much CPU its main thread spent
+in them. Reported per P: critical sections per second; the hand-overs (the next holder
+is another process) and the take-backs (the releasing process is next), each with the
+median and p90 of the time from the release's return to the next acquire's return;
+the release call's median; and per critical section, the main threads' CPU time in
+acquire and in release, and the processes' voluntary context switches (start-up
+included). This is where docs/benchmarks.md's numbers on the contended loop come from.
+Numbers only: nothing here is judged against a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import multiprocessing
+import resource
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from quorumlock import Redlock
+from quorumlock.benchmarks._common import local_servers, percentile, table
+
+__all__ = ["ChainResult", "main", "measure"]
+
+SERVERS: Final = 5
+
+#: Seconds the processes get to start and connect before the clock starts.
+START: Final = 3.0
+
+#: Seconds after the end of the loop a process has to report before it is stopped.
+GRACE: Final = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class ChainResult:
+    processes: int
+    seconds: float
+    sections: int
+    # Sorted, in ms: release returned -> another process's acquire returned; -> the same
+    # process's acquire returned; the release calls.
+    handovers: tuple[float, ...]
+    takebacks: tuple[float, ...]
+    releases: tuple[float, ...]
+    acquire_cpu: float  # main thread CPU seconds in acquire, all processes
+    release_cpu: float
+    switches: int  # voluntary context switches, all processes
+
+    @property
+    def rate(self) -> float:
+        return self.sections / self.seconds
+
+
+def _loop(urls: list[str], start: float, stop: float, out: Any, index: int) -> None:
+    redlock = Redlock(urls)
+    events: list[tuple[int, int, int]] = []
+    acquire_cpu = release_cpu = 0.0
+    time.sleep(max(0.0, start - time.time()))
+    while time.time() < stop:
+        lock = redlock.lock("chain", ttl=10.0)
+        before = time.thread_time()
+        acquired = lock.acquire(timeout=max(0.01, stop - time.time()))
+        got = time.monotonic_ns()
+        middle = time.thread_time()
+        acquire_cpu += middle - before
+        if acquired:
+            lock.release()
+            events.append((got, time.monotonic_ns(), index))
+            release_cpu += time.thread_time() - middle
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    redlock.close()
+    out.put((events, acquire_cpu, release_cpu, usage.ru_nvcsw))
+
+
+def measure(urls: list[str], processes: int, seconds: float) -> ChainResult:
+    """Run the loop in ``processes`` fresh processes for ``seconds``."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    start = time.time() + START
+    workers = [
+        context.Process(target=_loop, args=(urls, start, start + seconds, out, i), daemon=True)
+        for i in range(processes)
+    ]
+    for worker in workers:
+        worker.start()
+    try:
+        reports = [out.get(timeout=START + seconds + GRACE) for _ in workers]
+    finally:
+        for worker in workers:
+            worker.join(timeout=GRACE)
+            if worker.is_alive():
+                worker.terminate()  # ours, by its PID
+                worker.join(timeout=GRACE)
+    events = sorted((e for report in reports for e in report[0]), key=lambda e: e[0])
+    handovers: list[float] = []
+    takebacks: list[float] = []
+    for (_, released, who), (got, _, next_holder) in itertools.pairwise(events):
+        (takebacks if next_holder == who else handovers).append((got - released) / 1e6)
+    releases = [(released - got) / 1e6 for got, released, _ in events]
+    return ChainResult(
+        processes=processes,
+        seconds=seconds,
+        sections=len(events),
+        handovers=tuple(sorted(handovers)),
+        takebacks=tuple(sorted(takebacks)),
+        releases=tuple(sorted(releases)),
+        acquire_cpu=sum(r[1] for r in reports),
+        release_cpu=sum(r[2] for r in reports),
+        switches=sum(r[3] for r in reports),
+    )
+
+
+def _spread(samples: Sequence[float]) -> str:
+    if not samples:
+        return "-"
+    return f"{percentile(samples, 0.5):.2f} / {percentile(samples, 0.9):.2f}"
+
+
+def render(results: Sequence[ChainResult]) -> str:
+    header = (
+        "P", "cs/s", "hand-overs", "median / p90 ms", "take-backs", "median / p90 ms",
+        "release ms", "CPU acquire ms/cs", "CPU release ms/cs", "switches/cs",
+    )  # fmt: skip
+    rows = []
+    for r in results:
+        per = max(1, r.sections)
+        rows.append(
+            (
+                str(r.processes),
+                f"{r.rate:,.0f}",
+                f"{len(r.handovers):,}",
+                _spread(r.handovers),
+                f"{len(r.takebacks):,}",
+                _spread(r.takebacks),
+                f"{percentile(r.releases, 0.5):.2f}" if r.releases else "-",
+                f"{r.acquire_cpu / per * 1e3:.2f}",
+                f"{r.release_cpu / per * 1e3:.2f}",
+                f"{r.switches / per:.1f}",
+            )
+        )
+    return table(header, rows, right=set(range(len(header))))
+
+
+def _processes(text: str) -> list[int]:
+    try:
+        counts = [int(p) for p in text.split(",") if p.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of process counts: {text!r}") from None
+    if not counts or any(p < 1 or p > 64 for p in counts):
+        raise argparse.ArgumentTypeError("process counts must be 1 to 64")
+    return counts
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value <= 600:
+        raise argparse.ArgumentTypeError("seconds must be more than 0 and at most 600")
+    return value
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m quorumlock.benchmarks.chain",
+        description="What a contended critical section costs: P processes loop acquire "
+        "and release on one name, N = 5.",
+    )
+    parser.add_argument("--servers", help="5 comma-separated URLs (default: local)")
+    parser.add_argument(
+        "--processes", type=_processes, default=[1, 2, 16],
+        help="comma-separated process counts (default 1,2,16)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--seconds", type=_seconds, default=4.0, help="seconds per count (default 4)"
+    )
+    args = parser.parse_args(argv)
+    with local_servers(args.servers, SERVERS) as (urls, _):
+        if len(urls) != SERVERS:
+            parser.error(f"--servers needs {SERVERS} URLs, not {len(urls)}")
+        results = []
+        for count in args.processes:
+            results.append(measure(urls, count, args.seconds))
+            print(f"P = {count}: done", file=sys.stderr)
+    print(f"N = {SERVERS}, one name, {args.seconds:g} s per count")
+    print(render(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
