@@ -483,7 +483,8 @@ def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerG
 
 
 def test_the_chain_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["--processes", "0"], ["--processes", "x"], ["--seconds", "-1"]):
+    bad = (["--processes", "0"], ["--processes", "x"], ["--seconds", "-1"], ["--busy-poll", "1"])
+    for argv in bad:
         with pytest.raises(SystemExit) as exc:
             chain.main(argv)
         assert exc.value.code == 2

@@ -34,6 +34,9 @@ SERVERS: Final = 5
 #: Seconds the processes get to start and connect before the clock starts.
 START: Final = 3.0
 
+#: ``Redlock``'s default ``busy_poll``.
+BUSY_POLL: Final = 0.0002
+
 #: Seconds after the end of the loop a process has to report before it is stopped.
 GRACE: Final = 20.0
 
@@ -57,8 +60,18 @@ class ChainResult:
         return self.sections / self.seconds
 
 
-def _loop(urls: list[str], start: float, stop: float, out: Any, index: int) -> None:
-    redlock = Redlock(urls)
+@dataclass(frozen=True, slots=True)
+class _Job:
+    urls: list[str]
+    start: float  # wall clock, when the loop starts
+    stop: float
+    index: int
+    busy_poll: float
+
+
+def _loop(job: _Job, out: Any) -> None:
+    start, stop, index = job.start, job.stop, job.index
+    redlock = Redlock(job.urls, busy_poll=job.busy_poll)
     events: list[tuple[int, int, int]] = []
     acquire_cpu = release_cpu = 0.0
     time.sleep(max(0.0, start - time.time()))
@@ -78,13 +91,20 @@ def _loop(urls: list[str], start: float, stop: float, out: Any, index: int) -> N
     out.put((events, acquire_cpu, release_cpu, usage.ru_nvcsw))
 
 
-def measure(urls: list[str], processes: int, seconds: float) -> ChainResult:
-    """Run the loop in ``processes`` fresh processes for ``seconds``."""
+def measure(
+    urls: list[str], processes: int, seconds: float, *, busy_poll: float = BUSY_POLL
+) -> ChainResult:
+    """Run the loop in ``processes`` fresh processes for ``seconds``, each with
+    ``Redlock(urls, busy_poll=busy_poll)``."""
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
     start = time.time() + START
     workers = [
-        context.Process(target=_loop, args=(urls, start, start + seconds, out, i), daemon=True)
+        context.Process(
+            target=_loop,
+            args=(_Job(urls, start, start + seconds, i, busy_poll), out),
+            daemon=True,
+        )
         for i in range(processes)
     ]
     for worker in workers:
@@ -167,6 +187,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _busy_poll(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value <= 0.01:
+        raise argparse.ArgumentTypeError("busy_poll must be 0 to 0.01 seconds")
+    return value
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m quorumlock.benchmarks.chain",
@@ -181,15 +211,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--seconds", type=_seconds, default=4.0, help="seconds per count (default 4)"
     )
+    parser.add_argument(
+        "--busy-poll", type=_busy_poll, default=BUSY_POLL,
+        help=f"the Redlocks' busy_poll in seconds (default {BUSY_POLL:g})",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     with local_servers(args.servers, SERVERS) as (urls, _):
         if len(urls) != SERVERS:
             parser.error(f"--servers needs {SERVERS} URLs, not {len(urls)}")
         results = []
         for count in args.processes:
-            results.append(measure(urls, count, args.seconds))
+            results.append(measure(urls, count, args.seconds, busy_poll=args.busy_poll))
             print(f"P = {count}: done", file=sys.stderr)
-    print(f"N = {SERVERS}, one name, {args.seconds:g} s per count")
+    print(f"N = {SERVERS}, one name, {args.seconds:g} s per count, busy_poll={args.busy_poll:g}")
     print(render(results))
     return 0
 
