@@ -177,24 +177,21 @@ def _processes(text: str) -> list[int]:
     return counts
 
 
-def _seconds(text: str) -> float:
+def _seconds(text: str, *, zero: bool = False, most: float = 600.0) -> float:
+    """A number of seconds up to ``most``; 0 only if ``zero``."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 < value <= 600:
-        raise argparse.ArgumentTypeError("seconds must be more than 0 and at most 600")
+    above_least = value >= 0 if zero else value > 0
+    if not (above_least and value <= most):  # NaN too
+        least = "at least 0" if zero else "more than 0"
+        raise argparse.ArgumentTypeError(f"must be {least} and at most {most:g} seconds")
     return value
 
 
 def _busy_poll(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if not 0 <= value <= 0.01:
-        raise argparse.ArgumentTypeError("busy_poll must be 0 to 0.01 seconds")
-    return value
+    return _seconds(text, zero=True, most=0.01)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
