@@ -171,6 +171,8 @@ def test_handovers_pair_consecutive_holds_of_different_workers() -> None:
     ]
     assert handovers(holds, start=0, stop=5_000) == [50, -10]
     assert handovers(holds, start=1_100, stop=5_000) == [-10]
+    # and the take-backs: worker 1 again, 100 after its own release completed
+    assert handovers(holds, start=0, stop=5_000, same_worker=True) == [100]
 
 
 def _slice(holds: list[Hold], workers: int, counted: int | None = None) -> Slice:

@@ -133,7 +133,9 @@ def shares(counts: Mapping[str, int] | Sequence[int]) -> dict[str, float | None]
     }
 
 
-def handovers(holds: Sequence[Hold], *, start: int, stop: int) -> list[float]:
+def handovers(
+    holds: Sequence[Hold], *, start: int, stop: int, same_worker: bool = False
+) -> list[float]:
     """Hand-over times (ns): each release completed -> the next acquire completed.
 
     The holds' times are ``time.monotonic_ns()`` readings: ``start`` when the acquire
@@ -142,12 +144,13 @@ def handovers(holds: Sequence[Hold], *, start: int, stop: int) -> list[float]:
     order they were acquired; a pair counts when the next hold went to another worker
     and both acquisitions fall in ``[start, stop]``. A value can be slightly negative:
     with N > 1 a waiter can be granted the lock by a majority while the releaser still
-    reads the last servers' replies.
+    reads the last servers' replies. ``same_worker``: the pairs where the next hold went
+    to the same worker instead (the releaser took the lock back).
     """
     ordered = sorted(holds, key=lambda h: h.start)
     gaps: list[float] = []
     for before, after in itertools.pairwise(ordered):
-        if before.worker == after.worker:
+        if (before.worker == after.worker) is not same_worker:
             continue
         if start <= before.start and after.start <= stop:
             released = before.end if before.released is None else before.released

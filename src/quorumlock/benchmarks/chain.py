@@ -15,7 +15,6 @@ Numbers only: nothing here is judged against a time.
 from __future__ import annotations
 
 import argparse
-import itertools
 import multiprocessing
 import resource
 import sys
@@ -25,7 +24,9 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from quorumlock import Redlock
+from quorumlock.benchmarks._common import handovers as gaps
 from quorumlock.benchmarks._common import local_servers, percentile, table
+from quorumlock.testing import Hold
 
 __all__ = ["ChainResult", "main", "measure"]
 
@@ -72,7 +73,7 @@ class _Job:
 def _loop(job: _Job, out: Any) -> None:
     start, stop, index = job.start, job.stop, job.index
     redlock = Redlock(job.urls, busy_poll=job.busy_poll)
-    events: list[tuple[int, int, int]] = []
+    holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
     time.sleep(max(0.0, start - time.time()))
     while time.time() < stop:
@@ -83,12 +84,13 @@ def _loop(job: _Job, out: Any) -> None:
         middle = time.thread_time()
         acquire_cpu += middle - before
         if acquired:
+            releasing = time.monotonic_ns()
             lock.release()
-            events.append((got, time.monotonic_ns(), index))
+            holds.append(Hold(index, got, releasing, released=time.monotonic_ns()))
             release_cpu += time.thread_time() - middle
     usage = resource.getrusage(resource.RUSAGE_SELF)
     redlock.close()
-    out.put((events, acquire_cpu, release_cpu, usage.ru_nvcsw))
+    out.put((holds, acquire_cpu, release_cpu, usage.ru_nvcsw))
 
 
 def measure(
@@ -117,19 +119,21 @@ def measure(
             if worker.is_alive():
                 worker.terminate()  # ours, by its PID
                 worker.join(timeout=GRACE)
-    events = sorted((e for report in reports for e in report[0]), key=lambda e: e[0])
-    handovers: list[float] = []
-    takebacks: list[float] = []
-    for (_, released, who), (got, _, next_holder) in itertools.pairwise(events):
-        (takebacks if next_holder == who else handovers).append((got - released) / 1e6)
-    releases = [(released - got) / 1e6 for got, released, _ in events]
+    holds: list[Hold] = [hold for report in reports for hold in report[0]]
+
+    def ms(values: list[float]) -> tuple[float, ...]:
+        return tuple(sorted(value / 1e6 for value in values))
+
+    def after_releases(same_worker: bool) -> list[float]:
+        return gaps(holds, start=0, stop=sys.maxsize, same_worker=same_worker)
+
     return ChainResult(
         processes=processes,
         seconds=seconds,
-        sections=len(events),
-        handovers=tuple(sorted(handovers)),
-        takebacks=tuple(sorted(takebacks)),
-        releases=tuple(sorted(releases)),
+        sections=len(holds),
+        handovers=ms(after_releases(same_worker=False)),
+        takebacks=ms(after_releases(same_worker=True)),
+        releases=ms([h.released - h.end for h in holds if h.released is not None]),
         acquire_cpu=sum(r[1] for r in reports),
         release_cpu=sum(r[2] for r in reports),
         switches=sum(r[3] for r in reports),
