@@ -476,7 +476,12 @@ def test_a_process_that_waits_again_soon_keeps_listening(
     assert between > before  # the first wait subscribed
     assert min(kept, still) >= 1  # lingering after each wait
     assert after == between  # the second wait subscribed nowhere
-    assert ops == ["acquire", "queue", "acquire", "release"]
+    # The failed attempt is followed by a join of the line, not by another attempt, and
+    # every later attempt follows a join: a woken attempt can still race the holder's
+    # release round on a loaded machine, fail, clean up and join again.
+    assert ops[:2] == ["acquire", "queue"]
+    assert ops[-2:] == ["acquire", "release"]
+    assert all(ops[i - 1] == "queue" for i in range(1, len(ops)) if ops[i] == "acquire")
 
 
 def test_a_fair_acquire_waits_for_the_head_of_the_line(
