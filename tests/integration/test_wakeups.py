@@ -131,6 +131,38 @@ def test_a_lost_subscription_falls_back_to_the_other_servers(
     assert waiter.release()
 
 
+def test_a_frozen_server_delays_no_other_servers_subscription(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """One thread owns the subscriber connections of a ``Redlock``; connecting to a
+    server that accepts the connection and then never answers (paused) must not hold it
+    up: the other four subscribe and the release wakes the waiter at once, long before
+    the 30 s connection timeout or the poll."""
+    holder = Redlock(servers.urls).lock(lock_name, ttl=55)
+    assert holder.acquire(blocking=False)
+    waiter = Redlock(servers.urls, retry_delay=SLOW_POLL, connect_timeout=30).lock(
+        lock_name, ttl=55
+    )
+    frozen, others = servers[0], [s.url for s in list(servers)[1:]]
+    frozen.pause()
+    try:
+        got: list[bool] = []
+        thread = threading.Thread(
+            target=lambda: got.append(waiter.acquire(timeout=50)), daemon=True
+        )
+        thread.start()
+        give_up = time.monotonic() + 15
+        while min(_numsub(url, lock_name) for url in others) < 1:
+            assert time.monotonic() < give_up, "the waiter never subscribed on the others"
+            time.sleep(0.01)
+        assert holder.release()
+        thread.join(timeout=15)
+        assert got == [True]
+    finally:
+        frozen.resume()
+    assert waiter.release()
+
+
 def test_many_waiters_in_one_process_take_turns(servers: LocalServerGroup, lock_name: str) -> None:
     rl = Redlock(servers.urls, retry_delay=SLOW_POLL)
     holder = rl.lock(lock_name, ttl=55)

@@ -9,10 +9,12 @@ server we cannot subscribe on, or a lock that expires instead of being released 
 costs the time it cost before.
 
 One subscriber connection per server and ``Redlock``, shared by every waiting thread and
-every name, and one daemon thread per server that owns it: it alone reads and writes that
-socket (a TLS socket must not be used by two threads at once), and the waiting threads
-hand it their subscriptions through a wake-up pipe. The thread stops after a while
-without waiters, and a forked child starts its own.
+every name, and one daemon thread per ``Redlock`` that owns them all (:class:`_Mux`): it
+alone reads and writes those sockets (a TLS socket must not be used by two threads at
+once), a release announced by five servers wakes that one thread rather than five, and
+the waiting threads hand it their subscriptions through a wake-up pipe. A short-lived
+helper thread opens each connection, so that a server slow to answer delays no other.
+The thread stops after a while without waiters, and a forked child starts its own.
 
 Wake one (``docs/algorithm.md``, "Waiting: woken by the release"): the waiters of one
 name in this process stand in the name's queue on the servers as ONE entry
@@ -478,6 +480,7 @@ class SyncWakeups:
         self._waiters: dict[bytes, Entry[Waiter]] = {}
         self._lingering = Lingering()
         self._listeners: list[_Listener] = []
+        self._mux: _Mux | None = None
         self._pid = os.getpid()
         self._member = new_member()
         self._wake = wake_channel(self._member)
@@ -503,25 +506,24 @@ class SyncWakeups:
         channel = release_channel(key)
         others = tuple(release_channel(k) for k in keys)
         with self._cond:
-            if self._pid != os.getpid():  # a forked child: the parent's threads are gone
+            if self._pid != os.getpid():  # a forked child: the parent's thread is gone
                 self._waiters.clear()
                 self._lingering.clear()
                 self._listeners = []
+                self._mux = None
                 self._pid = os.getpid()
                 self._member = new_member()  # the parent's stays the parent's
                 self._wake = wake_channel(self._member)
-            if not self._listeners:
-                self._listeners = [
-                    _Listener(spec, self, self._connect_timeout) for spec in self._specs
-                ]
-            listeners = self._listeners
+            if self._mux is None:
+                self._mux = _Mux(self, self._specs, self._connect_timeout)
+                self._listeners = self._mux.listeners
+            mux, listeners = self._mux, self._listeners
             entry = self._waiters.setdefault(channel, Entry(self._member))
             waiter = Waiter(channel, entry, others, queued=queued)
             heard = [self._lingering.take(c) for c in waiter.channels]
             missed = not heard_everything(listeners, heard, waiter.channels, since, self._wake)
-            for wanted in enlist(self._waiters, waiter, self._member):
-                for listener in listeners:
-                    listener.want(wanted)
+            if enlist(self._waiters, waiter, self._member):
+                mux.poke(hurry=True)
             give_up = time.monotonic() + timeout
             while not enough(listeners, waiter.channel, self._wake):
                 left = give_up - time.monotonic()
@@ -547,38 +549,42 @@ class SyncWakeups:
             if self._pid != os.getpid():
                 return None
             member, dropped = dismiss(self._waiters, waiter, kept=kept)
-            # still subscribed for a while; the listeners look again within a second
+            # still subscribed for a while; the subscriber thread looks again within a second
             self._lingering.leave(dropped, time.monotonic())
             return member
 
     def close(self) -> None:
-        """Stop the subscriber threads (waiters still waiting fall back to polling)."""
+        """Stop the subscriber thread (waiters still waiting fall back to polling)."""
         with self._cond:
-            listeners, self._listeners = self._listeners, []
+            mux, self._mux = self._mux, None
+            self._listeners = []
             self._waiters.clear()
             self._lingering.clear()
-        for listener in listeners:
-            listener.stop()
+        if mux is not None:
+            mux.poke()  # it finds itself replaced and ends
 
-    # Called by the subscriber threads.
+    # Called by the subscriber thread.
 
-    def wanted(self, listener: _Listener) -> set[bytes] | None:
-        """The channels ``listener`` should be subscribed to; None once it was replaced."""
+    def wanted(self, mux: _Mux) -> set[bytes] | None:
+        """The channels the servers should be subscribed to; None once ``mux`` was
+        replaced (the hub closed, or a forked child started its own)."""
         with self._cond:
-            if listener not in self._listeners:
+            if mux is not self._mux:
                 return None
             lingering = self._lingering.channels(time.monotonic())
             return wanted_channels(self._waiters, lingering, self._wake)
 
-    def retire(self, listener: _Listener) -> bool:
-        """Whether an idle ``listener``'s thread may stop: yes if no channel is wanted.
+    def retire(self, mux: _Mux) -> bool:
+        """Whether an idle subscriber thread may stop: yes if no channel is wanted.
 
-        A later :meth:`watch` starts a new thread for it.
+        A later :meth:`watch` starts a new one.
         """
         with self._cond:
+            if mux is not self._mux:
+                return True
             if self._waiters or self._lingering.channels(time.monotonic()):
                 return False
-            listener.thread = None
+            self._mux = None
             return True
 
     def confirmed(self) -> None:
@@ -630,116 +636,210 @@ _REFUSED_WARNED: set[str] = set()
 
 
 class _Listener:
-    """The subscriber connection to one server and the thread that owns it."""
+    """One server's subscriber connection. Only the subscriber thread (:class:`_Mux`)
+    reads and writes it; a helper thread opens it, so that a server slow to answer
+    delays no other."""
 
-    def __init__(self, spec: ServerSpec, hub: SyncWakeups, connect_timeout: float) -> None:
+    def __init__(self, spec: ServerSpec, mux: _Mux, connect_timeout: float) -> None:
         self._spec = spec
-        self._hub = hub
+        self._mux = mux
         self._connect_timeout = connect_timeout
-        # channels the server confirmed, and when (the thread writes a new dict)
+        # channels the server confirmed, and when (the subscriber thread writes a new dict)
         self.confirmed: dict[bytes, float] = {}
         self.refused = False  # the server answered a SUBSCRIBE with an error (NOPERM)
-        self._stopped = False
-        self._poke_r, self._poke_w = socket.socketpair()
-        self._poke_r.setblocking(False)
-        self._poke_w.setblocking(False)
-        # The thread that owns the connection; None when there is none (under the hub's
-        # lock). A thread that finds it is no longer this one ends.
-        self.thread: threading.Thread | None = None
+        self.conn: RedisConnection | None = None
+        self.sock: Any = None
+        self._reader = hiredis.Reader()
+        self._subscribed: set[bytes] = set()
+        self._opening = False  # a helper thread is opening a connection
+        self._opened: RedisConnection | BaseException | None = None  # what it got
+        self._handoff = threading.Lock()
         self._failures = 0
+        self.retry_at = 0.0  # monotonic: no connection attempt before then
 
-    def want(self, channel: bytes) -> None:
-        """A channel was added (called under the hub's lock)."""
-        if self.thread is None:
-            self.thread = threading.Thread(
-                target=self._run, name=f"quorumlock-wakeups {self._spec.label}", daemon=True
-            )
-            self.thread.start()
-        self._poke()
+    def attend(self, wanted: set[bytes], now: float) -> None:
+        """Bring the connection in line with ``wanted``: have it opened, take what the
+        helper opened, (un)subscribe."""
+        if self.conn is None:
+            self.pick_up()
+        if self.conn is None:
+            if wanted and not self._opening and now >= self.retry_at:
+                self._opening = True
+                threading.Thread(
+                    target=self._open,
+                    name=f"quorumlock-wakeups connect {self._spec.label}",
+                    daemon=True,
+                ).start()
+            return
+        try:
+            if added := wanted - self._subscribed:
+                self.sock.sendall(pack(("SUBSCRIBE", *added)))
+                self._subscribed |= added
+            if removed := self._subscribed - wanted:
+                self.sock.sendall(pack(("UNSUBSCRIBE", *removed)))
+                self._subscribed -= removed
+                self.confirmed = {c: t for c, t in self.confirmed.items() if c in wanted}
+        except Exception:
+            self.fail()
 
-    def stop(self) -> None:
-        self._stopped = True
-        self._poke()
+    def due(self, now: float) -> float | None:
+        """Seconds until a connection attempt may start, for a server with none (None:
+        connected, or an attempt under way)."""
+        if self.conn is not None or self._opening:
+            return None
+        return max(0.0, self.retry_at - now)
 
-    def _poke(self) -> None:
-        with contextlib.suppress(OSError):  # a full pipe already says "look again"
-            self._poke_w.send(b"x")
-
-    def _current(self) -> bool:
-        return not self._stopped and self.thread is threading.current_thread()
-
-    def _run(self) -> None:
-        while self._current():
-            if not self._session():
-                select.select([self._poke_r], [], [], RECONNECT_PAUSE)
-                self._drain_pokes()
-
-    def _session(self) -> bool:
-        """One connection's life: subscribe, listen, until it fails or is not needed.
-
-        Returns False after a failure (the caller pauses before reconnecting).
-        """
+    def _open(self) -> None:
+        """The helper thread: open a connection and hand it to the subscriber thread (or
+        close it when that thread has ended)."""
         conn: RedisConnection | None = None
         try:
             spec = subscriber_spec(self._spec, self._failures)
             conn = spec.connection(connect_timeout=self._connect_timeout)
             conn.connect()
-            sock: Any = getattr(conn, "_sock")  # noqa: B009 (redis-py keeps it private)
-            reader = hiredis.Reader()
-            subscribed: set[bytes] = set()
-            idle_since: float | None = None
-            while self._current():
-                wanted = self._hub.wanted(self)
-                if wanted is None:
-                    self._stopped = True
-                    break
-                if not wanted:
-                    now = time.monotonic()
-                    idle_since = idle_since or now
-                    if now - idle_since >= IDLE_STOP and self._hub.retire(self):
-                        break
-                else:
-                    idle_since = None
-                if added := wanted - subscribed:
-                    sock.sendall(pack(("SUBSCRIBE", *added)))
-                    subscribed |= added
-                if removed := subscribed - wanted:
-                    sock.sendall(pack(("UNSUBSCRIBE", *removed)))
-                    subscribed -= removed
-                    self.confirmed = {c: t for c, t in self.confirmed.items() if c in wanted}
-                pending = getattr(sock, "pending", None)
-                if pending is None or not pending():
-                    ready, _, _ = select.select([sock, self._poke_r], [], [], 1.0)
-                    if self._poke_r in ready:
-                        self._drain_pokes()
-                    if sock not in ready:
-                        continue
-                data = sock.recv(65536)
-                if not data:
-                    raise ConnectionError("the server closed the connection")
-                reader.feed(data)
-                while (message := reader.gets()) is not False:
-                    self._handle(message)
-            return True
-        except Exception:
-            self._failures += 1
-            return False
-        finally:
-            self.confirmed = {}
+            opened: RedisConnection | BaseException = conn
+        except Exception as exc:
+            opened = exc
             if conn is not None:
                 conn.disconnect()
+        with self._handoff:
+            self._opened = opened
+        if not self._mux.poke():  # ended: nobody will take it
+            self.pick_up()
+            self.close()
 
-    def _handle(self, message: object) -> None:
+    def pick_up(self) -> None:
+        """Take what the helper thread opened, if it is done."""
+        with self._handoff:
+            opened, self._opened = self._opened, None
+        if opened is None:
+            return
+        self._opening = False
+        if isinstance(opened, BaseException):
+            self._failures += 1
+            self.retry_at = time.monotonic() + RECONNECT_PAUSE
+            return
+        self.conn, self.sock = opened, getattr(opened, "_sock")  # noqa: B009 (private)
+        self._reader = hiredis.Reader()
+        self._subscribed = set()
+
+    def pending(self) -> bool:
+        """Whether bytes already read from the socket wait to be decrypted (TLS)."""
+        pending = getattr(self.sock, "pending", None)
+        return pending is not None and bool(pending())
+
+    def read(self, hub: SyncWakeups) -> None:
+        """What the server sent, handed to ``hub``; on an error the connection closes."""
+        try:
+            data = self.sock.recv(65536)
+            if not data:
+                raise ConnectionError("the server closed the connection")
+            self._reader.feed(data)
+            while (message := self._reader.gets()) is not False:
+                self._handle(hub, message)
+        except Exception:
+            self.fail()
+
+    def _handle(self, hub: SyncWakeups, message: object) -> None:
         kind, channel, payload = parse(message, self._spec.label)
         if kind == "message":
-            self._hub.deliver(channel, payload)
+            hub.deliver(channel, payload)
         elif kind != "other":
             self.refused = kind == "refused"
             if kind == "subscribed":
                 self.confirmed = {**self.confirmed, channel: time.monotonic()}
-            self._hub.confirmed()
+            hub.confirmed()
 
-    def _drain_pokes(self) -> None:
-        with contextlib.suppress(OSError):
-            while self._poke_r.recv(4096):
-                pass
+    def fail(self) -> None:
+        """The connection failed: close it; the next attempt comes after a pause."""
+        self._failures += 1
+        self.retry_at = time.monotonic() + RECONNECT_PAUSE
+        self.close()
+
+    def close(self) -> None:
+        self.confirmed = {}
+        conn, self.conn, self.sock = self.conn, None, None
+        if conn is not None:
+            conn.disconnect()
+
+
+class _Mux:
+    """The subscriber thread of one :class:`SyncWakeups` and its connections, one per
+    server: it alone reads and writes them (a TLS socket must not be used by two threads
+    at once), and a release announced by several servers wakes this one thread, not
+    one per server. Waiting threads and connection helpers poke it through a pipe."""
+
+    def __init__(self, hub: SyncWakeups, specs: Sequence[ServerSpec], connect_timeout: float):
+        self._hub = hub
+        self.listeners = [_Listener(spec, self, connect_timeout) for spec in specs]
+        self._poke_r, self._poke_w = socket.socketpair()
+        self._poke_r.setblocking(False)
+        self._poke_w.setblocking(False)
+        self._hurry = False
+        self._done = False
+        self._ending = threading.Lock()  # poke() against the pipe's closing
+        threading.Thread(target=self._run, name="quorumlock-wakeups", daemon=True).start()
+
+    def poke(self, *, hurry: bool = False) -> bool:
+        """Make the thread look again (``hurry``: a channel was added, so a server that
+        is down is tried again at once). False once the thread has ended."""
+        if hurry:
+            self._hurry = True
+        with self._ending:
+            if self._done:
+                return False
+            with contextlib.suppress(OSError):  # a full pipe already says "look again"
+                self._poke_w.send(b"x")
+            return True
+
+    def _run(self) -> None:
+        idle_since: float | None = None
+        try:
+            while (wanted := self._hub.wanted(self)) is not None:
+                now = time.monotonic()
+                if not wanted:
+                    idle_since = idle_since or now
+                    if now - idle_since >= IDLE_STOP and self._hub.retire(self):
+                        return
+                else:
+                    idle_since = None
+                if self._hurry:
+                    self._hurry = False
+                    for listener in self.listeners:
+                        listener.retry_at = 0.0
+                for listener in self.listeners:
+                    listener.attend(wanted, now)
+                self._wait(bool(wanted))
+        finally:
+            with self._ending:
+                self._done = True
+                self._poke_r.close()
+                self._poke_w.close()
+            for listener in self.listeners:
+                listener.pick_up()
+                listener.close()
+
+    def _wait(self, wanted: bool) -> None:
+        """Wait up to a second (less when a server is due to be tried again) for a poke
+        or a server's message, and read what came."""
+        live = {li.sock.fileno(): li for li in self.listeners if li.sock is not None}
+        ready = [fd for fd, li in live.items() if li.pending()]
+        if not ready:
+            timeout, now = 1.0, time.monotonic()
+            if wanted:
+                for li in self.listeners:
+                    if (due := li.due(now)) is not None:
+                        timeout = min(timeout, due)
+            poller = select.poll()
+            poller.register(self._poke_r, select.POLLIN)
+            for fd in live:
+                poller.register(fd, select.POLLIN)
+            ready = [fd for fd, _ in poller.poll(int(timeout * 1000) + 1)]
+        for fd in ready:
+            if fd in live:
+                if live[fd].sock is not None:
+                    live[fd].read(self._hub)
+            else:
+                with contextlib.suppress(OSError):
+                    while self._poke_r.recv(4096):
+                        pass
