@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import socket
 import ssl
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -22,8 +23,10 @@ import redis.asyncio
 
 import quorumlock.asyncio
 from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply
-from tests.conftest import values
+from quorumlock._algorithm.scripts import QUEUE_PREFIX
+from tests.conftest import client_of, values
 from tests.integration.apis import Api, AsyncApi, call, holding
+from tests.integration.test_wake_one import until
 from tests.integration.tls import (
     ENV_REQUIRE_TLS_SERVER,
     ENV_TLS_SERVER,
@@ -86,6 +89,50 @@ def test_lock_acquire_extend_release_over_tls(
     api.run(body)
     if endpoint.proxy is not None:
         assert endpoint.proxy.accepted >= 1
+
+
+def test_a_waiter_is_woken_by_the_release_over_tls(
+    api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str
+) -> None:
+    """The subscriber connections speak TLS too, on three TLS servers: a blocking
+    acquire subscribes over TLS and the release wakes it (its poll would come 30 s or
+    more later, and its last attempt at its 20 s timeout). Catches a subscriber
+    connection that cannot read a TLS socket's announcements (the release comes once
+    the waiter is in line, after it subscribed)."""
+    points = [start(endpoints, certs) for _ in range(3)]
+    urls = [trusting(point, certs) for point in points]
+
+    def in_line() -> int:
+        """The fewest waiters in the name's queue on any server (asked in plain text:
+        each server also listens on a plain port)."""
+        counts = []
+        for point in points:
+            client = client_of(point.server)
+            try:
+                counts.append(int(client.zcard(QUEUE_PREFIX + lock_name)))
+            finally:
+                client.close()
+        return min(counts)
+
+    async def body() -> None:
+        holder = api.redlock(urls).lock(lock_name, ttl=30)
+        waiter = api.redlock(urls, retry_delay=60).lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+
+        async def wait() -> None:
+            started = time.monotonic()
+            assert await call(waiter.acquire(timeout=20))
+            # not the last attempt a blocking acquire makes at its timeout
+            assert time.monotonic() - started < 15
+            assert await call(waiter.release())
+
+        async def release() -> None:
+            await until(lambda: in_line() >= 1, 15, "the waiter in line")
+            assert await call(holder.release())
+
+        await api.concurrently([wait, release], limit=30)
+
+    api.run(body)
 
 
 def test_plain_text_to_a_tls_port_does_not_pass(

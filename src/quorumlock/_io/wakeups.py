@@ -47,6 +47,7 @@ import random
 import secrets
 import select
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Sequence
@@ -731,7 +732,10 @@ class _Listener:
     def read(self, hub: SyncWakeups) -> None:
         """What the server sent, handed to ``hub``; on an error the connection closes."""
         try:
-            data = self.sock.recv(65536)
+            try:
+                data = self.sock.recv(65536)
+            except ssl.SSLWantReadError:
+                return  # part of a TLS record: the rest is still on its way
             if not data:
                 raise ConnectionError("the server closed the connection")
             self._reader.feed(data)
