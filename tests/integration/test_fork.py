@@ -20,6 +20,7 @@ import pytest
 
 import quorumlock.asyncio
 from quorumlock import Lock, Redlock
+from quorumlock._io import forks
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import ServerFactory, client_of, values
 
@@ -196,3 +197,30 @@ def test_a_child_can_lock_with_the_asyncio_api(servers: LocalServerGroup, lock_n
             await parent_rl.close()
 
     assert asyncio.run(use_and_close())
+
+
+def test_a_child_opens_connections_of_its_own(servers: LocalServerGroup, lock_name: str) -> None:
+    """The pools know a forked child by its process id (kept without a system call per
+    use, set anew at the fork): the child's first cycle opens a connection to every
+    server instead of speaking on the parent's idle ones, which the parent still owns."""
+    rl = Redlock(servers.urls)
+    lock = rl.lock(lock_name, ttl=5)
+    assert lock.acquire(blocking=False)
+    assert lock.release()  # its connections are idle in the pools now
+
+    def child() -> int:
+        failed = 0 if os.getpid() == forks.PID else 1
+        clients = [client_of(server) for server in servers]
+        before = [len(c.client_list()) for c in clients]
+        mine = rl.lock(lock_name + ":child", ttl=5)
+        if not (mine.acquire(blocking=False) and mine.release()):
+            failed |= 2
+        after = [len(c.client_list()) for c in clients]
+        if after != [n + 1 for n in before]:
+            failed |= 4
+        return failed
+
+    assert wait_child(fork(child), 30) == 0
+    assert lock.acquire(blocking=False)  # the parent's pools still work
+    assert lock.release()
+    rl.close()

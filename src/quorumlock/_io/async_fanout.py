@@ -48,6 +48,7 @@ from quorumlock._algorithm.flows import (
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.round import FINISH, Action, Connect, Finish, Member, RoundMachine, Send
 from quorumlock._algorithm.wire import eval_args
+from quorumlock._io import forks
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -243,16 +244,16 @@ class _AsyncNode:
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Task[_Pipe] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pid = os.getpid()
+        self._pid = forks.PID
         self.tried = False  # a connection attempt has ended (either way) at least once
 
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
         """The live pipe, or the task that is opening one (shared by all waiters)."""
         loop = asyncio.get_running_loop()
-        if self._loop is not loop or self._pid != os.getpid():
+        if self._loop is not loop or self._pid != forks.PID:
             # Connections belong to the loop (and process) that opened them.
             self._pipe, self._connecting = None, None
-            self._loop, self._pid = loop, os.getpid()
+            self._loop, self._pid = loop, forks.PID
         pipe = self._pipe
         if pipe is not None and pipe.dead is None:
             if pipe.closed_while_idle():

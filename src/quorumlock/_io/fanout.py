@@ -53,6 +53,7 @@ from quorumlock._algorithm.round import (
     Send,
 )
 from quorumlock._algorithm.wire import eval_args, interpret
+from quorumlock._io import forks
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -106,23 +107,23 @@ class _Node:
         self._pending: Future[None] | None = None
         self._mutex = threading.Lock()
         self.tried = False  # a connection attempt has ended (either way) at least once
-        self._pid = os.getpid()
+        self._pid = forks.PID
 
     def take(self) -> RedisConnection | None:
         """An idle, connected connection, or None."""
-        if self._pid != os.getpid():
+        if self._pid != forks.PID:
             # A forked child must not speak on its parent's sockets: forget them (redis-py
             # does not shut down a socket created by another process).
             self._idle.clear()
             self._pending = None
-            self._pid = os.getpid()
+            self._pid = forks.PID
         try:
             return self._idle.pop()
         except IndexError:
             return None
 
     def give(self, conn: RedisConnection) -> None:
-        if conn.pid == os.getpid():
+        if conn.pid == forks.PID:
             self._idle.append(conn)
 
     def connecting(self, executor: ThreadPoolExecutor) -> Future[None]:
