@@ -30,7 +30,7 @@ import quorumlock
 import quorumlock.asyncio
 from quorumlock import ConfigurationError, NodeOutcome, Reply
 from quorumlock._algorithm.cluster import key_slot, slot_marker
-from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup
+from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, _cluster
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 
 G, X, Q, E, T = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.ERROR, Reply.TIMEOUT
@@ -67,6 +67,37 @@ def make_cluster() -> Iterator[ClusterFactory]:
     yield make
     for cluster in clusters:
         cluster.close()
+
+
+def test_a_bus_port_taken_before_the_start_is_picked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A node's cluster bus port is picked when the cluster is made, and the kernel can
+    hand that port to another socket before the node starts (it did, in CI): the start
+    picks another bus port instead of failing."""
+    intruder = socket.socket()
+    intruder.bind(("127.0.0.1", 0))
+    intruder.listen()
+    busy = intruder.getsockname()[1]
+    real = _cluster._pick_free_port
+    picked: list[int] = []
+
+    def pick(host: str) -> int:
+        picked.append(busy if not picked else real(host))
+        return picked[-1]
+
+    monkeypatch.setattr(_cluster, "_pick_free_port", pick)
+    try:
+        with LocalCluster(1) as cluster:
+            assert picked[0] == busy
+            assert len(picked) == 2  # the node's, and the one picked again
+            client = cluster.client()
+            try:
+                assert client.set("k", "v")
+            finally:
+                client.close()
+    finally:
+        intruder.close()
 
 
 @asynccontextmanager

@@ -35,11 +35,18 @@ import redis.cluster
 
 from quorumlock._algorithm.cluster import SLOTS, key_slot
 from quorumlock._io.incarnation import stamp_fresh_slots
-from quorumlock.testing._servers import LocalServer, _pick_free_port, find_server_binary
+from quorumlock.testing._servers import (
+    LocalServer,
+    ServerStartError,
+    _pick_free_port,
+    find_server_binary,
+)
 
 __all__ = ["LocalCluster"]
 
 _DEFAULT_TIMEOUT: Final = 30.0
+#: Tries to start a node whose cluster bus port was taken after it was picked.
+_BUS_PORT_ATTEMPTS: Final = 3
 _POLL: Final = 0.05
 
 
@@ -204,6 +211,22 @@ class LocalCluster:
 
     # ---- lifecycle -------------------------------------------------------------------
 
+    def _start_node(self, i: int) -> None:
+        """Start node ``i``. Its bus port was free when picked, but the kernel hands the
+        same range out to outgoing connections: one taken since is picked again (a few
+        times) rather than failing the start."""
+        node = self._nodes[i]
+        for attempt in range(_BUS_PORT_ATTEMPTS):
+            try:
+                node.start()
+                return
+            except ServerStartError as exc:
+                taken = f":{self._bus_ports[i]}: bind" in exc.log_tail
+                if not taken or attempt + 1 == _BUS_PORT_ATTEMPTS:
+                    raise
+            old, self._bus_ports[i] = self._bus_ports[i], _pick_free_port(node.host.strip("[]"))
+            node._replace_arg("--cluster-port", str(old), str(self._bus_ports[i]))
+
     def start(self, *, timeout: float = _DEFAULT_TIMEOUT) -> None:
         """Start every node, form the cluster, wait for ``cluster_state:ok``, stamp.
 
@@ -213,9 +236,9 @@ class LocalCluster:
         """
         deadline = time.monotonic() + timeout
         try:
-            for node in self._nodes:
+            for i, node in enumerate(self._nodes):
                 if not node.running:
-                    node.start()
+                    self._start_node(i)
             masters = self._nodes[: self._masters]
             step = SLOTS // self._masters
             for i, node in enumerate(masters):

@@ -652,6 +652,14 @@ class LocalServer:
         argv += self._extra_args
         return argv
 
+    def _replace_arg(self, flag: str, old: str, new: str) -> None:
+        """Change the value after ``flag`` in the extra arguments (for the next start)."""
+        args = list(self._extra_args)
+        for k in range(len(args) - 1):
+            if args[k] == flag and args[k + 1] == old:
+                args[k + 1] = new
+        self._extra_args = tuple(args)
+
     def start(self, *, timeout: float = _DEFAULT_START_TIMEOUT) -> None:
         """Start the server and wait until it answers PING.
 
