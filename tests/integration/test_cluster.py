@@ -30,7 +30,7 @@ import quorumlock
 import quorumlock.asyncio
 from quorumlock import ConfigurationError, NodeOutcome, Reply
 from quorumlock._algorithm.cluster import key_slot, slot_marker
-from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, _cluster
+from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, _cluster, _servers
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 
 G, X, Q, E, T = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.ERROR, Reply.TIMEOUT
@@ -79,7 +79,7 @@ def test_a_bus_port_taken_before_the_start_is_picked_again(
     intruder.bind(("127.0.0.1", 0))
     intruder.listen()
     busy = intruder.getsockname()[1]
-    real = _cluster._pick_free_port
+    real = _servers._pick_free_port
     picked: list[int] = []
 
     def pick(host: str) -> int:
