@@ -86,6 +86,8 @@ class _Member(Protocol):
     @property
     def member(self) -> str: ...
 
+    def member_for(self, waiter: Any) -> str: ...
+
 
 class _Queued(_Rearmable, Protocol):
     @property
@@ -109,9 +111,12 @@ def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | 
         if place is None:
             return None
         return dataclasses.replace(step, token=place[0], arrival=place[1])
-    if step.fair and step.op is Op.ACQUIRE:
+    if step.op is not Op.ACQUIRE or step.keys:
+        return step
+    if step.fair:
         return dataclasses.replace(step, member=waiter.entry.member)
-    return step
+    member = waiter.entry.member_for(waiter)
+    return dataclasses.replace(step, member=member) if member else step
 
 
 class QuorumLockWarning(UserWarning):

@@ -234,6 +234,8 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         round_ = await self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
             waiter.entry.answered(round_.outcomes)
+        elif waiter is not None and step.member and not step.fair:
+            self._wakeups.attempted(waiter, round_.outcomes)
         self._after_round(step, round_)
         return round_
 

@@ -43,7 +43,14 @@ from quorumlock._algorithm.flows import (
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
 from quorumlock._algorithm.rwlock import Mode, RWState
-from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, FAIR_ACQUIRE, MARKER_KEY, RELEASE
+from quorumlock._algorithm.scripts import (
+    ACQUIRE,
+    EXTEND,
+    FAIR_ACQUIRE,
+    MARKER_KEY,
+    QUEUED_ACQUIRE,
+    RELEASE,
+)
 from quorumlock._algorithm.wire import HOLDER_PREFIX, command_args, eval_args, interpret
 from quorumlock._io.packing import RoundPacker, pack
 
@@ -733,6 +740,33 @@ def test_a_fair_acquire_packs_the_callers_entry_after_the_session() -> None:
     assert args[-3:] == ("abc", "1", "m1")
     assert RoundPacker(step).packed(session) == pack(args)
     assert eval_args(step, session)[:2] == ("EVAL", FAIR_ACQUIRE.source)
+
+
+@pytest.mark.parametrize("max_ttl_ms", [60_000, 0], ids=["quarantine", "no quarantine"])
+def test_a_queued_waiters_acquire_names_its_entry_and_the_queue(max_ttl_ms: int) -> None:
+    """A waiter in line sends the queued acquire script (even with the quarantine and
+    fencing off, which would send the plain SET), its entry after the session."""
+    session = Session("abc", durable=False)
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, max_ttl_ms, member="m1")
+    assert step.per_session
+    args = command_args(step, session)
+    assert args[:6] == ("EVALSHA", QUEUED_ACQUIRE.sha, 2, "k", MARKER_KEY, "t")
+    # the queue's keys as arguments (undeclared: see the script), after the session
+    assert args[-5:] == ("abc", "0", "quorumlock:queue:k", "quorumlock:queue-expiry:k", "m1")
+    assert RoundPacker(step).packed(session) == pack(args)
+    assert eval_args(step, session)[:2] == ("EVAL", QUEUED_ACQUIRE.source)
+    # without an entry, the acquire of before
+    plain = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, 60_000)
+    assert command_args(plain, session)[:3] == ("EVALSHA", ACQUIRE.sha, 2)
+
+
+def test_the_queued_acquire_is_the_acquire_script_run_as_a_function() -> None:
+    """Derived, not copied: the acquire body runs unchanged, inside a function whose
+    reply decides whether the entry leaves the queue."""
+    head, found, tail = QUEUED_ACQUIRE.source.partition(ACQUIRE.source)
+    assert found
+    assert head.rstrip().endswith("local quorumlock_reply = (function()")
+    assert tail.startswith("end)()\nif quorumlock_reply[1] == 1 then")
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.wakeups import (
     Entry,
     Lingering,
@@ -180,3 +181,36 @@ def test_a_name_channel_still_carries_the_announcements_that_name_nobody() -> No
     assert not waiter.alone
     route(entries, lingering, wake, channel=A, payload=b" tok", now=2.0)
     assert lingering.take(A) == 2.0  # heard while it lingered: a newcomer may have missed it
+
+
+def test_an_attempt_that_named_the_entry_sends_it_back_in_line_where_it_may_have_left() -> None:
+    """The queued acquire takes the process's entry off the queue where it writes the
+    lock: a failed attempt joins again after it, and another waiter of the process that
+    stood in line by the same entry puts it back at once. Refused everywhere (TAKEN),
+    nothing was written and nothing changes."""
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    first = _waiting(entries, "acct", member)
+    second = _waiting(entries, "acct", member)
+    entry = first.entry
+    assert entry.member_for(first) == ""  # never joined: in line nowhere
+    joined = entry.join(first, 3000, now=0.0)
+    assert joined is not None
+    assert joined[0] == member
+    assert entry.member_for(first) == member
+
+    taken = [NodeOutcome(f"s{i}", Reply.TAKEN) for i in range(5)]
+    entry.attempted(first, taken)
+    assert not first.popped
+    assert not second.notified()
+    assert entry.join(first, 3000, now=0.1) is None  # still in line: nothing to send
+
+    granted = [NodeOutcome("s0", Reply.GRANTED), *taken[1:]]
+    entry.attempted(first, granted)
+    assert first.popped  # left the line on s0: the next join is sent
+    assert second.notified()  # the entry was its place in line too
+    assert second.requeue
+    assert entry.join(first, 3000, now=0.2) is not None
+
+    entry.refused = True
+    assert entry.member_for(first) == ""

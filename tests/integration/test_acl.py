@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 import redis
 
-from quorumlock import QuorumUnavailable, Reply
+from quorumlock import LockObserver, QuorumUnavailable, Reply, RoundEvent
 from quorumlock._algorithm.scripts import MARKER_KEY, RELEASED_PREFIX
 from quorumlock.testing import LocalServer, LocalServerGroup, server_version
 from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
@@ -313,3 +313,47 @@ def test_a_user_with_the_rule_from_before_the_queues_still_releases(
             assert isinstance(entry, dict), entry
             refused = entry[b"object"].decode()
             assert refused in queue_commands or refused.startswith("quorumlock:queue"), entry
+
+
+def test_a_server_with_the_rule_from_before_the_queues_grants_a_waiter_in_line(
+    api: Api, make_servers: ServerFactory, kind: ServerKind
+) -> None:
+    """The first server has the rule from before the queues, the other two the
+    documented one: the waiter joins the queue on those two, so it tries with the queued
+    acquire script everywhere. The first server grants it too: the script reads the
+    queue's keys undeclared, and only its queue's part is refused there (a script that
+    declared them would be refused whole, and the waiter would hold on two of three)."""
+    binary = binary_of(kind)
+    servers: LocalServerGroup = make_servers(3, binary=binary)
+    old = [arg for arg in rule_for(servers[0]) if arg not in QUEUE_PERMISSIONS]
+    add_user(servers[0], old)
+    for server in (servers[1], servers[2]):
+        add_user(server, rule_for(server))
+    urls = [as_user(server) for server in servers]
+    tried: list[str] = []
+
+    class Rounds(LockObserver):
+        def on_round(self, event: RoundEvent) -> None:
+            tried.append(event.op)
+
+    async def body() -> None:
+        holder = api.redlock(urls).lock("locks:mixed", ttl=30)
+        assert await call(holder.acquire(blocking=False))
+        waiter = api.redlock(urls, retry_delay=60, observer=Rounds()).lock("locks:mixed", ttl=30)
+
+        async def wait() -> None:
+            assert await call(waiter.acquire(timeout=20))
+
+        async def release() -> None:
+            give_up = time.monotonic() + 15
+            while "queue" not in tried:
+                assert time.monotonic() < give_up, "the waiter never joined the queue"
+                await asyncio.sleep(0.01)
+            assert await call(holder.release()), holder.outcomes
+
+        await api.concurrently([wait, release], limit=40)
+        assert [o.reply for o in waiter.outcomes] == [Reply.GRANTED] * 3
+        assert await call(waiter.release()), waiter.outcomes
+
+    api.run(body)
+    assert values(servers, "locks:mixed") == [None, None, None]

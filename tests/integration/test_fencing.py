@@ -589,6 +589,8 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
         "acquire_fair_cluster",
         "acquire_many",
         "acquire_many_cluster",
+        "acquire_queued",
+        "acquire_queued_cluster",
         "claim_term",
         "commit_fence",
         "extend",

@@ -16,16 +16,20 @@ import time
 import pytest
 import redis
 
-from quorumlock import ConfigurationError, LockObserver, Redlock, RoundEvent
+from quorumlock import AcquireEvent, ConfigurationError, LockObserver, Redlock, RoundEvent
 from quorumlock import asyncio as aio
+from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.scripts import (
+    MARKER_KEY,
     QUEUE,
     QUEUE_EXPIRY_PREFIX,
     QUEUE_PREFIX,
+    QUEUED_ACQUIRE,
     RELEASED_PREFIX,
     WAKE_PREFIX,
 )
-from quorumlock.testing import LocalServerGroup
+from quorumlock.testing import LatencyProxy, LocalServerGroup
+from tests.conftest import client_of
 from tests.integration.apis import AnyLock, Api, Body, call
 
 SLOW_POLL = 60.0
@@ -558,3 +562,97 @@ def test_waiters_far_back_in_line_poll_less_often(
     head, last = tries.count(0), tries.count(count - 1)
     assert head >= 4, tries  # the head polled all along
     assert last * 2 <= head, (head, last)
+
+
+def test_the_queued_acquire_takes_the_entry_off_only_where_it_writes_the_lock(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The acquire script of a waiter in line (on a real server): refused by another
+    holder's key, the entry stays in line; granted, it leaves the queue and its
+    expiries, and nobody else's entry does."""
+    client = client_of(servers[0])
+    queue, expiry = QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name
+
+    def attempt(token: str, member: str) -> list[object]:
+        args = (lock_name, MARKER_KEY, token, 30_000, 60_000, "0")
+        run_id = str(client.info("server")["run_id"])
+        reply = client.evalsha(QUEUED_ACQUIRE.sha, 2, *args, run_id, "0", queue, expiry, member)
+        assert isinstance(reply, list)
+        return reply
+
+    try:
+        for script in (QUEUE, QUEUED_ACQUIRE):
+            client.script_load(script.source)
+        for member, arrival in (("w1", 1.5), ("w2", 2.5)):
+            client.evalsha(QUEUE.sha, 2, queue, expiry, member, arrival, 30_000)
+        client.set(lock_name, "the holder")
+        assert attempt("t1", "w1")[0] == 0
+        assert client.zrange(queue, 0, -1) == [b"w1", b"w2"]  # refused: still in line
+        client.delete(lock_name)
+        assert attempt("t1", "w1")[0] == 1
+        assert client.get(lock_name) == b"t1"
+        assert client.zrange(queue, 0, -1) == [b"w2"]
+        assert client.zrange(expiry, 0, -1) == [b"w2"]
+    finally:
+        client.close()
+
+
+def test_the_queues_agree_after_a_release_that_was_late_on_one_server(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The holder's release reaches the fifth server late (a delay on its connection);
+    the first waiter, woken by the other four, takes the lock there and is refused on
+    the fifth, where the late release then takes it off the queue. Its own release does
+    nothing on the fifth server (it never held there), so the next waiter is not taken
+    off the fifth queue by a release: its own acquire takes it off. While it holds, every
+    server's queue holds the third waiter alone; in the end every queue is empty. (Were
+    the second waiter left in the fifth queue, every later release there would name a
+    process that already has the lock, and such servers could add up to a majority.)"""
+    results: dict[str, list[object]] = {"w1": [], "w2": []}
+    released = threading.Event()
+
+    class Outcomes(LockObserver):
+        def __init__(self, name: str) -> None:
+            self._name = name
+
+        def on_acquire(self, event: AcquireEvent) -> None:
+            if event.acquired:
+                results[self._name] = [o.reply for o in event.outcomes]
+
+    with LatencyProxy(servers[4].host, servers[4].port) as proxy:
+
+        async def body() -> None:
+            urls = [*servers.urls[:4], proxy.url]
+            holder = api.redlock(urls, instance_timeout=3.0).lock(lock_name, ttl=30)
+            assert await call(holder.acquire(blocking=False))
+            sizes: list[list[int]] = []
+
+            def waiter(index: int) -> Body:
+                async def run() -> None:
+                    name = f"w{index}"
+                    rl = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=Outcomes(name))
+                    await until(lambda: min(queue_sizes(servers, lock_name)) >= index - 1, 20, "q")
+                    lock: AnyLock = rl.lock(lock_name, ttl=30)
+                    assert await call(lock.acquire(timeout=40))
+                    if index == 1:
+                        await until(released.is_set, 20, "the holder's late release")
+                    if index == 2:
+                        sizes.append(queue_sizes(servers, lock_name))
+                    assert await call(lock.release())
+
+                return run
+
+            async def release_late() -> None:
+                await until(lambda: min(queue_sizes(servers, lock_name)) >= 3, 20, "the queue")
+                proxy.set_delay(0.5)
+                assert await call(holder.release())
+                released.set()
+
+            await api.concurrently([waiter(1), waiter(2), waiter(3), release_late], limit=60)
+            assert sizes == [[1] * 5]
+
+        api.run(body)
+    # the first waiter was refused by the holder's key on the fifth server
+    assert results["w1"] == [Reply.GRANTED] * 4 + [Reply.TAKEN]
+    assert results["w2"] == [Reply.GRANTED] * 5
+    assert queue_sizes(servers, lock_name) == [0] * 5

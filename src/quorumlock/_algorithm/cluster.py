@@ -27,6 +27,7 @@ from quorumlock._algorithm.scripts import (
     CLUSTER_ACQUIRE,
     CLUSTER_ACQUIRE_MANY,
     CLUSTER_FAIR_ACQUIRE,
+    CLUSTER_QUEUED_ACQUIRE,
     CLUSTER_RW_ACQUIRE,
     MARKER_KEY,
     RW_ACQUIRE,
@@ -131,6 +132,14 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
             "EVALSHA", CLUSTER_FAIR_ACQUIRE.sha, 4, args[3], slot_marker(slot), *queue,
             *args[7:], session.run_id,
         )  # fmt: skip
+    if step.op is Op.ACQUIRE and step.member and not step.keys:
+        if session is None:
+            raise ValueError("the acquire script needs the connection's session")
+        queue = queue_keys(step.key, slot_tag(slot))
+        return (
+            "EVALSHA", CLUSTER_QUEUED_ACQUIRE.sha, 2, args[3], slot_marker(slot),
+            *args[5:-3], *queue, step.member, session.run_id,
+        )  # fmt: skip
     keys = args[2]
     if args[0] != "EVALSHA" or not isinstance(keys, int) or keys < 2 or args[4] != MARKER_KEY:
         raise ValueError(f"the {step.op.value} command does not name the marker as KEYS[2]")
@@ -152,6 +161,7 @@ _CLUSTER_SCRIPTS = {
         CLUSTER_ACQUIRE,
         CLUSTER_ACQUIRE_MANY,
         CLUSTER_FAIR_ACQUIRE,
+        CLUSTER_QUEUED_ACQUIRE,
         CLUSTER_RW_ACQUIRE,
     )
 }

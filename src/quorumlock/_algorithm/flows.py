@@ -115,6 +115,9 @@ class Fanout:
     ``fair`` (``fair=True``): an ``ACQUIRE`` runs the fair acquire script, refused to
     anyone but the head of the queue; the driver fills in ``member``, the caller's entry
     (if it has one); a ``RELEASE`` names the head without taking it off the queue.
+    Without ``fair``, the driver fills in ``member`` for the attempts of a waiter whose
+    entry is in line: the acquire script then takes the entry off the queue where it
+    writes the lock (``QUEUED_ACQUIRE``).
     ``keys``: for a multi-resource lock, every key of its set, sorted (``key`` is the
     first); the command then covers the whole set on each server in one atomic step (the
     ``*_MANY`` scripts, which have no queue: their releases wake every waiter, and
@@ -151,7 +154,7 @@ class Fanout:
         if self.op in (Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE):
             return True  # the read-write and semaphore acquires are always scripts
         return self.op is Op.ACQUIRE and (
-            self.max_ttl_ms > 0 or self.fencing or self.fair or bool(self.keys)
+            self.max_ttl_ms > 0 or self.fencing or self.fair or bool(self.keys or self.member)
         )
 
     @property

@@ -23,6 +23,7 @@ __all__ = [
     "CLUSTER_ACQUIRE",
     "CLUSTER_ACQUIRE_MANY",
     "CLUSTER_FAIR_ACQUIRE",
+    "CLUSTER_QUEUED_ACQUIRE",
     "CLUSTER_RW_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
@@ -34,6 +35,7 @@ __all__ = [
     "PROBE_MANY",
     "PROVISION",
     "QUEUE",
+    "QUEUED_ACQUIRE",
     "QUEUE_EXPIRY_PREFIX",
     "QUEUE_PREFIX",
     "READ_LEADER",
@@ -464,6 +466,45 @@ FAIR_ACQUIRE = Script("acquire_fair", _FAIR_PREAMBLE + ACQUIRE.source)
 #: FAIR_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,
 #: the last ARGV, off), then the queue's (the caller's id, now last).
 CLUSTER_FAIR_ACQUIRE = Script("acquire_fair_cluster", _cluster_variant(FAIR_ACQUIRE.source))
+
+#: What the queued variant of the acquire script runs first (see QUEUED_ACQUIRE).
+_QUEUED_HEAD = """\
+-- quorumlock queued acquire (docs/algorithm.md, "Waiting: woken by the release"): the
+-- acquire script below; where it writes the lock, the caller's entry leaves the key's
+-- queue of waiters. The last three ARGV are the queue, its expiries and the caller's id
+-- in it; they are taken off ARGV here, so the acquire script sees its own arguments.
+local quorumlock_queue, quorumlock_expiry, quorumlock_member = unpack(ARGV, #ARGV - 2)
+local ARGV = {unpack(ARGV, 1, #ARGV - 3)}
+local quorumlock_reply = (function()
+"""
+
+#: What it runs after (see QUEUED_ACQUIRE).
+_QUEUED_TAIL = """\
+end)()
+if quorumlock_reply[1] == 1 then
+    -- pcall: a user whose ACL denies the queue still acquires
+    pcall(function()
+        redis.call("zrem", quorumlock_queue, quorumlock_member)
+        redis.call("zrem", quorumlock_expiry, quorumlock_member)
+    end)
+end
+return quorumlock_reply
+"""
+
+#: B1 and B2 for a waiter that stands in the key's queue (not ``fair``): ACQUIRE,
+#: unchanged; where it writes the lock, the waiter's entry leaves the queue in the same
+#: step. A release takes the head off the queue only where it deletes its holder's key,
+#: so a server the last holder never held (its release there came in after the waiter's
+#: attempt: a release in flight) would otherwise keep the new holder in line after it
+#: got the lock, and name it, not the next waiter, at every later release. The queue's
+#: keys come as arguments, as RELEASE's do, and for the same reason: a server whose ACL
+#: rule predates the queues still grants the lock. Derived from ACQUIRE's source, never
+#: edited by hand.
+QUEUED_ACQUIRE = Script("acquire_queued", _QUEUED_HEAD + ACQUIRE.source + _QUEUED_TAIL)
+
+#: QUEUED_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,
+#: the last ARGV, off), then the queue's (the caller's entry, now last).
+CLUSTER_QUEUED_ACQUIRE = Script("acquire_queued_cluster", _cluster_variant(QUEUED_ACQUIRE.source))
 
 #: B2: make a fencing token stick on the servers that granted the lock, so that every
 #: later majority meets a server whose counter is at least this token.
@@ -1021,6 +1062,7 @@ SCRIPTS = {
         CLUSTER_ACQUIRE,
         CLUSTER_ACQUIRE_MANY,
         CLUSTER_FAIR_ACQUIRE,
+        CLUSTER_QUEUED_ACQUIRE,
         COMMIT_FENCE,
         EXTEND,
         EXTEND_MANY,
@@ -1029,6 +1071,7 @@ SCRIPTS = {
         PROBE_MANY,
         PROVISION,
         QUEUE,
+        QUEUED_ACQUIRE,
         READ_LEADER,
         RELEASE,
         RELEASE_MANY,

@@ -25,6 +25,7 @@ from quorumlock._algorithm.scripts import (
     QUEUE,
     QUEUE_EXPIRY_PREFIX,
     QUEUE_PREFIX,
+    QUEUED_ACQUIRE,
     READ_LEADER,
     RELEASE,
     RELEASE_MANY,
@@ -44,6 +45,7 @@ __all__ = [
     "command_args",
     "eval_args",
     "interpret",
+    "member_args",
     "queue_keys",
     "script_of",
     "session_args",
@@ -66,9 +68,20 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
         return shared_args(step)
     if session is None:
         raise ValueError("the acquire script needs the connection's session")
+    return (*shared_args(step), *session_args(session), *member_args(step))
+
+
+def member_args(step: Fanout) -> tuple[str, ...]:
+    """What a per-session command sends after the session's arguments: the caller's
+    entry in the queue of waiters, for a fair acquire; the queue's keys and the entry,
+    for a queued one (``QUEUED_ACQUIRE``); else nothing."""
+    if step.op is not Op.ACQUIRE or step.keys:
+        return ()
     if step.fair:
-        return (*shared_args(step), *session_args(session), step.member)
-    return shared_args(step) + session_args(session)
+        return (step.member,)
+    if step.member:
+        return (*queue_keys(step.key), step.member)
+    return ()
 
 
 def shared_args(step: Fanout) -> tuple[str | int, ...]:
@@ -87,8 +100,9 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
                 "EVALSHA", FAIR_ACQUIRE.sha, 4, step.key, MARKER_KEY, *queue_keys(step.key),
                 step.token, step.ttl_ms, step.max_ttl_ms, fencing,
             )  # fmt: skip
+        script = QUEUED_ACQUIRE if step.member else ACQUIRE
         return (
-            "EVALSHA", ACQUIRE.sha, 2, step.key, MARKER_KEY, step.token, step.ttl_ms,
+            "EVALSHA", script.sha, 2, step.key, MARKER_KEY, step.token, step.ttl_ms,
             step.max_ttl_ms, fencing,
         )  # fmt: skip
     if step.op is Op.RELEASE:
@@ -233,8 +247,8 @@ _SET_SCRIPT_OF = {
 
 def script_of(step: Fanout) -> Script:
     """The script a fan-out's command runs (``KeyError`` for a plain command)."""
-    if step.fair and step.op is Op.ACQUIRE and not step.keys:
-        return FAIR_ACQUIRE
+    if step.op is Op.ACQUIRE and not step.keys and (step.fair or step.member):
+        return FAIR_ACQUIRE if step.fair else QUEUED_ACQUIRE
     return (_SET_SCRIPT_OF if step.keys else _SCRIPT_OF)[step.op]
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import hiredis
 
+from quorumlock._algorithm.outcomes import NodeOutcome
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import ServerSpec
 from quorumlock._io.wakeups import (
@@ -164,6 +165,10 @@ class AsyncWakeups:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.join`."""
         waiter.settle()
         return waiter.entry.join(waiter, lease_ms, time.monotonic())
+
+    def attempted(self, waiter: AsyncWaiter, outcomes: Sequence[NodeOutcome]) -> None:
+        """See :meth:`quorumlock._io.wakeups.Entry.attempted`."""
+        waiter.entry.attempted(waiter, outcomes)
 
     def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""

@@ -13,7 +13,7 @@ import functools
 import hiredis
 
 from quorumlock._algorithm.flows import Fanout, Session
-from quorumlock._algorithm.wire import command_args, session_args, shared_args
+from quorumlock._algorithm.wire import command_args, member_args, session_args, shared_args
 
 __all__ = ["RoundPacker", "pack"]
 
@@ -41,8 +41,8 @@ class RoundPacker:
             self._packed = pack(command_args(step))
             return
         shared = shared_args(step)
-        # a fair acquire names the caller's entry after the session's arguments
-        tail: tuple[str, ...] = (step.member,) if step.fair else ()
+        # a fair or queued acquire names the caller's entry after the session's arguments
+        tail = member_args(step)
         self._body = pack(shared).partition(b"\r\n")[2]
         self._tail = pack(tail).partition(b"\r\n")[2] if tail else b""
         self._header = b"*%d\r\n" % (len(shared) + 2 + len(tail))

@@ -280,6 +280,27 @@ class Entry(Generic[W]):
         self.joined_at = now
         return self.member, self.place()
 
+    def member_for(self, waiter: W) -> str:
+        """The entry's id for an attempt of ``waiter`` (not ``fair``), which the acquire
+        script then takes off the queue where it writes the lock; "" when the entry is in
+        line nowhere (it never joined, or the servers refused the queue) or ``waiter``
+        does not stand in it."""
+        return self.member if waiter.queued and self.ever and not self.refused else ""
+
+    def attempted(self, waiter: W, outcomes: Sequence[NodeOutcome]) -> None:
+        """What the servers answered to an attempt that named the entry: wherever the
+        lock may have been written (every answer but TAKEN: a grant, or no answer), the
+        entry left the queue. ``waiter``, if it failed, joins again after it; the
+        process's other queued waiters stood in line by that entry too, and the next of
+        them puts it back in line at once."""
+        if all(o.reply is Reply.TAKEN for o in outcomes):
+            return
+        waiter.popped = True
+        others = [w for w in self.waiters if w is not waiter and w.queued and not w.notified()]
+        if others:
+            self.joined = False
+            others[0].notify(requeue=True)
+
     def answered(self, outcomes: Sequence[NodeOutcome]) -> None:
         """What the servers answered to a join: refused by every server that answered
         (``NOPERM``: an ACL rule that predates the queues, docs/deployment.md) and
@@ -540,6 +561,11 @@ class SyncWakeups:
         with self._cond:
             waiter.settle()
             return waiter.entry.join(waiter, lease_ms, time.monotonic())
+
+    def attempted(self, waiter: Waiter, outcomes: Sequence[NodeOutcome]) -> None:
+        """See :meth:`Entry.attempted`."""
+        with self._cond:
+            waiter.entry.attempted(waiter, outcomes)
 
     def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
         """``waiter`` stops waiting. Returns the id of the entry to take off the queue
