@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import time
+import traceback
 import warnings
 from collections.abc import Callable
 
@@ -39,6 +40,10 @@ def fork(child: Callable[[], int]) -> int:
         code = 255
         try:
             code = child()
+        except BaseException:
+            # os._exit below would swallow it: on stderr, pytest shows it with the failure
+            traceback.print_exc()
+            sys.stderr.flush()
         finally:
             os._exit(code)
     return pid
@@ -203,7 +208,7 @@ def test_a_child_opens_connections_of_its_own(servers: LocalServerGroup, lock_na
     """The pools know a forked child by its process id (kept without a system call per
     use, set anew at the fork): the child's first cycle opens a connection to every
     server instead of speaking on the parent's idle ones, which the parent still owns."""
-    rl = Redlock(servers.urls)
+    rl = Redlock(servers.urls, instance_timeout=2.0)  # patient: the child connects anew
     lock = rl.lock(lock_name, ttl=5)
     assert lock.acquire(blocking=False)
     assert lock.release()  # its connections are idle in the pools now
