@@ -106,7 +106,7 @@ class LockLost(_LockError):
 
     Raised by ``extend()`` when a majority did not confirm the extension within the
     remaining validity (the lock is then released everywhere), and by checks of a lock
-    whose validity ran out.
+    whose validity ran out or whose lease renewal found it lost.
     """
 
 

@@ -77,7 +77,9 @@ def test_a_renewal_gives_up_when_not_held_could_block_every_majority(
     result, ops = renew(replies, now=1000.0, finished=1000.01)
     assert result.deadline is None
     assert result.lost is lost
-    assert ops == ([Op.EXTEND, Op.RELEASE] if lost else [Op.EXTEND])
+    # Lost or not, nothing is released before the deadline: the holder may still be
+    # working on the validity it was promised (the keys it has keep that promise).
+    assert ops == [Op.EXTEND]
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import multiprocessing
 import os
 import random
@@ -313,6 +314,56 @@ def test_extend_with_a_lost_key_never_touches_the_new_holder(
     for was, now in zip(before, after, strict=True):
         assert was - waited_ms - 50 <= now <= was  # not reset to the stale 20 s
     assert holder.release()
+
+
+def test_a_lease_found_lost_keeps_its_keys_while_the_holder_works(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A renewal that finds a majority "not held" reports the loss at once, but the
+    holder was promised the lock until its deadline and may not look before then: the
+    keys it still has, with the restart quarantine, keep everyone else out until the
+    holder lets go. (Releasing them at the loss let a second leader in during the
+    kill-restart nemesis.)"""
+    group = make_servers(5)
+    held, stale = list(group)[:2], list(group)[3:]
+    for server in stale:  # someone else's stale key: the holder gets servers 0-2 only
+        client = client_of(server)
+        client.set(lock_name, "someone-else", px=300)
+        client.close()
+    rl = Redlock(group.urls, max_ttl=30.0, instance_timeout=0.5)
+    other = Redlock(group.urls, max_ttl=30.0, instance_timeout=0.5)
+    lock = rl.lock(lock_name, ttl=3.0, auto_extend=True, max_hold=math.inf)
+
+    def work_through_the_loss() -> None:
+        with lock:
+            assert [o.reply for o in lock.outcomes] == [Reply.GRANTED] * 3 + [Reply.TAKEN] * 2
+            promised = time.monotonic() + lock.validity
+            group[2].restart()  # forgets the key, and is quarantined: it counts for nobody
+            give_up = time.monotonic() + 2.0
+            while values(stale, lock_name) != [None, None]:  # the stale keys expire
+                assert time.monotonic() < give_up
+                time.sleep(0.02)
+            # The renewal, a third of the ttl in: "not held" on 2, 3 and 4.
+            assert lock.lost.wait(3.0), "the renewal did not report the loss"
+            assert time.monotonic() < promised - 1.0  # long before the deadline
+            assert values(held, lock_name) == [lock.token] * 2
+            refused = other.lock(lock_name, ttl=1.0)
+            assert not refused.acquire(blocking=False)
+            assert [o.reply for o in refused.outcomes] == [
+                Reply.TAKEN,
+                Reply.TAKEN,
+                Reply.QUARANTINED,
+                Reply.GRANTED,
+                Reply.GRANTED,
+            ]
+
+    with pytest.raises(LockLost):  # from the end of the block: the loss is never silent
+        work_through_the_loss()
+    # The end of the block released the keys: the lock is free again at once.
+    assert values(held, lock_name) == [None, None]
+    assert other.lock(lock_name, ttl=1.0).acquire(blocking=False)
+    rl.close()
+    other.close()
 
 
 def test_extend_never_recreates_an_expired_key(servers: LocalServerGroup, lock_name: str) -> None:

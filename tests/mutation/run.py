@@ -130,9 +130,20 @@ MUTANTS: Final = (
     Mutant(
         "a renewal keeps trying when its round ended at the deadline",
         FLOWS,
-        "if not final and not gone and round_.finished < held_until:",
-        "if not final and not gone and round_.finished <= held_until:",
+        "if not final and round_.finished < held_until:",
+        "if not final and round_.finished <= held_until:",
         ("tests/core/test_renewal.py",),
+    ),
+    Mutant(
+        "a renewal that finds the lock lost releases it before the deadline",
+        FLOWS,
+        "if not final and round_.finished < held_until:",
+        "if not final and not gone and round_.finished < held_until:",
+        (
+            "tests/core/test_renewal.py",
+            "tests/integration/test_exclusion.py::"
+            "test_a_lease_found_lost_keeps_its_keys_while_the_holder_works",
+        ),
     ),
     Mutant(
         "the undo of a split vote announces while a holder has a majority",

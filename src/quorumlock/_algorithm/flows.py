@@ -556,9 +556,12 @@ def extend_flow(
     the time the round started. On failure the key is released everywhere: the lock is
     lost, and keeping it on a minority would only block the other clients.
 
-    With ``final=False`` (lease renewal) a failure that leaves the lock valid and
-    recoverable (servers that did not answer, rather than a majority saying "not held")
-    returns without releasing, so that the caller can try again before the deadline.
+    With ``final=False`` (lease renewal) a failure before the deadline never releases:
+    the holder may be relying on the validity it was given and not be looking. When it
+    is recoverable (servers that did not answer, rather than a majority saying "not
+    held") the caller can try again before the deadline; otherwise the lock is lost,
+    and reported so at once, but the keys the holder still has stay until its release
+    or their ttl (docs/algorithm.md, "N servers").
 
     Timeline (ttl 10 s, factor 0.01, held until t = 109.898)::
 
@@ -585,7 +588,10 @@ def extend_flow(
         outcomes = round_.outcomes
         n = len(outcomes)
         gone = round_.count(Reply.NOT_HELD) > n - quorum(n)  # no majority can confirm now
-        if not final and not gone and round_.finished < held_until:
-            return ExtendResult(None, outcomes, reason, lost=False)
+        if not final and round_.finished < held_until:
+            # A renewal that cannot succeed reports the loss now, but keeps the keys it
+            # still has: the holder was promised the lock until ``held_until`` and may
+            # not have looked since. Its release (the end of its block) deletes them.
+            return ExtendResult(None, outcomes, reason, lost=gone)
     cleanup = yield from release_flow(key=key, token=token, ttl_ms=ttl_ms, config=config, keys=keys)
     return ExtendResult(None, outcomes or cleanup.outcomes, reason, lost=True)

@@ -145,7 +145,9 @@ class LockState:
         self.fence: int | None = None  # the fencing token of the current acquisition
         self.deadline: float | None = None
         self.outcomes: tuple[NodeOutcome, ...] = ()
-        self.lost = False  # an extension failed; the lock was released everywhere
+        # An extension failed: released everywhere by extend(), kept until the release
+        # by a lease renewal that failed before the deadline (docs/algorithm.md, leases).
+        self.lost = False
         # The last lease renewal failed but left validity: retry at the retry time,
         # not a third of the ttl later (docs/algorithm.md, leases).
         self.renew_failed = False
