@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING
 import pytest
 import redis
 import redis.asyncio
+import redis.asyncio.retry
+import redis.retry
+from redis.backoff import NoBackoff
 
 import quorumlock.asyncio
 from quorumlock import FenceError, RedisFence, Redlock, Reply, StaleFencingToken
@@ -498,13 +501,20 @@ def test_redis_fence_raises_only_quorumlock_errors(api: Api, make_servers: Serve
 
     async def body() -> None:
         if api.flavour == "sync":
+            # No retries of the client's own (redis-py's default backs off for seconds).
             sync_client = redis.Redis(
-                host=resource.host, port=resource.port, socket_connect_timeout=2
+                host=resource.host,
+                port=resource.port,
+                socket_connect_timeout=2,
+                retry=redis.retry.Retry(NoBackoff(), 0),
             )
             fence: RedisFence | quorumlock.asyncio.RedisFence = RedisFence(sync_client, "stock:2")
         else:
             async_client = redis.asyncio.Redis(
-                host=resource.host, port=resource.port, socket_connect_timeout=2
+                host=resource.host,
+                port=resource.port,
+                socket_connect_timeout=2,
+                retry=redis.asyncio.retry.Retry(NoBackoff(), 0),
             )
             fence = quorumlock.asyncio.RedisFence(async_client, "stock:2")
         try:

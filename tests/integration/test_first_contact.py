@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +48,47 @@ def by_hand(kind: str) -> Iterator[LocalServer]:
     """One server started as a user would: no marker."""
     with LocalServer(binary=_binary(kind), fresh=False) as server:
         yield server
+
+
+#: How many servers of each kind the module starts at once to age together: as many as
+#: its tests take of one kind (more are started as needed, and age on their own).
+AGED_BATCH = 8
+
+
+@pytest.fixture(scope="module")
+def aged_pool() -> Iterator[Callable[[str], LocalServer]]:
+    """Unmarked servers started together, so that their ageing past max_ttl is waited
+    for once per kind, not once per test. Each is used by one test only (they flush it,
+    evict from it): a test takes one, and it is closed after the test."""
+    pools: dict[str, list[LocalServer]] = {}
+    started: list[LocalServer] = []
+
+    def take(kind: str) -> LocalServer:
+        pool = pools.setdefault(kind, [])
+        if not pool:
+            for _ in range(AGED_BATCH):
+                server = LocalServer(binary=_binary(kind), fresh=False)
+                started.append(server)
+                server.start()
+                pool.append(server)
+        return pool.pop(0)
+
+    try:
+        yield take
+    finally:
+        for server in started:
+            server.close()
+
+
+@pytest.fixture
+def aged(kind: str, aged_pool: Callable[[str], LocalServer]) -> Iterator[LocalServer]:
+    """One server started as a user would (no marker), up longer than max_ttl."""
+    server = aged_pool(kind)
+    try:
+        up_longer_than_max_ttl(server)
+        yield server
+    finally:
+        server.close()
 
 
 def wait_uptime(server: LocalServer, seconds: int) -> None:
@@ -90,20 +131,19 @@ def up_longer_than_max_ttl(server: LocalServer) -> None:
 
 
 def test_server_up_longer_than_max_ttl_is_used_at_once_without_a_warning(
-    by_hand: LocalServer, lock_name: str, caplog: pytest.LogCaptureFixture
+    aged: LocalServer, lock_name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Catches a missing marker always counted from now (the 60 s lockout of a server
     started by hand)."""
-    up_longer_than_max_ttl(by_hand)
-    client = client_of(by_hand)
+    client = client_of(aged)
     state = read_server_state(client, MAX_TTL)
     client.close()
     assert (state.lost, state.quarantined_for) == ("start", 0.0)
     with caplog.at_level(logging.WARNING, logger="quorumlock"):
-        got, detail = attempt(by_hand, lock_name)
+        got, detail = attempt(aged, lock_name)
     assert got, detail
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
-    stamped = marker(by_hand)
+    stamped = marker(aged)
     assert stamped["lost"] == "start"
     assert int(stamped["since"]) > 0
 
@@ -132,18 +172,17 @@ def seconds_left_in(detail: str) -> float:
     ids=["flushall", "flushall-async", "flushdb", "swapdb"],
 )
 def test_a_flush_since_the_start_quarantines_from_now(
-    by_hand: LocalServer, lock_name: str, args: tuple[str, ...]
+    aged: LocalServer, lock_name: str, args: tuple[str, ...]
 ) -> None:
     """Up longer than max_ttl, but emptied since its start: the marker may have been lost
     at any moment, so max_ttl from now. Catches the sign not read (or one command of
     LOSS_COMMANDS missing from the script)."""
-    up_longer_than_max_ttl(by_hand)
-    client = client_of(by_hand)
+    client = client_of(aged)
     client.execute_command(*args)  # type: ignore[no-untyped-call]
     state = read_server_state(client, MAX_TTL)  # what quorumlock status shows
     client.close()
     assert (state.lost, state.quarantined_for) == (args[0].lower(), MAX_TTL)
-    got, detail = attempt(by_hand, lock_name)
+    got, detail = attempt(aged, lock_name)
     assert got is None, detail
     assert seconds_left_in(detail) == MAX_TTL
     assert args[0] in detail
@@ -151,28 +190,26 @@ def test_a_flush_since_the_start_quarantines_from_now(
 
 
 def test_a_flush_after_the_marker_was_written_quarantines_from_now(
-    by_hand: LocalServer, lock_name: str
+    aged: LocalServer, lock_name: str
 ) -> None:
     """The marker stamped (server in use), then FLUSHALL: max_ttl from now as before.
     Catches a flushed marker taken for a fresh start."""
-    up_longer_than_max_ttl(by_hand)
-    assert attempt(by_hand, lock_name)[0]
-    client = client_of(by_hand)
+    assert attempt(aged, lock_name)[0]
+    client = client_of(aged)
     client.flushall()
     client.close()
-    got, detail = attempt(by_hand, lock_name)
+    got, detail = attempt(aged, lock_name)
     assert got is None
     assert seconds_left_in(detail) == MAX_TTL
     assert "FLUSHALL" in detail
 
 
 def test_evicted_keys_since_the_start_quarantine_from_now(
-    by_hand: LocalServer, lock_name: str
+    aged: LocalServer, lock_name: str
 ) -> None:
     """maxmemory with an allkeys policy evicts any key, the marker included. Catches
     evicted_keys not read."""
-    up_longer_than_max_ttl(by_hand)
-    client = client_of(by_hand)
+    client = client_of(aged)
     used = int(client.info("memory")["used_memory"])
     client.config_set("maxmemory-policy", "allkeys-lru")
     client.config_set("maxmemory", str(used + 2_000_000))
@@ -188,7 +225,7 @@ def test_evicted_keys_since_the_start_quarantine_from_now(
     client.config_set("maxmemory", "0")
     client.config_set("maxmemory-policy", "noeviction")
     client.close()
-    got, detail = attempt(by_hand, lock_name)
+    got, detail = attempt(aged, lock_name)
     assert got is None, detail
     assert seconds_left_in(detail) == MAX_TTL
     assert "evicted" in detail
@@ -206,12 +243,13 @@ def test_kill_and_restart_is_quarantined(by_hand: LocalServer, lock_name: str) -
 
 
 def test_config_resetstat_is_a_sign_where_the_server_names_the_subcommand(
-    lock_name: str,
+    aged_pool: Callable[[str], LocalServer], lock_name: str
 ) -> None:
     """Valkey (and Redis 7+) count CONFIG RESETSTAT as ``config|resetstat``: a reset
     of the very statistics the rule reads is itself a sign. (Redis 6.2 counts every
     CONFIG call as ``config``: there it is an assumption, docs/safety.md.)"""
-    with LocalServer(binary=_binary("valkey"), fresh=False) as server:
+    server = aged_pool("valkey")
+    try:
         up_longer_than_max_ttl(server)
         client = client_of(server)
         client.flushall()
@@ -220,6 +258,8 @@ def test_config_resetstat_is_a_sign_where_the_server_names_the_subcommand(
         got, detail = attempt(server, lock_name)
         assert got is None, detail
         assert "CONFIG RESETSTAT" in detail
+    finally:
+        server.close()
 
 
 def test_every_loss_command_is_in_the_acquire_script() -> None:
