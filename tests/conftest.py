@@ -26,6 +26,7 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any, Final, Literal
 
+import hypothesis
 import pytest
 import redis
 
@@ -39,6 +40,11 @@ from quorumlock.testing import (
 )
 
 ServerFactory = Callable[..., LocalServerGroup]
+
+# Property tests judge results, never time: no per-example deadline (hypothesis's 200 ms
+# default fails an example that a busy machine merely slowed down).
+hypothesis.settings.register_profile("quorumlock", deadline=None)
+hypothesis.settings.load_profile("quorumlock")
 
 # --------------------------------------------------------------------------------------
 # Which servers the suite runs against

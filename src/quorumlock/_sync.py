@@ -491,9 +491,12 @@ class Lock(LockBase):
 
     # Lease keeping, on the Redlock's lease thread (:class:`_LeaseKeeper`).
 
-    def _schedule(self, at: float | None) -> None:
+    def _schedule(self, at: float | None, *, early: bool = True) -> None:
+        """Have the lease thread look at this lock at ``at``, or with other locks' due
+        renewals up to ``LockState.early`` sooner (unless not ``early``)."""
         if at is not None:
-            self._redlock._keeper.watch(self, at, self._generation)
+            soonest = at - self._state.early if early else at
+            self._redlock._keeper.watch(self, at, self._generation, soonest)
 
     def _due_renewal(self, generation: int) -> tuple[float, Flow[bool]] | None:
         """On the lease thread, with the mutex held: the renewal to run now (its start
@@ -503,7 +506,9 @@ class Lock(LockBase):
         now = time.monotonic()
         step = self._due(now)
         if isinstance(step, Wake):
-            self._schedule(step.at)
+            # Not due, even early (or only watched): looked at again at ``at`` only, when
+            # it is due, so that it cannot come round again before.
+            self._schedule(step.at, early=False)
             return None
         if step is None:
             return None
@@ -684,13 +689,15 @@ class _LeaseKeeper:
     """
 
     def __init__(self) -> None:
-        self._heap: list[tuple[float, int, weakref.ref[Lock], int]] = []
+        # (due, seq, lock, generation, soonest): in order of due time; the thread wakes
+        # at the first one's, and takes with it every lock whose soonest time has come.
+        self._heap: list[tuple[float, int, weakref.ref[Lock], int, float]] = []
         self._cond = threading.Condition(threading.Lock())
         self._seq = itertools.count()
         self._thread: threading.Thread | None = None
         self._pid = 0
 
-    def watch(self, lock: Lock, at: float, generation: int) -> None:
+    def watch(self, lock: Lock, at: float, generation: int, soonest: float | None = None) -> None:
         with self._cond:
             if self._thread is None or self._pid != os.getpid():
                 self._heap.clear()
@@ -699,7 +706,9 @@ class _LeaseKeeper:
                     target=self._loop, name="quorumlock-lease", daemon=True
                 )
                 self._thread.start()
-            heapq.heappush(self._heap, (at, next(self._seq), weakref.ref(lock), generation))
+            soonest = at if soonest is None else min(at, soonest)
+            entry = (at, next(self._seq), weakref.ref(lock), generation, soonest)
+            heapq.heappush(self._heap, entry)
             if self._heap[0][0] == at:
                 self._cond.notify()
 
@@ -713,8 +722,8 @@ class _LeaseKeeper:
                     wait = self._heap[0][0] - now if self._heap else None
                     self._cond.wait(wait)
                 due: list[tuple[Lock, int]] = []
-                while self._heap and self._heap[0][0] <= now and len(due) < _BATCH:
-                    _, _, ref, generation = heapq.heappop(self._heap)
+                while self._heap and self._heap[0][4] <= now and len(due) < _BATCH:
+                    _, _, ref, generation, _ = heapq.heappop(self._heap)
                     if (lock := ref()) is not None:
                         due.append((lock, generation))
             try:

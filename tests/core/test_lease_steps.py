@@ -58,6 +58,20 @@ def test_a_renewal_is_due_a_third_of_the_ttl_in_and_an_early_wake_waits() -> Non
     assert state.tend(DUE) == Renew(3000)
 
 
+def test_a_renewal_may_run_a_thirtieth_of_the_ttl_early_and_no_sooner() -> None:
+    """So that renewals due within 0.1 s of each other (ttl 3 s) go out in one batch.
+    Catches the early margin dropped (each lock its own small batch) or unbounded."""
+    state = held()
+    assert state.early == pytest.approx(0.1)
+    assert isinstance(state.tend(DUE - 0.101), Wake)
+    assert state.tend(DUE - 0.099) == Renew(3000)
+
+
+def test_a_lock_only_watched_is_never_taken_early() -> None:
+    state = held(auto_extend=False)
+    assert state.tend(DEADLINE - 0.05) == Wake(DEADLINE)
+
+
 def test_a_successful_renewal_looks_again_at_the_next_due_time() -> None:
     state = held()
     step = state.renewed(True, DUE)

@@ -146,6 +146,13 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "renewals due one after another go out one small batch each (no early margin)",
+        ALGO + "lease.py",
+        "EARLY = 1 / 30",
+        "EARLY = 0.0",
+        ("tests/core/test_lease_steps.py",),
+    ),
+    Mutant(
         "the undo of a split vote announces while a holder has a majority",
         FLOWS,
         "return max(holders.values(), default=0) < quorum(len(outcomes))",

@@ -3,7 +3,8 @@
 Pure: times are passed in. Both front ends ask :func:`plan` what to do next and do it.
 
 Schedule. A lock is extended once a third of its ttl has passed since its validity was
-last set, so that two more attempts fit before it would expire. A failed attempt that
+last set, so that two more attempts fit before it would expire (or up to a thirtieth of
+the ttl sooner, to go out with other renewals due about then). A failed attempt that
 still leaves validity (a majority did not answer in time, but none said "not held") is
 retried after a short pause; the lock is lost when its validity runs out, or at once
 when a majority says our key is gone.
@@ -30,13 +31,17 @@ from dataclasses import dataclass
 from quorumlock._algorithm.arithmetic import DRIFT_FLOOR, drift
 from quorumlock._algorithm.config import LeasePolicy
 
-__all__ = ["LeasePolicy", "Plan", "plan"]
+__all__ = ["EARLY", "LeasePolicy", "Plan", "plan"]
 
 #: Share of the ttl after which a renewal is due.
 RENEW_AFTER = 1 / 3
 #: Pause before retrying a renewal that failed without losing the lock, as a share of
 #: the ttl (never more than a quarter of the validity left).
 RETRY_AFTER = 1 / 12
+#: How much sooner than due a renewal may run, as a share of the ttl: renewals due
+#: within this of each other go out together (one batch of round trips on the sync
+#: API's lease thread) instead of one small batch each.
+EARLY = 1 / 30
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from quorumlock._algorithm.flows import (
     probe_flow,
     release_flow,
 )
-from quorumlock._algorithm.lease import Plan, plan
+from quorumlock._algorithm.lease import EARLY, Plan, plan
 from quorumlock._algorithm.outcomes import (
     NodeOutcome,
     Reply,
@@ -326,11 +326,17 @@ class LockState:
             if error is not None:
                 return Lost(error, "validity ran out")
             return Wake(step.at)
-        if step.at > now and not self.renew_failed:
+        if step.at > now + self.early and not self.renew_failed:
             # Woke early (or a retry is not due yet). A late wake-up is planned again
-            # too: an extension sized for an earlier time could outlive max_hold.
+            # too: an extension sized for an earlier time could outlive max_hold (one
+            # run up to ``early`` sooner ends sooner, within it).
             return Wake(step.at)
         return Renew(step.extend_ms)
+
+    @property
+    def early(self) -> float:
+        """How much sooner than due a renewal may run, in seconds (lease.EARLY)."""
+        return self.ttl_ms / 1000 * EARLY
 
     def renewed(self, result: bool | Exception, now: float) -> Renewed:
         """The reaction to a renewal (:meth:`renew`) that ended at ``now`` with
