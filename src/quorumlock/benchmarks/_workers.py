@@ -87,6 +87,29 @@ _HOLD_ATTEMPTS: Final = 5
 
 # --------------------------------------------------------------------------- contenders
 
+#: Each library's client objects of this worker process, by (library, servers): one set
+#: per process, shared by the lock objects of every name, as an application keeps them.
+#: (Each slice locks a name of its own: clients made per name started every slice cold,
+#: connecting, and for quorumlock also subscribing, inside the measured time.)
+_SHARED: dict[tuple[str, tuple[str, ...]], Any] = {}
+
+
+def _shared(library: str, urls: Sequence[str], build: Callable[[], Any]) -> Any:
+    """This process's ``library`` clients for ``urls``, built on first use."""
+    key = (library, tuple(urls))
+    if key not in _SHARED:
+        _SHARED[key] = build()
+    return _SHARED[key]
+
+
+def close_shared() -> None:
+    """Close every shared client (the worker's end)."""
+    for clients in _SHARED.values():
+        for closable in clients if isinstance(clients, tuple) else (clients,):
+            with contextlib.suppress(Exception):
+                closable.close()
+    _SHARED.clear()
+
 
 class BlockingLock(Protocol):
     """One library's blocking lock on one name, with the library's default retry policy."""
@@ -109,7 +132,7 @@ class QuorumlockLock:
     ``rl.lock(name, ttl=10.0).acquire(blocking=True, timeout=...)``."""
 
     def __init__(self, urls: Sequence[str], name: str) -> None:
-        self._redlock = Redlock(list(urls))
+        self._redlock: Redlock = _shared("quorumlock", urls, lambda: Redlock(list(urls)))
         self._name = name
         self._lock: Any = None
 
@@ -121,7 +144,7 @@ class QuorumlockLock:
         self._lock.release()
 
     def close(self) -> None:
-        self._redlock.close()
+        pass  # shared: close_shared()
 
 
 class PotteryLock:
@@ -131,7 +154,7 @@ class PotteryLock:
 
     def __init__(self, urls: Sequence[str], name: str) -> None:
         self._pottery = import_peer("pottery")
-        self._masters = [client(url) for url in urls]
+        self._masters = _shared("pottery", urls, lambda: tuple(client(url) for url in urls))
         self._name = name
         self._lock: Any = None
 
@@ -145,8 +168,7 @@ class PotteryLock:
         self._lock.release()
 
     def close(self) -> None:
-        for master in self._masters:
-            master.close()
+        pass  # shared: close_shared()
 
 
 class RedisPyLock:
@@ -154,7 +176,7 @@ class RedisPyLock:
     every ``sleep=0.1`` s (its default)."""
 
     def __init__(self, urls: Sequence[str], name: str) -> None:
-        self._client = client(urls[0])
+        self._client = _shared("redis-py", urls[:1], lambda: client(urls[0]))
         self._name = name
         self._lock: Any = None
 
@@ -166,7 +188,7 @@ class RedisPyLock:
         self._lock.release()
 
     def close(self) -> None:
-        self._client.close()
+        pass  # shared: close_shared()
 
 
 class RedisLockLock:
@@ -176,7 +198,7 @@ class RedisLockLock:
 
     def __init__(self, urls: Sequence[str], name: str) -> None:
         self._module = import_peer("redis_lock")
-        self._client = client(urls[0])
+        self._client = _shared("redis-py", urls[:1], lambda: client(urls[0]))
         self._name = name
         self._lock: Any = None
 
@@ -189,7 +211,7 @@ class RedisLockLock:
         self._lock.release()
 
     def close(self) -> None:
-        self._client.close()
+        pass  # shared: close_shared()
 
 
 class AioredlockLock:
@@ -203,8 +225,10 @@ class AioredlockLock:
     def __init__(self, urls: Sequence[str], name: str) -> None:
         module = import_peer("aioredlock")
         self._error: type[Exception] = module.LockError
-        self._loop = asyncio.new_event_loop()
-        self._manager: Any = module.Aioredlock(list(urls))
+        session: _AioSession = _shared(
+            "aioredlock", urls, lambda: _AioSession(module.Aioredlock(list(urls)))
+        )
+        self._loop, self._manager = session.loop, session.manager
         self._name = name
         self._lock: Any = None
 
@@ -225,9 +249,20 @@ class AioredlockLock:
         self._loop.run_until_complete(self._manager.unlock(self._lock))
 
     def close(self) -> None:
+        pass  # shared: close_shared()
+
+
+class _AioSession:
+    """aioredlock's lock manager and the event loop it runs on, one per process."""
+
+    def __init__(self, manager: Any) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.manager = manager
+
+    def close(self) -> None:
         with contextlib.suppress(Exception):
-            self._loop.run_until_complete(self._manager.destroy())
-        self._loop.close()
+            self.loop.run_until_complete(self.manager.destroy())
+        self.loop.close()
 
 
 class NoLock:
@@ -317,6 +352,7 @@ class _Worker:
         for lock in self._locks.values():
             with contextlib.suppress(Exception):
                 lock.close()
+        close_shared()
 
     def warm(self, cmd: dict[str, Any]) -> dict[str, Any]:
         status: dict[str, str] = {}
