@@ -699,3 +699,21 @@ def test_atexit_kills_servers_that_were_not_closed() -> None:
         _assert_gone(pid)
     for directory in report["dirs"]:
         assert not Path(directory).exists()
+
+
+def test_a_busy_cluster_bus_port_is_named_not_the_client_port() -> None:
+    """A cluster node binds a second port, its bus: when that one is taken, the error
+    names it (the log says which bind failed), not the free client port."""
+    binary = find_server_binary("valkey")  # Redis 6.2 has no --cluster-port
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        bus = blocker.getsockname()[1]
+        node = LocalServer(
+            binary=binary, extra_args=("--cluster-enabled", "yes", "--cluster-port", str(bus))
+        )
+        try:
+            with pytest.raises(ServerStartError, match=f"could not bind 127.0.0.1:{bus} "):
+                node.start()
+        finally:
+            node.close()

@@ -198,7 +198,7 @@ class RedisLockLock:
 
     def __init__(self, urls: Sequence[str], name: str) -> None:
         self._module = import_peer("redis_lock")
-        self._client = _shared("redis-py", urls[:1], lambda: client(urls[0]))
+        self._client = _shared("redis-lock", urls[:1], lambda: client(urls[0]))
         self._name = name
         self._lock: Any = None
 

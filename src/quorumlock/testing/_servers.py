@@ -20,6 +20,7 @@ import importlib
 import importlib.util
 import ipaddress
 import os
+import re
 import shutil
 import signal
 import socket
@@ -66,6 +67,9 @@ _BIND_FAILURE_MARKERS: Final = (
     "Address already in use",
     "Could not create server TCP listening socket",
 )
+#: The address a failed bind names in the server's log (the client port's, or a cluster
+#: node's bus port: "... listening socket 127.0.0.1:16379: bind: Address already in use").
+_BIND_FAILURE_ADDRESS: Final = re.compile(r"listening socket (\S+):(\d+): bind")
 
 
 class ServerBinaryNotFound(FileNotFoundError):
@@ -774,8 +778,10 @@ class LocalServer:
             if code is not None:
                 new_log = self._read_log(log_offset)
                 if any(marker in new_log for marker in _BIND_FAILURE_MARKERS):
+                    named = _BIND_FAILURE_ADDRESS.search(new_log)
+                    where = f"{named[1]}:{named[2]}" if named else f"{self._host}:{port}"
                     fail(
-                        f"server could not bind {self._host}:{port} (exit code {code}): the "
+                        f"server could not bind {where} (exit code {code}): the "
                         "port is in use by another process",
                         busy=True,
                     )
