@@ -653,7 +653,10 @@ def test_the_queues_agree_after_a_release_that_was_late_on_one_server(
             assert sizes == [[1] * 5]
 
         api.run(body)
-    # the first waiter was refused by the holder's key on the fifth server
-    assert results["w1"] == [Reply.GRANTED] * 4 + [Reply.TAKEN]
+    # The first waiter was refused by the holder's key on the fifth server (and, on a busy
+    # machine, maybe on one more, whose part of the release came after its attempt).
+    first = results["w1"]
+    assert first[4] is Reply.TAKEN
+    assert first.count(Reply.GRANTED) >= 3
     assert results["w2"] == [Reply.GRANTED] * 5
     assert queue_sizes(servers, lock_name) == [0] * 5
