@@ -67,13 +67,47 @@ from quorumlock._io.incarnation import SameServerCheck, open_session
 from quorumlock._io.packing import RoundPacker
 from quorumlock._io.servers import Address, RedisConnection, ServerSpec
 
-__all__ = ["SyncFanout"]
+__all__ = ["SpinPolicy", "SyncFanout"]
 
 _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 #: A batch's deadline grows by this much per step it carries (see ``_read_batch``).
 _PER_STEP = 0.0002
 #: The replies that make a round succeed when a majority gives them.
 _SUCCESS = (Reply.GRANTED, Reply.DONE)
+
+
+class SpinPolicy:
+    """Whether a round busy-polls before it sleeps: only while the replies come soon
+    enough for that to pay.
+
+    A spin pays when the replies come within it: on an idle machine and a fast network,
+    where waking a sleeping thread costs more than the round trip. It costs when they
+    come later: on a machine whose cores are busy (many processes contending for one
+    lock, say), every spinning process takes CPU time from the servers and the others,
+    and every round waits for all of it. So the rounds of one ``Redlock`` keep a moving
+    average of how long they waited for their replies (a quarter of the weight on the
+    latest round, each counted up to four spins), and spin while it is at most two
+    spins. A round that does not spin still measures its wait, so the spin comes back
+    as soon as the replies do. Not thread safe, and need not be: a race between two
+    threads only miscounts a round.
+    """
+
+    __slots__ = ("recent", "seconds")
+
+    #: The weight of the latest round in the average.
+    WEIGHT = 0.25
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds  # the longest spin (``busy_poll``); 0: never
+        self.recent = 0.0  # moving average of the rounds' waits for their replies
+
+    def budget(self) -> float:
+        """How long the next round may spin (seconds)."""
+        return self.seconds if self.recent <= self.seconds else 0.0
+
+    def waited(self, seconds: float) -> None:
+        """A round waited ``seconds`` for its replies, from its last send to its end."""
+        self.recent += (min(seconds, 4 * self.seconds) - self.recent) * self.WEIGHT
 
 
 class _Node:
@@ -436,7 +470,9 @@ class _PollRound:
         """Read every reply as it arrives until the machine finishes; busy-poll briefly
         first (waking a sleeping thread costs more than a loopback round trip)."""
         machine, poller, attempts = self.machine, self.poller, self.attempts
-        spin_until = time.monotonic() + self.fanout.config.busy_poll
+        spin = self.fanout.spin
+        began = time.monotonic()
+        spin_until = began + spin.budget()
         last_look = False
         while True:
             if attempts:
@@ -446,6 +482,7 @@ class _PollRound:
                 # One last look without waiting: replies that arrived in time are read,
                 # not reported as timeouts.
                 if last_look or not self.waiting:
+                    spin.waited(now - began)
                     return
                 last_look = True
                 events = poller.poll(0)
@@ -638,6 +675,7 @@ class SyncFanout:
 
     def __init__(self, specs: Sequence[ServerSpec], config: RedlockConfig) -> None:
         self.config = config
+        self.spin = SpinPolicy(config.busy_poll)
         required = config.max_ttl is not None or config.fencing
         timeout = config.connect_timeout
         self.same_server = SameServerCheck([spec.label for spec in specs])
