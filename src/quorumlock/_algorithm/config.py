@@ -174,8 +174,8 @@ class RedlockConfig:
       in the kernel while it waits for replies. On loopback and fast LANs this halves the
       latency of a round (waking a sleeping thread costs more than the round trip); 0
       turns it off. It never burns more than this much CPU per round, and spins only
-      while that pays: while the last rounds waited for their replies at most twice as
-      long on average. Once the replies come later (cores busy with many contending
+      while that pays: while the last rounds waited for their replies at most this long
+      on average. Once the replies come later (cores busy with many contending
       processes, a slower network), rounds sleep at once until they come sooner again.
     - ``max_ttl`` (60.0 s): the longest ttl any lock may have, extensions included, and
       the length of the restart quarantine: a server that restarted or lost its

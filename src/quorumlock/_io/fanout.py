@@ -86,8 +86,8 @@ class SpinPolicy:
     lock, say), every spinning process takes CPU time from the servers and the others,
     and every round waits for all of it. So the rounds of one ``Redlock`` keep a moving
     average of how long they waited for their replies (a quarter of the weight on the
-    latest round, each counted up to four spins), and spin while it is at most two
-    spins. A round that does not spin still measures its wait, so the spin comes back
+    latest round, each counted up to four spins), and spin while it is at most one
+    spin. A round that does not spin still measures its wait, so the spin comes back
     as soon as the replies do. Not thread safe, and need not be: a race between two
     threads only miscounts a round.
     """
