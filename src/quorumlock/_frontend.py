@@ -88,6 +88,8 @@ class _Member(Protocol):
 
     def member_for(self, waiter: Any) -> str: ...
 
+    def place(self) -> str: ...
+
 
 class _Queued(_Rearmable, Protocol):
     @property
@@ -101,8 +103,10 @@ class _Joins(Protocol):
 def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | None:
     """``step`` as a driver sends it for ``waiter`` (the blocking acquire's view of the
     announcements, if any): a join of the queue of waiters names the process's entry and
-    its place, or is None when the entry is in line already (nothing to send); a fair
-    acquire names the entry. Rearms the waiter before an acquire (:func:`rearm_before`)."""
+    its place, or is None when the entry is in line already (nothing to send); a
+    waiter's attempt names the entry and its place, where it stands in line if it is
+    refused (a fair acquire always names the entry). Rearms the waiter before an
+    acquire (:func:`rearm_before`)."""
     rearm_before(step, waiter)
     if waiter is None:
         return step
@@ -113,10 +117,11 @@ def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | 
         return dataclasses.replace(step, token=place[0], arrival=place[1])
     if step.op is not Op.ACQUIRE or step.keys:
         return step
-    if step.fair:
-        return dataclasses.replace(step, member=waiter.entry.member)
-    member = waiter.entry.member_for(waiter)
-    return dataclasses.replace(step, member=member) if member else step
+    entry = waiter.entry
+    member = entry.member if step.fair else entry.member_for(waiter)
+    if not member:
+        return step
+    return dataclasses.replace(step, member=member, arrival=entry.place())
 
 
 class QuorumLockWarning(UserWarning):

@@ -23,7 +23,17 @@ from typing import ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Wait, Watch, Woken
+from quorumlock._algorithm.flows import (
+    Fanout,
+    Flow,
+    Op,
+    Round,
+    Sleep,
+    Wait,
+    Watch,
+    Woken,
+    woke_the_line,
+)
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
@@ -208,6 +218,12 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
                 elif isinstance(step, Sleep):
                     time.sleep(step.seconds)
                     step = flow.send(time.monotonic())
+                elif isinstance(step, Watch) and step.already:
+                    waiter, woke = self._wakeups.listen(step.key)
+                    watched = step.key
+                    listening = waiter is not None
+                    heard = Woken(time.monotonic(), False, listening=listening, woke=woke)
+                    step = flow.send(heard)
                 elif isinstance(step, Watch):
                     waiter, missed = self._wakeups.watch(
                         step.key, step.timeout, step.keys, queued=step.queued, since=step.since
@@ -240,8 +256,10 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         round_ = self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
             waiter.entry.answered(round_.outcomes)
-        elif waiter is not None and step.member and not step.fair:
-            self._wakeups.attempted(waiter, round_.outcomes)
+        elif waiter is not None and step.joins and step.member:
+            self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
+        if step.op is Op.RELEASE and woke_the_line(round_.outcomes):
+            self._wakeups.woke(step.key)
         self._after_round(step, round_)
         return round_
 

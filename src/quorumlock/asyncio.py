@@ -33,7 +33,7 @@ from typing import Any, ParamSpec, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, Woken
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, Woken, woke_the_line
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
@@ -188,6 +188,12 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
                 elif isinstance(step, Sleep):
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
+                elif isinstance(step, Watch) and step.already:
+                    waiter, woke = self._wakeups.listen(step.key)
+                    watched = step.key
+                    listening = waiter is not None
+                    heard = Woken(time.monotonic(), False, listening=listening, woke=woke)
+                    step = flow.send(heard)
                 elif isinstance(step, Watch):
                     waiter, missed = await self._wakeups.watch(
                         step.key, step.timeout, step.keys, queued=step.queued, since=step.since
@@ -234,8 +240,10 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         round_ = await self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
             waiter.entry.answered(round_.outcomes)
-        elif waiter is not None and step.member and not step.fair:
-            self._wakeups.attempted(waiter, round_.outcomes)
+        elif waiter is not None and step.joins and step.member:
+            self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
+        if step.op is Op.RELEASE and woke_the_line(round_.outcomes):
+            self._wakeups.woke(step.key)
         self._after_round(step, round_)
         return round_
 

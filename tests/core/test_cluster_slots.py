@@ -91,15 +91,15 @@ def test_the_cluster_acquire_names_the_slot_marker_and_the_node() -> None:
 
 
 def test_the_cluster_queued_acquire_names_the_slot_marker_the_queue_and_the_node() -> None:
-    step = _step(Op.ACQUIRE, max_ttl_ms=60_000, member="m1")
+    step = _step(Op.ACQUIRE, max_ttl_ms=60_000, member="m1", arrival="12.5", lease_ms=1200)
     slot = key_slot(step.key)
     plain = command_args(step, SESSION)
     args = cluster_args(step, SESSION, slot)
     queue = queue_keys(step.key, slot_tag(slot))
     assert args[:5] == ("EVALSHA", CLUSTER_QUEUED_ACQUIRE.sha, 2, step.key, slot_marker(slot))
-    assert args[5:-4] == plain[5:-3]  # the acquire script's own ARGV and the session
-    # the cluster check takes the last off first, then the queue's part its three
-    assert args[-4:] == (*queue, "m1", SESSION.run_id)
+    assert args[5:-6] == plain[5:-5]  # the acquire script's own ARGV and the session
+    # the cluster check takes the last off first, then the queue's part its five
+    assert args[-6:] == (*queue, "m1", "12.5", 1200, SESSION.run_id)
     evaled = cluster_eval_args(step, SESSION, slot)
     assert evaled == ("EVAL", CLUSTER_QUEUED_ACQUIRE.source, *args[2:])
 

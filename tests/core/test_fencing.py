@@ -261,7 +261,9 @@ class Network:
                     step = flow.send(Woken(self.now, False) if isinstance(step, Wait) else self.now)
                     continue
                 if isinstance(step, Watch):
-                    step = flow.send(Woken(self.now, True))
+                    # a process that listened to nothing before: subscribes now
+                    heard = Woken(self.now, False, listening=False) if step.already else None
+                    step = flow.send(heard or Woken(self.now, True))
                     continue
                 if step.op is Op.ACQUIRE:
                     self.attempts += 1

@@ -25,8 +25,9 @@ from quorumlock import (
     RedlockConfig,
     Reply,
 )
-from quorumlock._algorithm.arithmetic import deadline, queue_backoff
+from quorumlock._algorithm.arithmetic import deadline, queue_backoff, queue_lease_ms
 from quorumlock._algorithm.flows import (
+    AcquireResult,
     Fanout,
     Flow,
     Op,
@@ -40,6 +41,7 @@ from quorumlock._algorithm.flows import (
     announce_cleanup,
     line_place,
     undo_targets,
+    woke_the_line,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
 from quorumlock._algorithm.rwlock import Mode, RWState
@@ -82,6 +84,10 @@ class Script:
         try:
             step = next(flow)
             while True:
+                if isinstance(step, Watch) and step.already:
+                    # a process that listens to nothing yet (not recorded in ``steps``)
+                    step = flow.send(Woken(self.now, False, listening=False))
+                    continue
                 self.steps.append(step)
                 if isinstance(step, Sleep):
                     assert step.seconds >= 0
@@ -124,6 +130,15 @@ class Script:
         return [
             s.op.value if isinstance(s, Fanout) else type(s).__name__.lower() for s in self.steps
         ]
+
+
+def start(flow: Flow[AcquireResult]) -> object:
+    """A blocking acquire's first step after the early :class:`Watch` (``already``),
+    answered as in a process that listens to nothing yet."""
+    early = next(flow)
+    assert isinstance(early, Watch)
+    assert early.already
+    return flow.send(Woken(0.0, False, listening=False))
 
 
 def state(n: int = 5, ttl_ms: int = 10_000, **options: object) -> LockState:
@@ -593,7 +608,7 @@ def test_a_wake_up_by_name_tries_at_once_and_joins_again_after_a_failure() -> No
     )  # fmt: skip
     ops: list[str] = []
     answer: object = None
-    step = next(flow)
+    step = start(flow)
     with contextlib.suppress(StopIteration):
         while True:
             ops.append(step.op.value if isinstance(step, Fanout) else type(step).__name__)
@@ -614,6 +629,83 @@ def test_a_wake_up_by_name_tries_at_once_and_joins_again_after_a_failure() -> No
     ]  # fmt: skip
 
 
+def test_a_process_that_listens_already_stands_in_line_with_its_first_attempt() -> None:
+    """Listening already (a wait of its own ended moments ago): no subscription, no
+    attempt at once after the first; a refusal that put it in line on a majority needs
+    no join (the driver answers the join without sending it)."""
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    early = next(flow)
+    assert isinstance(early, Watch)
+    assert early.already
+    attempt = flow.send(Woken(0.0, False, listening=True))
+    assert isinstance(attempt, Fanout)
+    assert attempt.op is Op.ACQUIRE
+    assert attempt.lease_ms == queue_lease_ms(0.2)  # the driver names the entry
+    # refused for another holder everywhere (nothing to undo), put in line 4th
+    refused = Round(
+        0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="other", place=4) for i in range(5))
+    )
+    join = flow.send(refused)
+    assert isinstance(join, Fanout)
+    assert join.op is Op.QUEUE
+    wait = flow.send(Round(0.001, 0.001, ()))  # in line already: nothing was sent
+    assert isinstance(wait, Wait)
+    assert wait.seconds == pytest.approx(0.15 * 3)  # the place its attempt was given
+
+
+@pytest.mark.parametrize(
+    ("woke", "first"), [(0.001, Op.QUEUE), (0.2, Op.ACQUIRE), (None, Op.ACQUIRE)]
+)
+def test_a_process_whose_release_just_woke_a_waiter_stands_behind_it(
+    woke: float | None, first: Op
+) -> None:
+    """A release of this process woke the head of the line less than HAND_OVER ago: its
+    next acquire joins the line and waits, without an attempt that would race the
+    waiter it woke; later, or with no such release, it tries first."""
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    assert isinstance(next(flow), Watch)
+    step = flow.send(Woken(0.0, False, listening=True, woke=woke))
+    assert isinstance(step, Fanout)
+    assert step.op is first
+    if first is Op.QUEUE:
+        assert isinstance(flow.send(Round(0.0, 0.001, ())), Wait)
+        granted = Round(0.01, 0.011, tuple(NodeOutcome(f"s{i}", G) for i in range(5)))
+        attempt = flow.send(Woken(0.01, True, alone=True))
+        assert isinstance(attempt, Fanout)
+        assert attempt.op is Op.ACQUIRE
+        with pytest.raises(StopIteration) as done:
+            flow.send(granted)
+        assert done.value.value.attempts == 1  # standing in line cost no attempt
+
+
+def test_a_process_that_listens_to_nothing_never_stands_behind() -> None:
+    """Not listening, it cannot be woken: whatever its release woke, it tries."""
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    assert isinstance(next(flow), Watch)
+    step = flow.send(Woken(0.0, False, listening=False, woke=0.001))
+    assert isinstance(step, Fanout)
+    assert step.op is Op.ACQUIRE
+
+
+def test_a_release_woke_the_line_when_a_majority_named_its_head() -> None:
+    named = [NodeOutcome(f"s{i}", Reply.DONE, woke=i < 3) for i in range(5)]
+    assert woke_the_line(named)
+    assert not woke_the_line([*named[:2], *(NodeOutcome(f"s{i}", Reply.DONE) for i in range(3))])
+    assert not woke_the_line([])
+
+
 def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
     s = state(retry_delay=0.2)
     flow = acquire_flow(
@@ -622,7 +714,7 @@ def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
     )  # fmt: skip
     taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X) for i in range(5)))
     done = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5)))
-    assert next(flow).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert start(flow).op is Op.ACQUIRE  # type: ignore[attr-defined]
     assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
     assert isinstance(flow.send(done), Watch)
     assert flow.send(Woken(0.001, True)).op is Op.ACQUIRE  # type: ignore[union-attr]
@@ -734,10 +826,14 @@ def test_interpret_keeps_a_prefix_of_the_holders_token() -> None:
 
 def test_a_fair_acquire_packs_the_callers_entry_after_the_session() -> None:
     session = Session("abc", durable=True)
-    step = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, 60_000, fair=True, member="m1")
+    step = Fanout(
+        Op.ACQUIRE, "k", "t", 1000, 0.05, 60_000, fair=True, member="m1", arrival="12.5",
+        lease_ms=1200,
+    )  # fmt: skip
     args = command_args(step, session)
     assert args[:4] == ("EVALSHA", FAIR_ACQUIRE.sha, 4, "k")
-    assert args[-3:] == ("abc", "1", "m1")
+    # the entry, its arrival and its lease: where refused, it stands in line
+    assert args[-5:] == ("abc", "1", "m1", "12.5", 1200)
     assert RoundPacker(step).packed(session) == pack(args)
     assert eval_args(step, session)[:2] == ("EVAL", FAIR_ACQUIRE.source)
 
@@ -747,12 +843,16 @@ def test_a_queued_waiters_acquire_names_its_entry_and_the_queue(max_ttl_ms: int)
     """A waiter in line sends the queued acquire script (even with the quarantine and
     fencing off, which would send the plain SET), its entry after the session."""
     session = Session("abc", durable=False)
-    step = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, max_ttl_ms, member="m1")
+    step = Fanout(
+        Op.ACQUIRE, "k", "t", 1000, 0.05, max_ttl_ms, member="m1", arrival="12.5", lease_ms=1200
+    )
     assert step.per_session
     args = command_args(step, session)
     assert args[:6] == ("EVALSHA", QUEUED_ACQUIRE.sha, 2, "k", MARKER_KEY, "t")
-    # the queue's keys as arguments (undeclared: see the script), after the session
-    assert args[-5:] == ("abc", "0", "quorumlock:queue:k", "quorumlock:queue-expiry:k", "m1")
+    # the queue's keys as arguments (undeclared: see the script), after the session, then
+    # the entry, its arrival and its lease: where refused, it stands in line
+    queue = ("quorumlock:queue:k", "quorumlock:queue-expiry:k")
+    assert args[-7:] == ("abc", "0", *queue, "m1", "12.5", 1200)
     assert RoundPacker(step).packed(session) == pack(args)
     assert eval_args(step, session)[:2] == ("EVAL", QUEUED_ACQUIRE.source)
     # without an entry, the acquire of before
@@ -766,7 +866,13 @@ def test_the_queued_acquire_is_the_acquire_script_run_as_a_function() -> None:
     head, found, tail = QUEUED_ACQUIRE.source.partition(ACQUIRE.source)
     assert found
     assert head.rstrip().endswith("local quorumlock_reply = (function()")
-    assert tail.startswith("end)()\nif quorumlock_reply[1] == 1 then")
+    assert tail.startswith("end)()\nlocal quorumlock_place = 0\n")
+    assert "if quorumlock_reply[1] == 1 then" in tail
+    # and so is the fair acquire, behind the queue's check
+    head, found, tail = FAIR_ACQUIRE.source.partition(ACQUIRE.source)
+    assert found
+    assert head.rstrip().endswith("return quorumlock_joined((function()")
+    assert tail == "end)())\n"
 
 
 @pytest.mark.parametrize(
@@ -797,13 +903,13 @@ def test_a_waiter_far_back_in_line_polls_less_often(
         0.0,
         0.001,
         tuple(
-            NodeOutcome(f"s{i}", Reply.DONE, fence=p)
+            NodeOutcome(f"s{i}", Reply.DONE, place=p)
             if p is not None
             else NodeOutcome(f"s{i}", Reply.TIMEOUT)
             for i, p in enumerate(places)
         ),
     )
-    assert next(flow).op is Op.ACQUIRE  # type: ignore[union-attr]
+    assert start(flow).op is Op.ACQUIRE  # type: ignore[attr-defined]
     assert flow.send(taken).op is Op.RELEASE  # type: ignore[union-attr]
     assert isinstance(flow.send(done), Watch)
     assert flow.send(Woken(0.001, True)).op is Op.ACQUIRE  # type: ignore[union-attr]

@@ -14,6 +14,7 @@ from quorumlock._io.wakeups import (
     Entry,
     Lingering,
     Waiter,
+    Woke,
     heard_everything,
     release_channel,
     route,
@@ -193,20 +194,20 @@ def test_an_attempt_that_named_the_entry_sends_it_back_in_line_where_it_may_have
     first = _waiting(entries, "acct", member)
     second = _waiting(entries, "acct", member)
     entry = first.entry
-    assert entry.member_for(first) == ""  # never joined: in line nowhere
+    assert entry.member_for(first) == member  # every attempt of a waiter names the entry
     joined = entry.join(first, 3000, now=0.0)
     assert joined is not None
     assert joined[0] == member
     assert entry.member_for(first) == member
 
     taken = [NodeOutcome(f"s{i}", Reply.TAKEN) for i in range(5)]
-    entry.attempted(first, taken)
+    entry.attempted(first, taken, 0.05)
     assert not first.popped
     assert not second.notified()
     assert entry.join(first, 3000, now=0.1) is None  # still in line: nothing to send
 
     granted = [NodeOutcome("s0", Reply.GRANTED), *taken[1:]]
-    entry.attempted(first, granted)
+    entry.attempted(first, granted, 0.15)
     assert first.popped  # left the line on s0: the next join is sent
     assert second.notified()  # the entry was its place in line too
     assert second.requeue
@@ -214,3 +215,53 @@ def test_an_attempt_that_named_the_entry_sends_it_back_in_line_where_it_may_have
 
     entry.refused = True
     assert entry.member_for(first) == ""
+
+
+def test_an_attempt_refused_and_put_in_line_by_a_majority_needs_no_join() -> None:
+    """The acquire script of a waiter puts its entry in line where it is refused: put
+    there by a majority, the entry is in line as after a join (no join is sent), and its
+    lease counts from then; by fewer, the join is sent."""
+    entries: dict[bytes, Entry[Waiter]] = {}
+    waiter = _waiting(entries, "acct", "m")
+    entry = waiter.entry
+
+    def refused(*places: int | None) -> list[NodeOutcome]:
+        return [NodeOutcome(f"s{i}", Reply.TAKEN, place=p) for i, p in enumerate(places)]
+
+    entry.attempted(waiter, refused(2, 2, None, None, None), 0.0)
+    assert entry.ever  # in line on two servers: it may have to leave them
+    assert entry.join(waiter, 3000, now=0.01) is not None  # not a majority: joins
+    entry.attempted(waiter, refused(2, 2, 2, None, 3), 1.0)
+    assert entry.join(waiter, 3000, now=1.5) is None  # in line since 1.0
+    assert entry.join(waiter, 3000, now=2.01) is not None  # a third of its lease gone
+
+    # a wake-up by name took it off the queue: the next attempt's refusal puts it back
+    entry.deliver(b"m tok")
+    assert waiter.popped
+    entry.attempted(waiter, refused(1, 1, 1, 1, 1), 3.0)
+    assert not waiter.popped
+    assert entry.join(waiter, 3000, now=3.1) is None
+
+
+def test_a_fair_attempt_that_wrote_the_lock_leaves_the_entry_where_it_was() -> None:
+    """A fair acquire does not take its entry off the queue (the holder's entry leaves
+    when it is done): an attempt that failed on a split vote does not pop it."""
+    entries: dict[bytes, Entry[Waiter]] = {}
+    waiter = _waiting(entries, "acct", "m")
+    split = [NodeOutcome("s0", Reply.GRANTED)] + [
+        NodeOutcome(f"s{i}", Reply.TAKEN, place=1) for i in range(1, 5)
+    ]
+    waiter.entry.attempted(waiter, split, 0.0, fair=True)
+    assert not waiter.popped
+
+
+def test_the_process_stands_behind_the_waiter_its_release_woke_once() -> None:
+    woke = Woke(most=2)
+    assert woke.since("a", 1.0) is None
+    woke.note("a", 1.0)
+    assert woke.since("a", 1.02) == pytest.approx(0.02)
+    assert woke.since("a", 1.03) is None  # asked once: only the next acquire stands behind
+    for key in ("a", "b", "c"):
+        woke.note(key, 2.0)
+    assert woke.since("a", 2.0) is None  # the one noted longest ago went first
+    assert woke.since("c", 2.0) == 0.0

@@ -20,6 +20,7 @@ from quorumlock import AcquireEvent, ConfigurationError, LockObserver, Redlock, 
 from quorumlock import asyncio as aio
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.scripts import (
+    FAIR_ACQUIRE,
     MARKER_KEY,
     QUEUE,
     QUEUE_EXPIRY_PREFIX,
@@ -437,11 +438,18 @@ def _server_counts(servers: LocalServerGroup, name: str) -> tuple[int, int]:
 class Ops(LockObserver):
     """An observer that records the op of every round."""
 
-    def __init__(self, log: list[str]) -> None:
+    def __init__(self, log: list[str], detail: list[tuple[str, bool, bool]] | None = None):
         self._log = log
+        self._detail = detail
 
     def on_round(self, event: RoundEvent) -> None:
         self._log.append(event.op)
+        if self._detail is not None:
+            # whether a majority took it (granted, done) and a majority put it in line
+            needed = len(event.outcomes) // 2 + 1
+            ok = sum(1 for o in event.outcomes if o.reply.ok) >= needed
+            placed = sum(1 for o in event.outcomes if o.place) >= needed
+            self._detail.append((event.op, ok, placed))
 
 
 def test_a_process_that_waits_again_soon_keeps_listening(
@@ -449,15 +457,16 @@ def test_a_process_that_waits_again_soon_keeps_listening(
 ) -> None:
     """A waiter got the lock, and its process waits on the name again within seconds
     (the workers of a busy name take turns): the subscription lingered, so no SUBSCRIBE
-    is sent; and since the process listened all along and heard no release after its
-    failed attempt, no attempt follows at once: it joins the line, and the release
-    wakes it (its poll would come 30 s or more later)."""
+    is sent; and since the process listens already, its first attempt stands in line
+    where it is refused, in the same round: no other attempt nor join follows at once,
+    and the release wakes it (its poll would come 30 s or more later)."""
     ops: list[str] = []
+    detail: list[tuple[str, bool, bool]] = []
     counts: list[tuple[int, int]] = []
 
     async def body() -> None:
         holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
-        rl = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=Ops(ops))
+        rl = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=Ops(ops, detail))
 
         async def wait() -> None:
             lock = rl.lock(lock_name, ttl=30)
@@ -472,6 +481,7 @@ def test_a_process_that_waits_again_soon_keeps_listening(
             assert await call(holder.acquire(blocking=False))
             counts.append(_server_counts(servers, lock_name))
             ops.clear()
+            detail.clear()
             await api.concurrently([wait, release], limit=30)
         counts.append(_server_counts(servers, lock_name))
 
@@ -481,12 +491,12 @@ def test_a_process_that_waits_again_soon_keeps_listening(
     assert between > before  # the first wait subscribed
     assert min(kept, still) >= 1  # lingering after each wait
     assert after == between  # the second wait subscribed nowhere
-    # The failed attempt is followed by a join of the line, not by another attempt, and
-    # every later attempt follows a join: a woken attempt can still race the holder's
-    # release round on a loaded machine, fail, clean up and join again.
-    assert ops[:2] == ["acquire", "queue"]
-    assert ops[-2:] == ["acquire", "release"]
-    assert all(ops[i - 1] == "queue" for i in range(1, len(ops)) if ops[i] == "acquire")
+    # The first attempt was refused and put the entry in line on a majority; no join
+    # followed it. (A woken attempt can still race the holder's release round on a
+    # loaded machine and fail: it stands in line again in that round, or after its undo.)
+    assert detail[0] == ("acquire", False, True)
+    assert ops[1] != "queue"
+    assert detail[-2:] == [("acquire", True, False), ("release", True, False)]
 
 
 def test_a_fair_acquire_waits_for_the_head_of_the_line(
@@ -565,6 +575,41 @@ def test_waiters_far_back_in_line_poll_less_often(
     assert last * 2 <= head, (head, last)
 
 
+def test_a_fair_attempt_stands_in_line_where_it_is_refused(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The fair acquire script on a real server: refused (not the head, or the lock is
+    taken), the caller stands in line in that step, at its arrival, and the answer ends
+    with its place; granted to the head, the entry stays until its holder leaves."""
+    client = client_of(servers[0])
+    queue, expiry = QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name
+    run_id = str(client.info("server")["run_id"])
+
+    def attempt(token: str, member: str, arrival: str) -> list[object]:
+        keys = (lock_name, MARKER_KEY, queue, expiry)
+        args = (token, 30_000, 60_000, "0", run_id, "0", member, arrival, 30_000)
+        reply = client.evalsha(FAIR_ACQUIRE.sha, 4, *keys, *args)
+        assert isinstance(reply, list)
+        return reply
+
+    try:
+        for script in (QUEUE, FAIR_ACQUIRE):
+            client.script_load(script.source)
+        client.evalsha(QUEUE.sha, 2, queue, expiry, "w1", 1.5, 30_000)
+        late = attempt("t2", "w2", "2.5")
+        assert late[0] == 0  # not the head: refused, the lock free
+        assert late[-1] == 2  # and in line, second
+        client.set(lock_name, "the holder")
+        assert attempt("t1", "w1", "1.5")[-1] == 1  # the head, refused by the holder
+        client.delete(lock_name)
+        granted = attempt("t1", "w1", "1.5")
+        assert granted[0] == 1
+        assert granted[-1] == 0
+        assert client.zrange(queue, 0, -1) == [b"w1", b"w2"]
+    finally:
+        client.close()
+
+
 def test_the_queued_acquire_takes_the_entry_off_only_where_it_writes_the_lock(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
@@ -574,10 +619,11 @@ def test_the_queued_acquire_takes_the_entry_off_only_where_it_writes_the_lock(
     client = client_of(servers[0])
     queue, expiry = QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name
 
-    def attempt(token: str, member: str) -> list[object]:
+    def attempt(token: str, member: str, arrival: str = "", lease: int = 0) -> list[object]:
         args = (lock_name, MARKER_KEY, token, 30_000, 60_000, "0")
         run_id = str(client.info("server")["run_id"])
-        reply = client.evalsha(QUEUED_ACQUIRE.sha, 2, *args, run_id, "0", queue, expiry, member)
+        entry = (queue, expiry, member, arrival, lease)
+        reply = client.evalsha(QUEUED_ACQUIRE.sha, 2, *args, run_id, "0", *entry)
         assert isinstance(reply, list)
         return reply
 
@@ -587,13 +633,23 @@ def test_the_queued_acquire_takes_the_entry_off_only_where_it_writes_the_lock(
         for member, arrival in (("w1", 1.5), ("w2", 2.5)):
             client.evalsha(QUEUE.sha, 2, queue, expiry, member, arrival, 30_000)
         client.set(lock_name, "the holder")
-        assert attempt("t1", "w1")[0] == 0
+        refused = attempt("t1", "w1")
+        assert refused[0] == 0
+        assert refused[-1] == 0  # no arrival: not (re)joined
         assert client.zrange(queue, 0, -1) == [b"w1", b"w2"]  # refused: still in line
+        # refused with its arrival and lease: it stands in line in that step, at its
+        # place, and the answer ends with that place
+        assert client.zscore(queue, "w3") is None
+        assert attempt("t3", "w3", "3.5", 30_000)[-1] == 3
+        assert client.zrange(queue, 0, -1) == [b"w1", b"w2", b"w3"]
+        assert attempt("t2", "w2", "2.5", 30_000)[-1] == 2  # again: the same place
         client.delete(lock_name)
-        assert attempt("t1", "w1")[0] == 1
+        granted = attempt("t1", "w1", "1.5", 30_000)
+        assert granted[0] == 1
+        assert granted[-1] == 0  # it wrote the lock: it left, and did not join
         assert client.get(lock_name) == b"t1"
-        assert client.zrange(queue, 0, -1) == [b"w2"]
-        assert client.zrange(expiry, 0, -1) == [b"w2"]
+        assert client.zrange(queue, 0, -1) == [b"w2", b"w3"]
+        assert sorted(client.zrange(expiry, 0, -1)) == [b"w2", b"w3"]  # by when they expire
     finally:
         client.close()
 
@@ -660,3 +716,89 @@ def test_the_queues_agree_after_a_release_that_was_late_on_one_server(
     assert first.count(Reply.GRANTED) >= 3
     assert results["w2"] == [Reply.GRANTED] * 5
     assert queue_sizes(servers, lock_name) == [0] * 5
+
+
+async def _take_turns_once(
+    api: Api, servers: LocalServerGroup, name: str, first: AnyLock, second: AnyLock
+) -> None:
+    """``first`` holds ``name``, ``second`` waits for it and gets it: ``second``'s
+    process has listened to the name since, as a worker of a busy name has."""
+    assert await call(first.acquire(blocking=False))
+
+    async def release() -> None:
+        await until(lambda: min(queue_sizes(servers, name)) >= 1, 20, "the queue")
+        assert await call(first.release())
+
+    async def wait() -> None:
+        assert await call(second.acquire(timeout=20))
+
+    await api.concurrently([wait, release], limit=30)
+
+
+def test_a_process_that_releases_and_acquires_again_stands_behind_the_waiter_it_woke(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A worker releases the name it works on and at once wants it again, while another
+    process waits in line: its release woke that waiter, so its acquire stands in line
+    behind it (one join round, no attempt) instead of racing it. The waiter here is
+    slow (20 ms each way to every server): an attempt by the worker would win every
+    time, and take the lock back under the waiter's nose."""
+    order: list[str] = []
+    ops: list[str] = []
+    proxies = [LatencyProxy(s.host, s.port, delay=0.02) for s in servers.servers]
+    for proxy in proxies:
+        proxy.start()
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls, observer=Ops(ops))
+        slow = api.redlock([p.url for p in proxies], retry_delay=SLOW_POLL, instance_timeout=1)
+        held = worker.lock(lock_name, ttl=30)
+        await _take_turns_once(api, servers, lock_name, slow.lock(lock_name, ttl=30), held)
+        other = slow.lock(lock_name, ttl=30)
+
+        async def waiter() -> None:
+            assert await call(other.acquire(timeout=20))
+            order.append("waiter")
+            await asyncio.sleep(0.05)
+            assert await call(other.release())
+
+        async def again() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+            ops.clear()
+            assert await call(held.release())
+            lock = worker.lock(lock_name, ttl=30)
+            assert await call(lock.acquire(timeout=20))
+            order.append("worker")
+            assert await call(lock.release())
+
+        await api.concurrently([waiter, again], limit=60)
+
+    try:
+        api.run(body)
+    finally:
+        for proxy in proxies:
+            proxy.close()
+    assert order == ["waiter", "worker"]
+    # its release, a join of the line, and the attempt that took the lock once woken
+    assert ops[:3] == ["release", "queue", "acquire"]
+
+
+def test_a_process_that_stands_behind_a_dead_waiter_gets_the_lock_by_its_poll(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The waiter its release woke is gone (its entry outlives it by its lease): the
+    process standing behind it is woken by nobody, and takes the free lock at its next
+    poll (retry_delay 0.2 s: a pause of 0.1 to 0.2 s), well within the timeout."""
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls)
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        held = worker.lock(lock_name, ttl=30)
+        await _take_turns_once(api, servers, lock_name, other.lock(lock_name, ttl=30), held)
+        put_first_in_line(servers, lock_name, "gone-waiter", 60_000)
+        assert await call(held.release())  # names the gone waiter, and wakes nobody
+        again = worker.lock(lock_name, ttl=30)
+        assert await call(again.acquire(timeout=2))
+        assert await call(again.release())
+
+    api.run(body)

@@ -227,8 +227,8 @@ MUTANTS: Final = (
     Mutant(
         "the release wakes an expired waiter at the head of the queue",
         SCRIPTS,
-        'redis.call("zrangebyscore", expiry, "-inf", now)',
-        'redis.call("zrangebyscore", expiry, "-inf", 0)',
+        '                for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now))',
+        '                for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", 0))',
         (
             "tests/integration/test_wake_one.py"
             "::test_a_dead_waiters_entry_does_not_block_the_line[sync-True]",
@@ -242,6 +242,26 @@ MUTANTS: Final = (
         (
             "tests/integration/test_wake_one.py"
             "::test_waiters_are_woken_one_per_release_in_arrival_order[sync]",
+        ),
+    ),
+    Mutant(
+        "a waiter's refused attempt does not stand in line (a join round more each time)",
+        SCRIPTS,
+        'elseif quorumlock_arrival ~= "" then',
+        "elseif false then",
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_the_queued_acquire_takes_the_entry_off_only_where_it_writes_the_lock",
+        ),
+    ),
+    Mutant(
+        "a process whose release woke a waiter races it for the lock",
+        FLOWS,
+        "behind = watching and heard.woke is not None and heard.woke < HAND_OVER",
+        "behind = False",
+        (
+            "tests/integration/test_wake_one.py::test_a_process_that_releases_and_acquires"
+            "_again_stands_behind_the_waiter_it_woke[sync]",
         ),
     ),
     Mutant(

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 __all__ = [
     "DRIFT_FLOOR",
+    "HAND_OVER",
     "deadline",
     "default_instance_timeout",
     "drift",
@@ -154,3 +155,14 @@ def queue_lease_ms(retry_delay: float) -> int:
     died leaves the line soon after.
     """
     return max(QUEUE_LEASE_MIN_MS, round((QUEUE_BACKOFF_MAX + 3) * retry_delay * 1000))
+
+
+#: How long after a release of this process woke the head of a name's queue of waiters
+#: a blocking acquire of that name by this process stands in line behind it instead of
+#: trying (seconds). The waiter woken needs a wake-up and one round to take the lock
+#: (about a millisecond on a LAN); a process that releases and at once acquires again
+#: (a worker taking its next job on the same name) would otherwise race it, and on a
+#: majority of the servers each may win some: both fail, both undo, and the lock waits.
+#: A waiter that is gone by then (its entry outlives it by at most its lease) costs the
+#: process standing in line behind it one polling pause.
+HAND_OVER = 0.05

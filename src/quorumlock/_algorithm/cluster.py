@@ -138,7 +138,7 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
         queue = queue_keys(step.key, slot_tag(slot))
         return (
             "EVALSHA", CLUSTER_QUEUED_ACQUIRE.sha, 2, args[3], slot_marker(slot),
-            *args[5:-3], *queue, step.member, session.run_id,
+            *args[5:-5], *queue, *args[-3:], session.run_id,
         )  # fmt: skip
     keys = args[2]
     if args[0] != "EVALSHA" or not isinstance(keys, int) or keys < 2 or args[4] != MARKER_KEY:

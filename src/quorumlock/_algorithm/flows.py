@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from quorumlock._algorithm.arithmetic import (
+    HAND_OVER,
     deadline,
     queue_backoff,
     queue_lease_ms,
@@ -67,6 +68,7 @@ __all__ = [
     "probe_flow",
     "release_flow",
     "undo_targets",
+    "woke_the_line",
 ]
 
 T = TypeVar("T")
@@ -115,9 +117,12 @@ class Fanout:
     ``fair`` (``fair=True``): an ``ACQUIRE`` runs the fair acquire script, refused to
     anyone but the head of the queue; the driver fills in ``member``, the caller's entry
     (if it has one); a ``RELEASE`` names the head without taking it off the queue.
-    Without ``fair``, the driver fills in ``member`` for the attempts of a waiter whose
-    entry is in line: the acquire script then takes the entry off the queue where it
-    writes the lock (``QUEUED_ACQUIRE``).
+    Without ``fair``, the driver fills in ``member`` for the attempts of a waiter (a
+    blocking acquire that listens to the releases): the acquire script then takes the
+    entry off the queue where it writes the lock (``QUEUED_ACQUIRE``). Either way, the
+    driver also fills in ``arrival`` and ``lease_ms``, the entry's place and lease: where
+    the attempt is refused, the script puts the entry in line in the same step, and
+    each outcome says where (``NodeOutcome.place``).
     ``keys``: for a multi-resource lock, every key of its set, sorted (``key`` is the
     first); the command then covers the whole set on each server in one atomic step (the
     ``*_MANY`` scripts, which have no queue: their releases wake every waiter, and
@@ -147,6 +152,13 @@ class Fanout:
     permits: int = 0
     slots: tuple[int, ...] = ()
     targets: tuple[bool, ...] = ()
+    lease_ms: int = 0  # a waiter's attempt: the lease of the entry it puts in line
+
+    @property
+    def joins(self) -> bool:
+        """An attempt that puts the caller's entry in line where it is refused: its
+        replies end with the entry's place (:func:`quorumlock._algorithm.wire.queue_answer`)."""
+        return self.op is Op.ACQUIRE and not self.keys and (self.fair or bool(self.member))
 
     @property
     def per_session(self) -> bool:
@@ -235,6 +247,11 @@ class Watch:
     keys: tuple[str, ...] = ()  # a multi-resource lock's set: a release of any wakes
     queued: bool = True  # the waiter joins the key's queue (a single lock's waiter)
     since: float = -math.inf
+    # Only if the process listens to the key already (a waiter of it, or one that left
+    # moments ago, and a majority confirmed): then the waiter is there before the first
+    # attempt, which stands in line where it is refused; otherwise nothing is done and
+    # the answer's ``listening`` is False. Answered at once, never waited for.
+    already: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,13 +268,17 @@ class Woken:
     ``alone``: the announcement named this waiter's process, which the server took off
     its queue (nobody else was woken: no stagger). ``requeue``: the process's entry was
     taken off the queue for another of its waiters; this one should put it back in line
-    (with :attr:`Op.QUEUE`) and wait on.
+    (with :attr:`Op.QUEUE`) and wait on. The answer to a :class:`Watch` ``already``:
+    ``listening``, whether the waiter is there; ``woke``, how long ago a release of the
+    key by this process woke the head of its queue (None: none did lately).
     """
 
     now: float
     notified: bool
     alone: bool = False
     requeue: bool = False
+    listening: bool = True
+    woke: float | None = None
 
 
 Step = Fanout | Sleep | Watch | Wait
@@ -350,22 +371,31 @@ def acquire_flow(
     (:class:`Wait`) ends early when a release names this waiter (the head of the queue;
     or anyone, from a server whose queue is empty); a wake-up that may have been shared
     is followed by a short random stagger (see
-    :func:`~quorumlock._algorithm.arithmetic.wake_stagger`). A waiter whose entry was
-    taken off the queue (woken by name) or whose lease is a third gone joins again after
-    its next failed attempt, at the same place: every failed attempt asks to join, and
-    the driver sends the join unless the entry is in line already (joined less than a
-    third of its lease ago, and not taken off since); a join renews the lease. The R8
-    pause stays as the fallback for an announcement that is lost and for a lock that
-    expires. Timeline (N = 5, retry_delay 0.2 s)::
+    :func:`~quorumlock._algorithm.arithmetic.wake_stagger`). Every attempt of a waiter
+    stands in line where it is refused, in the same round (the driver names the entry,
+    its arrival and lease: ``Fanout.joins``); a waiter whose entry was taken off the queue
+    (woken by name) or whose lease is a third gone joins again after its next failed
+    attempt, at the same place: every failed attempt asks to join, and the driver sends
+    the join unless the entry is in line already (a majority put it there less than a
+    third of its lease ago, by a join or by that attempt, and nobody took it off since);
+    a join renews the lease. A blocking acquire in a process that listens to the key
+    already (another waiter of it, or a wait that ended less than ``LINGER`` seconds ago:
+    the workers of a busy name take turns) is a waiter from its first attempt
+    (``Watch.already``): a refused first attempt costs one round, not two. The R8 pause
+    stays as the fallback for an announcement that is lost and for a lock that expires.
+    Timeline (N = 5, retry_delay 0.2 s)::
 
         t = 0.000   attempt 1: 5 x TAKEN (holder H): nothing to undo; subscribe; a
                     majority confirms by 0.001
-        t = 0.001   attempt 2 (at once): 5 x TAKEN (H)
-        t = 0.0015  join the queue (arrival a, the same on every server); wait up to
-                    0.1 to 0.2 s
+        t = 0.001   attempt 2 (at once), a waiter's: 5 x TAKEN (H), and each server puts
+                    us in line (arrival a, the same on every server); wait up to 0.1 to
+                    0.2 s
         t = 0.050   the holder releases: every server deletes its key, takes the head
                     of its queue (us) off it and names it in the announcement
         t = 0.0502  woken, alone: attempt 3 at once: granted
+
+    The same process acquires again at t = 0.060 while H waits: it listens already, so
+    its attempt 1 is a waiter's: refused, it stands in line behind H in that round.
 
     Without ``queue`` (and always for a multi-resource lock's set, ``keys``), the waiter
     watches but never joins a queue: the kinds of lock whose releases name no head (the
@@ -379,72 +409,87 @@ def acquire_flow(
     timeout_each = config.timeout_for(ttl_ms)
     lease_ms = queue_lease_ms(config.retry_delay)
     join = Fanout(Op.QUEUE, key, "", lease_ms, timeout_each)
-    watching = False
+    watching = behind = False
+    if blocking and queue and config.wake_on_release:
+        heard = yield Watch(key, 0.0, already=True)
+        assert isinstance(heard, Woken)
+        watching = heard.listening
+        # this process just woke the head of the line: stand behind it, not race it
+        behind = watching and heard.woke is not None and heard.woke < HAND_OVER
+        now = heard.now
     place: int | None = None  # in the queue of waiters, as a majority last told it
     misses = 0  # announcements that woke us without bringing us the lock
     attempts = 0
+    elapsed = 0.0
     while True:
-        attempts += 1
-        acquire = Fanout(
-            Op.ACQUIRE,
-            key,
-            token,
-            ttl_ms,
-            timeout_each,
-            config.max_ttl_ms,
-            config.fencing,
-            fair=fair,
-            keys=keys,
-        )
-        round_ = yield acquire
-        assert isinstance(round_, Round)
-        holds_until = deadline(round_.started, ttl_ms, config.clock_drift_factor)
-        verdict = judge_acquire(round_.outcomes, in_time=round_.finished < holds_until)
-        if verdict is Verdict.ACQUIRED and config.fencing:
-            fence = yield from _fence_flow(
-                key=key,
-                token=token,
-                ttl_ms=ttl_ms,
-                timeout=timeout_each,
-                acquired=round_,
-                holds_until=holds_until,
+        if behind:
+            behind = False  # no attempt: join the line, then wait to be woken
+        else:
+            attempts += 1
+            acquire = Fanout(
+                Op.ACQUIRE,
+                key,
+                token,
+                ttl_ms,
+                timeout_each,
+                config.max_ttl_ms,
+                config.fencing,
+                fair=fair,
+                keys=keys,
+                lease_ms=lease_ms if queue else 0,
             )
-            if fence is not None:
-                return AcquireResult(verdict, holds_until, round_.outcomes, attempts, fence)
-            verdict = Verdict.UNFENCED
-        elif verdict is Verdict.ACQUIRED:
-            return AcquireResult(verdict, holds_until, round_.outcomes, attempts)
-        # R6 step 5: undo on every server where a grant of ours may have been written,
-        # also those that seemed to fail (a grant may have been written and its reply
-        # lost); not where another holder's key refused us.
-        targets = (True,) * len(round_.outcomes)
-        if not undo_everywhere:
-            targets = undo_targets(round_.outcomes, token)
-        now = round_.finished
-        if any(targets):
-            notify = announce_cleanup(round_.outcomes)
-            cleanup = yield Fanout(
-                Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify,
-                arrival=str(attempts), fair=fair, keys=keys,
-                targets=() if all(targets) else targets,
-            )  # fmt: skip
-            assert isinstance(cleanup, Round)
-            now = cleanup.finished
-        out_of_retries = config.retry_count is not None and attempts > config.retry_count
-        if not blocking or verdict is Verdict.FATAL or out_of_retries:
-            return AcquireResult(verdict, None, round_.outcomes, attempts)
-        if give_up_at is not None and now >= give_up_at:
-            return AcquireResult(verdict, None, round_.outcomes, attempts)
-        if config.wake_on_release and not watching:
-            watching = True
-            wait = config.connect_timeout
-            if give_up_at is not None:
-                wait = min(wait, give_up_at - now)
-            watched = yield Watch(key, wait, keys, queued=queue, since=round_.started)
-            assert isinstance(watched, Woken)
-            if watched.notified:
-                continue  # at once: a release before the subscription would go unnoticed
-            now = watched.now
+            round_ = yield acquire
+            assert isinstance(round_, Round)
+            if watching and queue:
+                place = line_place(round_.outcomes) or place
+            holds_until = deadline(round_.started, ttl_ms, config.clock_drift_factor)
+            verdict = judge_acquire(round_.outcomes, in_time=round_.finished < holds_until)
+            if verdict is Verdict.ACQUIRED and config.fencing:
+                fence = yield from _fence_flow(
+                    key=key,
+                    token=token,
+                    ttl_ms=ttl_ms,
+                    timeout=timeout_each,
+                    acquired=round_,
+                    holds_until=holds_until,
+                )
+                if fence is not None:
+                    return AcquireResult(verdict, holds_until, round_.outcomes, attempts, fence)
+                verdict = Verdict.UNFENCED
+            elif verdict is Verdict.ACQUIRED:
+                return AcquireResult(verdict, holds_until, round_.outcomes, attempts)
+            # R6 step 5: undo on every server where a grant of ours may have been written,
+            # also those that seemed to fail (a grant may have been written and its reply
+            # lost); not where another holder's key refused us.
+            targets = (True,) * len(round_.outcomes)
+            if not undo_everywhere:
+                targets = undo_targets(round_.outcomes, token)
+            now = round_.finished
+            elapsed = round_.finished - round_.started
+            if any(targets):
+                notify = announce_cleanup(round_.outcomes)
+                cleanup = yield Fanout(
+                    Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify,
+                    arrival=str(attempts), fair=fair, keys=keys,
+                    targets=() if all(targets) else targets,
+                )  # fmt: skip
+                assert isinstance(cleanup, Round)
+                now = cleanup.finished
+            out_of_retries = config.retry_count is not None and attempts > config.retry_count
+            if not blocking or verdict is Verdict.FATAL or out_of_retries:
+                return AcquireResult(verdict, None, round_.outcomes, attempts)
+            if give_up_at is not None and now >= give_up_at:
+                return AcquireResult(verdict, None, round_.outcomes, attempts)
+            if config.wake_on_release and not watching:
+                watching = True
+                wait = config.connect_timeout
+                if give_up_at is not None:
+                    wait = min(wait, give_up_at - now)
+                watched = yield Watch(key, wait, keys, queued=queue, since=round_.started)
+                assert isinstance(watched, Woken)
+                if watched.notified:
+                    continue  # at once: a release before the subscription would go unnoticed
+                now = watched.now
         if watching and queue:
             # (re)join after every failed try: the first time; after a wake-up by name,
             # which took the entry off the queues; and to renew the lease (the driver
@@ -469,7 +514,6 @@ def acquire_flow(
             woken = yield Wait(max(0.0, now + pause - joined.finished))
             assert isinstance(woken, Woken)
         if woken.notified and not woken.alone and not woken.requeue:
-            elapsed = round_.finished - round_.started
             stagger = wake_stagger(elapsed, misses, uniform(), config.retry_delay)
             if give_up_at is not None:
                 stagger = min(stagger, max(0.0, give_up_at - woken.now))
@@ -479,11 +523,17 @@ def acquire_flow(
                 assert isinstance(slept, float)
 
 
+def woke_the_line(outcomes: Sequence[NodeOutcome]) -> bool:
+    """Whether a release woke the head of the queue of waiters: a majority of the
+    servers named it (a waiter woken by the first of them tries at once)."""
+    return sum(1 for o in outcomes if o.woke) >= quorum(len(outcomes)) if outcomes else False
+
+
 def line_place(outcomes: Sequence[NodeOutcome]) -> int | None:
-    """A waiter's place in line from the answers to its join: a majority of the servers
-    put it at that place or ahead of it (None when fewer than a majority answered, or
-    when the join was not sent)."""
-    places = sorted(o.fence for o in outcomes if o.reply is Reply.DONE and o.fence)
+    """A waiter's place in line from the answers to its join, or to an attempt that
+    joined where it was refused: a majority of the servers put it at that place or ahead
+    of it (None when fewer than a majority did, or when the join was not sent)."""
+    places = sorted(o.place for o in outcomes if o.place)
     needed = quorum(len(outcomes)) if outcomes else 1
     return places[needed - 1] if len(places) >= needed else None
 

@@ -70,6 +70,10 @@ class NodeOutcome:
     acquire with fencing on (None otherwise). ``holder`` tells apart who holds the key
     where an acquire was refused (TAKEN): a short prefix of the holder's token when the
     server said it (the acquire script does), None otherwise; it is not shown anywhere.
+    ``place``: where a blocking acquire's waiter stands in the name's queue of waiters
+    on this server after this command (1: first in line), None where it does not stand
+    in line by it. ``woke``: a release that named the head of that queue, which was
+    woken.
     """
 
     server: str
@@ -78,6 +82,8 @@ class NodeOutcome:
     latency: float | None = None
     fence: int | None = None
     holder: str | None = field(default=None, repr=False, compare=False)
+    place: int | None = field(default=None, repr=False, compare=False)
+    woke: bool = field(default=False, repr=False, compare=False)
 
     def __str__(self) -> str:
         text = f"{self.server}: {self.reply.value}"

@@ -50,7 +50,7 @@ from typing import Protocol
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.flows import Fanout, Round
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
-from quorumlock._algorithm.wire import interpret
+from quorumlock._algorithm.wire import interpret, queue_answer
 
 __all__ = [
     "FINISH",
@@ -229,10 +229,12 @@ class RoundMachine:
         """A (non-error) reply from server ``index``, read at ``now``."""
         if self._state[index] == _ANSWERED:
             return None
+        raw, place, woke = queue_answer(self.step, raw)
         reply, detail, fence, holder = interpret(self.step.op, raw)
         latency = now - self._sent_at[index]
         label = self.members[index].label
-        return self._record(index, NodeOutcome(label, reply, detail, latency, fence, holder))
+        outcome = NodeOutcome(label, reply, detail, latency, fence, holder, place, woke)
+        return self._record(index, outcome)
 
     def error(self, index: int, kind: Reply, detail: str) -> Finish | None:
         """An error reply, a failed send or a broken connection, as translated."""

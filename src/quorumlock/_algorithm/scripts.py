@@ -100,7 +100,10 @@ QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
 #: out of the caller's reach) it goes to the name's channel, for every listening
 #: process, and is `` <notice>``. The notice is the release's name (``ARGV[3]``, or the
 #: token), which tells the announcements of one release on several servers apart from
-#: those of the next.
+#: those of the next. The release answers 2 instead of 1 where it named a head: a process
+#: whose release woke a waiter lets that waiter take the lock first (docs/algorithm.md,
+#: "Waiting", step 9). Other clients never ask it to announce, and get 1 as on the Redis
+#: page.
 #:
 #: The queue's keys come as arguments, not as KEYS: a server checks declared keys
 #: against the user's ACL before the script runs, and a user whose rule predates the
@@ -120,7 +123,8 @@ RELEASE = Script(
 --          once it holds the lock)
 -- ARGV[5]  (optional) the queue: waiter id -> arrival
 -- ARGV[6]  (optional) the queue's expiries: waiter id -> server ms
--- returns  1 if the key held our token and was deleted, 0 otherwise
+-- returns  1 if the key held our token and was deleted, 0 otherwise; 2 instead of 1
+--          when it named the head of the queue in its announcement
 if redis.call("get", KEYS[1]) == ARGV[1] then
     redis.call("del", KEYS[1])
     if ARGV[2] == "1" then
@@ -155,6 +159,9 @@ if redis.call("get", KEYS[1]) == ARGV[1] then
         else
             redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. notice)
         end
+        if head ~= "" then
+            return 2
+        end
     end
     return 1
 else
@@ -162,6 +169,34 @@ else
 end
 """,
 )
+
+#: The join of a queue of waiters, as a Lua function that the queue script and the
+#: acquire scripts of a waiter (QUEUED_ACQUIRE, FAIR_ACQUIRE) define: it puts the entry
+#: in line (again: the same id and arrival keep the place; the lease is renewed), after
+#: taking the dead off, and answers its place, which sets how often the waiter polls.
+_JOIN = """\
+-- join: ``member`` stands in ``queue`` at ``arrival`` (the same number on every
+-- server), expiring ``lease`` ms from now unless it joins again; returns its place
+-- in line (1: the head)
+local function quorumlock_join(queue, expiry, member, arrival, lease)
+    local t = redis.call("time")
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    -- the dead do not count ahead of the caller
+    for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
+        redis.call("zrem", queue, dead)
+        redis.call("zrem", expiry, dead)
+    end
+    redis.call("zadd", queue, arrival, member)
+    redis.call("zadd", expiry, now + lease, member)
+    -- both keys outlive every entry, and vanish once the last entry has expired
+    for _, key in ipairs({queue, expiry}) do
+        if redis.call("pttl", key) < lease then
+            redis.call("pexpire", key, lease)
+        end
+    end
+    return redis.call("zrank", queue, member) + 1
+end
+"""
 
 #: A waiter joins, renews its place in, or leaves the queue of a lock key (see RELEASE).
 #: Joining again with the same id and arrival keeps the place; the lease is renewed. A
@@ -181,24 +216,10 @@ if ARGV[2] == "-" then
     redis.call("zrem", KEYS[2], ARGV[1])
     return 1
 end
-local lease = tonumber(ARGV[3])
-local t = redis.call("time")
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
--- the dead do not count ahead of the caller
-for _, dead in ipairs(redis.call("zrangebyscore", KEYS[2], "-inf", now)) do
-    redis.call("zrem", KEYS[1], dead)
-    redis.call("zrem", KEYS[2], dead)
-end
-redis.call("zadd", KEYS[1], ARGV[2], ARGV[1])
-redis.call("zadd", KEYS[2], now + lease, ARGV[1])
-local place = redis.call("zrank", KEYS[1], ARGV[1]) + 1
--- both keys outlive every entry, and vanish once the last entry has expired
-for _, key in ipairs(KEYS) do
-    if redis.call("pttl", key) < lease then
-        redis.call("pexpire", key, lease)
-    end
-end
-return place
+"""
+    + _JOIN
+    + """\
+return quorumlock_join(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]))
 """,
 )
 
@@ -438,13 +459,30 @@ def _cluster_variant(source: str) -> str:
 CLUSTER_ACQUIRE = Script("acquire_cluster", _cluster_variant(ACQUIRE.source))
 
 #: What the fair variant of the acquire script runs first (see FAIR_ACQUIRE).
-_FAIR_PREAMBLE = """\
+_FAIR_HEAD = (
+    """\
 -- quorumlock fair acquire (docs/algorithm.md, "Fair locks"): the acquire script below,
--- refused to anyone but the head of the key's queue of waiters. KEYS[3] is the queue,
--- KEYS[4] its expiries. The last ARGV is the caller's id in the queue ("" if it has
--- none); it is taken off ARGV here, so the acquire script sees its own arguments.
-local quorumlock_member = ARGV[#ARGV]
-local ARGV = {unpack(ARGV, 1, #ARGV - 1)}
+-- refused to anyone but the head of the key's queue of waiters; where it is refused or
+-- finds the lock taken, the caller stands in line (again), in the same step. KEYS[3] is
+-- the queue, KEYS[4] its expiries. The last three ARGV are the caller's id in the
+-- queue ("" if it has none), its arrival ("" not to join) and its lease in ms; they are
+-- taken off ARGV here, so the acquire script sees its own arguments. The acquire
+-- script's answer comes with one more element: the caller's place in line where it
+-- joined, else 0.
+local quorumlock_member, quorumlock_arrival, quorumlock_lease = unpack(ARGV, #ARGV - 2)
+local ARGV = {unpack(ARGV, 1, #ARGV - 3)}
+"""
+    + _JOIN
+    + """\
+local function quorumlock_joined(reply)
+    local place = 0
+    if reply[1] ~= 1 and quorumlock_member ~= "" and quorumlock_arrival ~= "" then
+        place = quorumlock_join(KEYS[3], KEYS[4], quorumlock_member, quorumlock_arrival,
+            tonumber(quorumlock_lease))
+    end
+    reply[#reply + 1] = place
+    return reply
+end
 local quorumlock_t = redis.call("time")
 local quorumlock_now = tonumber(quorumlock_t[1]) * 1000
     + math.floor(tonumber(quorumlock_t[2]) / 1000)
@@ -455,51 +493,78 @@ end
 local quorumlock_head = redis.call("zrange", KEYS[3], 0, 0)[1]
 if quorumlock_head and quorumlock_head ~= quorumlock_member then
     -- not our turn: refused as if taken (the holder's token, or "" when it is free)
-    return {0, 0, 0, redis.call("get", KEYS[1]) or ""}
+    return quorumlock_joined({0, 0, 0, redis.call("get", KEYS[1]) or ""})
 end
+return quorumlock_joined((function()
+"""
+)
+
+#: What it runs after (see FAIR_ACQUIRE).
+_FAIR_TAIL = """\
+end)())
 """
 
-#: B1 and B2 for ``fair=True``: ACQUIRE, unchanged, behind the queue's check. Derived
-#: from ACQUIRE's source, never edited by hand.
-FAIR_ACQUIRE = Script("acquire_fair", _FAIR_PREAMBLE + ACQUIRE.source)
+#: B1 and B2 for ``fair=True``: ACQUIRE, unchanged, behind the queue's check. Where the
+#: lock was not written (refused, or taken), the caller joins the queue in the same step:
+#: a refused attempt costs no second round to stand in line. Derived from ACQUIRE's
+#: source, never edited by hand.
+FAIR_ACQUIRE = Script("acquire_fair", _FAIR_HEAD + ACQUIRE.source + _FAIR_TAIL)
 
 #: FAIR_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,
-#: the last ARGV, off), then the queue's (the caller's id, now last).
+#: the last ARGV, off), then the queue's (the caller's id, arrival and lease, now last).
 CLUSTER_FAIR_ACQUIRE = Script("acquire_fair_cluster", _cluster_variant(FAIR_ACQUIRE.source))
 
 #: What the queued variant of the acquire script runs first (see QUEUED_ACQUIRE).
-_QUEUED_HEAD = """\
+_QUEUED_HEAD = (
+    """\
 -- quorumlock queued acquire (docs/algorithm.md, "Waiting: woken by the release"): the
 -- acquire script below; where it writes the lock, the caller's entry leaves the key's
--- queue of waiters. The last three ARGV are the queue, its expiries and the caller's id
--- in it; they are taken off ARGV here, so the acquire script sees its own arguments.
-local quorumlock_queue, quorumlock_expiry, quorumlock_member = unpack(ARGV, #ARGV - 2)
-local ARGV = {unpack(ARGV, 1, #ARGV - 3)}
+-- queue of waiters, and where it does not, the caller stands in line (again), in the
+-- same step. The last five ARGV are the queue, its expiries, the caller's id in it, its
+-- arrival ("" not to join) and its lease in ms; they are taken off ARGV here, so the
+-- acquire script sees its own arguments. The acquire script's answer comes with one
+-- more element: the caller's place in line where it joined, else 0.
+local quorumlock_queue, quorumlock_expiry, quorumlock_member, quorumlock_arrival,
+    quorumlock_lease = unpack(ARGV, #ARGV - 4)
+local ARGV = {unpack(ARGV, 1, #ARGV - 5)}
+"""
+    + _JOIN
+    + """\
 local quorumlock_reply = (function()
 """
+)
 
 #: What it runs after (see QUEUED_ACQUIRE).
 _QUEUED_TAIL = """\
 end)()
+local quorumlock_place = 0
+-- pcall: a user whose ACL denies the queue still acquires
 if quorumlock_reply[1] == 1 then
-    -- pcall: a user whose ACL denies the queue still acquires
     pcall(function()
         redis.call("zrem", quorumlock_queue, quorumlock_member)
         redis.call("zrem", quorumlock_expiry, quorumlock_member)
     end)
+elseif quorumlock_arrival ~= "" then
+    local ok, place = pcall(quorumlock_join, quorumlock_queue, quorumlock_expiry,
+        quorumlock_member, quorumlock_arrival, tonumber(quorumlock_lease))
+    if ok then
+        quorumlock_place = place
+    end
 end
+quorumlock_reply[#quorumlock_reply + 1] = quorumlock_place
 return quorumlock_reply
 """
 
 #: B1 and B2 for a waiter that stands in the key's queue (not ``fair``): ACQUIRE,
 #: unchanged; where it writes the lock, the waiter's entry leaves the queue in the same
-#: step. A release takes the head off the queue only where it deletes its holder's key,
-#: so a server the last holder never held (its release there came in after the waiter's
-#: attempt: a release in flight) would otherwise keep the new holder in line after it
-#: got the lock, and name it, not the next waiter, at every later release. The queue's
-#: keys come as arguments, as RELEASE's do, and for the same reason: a server whose ACL
-#: rule predates the queues still grants the lock. Derived from ACQUIRE's source, never
-#: edited by hand.
+#: step, and where it does not, the waiter joins it again (a refused attempt costs no
+#: second round to stand in line). A release takes the head off the queue only where it
+#: deletes its holder's key, so a server the last holder never held (its release there
+#: came in after the waiter's attempt: a release in flight) would otherwise keep the new
+#: holder in line after it got the lock, and name it, not the next waiter, at every
+#: later release. The queue's keys come as arguments, as RELEASE's do, and for the same
+#: reason: a server whose ACL rule predates the queues still grants the lock. Derived
+#: from ACQUIRE's source, never edited by hand.
 QUEUED_ACQUIRE = Script("acquire_queued", _QUEUED_HEAD + ACQUIRE.source + _QUEUED_TAIL)
 
 #: QUEUED_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,

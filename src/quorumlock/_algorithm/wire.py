@@ -46,6 +46,7 @@ __all__ = [
     "eval_args",
     "interpret",
     "member_args",
+    "queue_answer",
     "queue_keys",
     "script_of",
     "session_args",
@@ -71,17 +72,17 @@ def command_args(step: Fanout, session: Session | None = None) -> tuple[str | in
     return (*shared_args(step), *session_args(session), *member_args(step))
 
 
-def member_args(step: Fanout) -> tuple[str, ...]:
+def member_args(step: Fanout) -> tuple[str | int, ...]:
     """What a per-session command sends after the session's arguments: the caller's
-    entry in the queue of waiters, for a fair acquire; the queue's keys and the entry,
-    for a queued one (``QUEUED_ACQUIRE``); else nothing."""
-    if step.op is not Op.ACQUIRE or step.keys:
+    entry in the queue of waiters, its arrival and its lease, for a fair acquire; the
+    queue's keys before those, for a queued one (``QUEUED_ACQUIRE``); else nothing. An
+    entry without an arrival joins nowhere."""
+    if not step.joins:
         return ()
+    entry = (step.member, step.arrival, step.lease_ms)
     if step.fair:
-        return (step.member,)
-    if step.member:
-        return (*queue_keys(step.key), step.member)
-    return ()
+        return entry
+    return (*queue_keys(step.key), *entry)
 
 
 def shared_args(step: Fanout) -> tuple[str | int, ...]:
@@ -265,6 +266,28 @@ def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, 
     return ("EVAL", script_of(step).source, *args[2:])
 
 
+def queue_answer(step: Fanout, raw: object) -> tuple[object, int | None, bool]:
+    """What a reply says about the name's queue of waiters, apart: the reply without
+    it, where ``step`` put the caller's entry in line (1: the head; None where it did
+    not), and whether it woke the head of the line (a release that named it).
+
+    A join (:attr:`Op.QUEUE`) answers the place itself; an attempt that joins where it
+    is refused (:attr:`Fanout.joins`) answers the acquire script's reply followed by
+    the place, 0 where it did not join (it wrote the lock, or the queue was refused); a
+    release that announces itself answers 2 instead of 1 where it named the head.
+    """
+    if step.op is Op.QUEUE:
+        if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
+            return raw, raw, False
+        return raw, None, False
+    if step.op is Op.RELEASE and step.notify and raw == 2 and not step.keys:
+        return 1, None, True
+    if step.joins and isinstance(raw, list) and raw and isinstance(raw[-1], int):
+        place = raw[-1]
+        return raw[:-1], (place if place >= 1 else None), False
+    return raw, None, False
+
+
 def _text(value: object) -> str:
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
@@ -321,8 +344,8 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
             value = raw.decode(errors="replace") if isinstance(raw, bytes) else raw
             return Reply.TAKEN, "", None, value[:HOLDER_PREFIX]
     elif op is Op.QUEUE and isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
-        # a join's answer is the entry's place in line, carried in the counter's slot
-        return Reply.DONE, "", raw, None
+        # a join's answer is the entry's place in line (see :func:`queue_answer`)
+        return Reply.DONE, "", None, None
     elif op is Op.READ_LEADER:
         # "<pttl> <term> <token>": all of it, decoded by election.leader_of
         if raw is None:

@@ -25,11 +25,13 @@ from quorumlock._io.wakeups import (
     RECONNECT_PAUSE,
     Entry,
     Lingering,
+    Woke,
     arrival,
     dismiss,
     enlist,
     enough,
     heard_everything,
+    listening,
     new_member,
     parse,
     release_channel,
@@ -112,6 +114,7 @@ class AsyncWakeups:
         self._changed: asyncio.Condition | None = None
         self._member = new_member()
         self._wake = wake_channel(self._member)
+        self._woke = Woke()
 
     async def watch(
         self,
@@ -129,6 +132,7 @@ class AsyncWakeups:
                 listener.stop()
             self._waiters.clear()
             self._lingering.clear()
+            self._woke.clear()
             self._listeners = [
                 _AsyncListener(spec, self, self._connect_timeout) for spec in self._specs
             ]
@@ -166,9 +170,30 @@ class AsyncWakeups:
         waiter.settle()
         return waiter.entry.join(waiter, lease_ms, time.monotonic())
 
-    def attempted(self, waiter: AsyncWaiter, outcomes: Sequence[NodeOutcome]) -> None:
+    def woke(self, key: str) -> None:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.woke`."""
+        self._woke.note(key, time.monotonic())
+
+    def listen(self, key: str) -> tuple[AsyncWaiter | None, float | None]:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.listen`."""
+        channel = release_channel(key)
+        now = time.monotonic()
+        since = self._woke.since(key, now)
+        if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
+            return None, since
+        listeners = self._listeners
+        if not listening(self._waiters, self._lingering, listeners, channel, self._wake, now=now):
+            return None, since
+        self._lingering.take(channel)
+        waiter = AsyncWaiter(channel, self._waiters.setdefault(channel, Entry(self._member)))
+        enlist(self._waiters, waiter, self._member)
+        return waiter, since
+
+    def attempted(
+        self, waiter: AsyncWaiter, outcomes: Sequence[NodeOutcome], *, fair: bool = False
+    ) -> None:
         """See :meth:`quorumlock._io.wakeups.Entry.attempted`."""
-        waiter.entry.attempted(waiter, outcomes)
+        waiter.entry.attempted(waiter, outcomes, time.monotonic(), fair=fair)
 
     def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""

@@ -69,10 +69,12 @@ __all__ = [
     "Subscriber",
     "SyncWakeups",
     "Waiter",
+    "Woke",
     "dismiss",
     "enlist",
     "enough",
     "heard_everything",
+    "listening",
     "new_member",
     "parse",
     "release_channel",
@@ -148,6 +150,34 @@ class Lingering:
     def _forget(self, channel: bytes) -> None:
         del self._left[channel]
         self._heard.pop(channel, None)
+
+
+class Woke:
+    """When a release of each name by this process last woke the head of the name's
+    queue of waiters (monotonic), for this process's next acquire of the name, which
+    stands in line behind that waiter rather than race it
+    (:data:`~quorumlock._algorithm.arithmetic.HAND_OVER`). At most :data:`LINGER_MOST`
+    names, the one noted longest ago forgotten first. Pure: the caller passes the
+    time."""
+
+    def __init__(self, most: int = LINGER_MOST) -> None:
+        self._most = most
+        self._at: dict[str, float] = {}  # in the order they were noted
+
+    def note(self, key: str, now: float) -> None:
+        self._at.pop(key, None)
+        self._at[key] = now
+        while len(self._at) > self._most:
+            del self._at[next(iter(self._at))]
+
+    def since(self, key: str, now: float) -> float | None:
+        """Seconds since the last release of ``key`` noted, which is forgotten: only the
+        next acquire stands behind the waiter it woke. None: none was noted."""
+        at = self._at.pop(key, None)
+        return None if at is None else now - at
+
+    def clear(self) -> None:
+        self._at.clear()
 
 
 def wakes_a_newcomer(payload: bytes) -> bool:
@@ -281,19 +311,32 @@ class Entry(Generic[W]):
         return self.member, self.place()
 
     def member_for(self, waiter: W) -> str:
-        """The entry's id for an attempt of ``waiter`` (not ``fair``), which the acquire
-        script then takes off the queue where it writes the lock; "" when the entry is in
-        line nowhere (it never joined, or the servers refused the queue) or ``waiter``
-        does not stand in it."""
-        return self.member if waiter.queued and self.ever and not self.refused else ""
+        """The entry's id for an attempt of ``waiter`` (not ``fair``): the acquire script
+        then takes the entry off the queue where it writes the lock, and puts it in line
+        where it is refused; "" when the servers refused the queue or ``waiter`` does not
+        stand in it."""
+        return self.member if waiter.queued and not self.refused else ""
 
-    def attempted(self, waiter: W, outcomes: Sequence[NodeOutcome]) -> None:
-        """What the servers answered to an attempt that named the entry: wherever the
-        lock may have been written (every answer but TAKEN: a grant, or no answer), the
-        entry left the queue. ``waiter``, if it failed, joins again after it; the
-        process's other queued waiters stood in line by that entry too, and the next of
-        them puts it back in line at once."""
+    def attempted(
+        self, waiter: W, outcomes: Sequence[NodeOutcome], now: float, *, fair: bool = False
+    ) -> None:
+        """What the servers answered to an attempt that named the entry. Refused by every
+        server, and put in line by a majority (``NodeOutcome.place``), the entry is in
+        line as after a join sent at ``now``: no join follows. Wherever the lock may have
+        been written (every answer but TAKEN: a grant, or no answer), the entry left the
+        queue (not ``fair``: a fair entry leaves once its holder is done, see
+        :meth:`leave`). ``waiter``, if it failed, joins again after it; the process's
+        other queued waiters stood in line by that entry too, and the next of them puts
+        it back in line at once."""
+        if any(o.place for o in outcomes):
+            self.ever = True  # in line somewhere: the entry may have to leave
         if all(o.reply is Reply.TAKEN for o in outcomes):
+            if sum(1 for o in outcomes if o.place) >= quorum(len(outcomes)):
+                waiter.popped = False
+                self.joined = True
+                self.joined_at = now
+            return
+        if fair:
             return
         waiter.popped = True
         others = [w for w in self.waiters if w is not waiter and w.queued and not w.notified()]
@@ -506,6 +549,7 @@ class SyncWakeups:
         self._pid = os.getpid()
         self._member = new_member()
         self._wake = wake_channel(self._member)
+        self._woke = Woke()
 
     def watch(
         self,
@@ -531,6 +575,7 @@ class SyncWakeups:
             if self._pid != os.getpid():  # a forked child: the parent's thread is gone
                 self._waiters.clear()
                 self._lingering.clear()
+                self._woke.clear()
                 self._listeners = []
                 self._mux = None
                 self._pid = os.getpid()
@@ -554,6 +599,32 @@ class SyncWakeups:
                 self._cond.wait(left)
         return waiter, missed
 
+    def woke(self, key: str) -> None:
+        """A release of ``key`` by this process woke the head of its queue of waiters."""
+        with self._cond:
+            self._woke.note(key, time.monotonic())
+
+    def listen(self, key: str) -> tuple[Waiter | None, float | None]:
+        """A waiter for ``key`` when this process listens to its releases already
+        (:func:`listening`), made without subscribing to anything or waiting; None
+        otherwise. Pair a waiter with :meth:`unwatch`. And how long ago a release of
+        ``key`` by this process woke the head of its queue, if one did lately (asked
+        once: :class:`Woke`)."""
+        channel = release_channel(key)
+        with self._cond:
+            now = time.monotonic()
+            since = self._woke.since(key, now)
+            if self._mux is None or self._pid != os.getpid():
+                return None, since
+            if not listening(
+                self._waiters, self._lingering, self._listeners, channel, self._wake, now=now
+            ):
+                return None, since
+            self._lingering.take(channel)
+            waiter = Waiter(channel, self._waiters.setdefault(channel, Entry(self._member)))
+            enlist(self._waiters, waiter, self._member)
+            return waiter, since
+
     def join(self, waiter: Waiter, lease_ms: int) -> tuple[str, str] | None:
         """The entry's id and arrival, for the queue script: ``waiter`` (re)joins the
         queue on the process's behalf. None when there is no need: the entry joined
@@ -562,10 +633,12 @@ class SyncWakeups:
             waiter.settle()
             return waiter.entry.join(waiter, lease_ms, time.monotonic())
 
-    def attempted(self, waiter: Waiter, outcomes: Sequence[NodeOutcome]) -> None:
+    def attempted(
+        self, waiter: Waiter, outcomes: Sequence[NodeOutcome], *, fair: bool = False
+    ) -> None:
         """See :meth:`Entry.attempted`."""
         with self._cond:
-            waiter.entry.attempted(waiter, outcomes)
+            waiter.entry.attempted(waiter, outcomes, time.monotonic(), fair=fair)
 
     def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
         """``waiter`` stops waiting. Returns the id of the entry to take off the queue
@@ -628,6 +701,26 @@ class SyncWakeups:
                 payload=payload,
                 now=time.monotonic(),
             )
+
+
+def listening(
+    entries: dict[bytes, Entry[W]],
+    lingering: Lingering,
+    listeners: Sequence[Subscriber],
+    channel: bytes,
+    wake: bytes,
+    *,
+    now: float,
+) -> bool:
+    """Whether this process listens to ``channel`` already: another of its waiters
+    waits on it, or one left it less than :data:`LINGER` seconds ago, and a majority of
+    the servers confirmed it and the process's own ``wake``. A new waiter of the name
+    may then stand in line with its first attempt: every release from then on reaches
+    it."""
+    if channel not in entries and channel not in lingering.channels(now):
+        return False
+    confirmed = sum(1 for li in listeners if channel in li.confirmed and wake in li.confirmed)
+    return confirmed >= quorum(len(listeners))
 
 
 def enough(listeners: Sequence[Subscriber], channel: bytes, wake: bytes) -> bool:
