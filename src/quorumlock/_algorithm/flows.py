@@ -377,8 +377,7 @@ def acquire_flow(
     fair = config.fair and queue
     give_up_at = None if timeout is None else now + timeout
     timeout_each = config.timeout_for(ttl_ms)
-    lease_ms = queue_lease_ms(config.retry_delay)
-    join = Fanout(Op.QUEUE, key, "", lease_ms, timeout_each)
+    join: Fanout | None = None  # made once a waiter first queues (most acquires never do)
     watching = False
     place: int | None = None  # in the queue of waiters, as a majority last told it
     misses = 0  # announcements that woke us without bringing us the lock
@@ -449,6 +448,8 @@ def acquire_flow(
             # (re)join after every failed try: the first time; after a wake-up by name,
             # which took the entry off the queues; and to renew the lease (the driver
             # answers at once, sending nothing, when none of these applies)
+            if join is None:
+                join = Fanout(Op.QUEUE, key, "", queue_lease_ms(config.retry_delay), timeout_each)
             joined = yield join
             assert isinstance(joined, Round)
             now = joined.finished
@@ -464,6 +465,7 @@ def acquire_flow(
         assert isinstance(woken, Woken)
         while queue and woken.requeue and woken.now < now + pause:
             # another waiter of this process was woken by name: stand in line for it
+            assert join is not None  # a waiter woken in the queue has joined it
             joined = yield join
             assert isinstance(joined, Round)
             woken = yield Wait(max(0.0, now + pause - joined.finished))
