@@ -309,6 +309,19 @@ UNREACHABLE_AFTER = 5.0
 _UNANSWERED: dict[str, float] = {}
 
 
+def _all_answered(outcomes: tuple[NodeOutcome, ...]) -> bool:
+    """There are outcomes and every server answered the question (``Reply.answered``), in
+    one pass of identity tests: this runs after every round."""
+    if not outcomes:
+        return False
+    granted, taken, done, not_held = Reply.GRANTED, Reply.TAKEN, Reply.DONE, Reply.NOT_HELD
+    for outcome in outcomes:
+        reply = outcome.reply
+        if not (reply is granted or reply is done or reply is taken or reply is not_held):
+            return False
+    return True
+
+
 def log_round(step: Fanout, round_: Round) -> None:
     """One debug line per round; a warning (rate-limited by :func:`warn_due`) for a server
     in restart quarantine, which is a deployment event an operator should see, for servers
@@ -320,16 +333,19 @@ def log_round(step: Fanout, round_: Round) -> None:
         logger.warning(
             "clock anomaly in %s of lock %s: %s", step.op.value, shown(step.key), anomaly
         )
-    for outcome in round_.outcomes:
-        quarantined = outcome.reply is Reply.QUARANTINED
-        if quarantined and warn_due("quarantine", outcome.server, round_.finished):
-            logger.warning(
-                "%s counts toward no quorum: %s. %s",
-                outcome.server,
-                outcome.detail,
-                quarantine_advice([outcome]),
-            )
-    warn_unusable(step, round_)
+    # The usual round: every server answered, none in quarantine or failing for good, and
+    # no run of unanswered acquires to end (see warn_unusable): nothing to warn of.
+    if _UNANSWERED or not _all_answered(round_.outcomes):
+        for outcome in round_.outcomes:
+            quarantined = outcome.reply is Reply.QUARANTINED
+            if quarantined and warn_due("quarantine", outcome.server, round_.finished):
+                logger.warning(
+                    "%s counts toward no quorum: %s. %s",
+                    outcome.server,
+                    outcome.detail,
+                    quarantine_advice([outcome]),
+                )
+        warn_unusable(step, round_)
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug(
             "%s %s token=%s… in %.2f ms: %s",

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from quorumlock import LockObserver, NodeOutcome, Reply
+from quorumlock import LockObserver, NodeOutcome, Reply, _observe
 from quorumlock._algorithm.flows import Fanout, Op, Round
 from quorumlock._observe import (
     STALL,
@@ -53,6 +53,40 @@ def test_log_round_warns_of_a_stalled_round(caplog: pytest.LogCaptureFixture) ->
     assert len(warnings) == 1
     assert "clock anomaly in acquire of lock 'orders:42'" in warnings[0].getMessage()
     assert all(TOKEN not in r.getMessage() for r in caplog.records)
+
+
+def test_a_round_every_server_answered_still_ends_a_run_of_unanswered_acquires(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing is warned of after a round every server answered, but it ends a run of
+    acquires no server answered: the next such acquire starts a new run, warned of only
+    once that one has lasted UNREACHABLE_AFTER."""
+    monkeypatch.setattr(_observe, "_UNANSWERED", {})
+    monkeypatch.setattr(_observe, "_WARNED", {})
+    timeout = NodeOutcome("redis://a:1", Reply.TIMEOUT, "no reply in time")
+    with caplog.at_level(logging.WARNING, logger="quorumlock"):
+        log_round(step(), Round(100.0, 100.01, (timeout,)))
+        assert _observe._UNANSWERED == {"redis://a:1": 100.01}
+        log_round(step(), round_(200.0, 200.004))  # answered
+        assert _observe._UNANSWERED == {}
+        log_round(step(), Round(300.0, 300.01, (timeout,)))  # a new run: not warned of
+    assert caplog.records == []
+    assert _observe._UNANSWERED == {"redis://a:1": 300.01}
+
+
+def test_a_server_in_quarantine_is_warned_of_among_servers_that_answered(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_observe, "_WARNED", {})
+    outcomes = (
+        NodeOutcome("redis://a:1", Reply.GRANTED, latency=0.001),
+        NodeOutcome("redis://b:1", Reply.QUARANTINED, "restart quarantine: a restart"),
+        NodeOutcome("redis://c:1", Reply.GRANTED, latency=0.001),
+    )
+    with caplog.at_level(logging.WARNING, logger="quorumlock"):
+        log_round(step(), Round(100.0, 100.004, outcomes))
+    assert [r.getMessage().split(":", 2)[:2] for r in caplog.records] == [["redis", "//b"]]
+    assert "counts toward no quorum: restart quarantine" in caplog.records[0].getMessage()
 
 
 def test_without_an_observer_the_round_hook_is_the_logger_itself() -> None:

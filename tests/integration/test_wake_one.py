@@ -218,6 +218,44 @@ def test_a_release_that_names_the_head_goes_to_its_process_only(
             client.close()
 
 
+@pytest.mark.parametrize("queue", ["none", "a dead entry", "a stray expiry"])
+def test_a_release_with_no_live_waiter_announces_on_the_names_channel(
+    servers: LocalServerGroup, lock_name: str, queue: str
+) -> None:
+    """With nobody alive in line the release goes to the name's channel, naming nobody,
+    whatever is left of the queue's keys: none (the usual release), a dead waiter's
+    entry (dropped), or an expired entry of the expiry set alone, as a user may leave
+    it (dropped too: the release skips the queue's part only when neither key exists)."""
+    clients = [redis.Redis.from_url(url) for url in servers.urls]
+    pubsubs = [client.pubsub() for client in clients]  # type: ignore[no-untyped-call]
+    rl = Redlock(servers.urls)
+    try:
+        for pubsub in pubsubs:
+            pubsub.subscribe(RELEASED_PREFIX + lock_name)
+            pubsub.psubscribe(WAKE_PREFIX + "*")
+        _announcements(pubsubs)  # the confirmations
+        lock = rl.lock(lock_name, ttl=30)
+        assert lock.acquire(blocking=False)
+        if queue == "a dead entry":
+            put_first_in_line(servers, lock_name, "dead-waiter", lease_ms=-1)
+        elif queue == "a stray expiry":
+            for client in clients:
+                client.zadd(QUEUE_EXPIRY_PREFIX + lock_name, {"gone": _server_ms(client) - 1})
+        assert lock.release()
+        announced = _announcements(pubsubs)
+        assert len(announced) == len(servers.urls)
+        assert {channel for channel, _ in announced} == {(RELEASED_PREFIX + lock_name).encode()}
+        assert all(data.startswith(b" ") for _, data in announced)  # names nobody
+        for client in clients:
+            assert not client.exists(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
+    finally:
+        rl.close()
+        for pubsub in pubsubs:
+            pubsub.close()
+        for client in clients:
+            client.close()
+
+
 @pytest.mark.parametrize("dead_entry_expired", [True, False])
 def test_a_dead_waiters_entry_does_not_block_the_line(
     api: Api, servers: LocalServerGroup, lock_name: str, dead_entry_expired: bool

@@ -105,6 +105,9 @@ RESERVED_PREFIXES: Mapping[str, str] = {
 }
 
 
+_RESERVED = tuple(RESERVED_PREFIXES)
+
+
 #: The longest lock name, in bytes of UTF-8: the key is sent in every command, logged and
 #: shown in messages; a name this long is already a bug in the caller.
 MAX_NAME_BYTES = 4096
@@ -147,6 +150,8 @@ def validate_name(name: object) -> str:
     if "\x00" in name:
         # Legal for Redis, but a NUL in a name is nearly always a bug in the caller.
         raise ConfigurationError(f"a lock name must not contain NUL characters: {shown(name)}")
+    if not name.startswith(_RESERVED):  # one test for all; which prefix, only on a hit
+        return name
     for prefix, kept in RESERVED_PREFIXES.items():
         if name.startswith(prefix):
             raise ConfigurationError(

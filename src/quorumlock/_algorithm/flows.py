@@ -407,8 +407,10 @@ def acquire_flow(
     fair = config.fair and queue
     give_up_at = None if timeout is None else now + timeout
     timeout_each = config.timeout_for(ttl_ms)
-    lease_ms = queue_lease_ms(config.retry_delay)
-    join = Fanout(Op.QUEUE, key, "", lease_ms, timeout_each)
+    # a waiter's entry: its lease, and the join made once it first queues apart from an
+    # attempt (most acquires never wait)
+    lease_ms = queue_lease_ms(config.retry_delay) if blocking and queue else 0
+    join: Fanout | None = None
     watching = behind = False
     if blocking and queue and config.wake_on_release:
         heard = yield Watch(key, 0.0, already=True)
@@ -436,7 +438,7 @@ def acquire_flow(
                 config.fencing,
                 fair=fair,
                 keys=keys,
-                lease_ms=lease_ms if queue else 0,
+                lease_ms=lease_ms,
             )
             round_ = yield acquire
             assert isinstance(round_, Round)
@@ -494,6 +496,8 @@ def acquire_flow(
             # (re)join after every failed try: the first time; after a wake-up by name,
             # which took the entry off the queues; and to renew the lease (the driver
             # answers at once, sending nothing, when none of these applies)
+            if join is None:
+                join = Fanout(Op.QUEUE, key, "", lease_ms, timeout_each)
             joined = yield join
             assert isinstance(joined, Round)
             now = joined.finished
@@ -509,6 +513,7 @@ def acquire_flow(
         assert isinstance(woken, Woken)
         while queue and woken.requeue and woken.now < now + pause:
             # another waiter of this process was woken by name: stand in line for it
+            assert join is not None  # a waiter woken in the queue has joined it
             joined = yield join
             assert isinstance(joined, Round)
             woken = yield Wait(max(0.0, now + pause - joined.finished))

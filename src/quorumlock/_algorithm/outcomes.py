@@ -119,7 +119,8 @@ def judge_acquire(outcomes: Sequence[NodeOutcome], *, in_time: bool) -> Verdict:
     """
     n = len(outcomes)
     needed = quorum(n)
-    granted = sum(1 for o in outcomes if o.reply is Reply.GRANTED)
+    yes = Reply.GRANTED  # read once: an enum member read costs a call on Python 3.11
+    granted = sum(1 for o in outcomes if o.reply is yes)
     if granted >= needed:
         return Verdict.ACQUIRED if in_time else Verdict.EXPIRED
     if n - sum(1 for o in outcomes if o.reply is Reply.FATAL) < needed:

@@ -43,9 +43,10 @@ The rules owned here:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.flows import Fanout, Round
@@ -116,6 +117,14 @@ class Finish:
 FINISH = Finish()
 
 Action = Send | Connect | Follow | Finish
+
+
+@functools.cache
+def _send(index: int) -> Send:
+    """The plain :class:`Send` to server ``index``: one frozen object per index, shared by
+    every round instead of made per server per round."""
+    return Send(index)
+
 
 # Where each server stands in the round.
 _SENDING = 0  # a command is (to be) written on a ready connection
@@ -202,7 +211,7 @@ class RoundMachine:
         """Server ``index`` (at start, or after a :class:`Follow`) is ``ready``, or not."""
         if ready:
             self._state[index] = _SENDING
-            return Send(index)
+            return _send(index)
         self._state[index] = _CONNECTING
         return Connect(index)
 
@@ -216,7 +225,7 @@ class RoundMachine:
             return None
         self._state[index] = _SENDING
         self._fresh.add(index)
-        return Send(index)
+        return _send(index)
 
     def connect_failed(self, index: int, kind: Reply, detail: str) -> Finish | None:
         if self._state[index] != _CONNECTING:
@@ -287,12 +296,17 @@ class RoundMachine:
         out. Ends the round: later events change nothing."""
         self.finished = True
         outcomes = self._outcomes
-        for i, outcome in enumerate(outcomes):
-            if outcome is None:
-                text = "still connecting" if self._state[i] == _CONNECTING else "no reply in time"
-                outcomes[i] = NodeOutcome(self.members[i].label, Reply.TIMEOUT, self._at(i, text))
-                self._state[i] = _ANSWERED
-        return Round(self.started, now, tuple(o for o in outcomes if o is not None))
+        if self._missing:
+            for i, outcome in enumerate(outcomes):
+                if outcome is None:
+                    text = (
+                        "still connecting" if self._state[i] == _CONNECTING else "no reply in time"
+                    )
+                    label = self.members[i].label
+                    outcomes[i] = NodeOutcome(label, Reply.TIMEOUT, self._at(i, text))
+                    self._state[i] = _ANSWERED
+        # Every server has its outcome now (``_missing`` counts the ones without).
+        return Round(self.started, now, cast("tuple[NodeOutcome, ...]", tuple(outcomes)))
 
     # -- queries -------------------------------------------------------------------
 

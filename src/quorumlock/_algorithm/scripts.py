@@ -111,6 +111,10 @@ QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
 #: refused. Read undeclared, a refusal fails only the queue's part (caught by ``pcall``):
 #: the key is deleted and the release announced to everyone, as before the queues. On a
 #: cluster the queue's keys carry the lock key's slot tag, so they stay on its node.
+#: When neither of the queue's keys exists (no waiter queues, the usual release), the
+#: queue's part ends after two ``PTTL`` (-2: no such key) instead of reading the clock
+#: and both sorted sets: it would find nothing to expire and no head. ``PTTL`` is a
+#: command the queue script already needs, so the documented ACL rule covers it.
 RELEASE = Script(
     "release",
     """\
@@ -133,6 +137,10 @@ if redis.call("get", KEYS[1]) == ARGV[1] then
             -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
             local ok, first = pcall(function()
                 local queue, expiry = ARGV[5], ARGV[6]
+                -- nobody queues (nearly always): nothing to expire or to take
+                if redis.call("pttl", queue) == -2 and redis.call("pttl", expiry) == -2 then
+                    return ""
+                end
                 local t = redis.call("time")
                 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
                 for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
@@ -156,12 +164,9 @@ if redis.call("get", KEYS[1]) == ARGV[1] then
             -- only the head's process listens there: nobody else reads this release
             redis.pcall("publish", "quorumlock:wake:" .. head,
                 #KEYS[1] .. " " .. KEYS[1] .. notice)
-        else
-            redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. notice)
-        end
-        if head ~= "" then
             return 2
         end
+        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. notice)
     end
     return 1
 else

@@ -300,10 +300,11 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     The acquire script answers ``[granted, quarantine ms left, fencing counter]`` and,
     when it was not granted, the holder's token, of which the first
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
-    quarantine, also why and since when (server ms), which the detail tells. A join of
-    the queue of waiters (:attr:`Op.QUEUE`) answers the entry's place in line (1: the
-    head), returned in the counter's place.
+    quarantine, also why and since when (server ms), which the detail tells. What a
+    reply says of the queue of waiters is taken apart before (:func:`queue_answer`).
     """
+    if op is Op.RELEASE or op is Op.EXTEND:
+        return _yes_no(raw)  # the commonest rounds after acquires: no branch below is theirs
     if op is Op.SEMAPHORE_ACQUIRE:
         # [slot tried, free slots, then the acquire script's reply for that slot]: the
         # slot and the free slots go in ``holder`` as "<slot>:<free>", which the
@@ -320,7 +321,9 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
         if (
             isinstance(raw, list)
             and len(raw) in (3, 4, 6)
-            and all(isinstance(x, int) for x in raw[:3])
+            and isinstance(raw[0], int)
+            and isinstance(raw[1], int)
+            and isinstance(raw[2], int)
         ):
             granted, left_ms, fence = raw[:3]
             counter = fence if fence > 0 else None
@@ -352,8 +355,16 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
             return Reply.NOT_HELD, "", None, None
         if isinstance(raw, bytes | str):
             return Reply.TAKEN, "", None, _text(raw)
-    elif raw == 1:
+    else:
+        return _yes_no(raw)
+    return Reply.ERROR, f"unexpected reply {raw!r}", None, None
+
+
+def _yes_no(raw: object) -> tuple[Reply, str, int | None, str | None]:
+    """The reply of a command that answers 1 (it took effect: the key held our token) or
+    0 (it did not), as :func:`interpret` gives it."""
+    if raw == 1:
         return Reply.DONE, "", None, None
-    elif raw == 0:
+    if raw == 0:
         return Reply.NOT_HELD, "", None, None
     return Reply.ERROR, f"unexpected reply {raw!r}", None, None

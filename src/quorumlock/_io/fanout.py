@@ -332,6 +332,9 @@ def _read_ready(conn: RedisConnection, deadline: float) -> object:
     ``read_response`` raises them.
     """
     response = _read_at_once(conn)
+    kind = type(response)
+    if kind is int or kind is bytes or response is None:
+        return response  # a plain reply (neither an error nor a push): as it is
     if response is _PARTIAL:
         return conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
     if isinstance(response, RedisConnectionError) or (
@@ -347,9 +350,9 @@ def _read_ready(conn: RedisConnection, deadline: float) -> object:
 def _read_at_once(conn: RedisConnection) -> object:
     """A reply that needs no waiting (see :func:`_read_ready`), or ``_PARTIAL``."""
     parser = getattr(conn, "_parser", None)
-    sock = _socket(conn)
-    if _HiredisParser is None or type(parser) is not _HiredisParser:
+    if type(parser) is not _HiredisParser:  # (None when redis-py has no hiredis reader)
         return _PARTIAL
+    sock = getattr(conn, "_sock")  # noqa: B009 (see _socket)
     reader, buffer = getattr(parser, "_reader", None), getattr(parser, "_buffer", None)
     if reader is None or buffer is None or type(sock) is not _PLAIN_SOCKET:
         return _PARTIAL  # disconnected, TLS, or a parser unlike this one
@@ -414,6 +417,7 @@ class _PollRound:
         "machine",
         "nodes",
         "now",
+        "packed",
         "packer",
         "poller",
         "reusable",
@@ -432,6 +436,8 @@ class _PollRound:
             step, nodes, now=now, connect_timeout=fanout.config.connect_timeout
         )
         self.packer = RoundPacker(step)
+        # The bytes every plain server gets, when they do not depend on its session.
+        self.packed = self.packer.shared
         self.conns: list[RedisConnection | None] = []
         self.attempts: dict[int, Future[None]] = {}
         self.waiting: dict[int, int] = {}  # file descriptor -> server, a reply is due
@@ -441,12 +447,11 @@ class _PollRound:
 
     def run(self) -> Round:
         targets = self.step.targets  # a server left out gets no connection
-        self.conns = _drop_closed(
-            [
-                None if targets and not targets[i] else node.take()
-                for i, node in enumerate(self.nodes)
-            ]
-        )
+        if targets:
+            conns = [node.take() if targets[i] else None for i, node in enumerate(self.nodes)]
+        else:
+            conns = [node.take() for node in self.nodes]
+        self.conns = _drop_closed(conns)
         try:
             for action in self.machine.start([conn is not None for conn in self.conns]):
                 self._act(action)
@@ -521,14 +526,16 @@ class _PollRound:
         node, conn = self.nodes[i], self.conns[i]
         assert conn is not None
         try:
-            session = node.sessions.get(conn)
             if eval_form:
+                session = node.sessions.get(conn)
                 command = node.command
                 step = self.step
                 args = eval_args(step, session) if command is None else command.eval_args(session)
                 conn.send_packed_command(conn.pack_command(*args), False)
             else:
-                packed = (node.command or self.packer).packed(session)
+                packed = self.packed
+                if packed is None or node.command is not None:
+                    packed = (node.command or self.packer).packed(node.sessions.get(conn))
                 conn.send_packed_command([packed], check_health=False)
         except Exception as exc:
             conn.disconnect()
@@ -537,7 +544,7 @@ class _PollRound:
             return
         if not eval_form:
             self.machine.sent(i, self.now)
-        fd = _socket(conn).fileno()
+        fd = getattr(conn, "_sock").fileno()  # noqa: B009 (see _socket)
         self.waiting[fd] = i
         self.poller.register(fd, _POLL_IN)
 
@@ -585,6 +592,9 @@ class _PollRound:
             return
         else:
             action = machine.reply(i, raw, time.monotonic())
+            if action is None:  # the usual reply: in step, and the round goes on
+                self.reusable.append((node, conn))
+                return
         if not isinstance(action, Send | Follow):  # Send: the EVAL form on this connection
             self.reusable.append((node, conn))
         self._act(action)

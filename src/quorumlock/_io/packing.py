@@ -47,6 +47,11 @@ class RoundPacker:
         self._tail = pack(tail).partition(b"\r\n")[2] if tail else b""
         self._header = b"*%d\r\n" % (len(shared) + 2 + len(tail))
 
+    @property
+    def shared(self) -> bytes | None:
+        """The bytes every server gets, or None when they depend on its session."""
+        return self._packed
+
     def packed(self, session: Session | None) -> bytes:
         """The bytes to send to a server whose connection has ``session``.
 
