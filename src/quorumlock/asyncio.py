@@ -240,9 +240,9 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         round_ = await self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
             waiter.entry.answered(round_.outcomes)
-        elif waiter is not None and step.joins and step.member:
+        elif waiter is not None and step.member and step.joins:
             self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
-        if step.op is Op.RELEASE and woke_the_line(round_.outcomes):
+        elif step.notify and step.op is Op.RELEASE and woke_the_line(round_.outcomes):
             self._wakeups.woke(step.key)
         self._after_round(step, round_)
         return round_

@@ -531,7 +531,11 @@ def acquire_flow(
 def woke_the_line(outcomes: Sequence[NodeOutcome]) -> bool:
     """Whether a release woke the head of the queue of waiters: a majority of the
     servers named it (a waiter woken by the first of them tries at once)."""
-    return sum(1 for o in outcomes if o.woke) >= quorum(len(outcomes)) if outcomes else False
+    woke = 0
+    for outcome in outcomes:
+        if outcome.woke:
+            woke += 1
+    return woke > 0 and woke >= quorum(len(outcomes))
 
 
 def line_place(outcomes: Sequence[NodeOutcome]) -> int | None:

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from typing import Protocol, cast
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.flows import Fanout, Round
+from quorumlock._algorithm.flows import Fanout, Op, Round
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._algorithm.wire import interpret, queue_answer
 
@@ -148,6 +148,7 @@ class RoundMachine:
         "_moved",
         "_needed",
         "_outcomes",
+        "_queue_part",
         "_scripted",
         "_sent_at",
         "_state",
@@ -179,6 +180,9 @@ class RoundMachine:
         self._fresh: set[int] = set()  # connected during this round, reply still due
         self._scripted: set[int] = set()  # got the EVAL form after a NOSCRIPT
         self._moved: set[int] = set()  # followed a MOVED
+        # the replies may say something of the queue of waiters (see ``queue_answer``):
+        # a release's announcement, a waiter's or a fair attempt, a join
+        self._queue_part = step.notify or step.fair or bool(step.member) or step.op is Op.QUEUE
 
     # -- events --------------------------------------------------------------------
 
@@ -238,10 +242,13 @@ class RoundMachine:
         """A (non-error) reply from server ``index``, read at ``now``."""
         if self._state[index] == _ANSWERED:
             return None
-        raw, place, woke = queue_answer(self.step, raw)
-        reply, detail, fence, holder = interpret(self.step.op, raw)
         latency = now - self._sent_at[index]
         label = self.members[index].label
+        if not self._queue_part:
+            reply, detail, fence, holder = interpret(self.step.op, raw)
+            return self._record(index, NodeOutcome(label, reply, detail, latency, fence, holder))
+        raw, place, woke = queue_answer(self.step, raw)
+        reply, detail, fence, holder = interpret(self.step.op, raw)
         outcome = NodeOutcome(label, reply, detail, latency, fence, holder, place, woke)
         return self._record(index, outcome)
 

@@ -276,12 +276,12 @@ def queue_answer(step: Fanout, raw: object) -> tuple[object, int | None, bool]:
     the place, 0 where it did not join (it wrote the lock, or the queue was refused); a
     release that announces itself answers 2 instead of 1 where it named the head.
     """
-    if step.op is Op.QUEUE:
-        if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 1:
+    if type(raw) is int:
+        if raw == 2 and step.op is Op.RELEASE and step.notify and not step.keys:
+            return 1, None, True
+        if step.op is Op.QUEUE and raw >= 1:
             return raw, raw, False
         return raw, None, False
-    if step.op is Op.RELEASE and step.notify and raw == 2 and not step.keys:
-        return 1, None, True
     if step.joins and isinstance(raw, list) and raw and isinstance(raw[-1], int):
         place = raw[-1]
         return raw[:-1], (place if place >= 1 else None), False
