@@ -480,6 +480,10 @@ def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerG
     assert result.handovers, "two processes on one name never handed the lock over"
     assert result.acquire_cpu > 0
     assert result.switches > 0
+    # every section took one acquire round and one release round, at least
+    assert result.counted("acquire") - result.counted("acquire failed") >= result.sections
+    assert result.counted("release") >= result.sections
+    assert result.server_cpu is not None  # local servers: their CPU time is read
     rendered = chain.render([result])
     assert rendered.splitlines()[2].split()[0] == "2"
 

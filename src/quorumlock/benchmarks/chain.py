@@ -7,15 +7,20 @@ in them. Reported per P: critical sections per second; the hand-overs (the next 
 is another process) and the take-backs (the releasing process is next), each with the
 median and p90 of the time from the release's return to the next acquire's return;
 the release call's median; and per critical section, the main threads' CPU time in
-acquire and in release, and the processes' voluntary context switches (start-up
-included). This is where docs/benchmarks.md's numbers on the contended loop come from.
-Numbers only: nothing here is judged against a time.
+acquire and in release, the processes' voluntary context switches (start-up
+included), the rounds sent (counted by a :class:`~quorumlock.LockObserver` in each
+process: all of them, then the acquire attempts that failed, the joins of the queue of
+waiters and the release rounds, the undo of a failed attempt included) and the CPU
+time of the servers' processes (when they run on this machine). This is where
+docs/benchmarks.md's numbers on the contended loop come from. Numbers only: nothing
+here is judged against a time.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import resource
 import sys
 import time
@@ -23,7 +28,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from quorumlock import Redlock
+import redis
+
+from quorumlock import LockObserver, Redlock, RoundEvent
 from quorumlock.benchmarks._common import handovers as gaps
 from quorumlock.benchmarks._common import local_servers, percentile, table
 from quorumlock.testing import Hold
@@ -55,6 +62,13 @@ class ChainResult:
     acquire_cpu: float  # main thread CPU seconds in acquire, all processes
     release_cpu: float
     switches: int  # voluntary context switches, all processes
+    # rounds sent during the loop, all processes: ("acquire", n), ("acquire failed", n),
+    # ("queue", n), ("release", n), ...
+    rounds: tuple[tuple[str, int], ...] = ()
+    server_cpu: float | None = None  # the servers' processes' CPU seconds; None: unknown
+
+    def counted(self, what: str) -> int:
+        return dict(self.rounds).get(what, 0)
 
     @property
     def rate(self) -> float:
@@ -70,12 +84,29 @@ class _Job:
     busy_poll: float
 
 
+class _Rounds(LockObserver):
+    """Counts the rounds of one process by op, and the acquire attempts that failed."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+
+    def on_round(self, event: RoundEvent) -> None:
+        counts = self.counts
+        counts[event.op] = counts.get(event.op, 0) + 1
+        if event.op == "acquire":
+            took = sum(1 for o in event.outcomes if o.reply.ok)
+            if took <= len(event.outcomes) // 2:
+                counts["acquire failed"] = counts.get("acquire failed", 0) + 1
+
+
 def _loop(job: _Job, out: Any) -> None:
     start, stop, index = job.start, job.stop, job.index
-    redlock = Redlock(job.urls, busy_poll=job.busy_poll)
+    rounds = _Rounds()
+    redlock = Redlock(job.urls, busy_poll=job.busy_poll, observer=rounds)
     holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
     time.sleep(max(0.0, start - time.time()))
+    rounds.counts.clear()  # the loop's rounds only
     while time.time() < stop:
         lock = redlock.lock("chain", ttl=10.0)
         before = time.thread_time()
@@ -89,8 +120,30 @@ def _loop(job: _Job, out: Any) -> None:
             holds.append(Hold(index, got, releasing, released=time.monotonic_ns()))
             release_cpu += time.thread_time() - middle
     usage = resource.getrusage(resource.RUSAGE_SELF)
+    counts = dict(rounds.counts)
     redlock.close()
-    out.put((holds, acquire_cpu, release_cpu, usage.ru_nvcsw))
+    out.put((holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts))
+
+
+def _server_cpu(urls: Sequence[str]) -> float | None:
+    """CPU seconds used so far by the servers' processes, read from /proc by the
+    process id each server gives (``INFO server``); None if any is not on this machine."""
+    total = 0.0
+    for url in urls:
+        client = redis.Redis.from_url(url, socket_timeout=2)
+        try:
+            pid = int(client.info("server")["process_id"])
+        except (redis.RedisError, KeyError, ValueError):
+            return None
+        finally:
+            client.close()
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
 
 
 def measure(
@@ -112,6 +165,10 @@ def measure(
     for worker in workers:
         worker.start()
     try:
+        time.sleep(max(0.0, start - time.time()))
+        cpu_before = _server_cpu(urls)
+        time.sleep(max(0.0, start + seconds - time.time()))
+        cpu_after = _server_cpu(urls)
         reports = [out.get(timeout=START + seconds + GRACE) for _ in workers]
     finally:
         for worker in workers:
@@ -120,6 +177,10 @@ def measure(
                 worker.terminate()  # ours, by its PID
                 worker.join(timeout=GRACE)
     holds: list[Hold] = [hold for report in reports for hold in report[0]]
+    counts: dict[str, int] = {}
+    for report in reports:
+        for op, count in report[4].items():
+            counts[op] = counts.get(op, 0) + count
 
     def ms(values: list[float]) -> tuple[float, ...]:
         return tuple(sorted(value / 1e6 for value in values))
@@ -137,6 +198,8 @@ def measure(
         acquire_cpu=sum(r[1] for r in reports),
         release_cpu=sum(r[2] for r in reports),
         switches=sum(r[3] for r in reports),
+        rounds=tuple(sorted(counts.items())),
+        server_cpu=None if cpu_before is None or cpu_after is None else cpu_after - cpu_before,
     )
 
 
@@ -150,10 +213,13 @@ def render(results: Sequence[ChainResult]) -> str:
     header = (
         "P", "cs/s", "hand-overs", "median / p90 ms", "take-backs", "median / p90 ms",
         "release ms", "CPU acquire ms/cs", "CPU release ms/cs", "switches/cs",
+        "rounds/cs: all (failed tries, joins, releases)", "server CPU ms/cs",
     )  # fmt: skip
     rows = []
     for r in results:
         per = max(1, r.sections)
+        every = sum(count for op, count in r.rounds if op != "acquire failed")
+        parts = (r.counted(op) / per for op in ("acquire failed", "queue", "release"))
         rows.append(
             (
                 str(r.processes),
@@ -166,6 +232,8 @@ def render(results: Sequence[ChainResult]) -> str:
                 f"{r.acquire_cpu / per * 1e3:.2f}",
                 f"{r.release_cpu / per * 1e3:.2f}",
                 f"{r.switches / per:.1f}",
+                f"{every / per:.2f} ({', '.join(f'{x:.2f}' for x in parts)})",
+                "-" if r.server_cpu is None else f"{r.server_cpu / per * 1e3:.2f}",
             )
         )
     return table(header, rows, right=set(range(len(header))))
