@@ -10,8 +10,10 @@ first two attempts was woken.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 import redis
@@ -177,6 +179,27 @@ def _announcements(pubsubs: list[redis.client.PubSub]) -> list[tuple[bytes, byte
     return got
 
 
+@contextlib.contextmanager
+def _overheard(
+    servers: LocalServerGroup, name: str
+) -> Iterator[tuple[list[redis.Redis], list[redis.client.PubSub]]]:
+    """A client per server, each subscribed to ``name``'s channel and to every process's
+    own channel, the confirmations read: what the releases announce can be read there."""
+    clients = [redis.Redis.from_url(url) for url in servers.urls]
+    pubsubs = [client.pubsub() for client in clients]  # type: ignore[no-untyped-call]
+    try:
+        for pubsub in pubsubs:
+            pubsub.subscribe(RELEASED_PREFIX + name)
+            pubsub.psubscribe(WAKE_PREFIX + "*")
+        _announcements(pubsubs)  # the confirmations
+        yield clients, pubsubs
+    finally:
+        for pubsub in pubsubs:
+            pubsub.close()
+        for client in clients:
+            client.close()
+
+
 def test_a_release_that_names_the_head_goes_to_its_process_only(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
@@ -185,14 +208,8 @@ def test_a_release_that_names_the_head_goes_to_its_process_only(
     the name or having waited on it lately listens to; with the queue empty it goes to
     the name's channel, where every listening process hears it."""
     member = "5f2a9c0e11d3b7a4"
-    clients = [redis.Redis.from_url(url) for url in servers.urls]
-    pubsubs = [client.pubsub() for client in clients]  # type: ignore[no-untyped-call]
     rl = Redlock(servers.urls)
-    try:
-        for pubsub in pubsubs:
-            pubsub.subscribe(RELEASED_PREFIX + lock_name)
-            pubsub.psubscribe(WAKE_PREFIX + "*")
-        _announcements(pubsubs)  # the confirmations
+    with _overheard(servers, lock_name) as (_, pubsubs):
         lock = rl.lock(lock_name, ttl=30)
         assert lock.acquire(blocking=False)
         put_first_in_line(servers, lock_name, member, lease_ms=30_000)
@@ -210,12 +227,7 @@ def test_a_release_that_names_the_head_goes_to_its_process_only(
         assert len(unnamed) == len(servers.urls)
         assert {channel for channel, _ in unnamed} == {(RELEASED_PREFIX + lock_name).encode()}
         assert all(data.startswith(b" ") for _, data in unnamed)  # names nobody
-    finally:
-        rl.close()
-        for pubsub in pubsubs:
-            pubsub.close()
-        for client in clients:
-            client.close()
+    rl.close()
 
 
 @pytest.mark.parametrize("queue", ["none", "a dead entry", "a stray expiry"])
@@ -226,14 +238,8 @@ def test_a_release_with_no_live_waiter_announces_on_the_names_channel(
     whatever is left of the queue's keys: none (the usual release), a dead waiter's
     entry (dropped), or an expired entry of the expiry set alone, as a user may leave
     it (dropped too: the release skips the queue's part only when neither key exists)."""
-    clients = [redis.Redis.from_url(url) for url in servers.urls]
-    pubsubs = [client.pubsub() for client in clients]  # type: ignore[no-untyped-call]
     rl = Redlock(servers.urls)
-    try:
-        for pubsub in pubsubs:
-            pubsub.subscribe(RELEASED_PREFIX + lock_name)
-            pubsub.psubscribe(WAKE_PREFIX + "*")
-        _announcements(pubsubs)  # the confirmations
+    with _overheard(servers, lock_name) as (clients, pubsubs):
         lock = rl.lock(lock_name, ttl=30)
         assert lock.acquire(blocking=False)
         if queue == "a dead entry":
@@ -248,12 +254,7 @@ def test_a_release_with_no_live_waiter_announces_on_the_names_channel(
         assert all(data.startswith(b" ") for _, data in announced)  # names nobody
         for client in clients:
             assert not client.exists(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
-    finally:
-        rl.close()
-        for pubsub in pubsubs:
-            pubsub.close()
-        for client in clients:
-            client.close()
+    rl.close()
 
 
 @pytest.mark.parametrize("dead_entry_expired", [True, False])
