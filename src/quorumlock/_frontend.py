@@ -83,10 +83,7 @@ def rearm_before(step: Fanout, waiter: _Rearmable | None) -> None:
 
 
 class _Member(Protocol):
-    @property
-    def member(self) -> str: ...
-
-    def member_for(self, waiter: Any) -> str: ...
+    def attempt(self, waiter: Any, *, fair: bool = False) -> str: ...
 
     def place(self) -> str: ...
 
@@ -118,7 +115,7 @@ def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | 
     if step.op is not Op.ACQUIRE or step.keys:
         return step
     entry = waiter.entry
-    member = entry.member if step.fair else entry.member_for(waiter)
+    member = entry.attempt(waiter, fair=step.fair)
     if not member:
         return step
     return dataclasses.replace(step, member=member, arrival=entry.place())

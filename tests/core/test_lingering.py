@@ -265,3 +265,23 @@ def test_the_process_stands_behind_the_waiter_its_release_woke_once() -> None:
         woke.note(key, 2.0)
     assert woke.since("a", 2.0) is None  # the one noted longest ago went first
     assert woke.since("c", 2.0) == 0.0
+
+
+def test_a_waiter_that_leaves_takes_off_an_entry_its_attempt_may_have_put_in_line() -> None:
+    """An attempt that stands in line where refused: while its answer is awaited, and
+    after one that put the entry in line somewhere or left a server's answer unknown, a
+    waiter that leaves (cancelled, timed out) takes the entry off; after one granted
+    everywhere (the entry left every queue with it) there is nothing to take off."""
+    entries: dict[bytes, Entry[Waiter]] = {}
+    granted = [NodeOutcome(f"s{i}", Reply.GRANTED) for i in range(5)]
+    lined = [*granted[:3], *(NodeOutcome(f"s{i}", Reply.TAKEN, place=1) for i in (3, 4))]
+    unknown = [*granted[:4], NodeOutcome("s4", Reply.TIMEOUT)]
+    for answer, leaves in ((None, True), (granted, False), (lined, True), (unknown, True)):
+        waiter = _waiting(entries, "acct", "m")
+        entry = waiter.entry
+        assert entry.attempt(waiter) == "m"
+        if answer is not None:
+            entry.attempted(waiter, answer, 0.0)
+        entries[waiter.channel].waiters.remove(waiter)
+        assert entry.leave(kept=False) == ("m" if leaves else None), answer
+        del entries[waiter.channel]

@@ -384,6 +384,36 @@ def test_a_cancelled_asyncio_waiter_leaves_no_entry(
     asyncio.run(body())
 
 
+def test_an_asyncio_waiter_cancelled_while_its_attempt_stands_in_line_leaves_no_entry(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A waiter's attempt puts its entry in line where it is refused. One server is 0.5 s
+    away each way: the attempt has put the entry there, and its answer has not come back,
+    when the task is cancelled. The entry is taken off every queue all the same (its
+    lease would keep it there for six minutes, each release naming a waiter that is
+    gone)."""
+    first, *others = servers.servers
+
+    async def body() -> None:
+        with LatencyProxy(first.host, first.port, delay=0.5) as far:
+            holder_rl = aio.Redlock(servers.urls)
+            urls = [far.url, *(s.url for s in others)]
+            rl = aio.Redlock(urls, retry_delay=SLOW_POLL, instance_timeout=3, connect_timeout=10)
+            holder = holder_rl.lock(lock_name, ttl=30)
+            assert await holder.acquire(blocking=False)
+            task = asyncio.create_task(rl.lock(lock_name, ttl=30).acquire(timeout=40))
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+            task.cancel()  # the far server's answer is still on its way
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            await until(lambda: max(queue_sizes(servers, lock_name)) == 0, 10, "an empty queue")
+            assert await holder.release()
+            await rl.close()
+            await holder_rl.close()
+
+    asyncio.run(body())
+
+
 def test_a_join_renews_the_entry_with_the_servers_clock(
     servers: LocalServerGroup, lock_name: str
 ) -> None:

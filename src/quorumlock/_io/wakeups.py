@@ -267,7 +267,9 @@ W = TypeVar("W", bound=Notice)
 class Entry(Generic[W]):
     """The waiters of one name in this process, and their one entry in its queue."""
 
-    __slots__ = ("ever", "joined", "joined_at", "member", "refused", "seen", "waiters")
+    __slots__ = (
+        "ever", "joined", "joined_at", "member", "placed", "refused", "seen", "waiters",
+    )  # fmt: skip
 
     def __init__(self, member: str) -> None:
         self.member = member  # the process's id in every queue (see :func:`new_member`)
@@ -275,6 +277,9 @@ class Entry(Generic[W]):
         self.joined = False  # a join was sent since the last announcement named us
         self.ever = False  # a join was ever sent
         self.joined_at = 0.0  # monotonic, when the last join was sent
+        # an attempt that stands in line where refused is under way, or the last one put
+        # the entry in line somewhere or left some server's answer unknown
+        self.placed = False
         # every server that answered refused the queue (an ACL rule without its keys):
         # no more joins; releases then wake one waiter in every process, as they did
         self.refused = False
@@ -295,9 +300,9 @@ class Entry(Generic[W]):
         one of its keys) stay, woken by the announcements that name nobody."""
         if any(w.queued for w in self.waiters):
             return None
-        member = self.member if self.joined or (kept and self.ever and not self.refused) else None
-        self.joined = self.ever = False
-        return member
+        lined = self.joined or self.placed or (kept and self.ever and not self.refused)
+        self.joined = self.ever = self.placed = False
+        return self.member if lined else None
 
     def join(self, waiter: W, lease_ms: int, now: float) -> tuple[str, str] | None:
         """See :meth:`SyncWakeups.join`."""
@@ -317,6 +322,17 @@ class Entry(Generic[W]):
         stand in it."""
         return self.member if waiter.queued and not self.refused else ""
 
+    def attempt(self, waiter: W, *, fair: bool = False) -> str:
+        """The entry's id for an attempt of ``waiter`` (:meth:`member_for`; a fair attempt
+        always names it), which stands in line where it is refused: until its answer
+        says where (:meth:`attempted`), the entry may be in line anywhere, and a waiter
+        that leaves meanwhile (a cancelled task, an interrupted thread) takes it off
+        (:meth:`leave`)."""
+        member = self.member if fair else self.member_for(waiter)
+        if member:
+            self.placed = True
+        return member
+
     def attempted(
         self, waiter: W, outcomes: Sequence[NodeOutcome], now: float, *, fair: bool = False
     ) -> None:
@@ -328,8 +344,10 @@ class Entry(Generic[W]):
         :meth:`leave`). ``waiter``, if it failed, joins again after it; the process's
         other queued waiters stood in line by that entry too, and the next of them puts
         it back in line at once."""
+        # in line somewhere, or unknown where: a waiter that leaves takes it off
+        self.placed = any(o.place or not o.reply.answered for o in outcomes)
         if any(o.place for o in outcomes):
-            self.ever = True  # in line somewhere: the entry may have to leave
+            self.ever = True
         if all(o.reply is Reply.TAKEN for o in outcomes):
             if sum(1 for o in outcomes if o.place) >= quorum(len(outcomes)):
                 waiter.popped = False
