@@ -27,7 +27,7 @@ from typing import Any, Generic, NoReturn, ParamSpec, Protocol, SupportsIndex, T
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, LockOptions, RedlockConfig, seconds, shown
-from quorumlock._algorithm.flows import Fanout, Flow, Op
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, line_place
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
@@ -40,6 +40,7 @@ from quorumlock._exceptions import (
     LockNotReentrant,
 )
 from quorumlock._io.servers import AsyncServerArg, Flavour, ServerArg, ServerSpec, parse_servers
+from quorumlock._io.wakeups import Stood
 from quorumlock._observe import (
     AcquireEvent,
     ExtendEvent,
@@ -96,16 +97,24 @@ class _Queued(_Rearmable, Protocol):
 class _Joins(Protocol):
     def join(self, waiter: Any, lease_ms: int) -> tuple[str, str] | None: ...
 
+    def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None: ...
+
 
 def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | None:
     """``step`` as a driver sends it for ``waiter`` (the blocking acquire's view of the
     announcements, if any): a join of the queue of waiters names the process's entry and
     its place, or is None when the entry is in line already (nothing to send); a
     waiter's attempt names the entry and its place, where it stands in line if it is
-    refused (a fair acquire always names the entry). Rearms the waiter before an
-    acquire (:func:`rearm_before`)."""
+    refused (a fair acquire always names the entry); a user's release that may put the
+    process in line behind the waiter it wakes names the process's entry and a new
+    arrival where the process listens to the key. Rearms the waiter before an acquire
+    (:func:`rearm_before`)."""
     rearm_before(step, waiter)
     if waiter is None:
+        if step.lease_ms and step.op is Op.RELEASE:
+            spot = wakeups.stand_behind(step.key, step.lease_ms)
+            if spot is not None:
+                return dataclasses.replace(step, member=spot[0], arrival=spot[1])
         return step
     if step.op is Op.QUEUE:
         place = wakeups.join(waiter, step.ttl_ms)
@@ -119,6 +128,16 @@ def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | 
     if not member:
         return step
     return dataclasses.replace(step, member=member, arrival=entry.place())
+
+
+def stood_behind(step: Fanout, round_: Round) -> Stood | None:
+    """The entry a release (``step``, as :func:`prepared` made it) put in line behind the
+    waiter it woke: None where no server did."""
+    if not step.member or step.op is not Op.RELEASE:
+        return None
+    if not any(o.place for o in round_.outcomes):
+        return None
+    return Stood(step.arrival, round_.started, line_place(round_.outcomes) is not None)
 
 
 class QuorumLockWarning(UserWarning):

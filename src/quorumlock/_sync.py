@@ -14,6 +14,7 @@ import inspect
 import itertools
 import logging
 import os
+import secrets
 import threading
 import time
 import weakref
@@ -45,6 +46,7 @@ from quorumlock._frontend import (
     SyncDecorator,
     is_async_callable,
     prepared,
+    stood_behind,
 )
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
@@ -98,6 +100,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
     def _setup(self) -> None:
         self._fanout = SyncFanout(self._specs, self.config)
         self._wakeups = SyncWakeups(self._specs, self.config.connect_timeout)
+        self._wakeups.on_pass = functools.partial(_pass_turn, weakref.ref(self))
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
         self._rlock_class = RLock
@@ -196,7 +199,16 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         self._occupied.clear()
 
     def close(self) -> None:
-        """Close the idle connections. The Redlock reconnects if it is used again."""
+        """Close the idle connections. The Redlock reconnects if it is used again.
+
+        Entries this process's releases put in line behind the waiters they woke, and
+        that no acquire took up, are taken off the queues first (one round)."""
+        member, stood = self._wakeups.stood()
+        if stood:
+            timeout = self.config.timeout_for(0)
+            steps = [Fanout(Op.QUEUE, key, member, 0, timeout, arrival="-") for key in stood]
+            with contextlib.suppress(Exception):
+                self._fanout.run_batch(steps)
         self._fanout.close()
         self._wakeups.close()
 
@@ -259,7 +271,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         elif waiter is not None and step.member and step.joins:
             self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
         elif step.notify and step.op is Op.RELEASE and woke_the_line(round_.outcomes):
-            self._wakeups.woke(step.key)
+            self._wakeups.woke(step.key, stood_behind(step, round_))
         self._after_round(step, round_)
         return round_
 
@@ -286,6 +298,24 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
                     self._after_round(step, round_)
                     answers[i] = round_
         return [results[i] for i in range(len(flows))]
+
+
+def _pass_turn(ref: weakref.ref[Redlock], key: str, member: str) -> None:
+    """The subscriber thread heard a release name this process's entry of ``key``, which
+    a release of this process put in line and no acquire took up: pass the turn on
+    (:meth:`~quorumlock._io.wakeups.Woke.passing`), in a thread of its own, so that the
+    subscriber thread goes on reading."""
+    redlock = ref()
+    if redlock is None:
+        return
+    notice = f"{member}:{secrets.token_hex(4)}"
+    step = Fanout(Op.QUEUE, key, member, 0, redlock.config.timeout_for(0), arrival=f"pass {notice}")
+
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            redlock._fanout.run(step)
+
+    threading.Thread(target=run, name="quorumlock-pass", daemon=True).start()
 
 
 def _advance(flow: Flow[T], answer: Round | None) -> Fanout | T | Exception:

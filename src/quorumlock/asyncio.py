@@ -26,7 +26,9 @@ import collections
 import contextlib
 import functools
 import logging
+import secrets
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
 from typing import Any, ParamSpec, TypeVar, cast
@@ -46,6 +48,7 @@ from quorumlock._frontend import (
     RedlockBase,
     is_async_callable,
     prepared,
+    stood_behind,
 )
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
@@ -89,6 +92,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
     def _setup(self) -> None:
         self._fanout = AsyncFanout(self._specs, self.config)
         self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
+        self._wakeups.on_pass = functools.partial(_pass_turn, weakref.ref(self))
         self._lock_class = Lock
         self._rlock_class = RLock
         self._multi_class = MultiLock
@@ -166,7 +170,11 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
     async def close(self) -> None:
-        """Close the idle connections. The Redlock reconnects if it is used again."""
+        """Close the idle connections. The Redlock reconnects if it is used again.
+        See :meth:`quorumlock.Redlock.close`."""
+        member, stood = self._wakeups.stood()
+        if stood:
+            await asyncio.gather(*(self._leave_queue(key, member) for key in stood))
         await self._fanout.close()
         self._wakeups.close()
 
@@ -243,13 +251,30 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         elif waiter is not None and step.member and step.joins:
             self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
         elif step.notify and step.op is Op.RELEASE and woke_the_line(round_.outcomes):
-            self._wakeups.woke(step.key)
+            self._wakeups.woke(step.key, stood_behind(step, round_))
         self._after_round(step, round_)
         return round_
 
 
 #: Tasks taking entries off queues of waiters, kept here so that they are not collected.
 _LEAVING: set[asyncio.Task[None]] = set()
+
+
+def _pass_turn(ref: weakref.ref[Redlock], key: str, member: str) -> None:
+    """See :func:`quorumlock._sync._pass_turn`: the same, in a task of its own."""
+    redlock = ref()
+    if redlock is None:
+        return
+    notice = f"{member}:{secrets.token_hex(4)}"
+    step = Fanout(Op.QUEUE, key, member, 0, redlock.config.timeout_for(0), arrival=f"pass {notice}")
+
+    async def run() -> None:
+        with contextlib.suppress(Exception):
+            await redlock._fanout.run(step)
+
+    passing = asyncio.ensure_future(run())
+    _LEAVING.add(passing)
+    passing.add_done_callback(_LEAVING.discard)
 
 
 def _current_task() -> asyncio.Task[Any] | None:

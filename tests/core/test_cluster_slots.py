@@ -143,17 +143,24 @@ def test_a_shebang_stays_first() -> None:
 
 @given(st.text(min_size=1, max_size=30))
 def test_the_queue_keys_of_a_name_are_in_its_slot_on_a_cluster(name: str) -> None:
-    """An announced release and a queue command touch the lock key's slot only."""
+    """An announced release (one that puts its process in line, too) and a queue
+    command (a join, a leave, a pass) touch the lock key's slot only."""
     slot = key_slot(name)
     for step in (
         Fanout(Op.RELEASE, name, "t", 1000, 0.05, notify=True),
+        Fanout(Op.RELEASE, name, "t", 9, 0.05, notify=True, member="m", arrival="1", lease_ms=9),
         Fanout(Op.QUEUE, name, "w", 1000, 0.05, arrival="12.5"),
+        Fanout(Op.QUEUE, name, "w", 0, 0.05, arrival="-"),
+        Fanout(Op.QUEUE, name, "w", 0, 0.05, arrival="pass w:1"),
     ):
         args = cluster_args(step, None, slot)
         count = args[2]
         assert isinstance(count, int)
         keys = [str(k) for k in args[3 : 3 + count]]
-        if step.op is Op.RELEASE:  # the queue's keys are its last arguments
-            keys += [str(k) for k in args[-2:]]
+        if step.op is Op.RELEASE:  # the queue's keys are ARGV[5] and ARGV[6]
+            keys += [str(k) for k in args[8:10]]
             assert all(k.startswith("quorumlock:queue") for k in keys[1:]), keys
+            assert args[10:] == ((step.member, step.arrival, step.lease_ms) if step.member else ())
+        else:
+            assert args[5 : 3 + count] == ((name,) if step.arrival.startswith("pass") else ())
         assert {key_slot(k) for k in keys} == {slot}, keys

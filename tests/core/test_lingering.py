@@ -11,13 +11,17 @@ import pytest
 
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._io.wakeups import (
+    LINGER,
     Entry,
     Lingering,
+    Stood,
     Waiter,
     Woke,
     heard_everything,
+    may_stand_behind,
     release_channel,
     route,
+    stand_in,
     wake_channel,
     wakes_a_newcomer,
 )
@@ -257,14 +261,92 @@ def test_a_fair_attempt_that_wrote_the_lock_leaves_the_entry_where_it_was() -> N
 
 def test_the_process_stands_behind_the_waiter_its_release_woke_once() -> None:
     woke = Woke(most=2)
-    assert woke.since("a", 1.0) is None
-    woke.note("a", 1.0)
-    assert woke.since("a", 1.02) == pytest.approx(0.02)
-    assert woke.since("a", 1.03) is None  # asked once: only the next acquire stands behind
+    assert woke.since("a", 1.0) == (None, None)
+    stood = Stood("1700000000000.2500", 1.0, joined=True)
+    woke.note("a", 1.0, stood)
+    since, lined = woke.since("a", 1.02)
+    assert since == pytest.approx(0.02)
+    assert lined == stood
+    assert woke.since("a", 1.03) == (None, None)  # asked once: only the next acquire
     for key in ("a", "b", "c"):
         woke.note(key, 2.0)
-    assert woke.since("a", 2.0) is None  # the one noted longest ago went first
-    assert woke.since("c", 2.0) == 0.0
+    assert woke.since("a", 2.0) == (None, None)  # the one noted longest ago went first
+    assert woke.since("c", 2.0) == (0.0, None)
+
+
+def test_a_process_passes_the_turn_of_an_entry_only_its_release_put_in_line() -> None:
+    """A release named the process's entry while none of its waiters waited: its turn
+    is passed on once (the announcements of the other servers find nothing to pass),
+    and only for an entry a release of the process put in line; once passed (or taken
+    up by an acquire) the entry is not one to take off at close any more."""
+    woke = Woke()
+    woke.note("plain", 1.0)  # woke a waiter, stood nowhere
+    woke.note("lined", 1.0, Stood("5.0000", 1.0, joined=True))
+    woke.note("old", 1.0, Stood("5.0000", 1.0, joined=False))
+    assert woke.stood(1.0 + LINGER - 0.01) == ["lined", "old"]
+    assert woke.stood(1.0 + LINGER) == []  # their leases are over
+    assert not woke.passing("plain")
+    assert not woke.passing("nobody")
+    assert woke.passing("lined")
+    assert not woke.passing("lined")  # once
+    assert woke.since("lined", 2.0) == (None, None)  # the next acquire makes an attempt
+    assert woke.since("plain", 2.0) == (1.0, None)  # still stands behind its waiter
+    assert woke.stood(2.0) == ["old"]
+
+
+def test_a_waiter_takes_up_the_entry_its_process_release_put_in_line() -> None:
+    """Put in line by a majority: in line as after a join sent with the release, at the
+    release's arrival (no join round before its lease is a third gone). By a minority:
+    somewhere, so that the waiter takes it off if it leaves."""
+    for joined in (True, False):
+        entries: dict[bytes, Entry[Waiter]] = {}
+        channel = release_channel("acct")
+        entry = entries.setdefault(channel, Entry("m"))
+        waiter = Waiter(channel, entry)
+        stand_in(entry, waiter, Stood("1700000000000.2500", 3.0, joined=joined))
+        entry.waiters.append(waiter)
+        assert waiter.arrival == 1700000000000.25
+        assert entry.place() == "1700000000000.2500"
+        if joined:
+            assert entry.join(waiter, 3000, now=3.9) is None
+            assert entry.join(waiter, 3000, now=4.0) == ("m", "1700000000000.2500")
+        else:
+            assert entry.join(waiter, 3000, now=3.1) == ("m", "1700000000000.2500")
+            entries[channel].waiters.remove(waiter)
+            assert entry.leave(kept=False) == "m"
+
+
+def test_a_release_puts_the_process_in_line_only_where_it_listens_and_has_no_waiter() -> None:
+    wake = WAKE
+    confirmed = listeners(1.0, 1.0, 1.0, None, None)
+    lingering = Lingering(seconds=LINGER)
+    lingering.leave([A], now=0.0)
+    entries: dict[bytes, Entry[Waiter]] = {}
+    assert may_stand_behind(entries, lingering, confirmed, A, wake, lease_ms=1200, now=4.0)
+    assert lingering.channels(LINGER + 3.9) == {A}  # lingers from the release on
+    # a lease longer than the channel lingers: the named entry's wake-up would go unheard
+    too_long = int(LINGER * 1000) + 1
+    assert not may_stand_behind(entries, lingering, confirmed, A, wake, lease_ms=too_long, now=4.0)
+    # not listening: a minority confirmed, or the channel is not lingering at all
+    few = listeners(1.0, 1.0, None, None, None)
+    assert not may_stand_behind(entries, lingering, few, A, wake, lease_ms=1200, now=4.0)
+    assert not may_stand_behind(entries, lingering, confirmed, B, wake, lease_ms=1200, now=4.0)
+    # a waiter of the name in the process: its entry stands in line already
+    _waiting(entries, "a", "m")
+    assert A in entries
+    assert not may_stand_behind(entries, lingering, confirmed, A, wake, lease_ms=1200, now=4.0)
+
+
+def test_an_announcement_that_names_the_process_for_a_name_nobody_waits_on_is_passed_up() -> None:
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    waiter = _waiting(entries, "acct", member)
+    wake = wake_channel(member)
+    unheard = route(entries, Lingering(), wake, channel=wake, payload=b"5 othertok-1", now=1.0)
+    assert unheard == "other"
+    assert not waiter.notified()
+    assert route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-1", now=1.0) is None
+    assert waiter.notified()
 
 
 def test_a_waiter_that_leaves_takes_off_an_entry_its_attempt_may_have_put_in_line() -> None:

@@ -177,9 +177,57 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
         waiter = rl.lock("locks:f", ttl=5)
         assert await call(waiter.acquire(timeout=10))
         assert await call(waiter.release())
+        await _stand_behind_then_pass(api, servers, urls)
 
     api.run(body)
     assert [acl_log(server) for server in servers] == [[], [], []]
+
+
+async def _stand_behind_then_pass(api: Api, servers: list[LocalServer], urls: list[str]) -> None:
+    """A release that puts its process in line behind the waiter it wakes, and that
+    process passing its turn on when the waiter's release names it: it never came back
+    for the lock, and a third process waits behind it (it polls every 15 to 30 s: it
+    gets the lock within its timeout by the pass alone)."""
+    name = "locks:g"
+    worker, other = (api.redlock(urls, retry_delay=0.8) for _ in range(2))
+    third = api.redlock(urls, retry_delay=30)
+    first, second = other.lock(name, ttl=5), worker.lock(name, ttl=5)
+
+    def queued() -> int:
+        return min(int(client_of(server).zcard("quorumlock:queue:" + name)) for server in servers)
+
+    async def until(check: object, what: str) -> None:
+        assert callable(check)
+        give_up = time.monotonic() + 10
+        while not check():
+            assert time.monotonic() < give_up, what
+            await asyncio.sleep(0.005)
+
+    async def release_first() -> None:
+        await until(lambda: queued() >= 1, "the worker in line")
+        assert await call(first.release())
+
+    async def release_second() -> None:  # wakes `first` again, puts the worker in line
+        await until(lambda: queued() >= 1, "the other process in line")
+        assert await call(second.release())
+
+    async def wait(lock: object) -> None:
+        assert await call(lock.acquire(timeout=10))  # type: ignore[attr-defined]
+
+    assert await call(first.acquire(blocking=False))
+    await api.concurrently([lambda: wait(second), release_first], limit=20)
+    # the worker holds and listens; the other process waits, and the worker's release
+    # wakes it and puts the worker in line
+    again = other.lock(name, ttl=5)
+    await api.concurrently([lambda: wait(again), release_second], limit=20)
+    late = third.lock(name, ttl=5)
+
+    async def release_again() -> None:  # names the worker, which passes its turn on
+        await until(lambda: queued() >= 2, "the third process behind the worker")
+        assert await call(again.release())
+
+    await api.concurrently([lambda: wait(late), release_again], limit=20)
+    assert await call(late.release())
 
 
 MISSING = {

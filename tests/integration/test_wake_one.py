@@ -20,6 +20,7 @@ import redis
 
 from quorumlock import AcquireEvent, ConfigurationError, LockObserver, Redlock, RoundEvent
 from quorumlock import asyncio as aio
+from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.scripts import (
     FAIR_ACQUIRE,
@@ -33,7 +34,7 @@ from quorumlock._algorithm.scripts import (
 )
 from quorumlock.testing import LatencyProxy, LocalServerGroup
 from tests.conftest import client_of
-from tests.integration.apis import AnyLock, Api, Body, call
+from tests.integration.apis import AnyLock, AnyRedlock, Api, Body, call
 
 SLOW_POLL = 60.0
 
@@ -47,6 +48,18 @@ def queue_sizes(servers: LocalServerGroup, name: str) -> list[int]:
         finally:
             client.close()
     return sizes
+
+
+def _members(servers: LocalServerGroup, name: str) -> list[list[str]]:
+    """Each server's queue of ``name``, in order."""
+    lines = []
+    for url in servers.urls:
+        client = redis.Redis.from_url(url, decode_responses=True)
+        try:
+            lines.append([str(member) for member in client.zrange(QUEUE_PREFIX + name, 0, -1)])
+        finally:
+            client.close()
+    return lines
 
 
 async def until(check: object, limit: float, what: str) -> None:
@@ -227,6 +240,42 @@ def test_a_release_that_names_the_head_goes_to_its_process_only(
         assert len(unnamed) == len(servers.urls)
         assert {channel for channel, _ in unnamed} == {(RELEASED_PREFIX + lock_name).encode()}
         assert all(data.startswith(b" ") for _, data in unnamed)  # names nobody
+    rl.close()
+
+
+def test_a_pass_wakes_the_next_waiter_only_where_the_lock_is_free(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A process passes the turn of an entry its release put in line (it did not come
+    back for the lock): the entry leaves the queue, and where the lock is free the next
+    waiter is woken as a release wakes it (named on its process's channel, and taken off
+    the line); where the lock is held, nobody is: the holder's release will wake them."""
+    rl = Redlock(servers.urls)
+    timeout = rl.config.timeout_for(0)
+
+    def pass_turn(notice: str) -> None:
+        rl._fanout.run(Fanout(Op.QUEUE, lock_name, "passer", 0, timeout, arrival=f"pass {notice}"))
+
+    with _overheard(servers, lock_name) as (clients, pubsubs):
+        put_first_in_line(servers, lock_name, "passer", 30_000)
+        for client in clients:
+            client.zadd(QUEUE_PREFIX + lock_name, {"next": 1})
+            client.zadd(QUEUE_EXPIRY_PREFIX + lock_name, {"next": _server_ms(client) + 30_000})
+        holder = rl.lock(lock_name, ttl=30)
+        assert holder.acquire(blocking=False)
+        pass_turn("n1")
+        assert _announcements(pubsubs) == []
+        assert _members(servers, lock_name) == [["next"]] * len(servers.urls)
+        for client in clients:
+            client.delete(lock_name)  # the lock is free now, the holder gone
+        put_first_in_line(servers, lock_name, "passer", 30_000)
+        pass_turn("n2")
+        woken = _announcements(pubsubs)
+        assert len(woken) == len(servers.urls)
+        for channel, data in woken:
+            assert channel == (WAKE_PREFIX + "next").encode()
+            assert data == f"{len(lock_name)} {lock_name}n2".encode()
+        assert _members(servers, lock_name) == [[]] * len(servers.urls)
     rl.close()
 
 
@@ -804,16 +853,33 @@ async def _take_turns_once(
     await api.concurrently([wait, release], limit=30)
 
 
+async def _listen_and_hold(
+    api: Api, servers: LocalServerGroup, name: str, worker: AnyRedlock, other: AnyRedlock
+) -> AnyLock:
+    """``worker``'s process has waited for ``name`` (it listens to the name, as a worker
+    of a busy name does) and now holds it on every server (the acquire that waited may
+    have met a release in flight on one of them: it is released, and taken anew)."""
+    waited = worker.lock(name, ttl=30)
+    await _take_turns_once(api, servers, name, other.lock(name, ttl=30), waited)
+    assert await call(waited.release())  # nobody waits: it puts the worker in no line
+    held = worker.lock(name, ttl=30)
+    assert await call(held.acquire(blocking=False))
+    assert [o.reply for o in held.outcomes] == [Reply.GRANTED] * len(servers.urls)
+    return held
+
+
 def test_a_process_that_releases_and_acquires_again_stands_behind_the_waiter_it_woke(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
     """A worker releases the name it works on and at once wants it again, while another
-    process waits in line: its release woke that waiter, so its acquire stands in line
-    behind it (one join round, no attempt) instead of racing it. The waiter here is
-    slow (20 ms each way to every server): an attempt by the worker would win every
-    time, and take the lock back under the waiter's nose."""
+    process waits in line: its release woke that waiter and put the worker in line
+    behind it, in the same round, so its acquire sends nothing until it is woken (no
+    join round, no attempt) instead of racing the waiter. The waiter here is slow (20 ms
+    each way to every server): an attempt by the worker would win every time, and take
+    the lock back under the waiter's nose."""
     order: list[str] = []
     ops: list[str] = []
+    took: list[str] = []  # the worker's rounds from its release to its acquire's return
     proxies = [LatencyProxy(s.host, s.port, delay=0.02) for s in servers.servers]
     for proxy in proxies:
         proxy.start()
@@ -837,6 +903,7 @@ def test_a_process_that_releases_and_acquires_again_stands_behind_the_waiter_it_
             assert await call(held.release())
             lock = worker.lock(lock_name, ttl=30)
             assert await call(lock.acquire(timeout=20))
+            took.extend(ops)
             order.append("worker")
             assert await call(lock.release())
 
@@ -848,8 +915,81 @@ def test_a_process_that_releases_and_acquires_again_stands_behind_the_waiter_it_
         for proxy in proxies:
             proxy.close()
     assert order == ["waiter", "worker"]
-    # its release, a join of the line, and the attempt that took the lock once woken
-    assert ops[:3] == ["release", "queue", "acquire"]
+    # its release (which put it in line), then nothing before its first attempt, once
+    # woken (which may fail where it meets servers the waiter's release has not reached
+    # yet, and be followed by an undo, a join and another attempt: step 5)
+    assert took[:2] == ["release", "acquire"], took
+
+
+def _member_of(redlock: object) -> str:
+    """A Redlock's id in the queues."""
+    member = getattr(getattr(redlock, "_wakeups"), "_member")  # noqa: B009
+    assert isinstance(member, str)
+    return member
+
+
+def test_a_process_put_in_line_by_its_release_that_does_not_come_back_passes_its_turn(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A worker's release named the waiter first in line (one that is gone, so that no
+    attempt races the release) and put the worker behind it; the worker never acquires
+    again. Another process takes the free lock, and a third queues behind the worker's
+    entry. The lock's release names the worker, whose process has nobody waiting: it
+    passes the turn on, and the third process is woken at once (its own poll would come
+    30 to 60 s later). The worker's entry lasts 4.8 s (six retry delays)."""
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls, retry_delay=0.8)
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        third = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        held = await _listen_and_hold(api, servers, lock_name, worker, other)
+        put_first_in_line(servers, lock_name, "gone-waiter", 60_000)
+        assert await call(held.release())  # names the gone waiter, and stands in line
+        assert _members(servers, lock_name) == [[_member_of(worker)]] * len(servers.urls)
+        taken = other.lock(lock_name, ttl=30)
+        assert await call(taken.acquire(blocking=False))  # free: the fast path
+        late = third.lock(lock_name, ttl=30)
+
+        async def wait() -> None:
+            # within its timeout, a waiter that is not woken takes the free lock at the
+            # end of its timeout only (its poll pause is cut there)
+            assert await call(late.acquire(timeout=8))
+            assert time.monotonic() - released[0] < 4
+            assert await call(late.release())
+
+        released: list[float] = []
+
+        async def release() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 2, 10, "the third")
+            lined = [_member_of(worker), _member_of(third)]
+            assert _members(servers, lock_name) == [lined] * len(servers.urls)
+            released.append(time.monotonic())
+            assert await call(taken.release())  # names the worker, who is not waiting
+
+        await api.concurrently([wait, release], limit=30)
+
+    api.run(body)
+    assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+
+def test_closing_a_redlock_takes_its_entries_put_in_line_by_releases_off(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A release put the worker in line behind the waiter it named (one that is gone),
+    and the worker closes its Redlock instead of acquiring again: its entry leaves every
+    queue."""
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls)
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        held = await _listen_and_hold(api, servers, lock_name, worker, other)
+        put_first_in_line(servers, lock_name, "gone-waiter", 60_000)
+        assert await call(held.release())
+        assert _members(servers, lock_name) == [[_member_of(worker)]] * len(servers.urls)
+        await call(worker.close())
+        assert queue_sizes(servers, lock_name) == [0] * len(servers.urls)
+
+    api.run(body)
 
 
 def test_a_process_that_stands_behind_a_dead_waiter_gets_the_lock_by_its_poll(

@@ -227,8 +227,8 @@ MUTANTS: Final = (
     Mutant(
         "the release wakes an expired waiter at the head of the queue",
         SCRIPTS,
-        '                for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now))',
-        '                for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", 0))',
+        '            for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now))',
+        '            for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", 0))',
         (
             "tests/integration/test_wake_one.py"
             "::test_a_dead_waiters_entry_does_not_block_the_line[sync-True]",
@@ -237,8 +237,8 @@ MUTANTS: Final = (
     Mutant(
         "the release names nobody: every waiting process is woken",
         SCRIPTS,
-        "                head = first\n",
-        '                head = ""\n',
+        "            head = first\n",
+        '            head = ""\n',
         (
             "tests/integration/test_wake_one.py"
             "::test_waiters_are_woken_one_per_release_in_arrival_order[sync]",
@@ -265,12 +265,41 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "a release does not put its process in line behind the waiter it woke",
+        FLOWS,
+        "    lease_ms = 0 if fair or keys else queue_lease_ms(config.retry_delay)\n",
+        "    lease_ms = 0\n",
+        (
+            "tests/integration/test_wake_one.py::test_a_process_that_releases_and_acquires"
+            "_again_stands_behind_the_waiter_it_woke[sync]",
+        ),
+    ),
+    Mutant(
+        "a process put in line by its release that does not come back keeps its turn",
+        "src/quorumlock/_io/wakeups.py",
+        "        if at is None or at[1] is None:\n            return False\n",
+        "        if True:\n            return False\n",
+        (
+            "tests/integration/test_wake_one.py::test_a_process_put_in_line_by_its_release"
+            "_that_does_not_come_back_passes_its_turn[sync]",
+        ),
+    ),
+    Mutant(
+        "a process put in line by its release passes its turn where the lock is taken",
+        SCRIPTS,
+        '    if ARGV[2] == "pass" and not redis.call("get", KEYS[3]) then\n',
+        '    if ARGV[2] == "pass" then\n',
+        (
+            "tests/integration/test_wake_one.py::test_a_pass_wakes_the_next_waiter_only"
+            "_where_the_lock_is_free",
+        ),
+    ),
+    Mutant(
         "a release that names the head is published to every listening process",
         SCRIPTS,
-        '            redis.pcall("publish", "quorumlock:wake:" .. head,\n'
-        '                #KEYS[1] .. " " .. KEYS[1] .. notice)\n',
-        '            redis.pcall("publish", "quorumlock:released:" .. KEYS[1],\n'
-        '                head .. " " .. notice)\n',
+        '        redis.pcall("publish", "quorumlock:wake:" .. head,'
+        ' #key .. " " .. key .. notice)\n',
+        '        redis.pcall("publish", "quorumlock:released:" .. key, head .. " " .. notice)\n',
         (
             "tests/integration/test_wake_one.py"
             "::test_a_release_that_names_the_head_goes_to_its_process_only",

@@ -121,7 +121,8 @@ def cluster_args(step: Fanout, session: Session | None, slot: int) -> tuple[str 
     if step.op is Op.QUEUE:
         return (*args[:3], *queue_keys(step.key, slot_tag(slot)), *args[5:])
     if step.op is Op.RELEASE and step.notify and not step.keys:
-        return (*args[:-2], *queue_keys(step.key, slot_tag(slot)))
+        # ARGV[5] and ARGV[6] (the process's entry may follow them)
+        return (*args[:8], *queue_keys(step.key, slot_tag(slot)), *args[10:])
     if not touches_marker(step):
         return args
     if step.op is Op.ACQUIRE and step.fair and not step.keys:

@@ -111,9 +111,14 @@ class Fanout:
     quarantine, fencing counter) instead of the plain ``SET``; ``fence`` is the token a
     ``COMMIT_FENCE`` makes stick; ``notify`` makes a ``RELEASE`` announce itself to the
     head of the key's queue of waiters. A ``QUEUE`` names the entry in ``token``, its
-    place in line in ``arrival`` ("-" to leave) and its lease in ``ttl_ms``. A ``RELEASE``
-    that undoes attempt ``k`` of an acquire carries ``arrival`` ``k``, so that its
-    announcements are told apart from those of the final release of the same token.
+    place in line in ``arrival`` ("-" to leave; "pass <notice>" to pass the entry's turn,
+    see :meth:`~quorumlock._io.wakeups.Woke.passing`) and its lease in ``ttl_ms``. A
+    ``RELEASE`` that undoes attempt ``k`` of an acquire carries ``arrival`` ``k``, so that
+    its announcements are told apart from those of the final release of the same token.
+    A user's ``RELEASE`` carries ``lease_ms`` when the process may stand in line behind
+    the waiter the release wakes (:func:`release_flow`); the driver then fills in
+    ``member`` and ``arrival``, the process's entry and its place, where the process
+    listens to the key's releases, and each outcome that put it in line says where.
     ``fair`` (``fair=True``): an ``ACQUIRE`` runs the fair acquire script, refused to
     anyone but the head of the queue; the driver fills in ``member``, the caller's entry
     (if it has one); a ``RELEASE`` names the head without taking it off the queue.
@@ -572,9 +577,13 @@ def release_flow(
     """Compare-and-delete on all servers, whatever we believe each holds (R9)."""
     timeout = config.timeout_for(ttl_ms)
     fair = config.fair and not keys
+    # a process that acquires the key again soon stands in line behind the waiter this
+    # release wakes, put there by this round (docs/algorithm.md, "Waiting", step 9)
+    lease_ms = 0 if fair or keys else queue_lease_ms(config.retry_delay)
     round_ = yield Fanout(
-        Op.RELEASE, key, token, ttl_ms, timeout, notify=True, fair=fair, keys=keys
-    )
+        Op.RELEASE, key, token, ttl_ms, timeout, notify=True, fair=fair, keys=keys,
+        lease_ms=lease_ms,
+    )  # fmt: skip
     assert isinstance(round_, Round)
     return round_
 

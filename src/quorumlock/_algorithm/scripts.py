@@ -86,95 +86,6 @@ QUEUE_PREFIX = "quorumlock:queue:"
 #: waiter that died never holds up the line for longer than its lease.
 QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
 
-#: R3/R9 compare-and-delete. A plain DEL could remove another client's lock after ours
-#: expired; this deletes the key only while it still holds our token. The delete is the
-#: Redis page's; what follows it only tells waiting quorumlock clients that the key is
-#: gone (a blocking acquire subscribes to :data:`RELEASED_PREFIX` + key, see
-#: ``docs/algorithm.md``, "Waiting: woken by the release"): it takes the head of the
-#: key's queue of waiters off the queue and names it in the announcement, so that this
-#: one waiter (one process) tries, about one round trip after the release, instead of
-#: every waiter. ``ARGV[2]`` is "1" to announce the release, anything else (or nothing,
-#: as other clients call it) not to. With a head, the message goes to the head's own
-#: channel (:data:`WAKE_PREFIX` + its id, which only its process listens to) and is
-#: ``<length of the key> <key><notice>``; with none (the queue is empty, not given, or
-#: out of the caller's reach) it goes to the name's channel, for every listening
-#: process, and is `` <notice>``. The notice is the release's name (``ARGV[3]``, or the
-#: token), which tells the announcements of one release on several servers apart from
-#: those of the next. The release answers 2 instead of 1 where it named a head: a process
-#: whose release woke a waiter lets that waiter take the lock first (docs/algorithm.md,
-#: "Waiting", step 9). Other clients never ask it to announce, and get 1 as on the Redis
-#: page.
-#:
-#: The queue's keys come as arguments, not as KEYS: a server checks declared keys
-#: against the user's ACL before the script runs, and a user whose rule predates the
-#: queues (keys limited to the lock names, docs/deployment.md) would have every release
-#: refused. Read undeclared, a refusal fails only the queue's part (caught by ``pcall``):
-#: the key is deleted and the release announced to everyone, as before the queues. On a
-#: cluster the queue's keys carry the lock key's slot tag, so they stay on its node.
-#: When neither of the queue's keys exists (no waiter queues, the usual release), the
-#: queue's part ends after two ``PTTL`` (-2: no such key) instead of reading the clock
-#: and both sorted sets: it would find nothing to expire and no head. ``PTTL`` is a
-#: command the queue script already needs, so the documented ACL rule covers it.
-RELEASE = Script(
-    "release",
-    """\
--- quorumlock release: compare-and-delete, then wake the head of the queue
--- KEYS[1]  the lock key
--- ARGV[1]  the token we stored when acquiring
--- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
--- ARGV[3]  (optional) what the announcement calls this release (default: ARGV[1])
--- ARGV[4]  (optional) "keep" to leave the head in the queue (fair locks: it leaves
---          once it holds the lock)
--- ARGV[5]  (optional) the queue: waiter id -> arrival
--- ARGV[6]  (optional) the queue's expiries: waiter id -> server ms
--- returns  1 if the key held our token and was deleted, 0 otherwise; 2 instead of 1
---          when it named the head of the queue in its announcement
-if redis.call("get", KEYS[1]) == ARGV[1] then
-    redis.call("del", KEYS[1])
-    if ARGV[2] == "1" then
-        local head = ""
-        if ARGV[6] then
-            -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
-            local ok, first = pcall(function()
-                local queue, expiry = ARGV[5], ARGV[6]
-                -- nobody queues (nearly always): nothing to expire or to take
-                if redis.call("pttl", queue) == -2 and redis.call("pttl", expiry) == -2 then
-                    return ""
-                end
-                local t = redis.call("time")
-                local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-                for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
-                    redis.call("zrem", queue, dead)
-                    redis.call("zrem", expiry, dead)
-                end
-                local found = redis.call("zrange", queue, 0, 0)[1]
-                if found and ARGV[4] ~= "keep" then
-                    redis.call("zrem", queue, found)
-                    redis.call("zrem", expiry, found)
-                end
-                return found or ""
-            end)
-            if ok then
-                head = first
-            end
-        end
-        -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
-        local notice = ARGV[3] or ARGV[1]
-        if head ~= "" then
-            -- only the head's process listens there: nobody else reads this release
-            redis.pcall("publish", "quorumlock:wake:" .. head,
-                #KEYS[1] .. " " .. KEYS[1] .. notice)
-            return 2
-        end
-        redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. notice)
-    end
-    return 1
-else
-    return 0
-end
-""",
-)
-
 #: The join of a queue of waiters, as a Lua function that the queue script and the
 #: acquire scripts of a waiter (QUEUED_ACQUIRE, FAIR_ACQUIRE) define: it puts the entry
 #: in line (again: the same id and arrival keep the place; the lease is renewed), after
@@ -203,27 +114,161 @@ local function quorumlock_join(queue, expiry, member, arrival, lease)
 end
 """
 
-#: A waiter joins, renews its place in, or leaves the queue of a lock key (see RELEASE).
-#: Joining again with the same id and arrival keeps the place; the lease is renewed. A
-#: join answers the entry's place in line, which sets how often the waiter polls.
-QUEUE = Script(
-    "queue",
-    """\
--- quorumlock queue: join or leave the queue of waiters of a lock key
--- KEYS[1]  the queue: waiter id -> arrival
--- KEYS[2]  the queue's expiries: waiter id -> server ms
--- ARGV[1]  the waiter's id
--- ARGV[2]  its arrival (the same number on every server); "-" to leave the queue
--- ARGV[3]  the lease in ms: the entry expires unless renewed within it
--- returns  the entry's place in line (1: the head) after a join; 1 after a leave
-if ARGV[2] == "-" then
-    redis.call("zrem", KEYS[1], ARGV[1])
-    redis.call("zrem", KEYS[2], ARGV[1])
+#: The announcement that a lock key is free, as a Lua function that the release script
+#: and the queue script's pass define (see RELEASE): it takes the head of the key's
+#: queue of waiters off the queue (not with ``keep``) and publishes on the head's own
+#: channel, or on the name's channel when nobody is in line.
+_WAKE = """\
+-- wake: ``key`` is free: name the head of ``queue`` (after taking the dead off, and
+-- ``skip``'s entry: the caller's own is not a waiter's), taking it off the queue unless
+-- ``keep`` is "keep"; publish ``notice`` to it, or to everyone when nobody is in line.
+-- Returns 2 where it named a head, 1 otherwise. ``expiry`` nil: no queue to look at.
+local function quorumlock_wake(key, queue, expiry, notice, keep, skip)
+    local head = ""
+    if expiry then
+        -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
+        local ok, first = pcall(function()
+            -- nobody queues (nearly always): nothing to expire or to take
+            if redis.call("pttl", queue) == -2 and redis.call("pttl", expiry) == -2 then
+                return ""
+            end
+            local t = redis.call("time")
+            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
+                redis.call("zrem", queue, dead)
+                redis.call("zrem", expiry, dead)
+            end
+            local found = redis.call("zrange", queue, 0, 0)[1]
+            if found and found == skip then
+                redis.call("zrem", queue, found)
+                redis.call("zrem", expiry, found)
+                found = redis.call("zrange", queue, 0, 0)[1]
+            end
+            if found and keep ~= "keep" then
+                redis.call("zrem", queue, found)
+                redis.call("zrem", expiry, found)
+            end
+            return found or ""
+        end)
+        if ok then
+            head = first
+        end
+    end
+    -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
+    if head ~= "" then
+        -- only the head's process listens there: nobody else reads this release
+        redis.pcall("publish", "quorumlock:wake:" .. head, #key .. " " .. key .. notice)
+        return 2
+    end
+    redis.pcall("publish", "quorumlock:released:" .. key, " " .. notice)
     return 1
 end
 """
+
+#: R3/R9 compare-and-delete. A plain DEL could remove another client's lock after ours
+#: expired; this deletes the key only while it still holds our token. The delete is the
+#: Redis page's; what follows it only tells waiting quorumlock clients that the key is
+#: gone (a blocking acquire subscribes to :data:`RELEASED_PREFIX` + key, see
+#: ``docs/algorithm.md``, "Waiting: woken by the release"): it takes the head of the
+#: key's queue of waiters off the queue and names it in the announcement, so that this
+#: one waiter (one process) tries, about one round trip after the release, instead of
+#: every waiter. ``ARGV[2]`` is "1" to announce the release, anything else (or nothing,
+#: as other clients call it) not to. With a head, the message goes to the head's own
+#: channel (:data:`WAKE_PREFIX` + its id, which only its process listens to) and is
+#: ``<length of the key> <key><notice>``; with none (the queue is empty, not given, or
+#: out of the caller's reach) it goes to the name's channel, for every listening
+#: process, and is `` <notice>``. The notice is the release's name (``ARGV[3]``, or the
+#: token), which tells the announcements of one release on several servers apart from
+#: those of the next. The release answers 2 instead of 1 where it named a head: a process
+#: whose release woke a waiter lets that waiter take the lock first (docs/algorithm.md,
+#: "Waiting", step 9): given the process's id in the queue (``ARGV[7]``, with its
+#: arrival and lease), the release puts it in line behind the waiter it woke, in the same
+#: step, and answers 2 + its place; a process whose entry comes first in line
+#: (left from an earlier release) has it taken off, and the next waiter is named. Other
+#: clients never ask it to announce, and get 1 as on the Redis page.
+#:
+#: The queue's keys come as arguments, not as KEYS: a server checks declared keys
+#: against the user's ACL before the script runs, and a user whose rule predates the
+#: queues (keys limited to the lock names, docs/deployment.md) would have every release
+#: refused. Read undeclared, a refusal fails only the queue's part (caught by ``pcall``):
+#: the key is deleted and the release announced to everyone, as before the queues. On a
+#: cluster the queue's keys carry the lock key's slot tag, so they stay on its node.
+#: When neither of the queue's keys exists (no waiter queues, the usual release), the
+#: queue's part ends after two ``PTTL`` (-2: no such key) instead of reading the clock
+#: and both sorted sets: it would find nothing to expire and no head. ``PTTL`` is a
+#: command the queue script already needs, so the documented ACL rule covers it.
+RELEASE = Script(
+    "release",
+    _WAKE
     + _JOIN
     + """\
+-- quorumlock release: compare-and-delete, then wake the head of the queue
+-- KEYS[1]  the lock key
+-- ARGV[1]  the token we stored when acquiring
+-- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
+-- ARGV[3]  (optional) what the announcement calls this release (default: ARGV[1])
+-- ARGV[4]  (optional) "keep" to leave the head in the queue (fair locks: it leaves
+--          once it holds the lock)
+-- ARGV[5]  (optional) the queue: waiter id -> arrival
+-- ARGV[6]  (optional) the queue's expiries: waiter id -> server ms
+-- ARGV[7]  (optional) the caller's id in the queue, ARGV[8] its arrival and ARGV[9] its
+--          lease in ms: where the release names a head, the caller stands in line
+--          behind it
+-- returns  1 if the key held our token and was deleted, 0 otherwise; 2 instead of 1
+--          when it named the head of the queue in its announcement, 2 + the caller's
+--          place in line when it also put the caller in line
+if redis.call("get", KEYS[1]) == ARGV[1] then
+    redis.call("del", KEYS[1])
+    if ARGV[2] == "1" then
+        local woke = quorumlock_wake(KEYS[1], ARGV[5], ARGV[6], ARGV[3] or ARGV[1], ARGV[4],
+            ARGV[7])
+        if woke == 2 and ARGV[7] then
+            local ok, place = pcall(quorumlock_join, ARGV[5], ARGV[6], ARGV[7], ARGV[8],
+                tonumber(ARGV[9]))
+            if ok then
+                return 2 + place
+            end
+        end
+        return woke
+    end
+    return 1
+else
+    return 0
+end
+""",
+)
+
+#: A waiter joins, renews its place in, or leaves the queue of a lock key (see RELEASE).
+#: Joining again with the same id and arrival keeps the place; the lease is renewed. A
+#: join answers the entry's place in line, which sets how often the waiter polls. A
+#: process that stood in line by its release (RELEASE's ``ARGV[7]``) and was named by a
+#: later release when none of its waiters waited passes its turn: its entry leaves the
+#: queue and, where the lock key is free, the next waiter is woken as a release wakes it
+#: (docs/algorithm.md, "Waiting", step 9).
+QUEUE = Script(
+    "queue",
+    _WAKE
+    + _JOIN
+    + """\
+-- quorumlock queue: join or leave the queue of waiters of a lock key
+-- KEYS[1]  the queue: waiter id -> arrival
+-- KEYS[2]  the queue's expiries: waiter id -> server ms
+-- KEYS[3]  (a pass only) the lock key
+-- ARGV[1]  the waiter's id
+-- ARGV[2]  its arrival (the same number on every server); "-" to leave the queue;
+--          "pass" to leave it and, where the lock key is free, wake the next waiter
+-- ARGV[3]  the lease in ms: the entry expires unless renewed within it; for a pass,
+--          what its announcement calls it
+-- returns  the entry's place in line (1: the head) after a join; 1 after a leave; after
+--          a pass, 2 where it woke the next waiter, 1 otherwise
+if ARGV[2] == "-" or ARGV[2] == "pass" then
+    redis.call("zrem", KEYS[1], ARGV[1])
+    redis.call("zrem", KEYS[2], ARGV[1])
+    if ARGV[2] == "pass" and not redis.call("get", KEYS[3]) then
+        return quorumlock_wake(KEYS[3], KEYS[1], KEYS[2], ARGV[3], "", "")
+    end
+    return 1
+end
 return quorumlock_join(KEYS[1], KEYS[2], ARGV[1], ARGV[2], tonumber(ARGV[3]))
 """,
 )

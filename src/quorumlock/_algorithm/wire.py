@@ -109,12 +109,20 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
     if step.op is Op.RELEASE:
         if not step.notify:
             return ("EVALSHA", RELEASE.sha, 1, step.key, step.token, "0")
+        if step.member:  # the caller stands in line behind the head it wakes
+            return (
+                "EVALSHA", RELEASE.sha, 1, step.key, step.token, "1", step.token, "",
+                *queue_keys(step.key), step.member, step.arrival, step.lease_ms,
+            )  # fmt: skip
         notice = f"{step.token}:{step.arrival}" if step.arrival else step.token
         return (
             "EVALSHA", RELEASE.sha, 1, step.key, step.token, "1", notice,
             "keep" if step.fair else "", *queue_keys(step.key),
         )  # fmt: skip
     if step.op is Op.QUEUE:
+        if step.arrival.startswith("pass "):
+            return ("EVALSHA", QUEUE.sha, 3, *queue_keys(step.key), step.key, step.token,
+                    "pass", step.arrival[5:])  # fmt: skip
         return ("EVALSHA", QUEUE.sha, 2, *queue_keys(step.key), step.token, step.arrival,
                 step.ttl_ms)  # fmt: skip
     if step.op is Op.PROBE:
@@ -274,11 +282,12 @@ def queue_answer(step: Fanout, raw: object) -> tuple[object, int | None, bool]:
     A join (:attr:`Op.QUEUE`) answers the place itself; an attempt that joins where it
     is refused (:attr:`Fanout.joins`) answers the acquire script's reply followed by
     the place, 0 where it did not join (it wrote the lock, or the queue was refused); a
-    release that announces itself answers 2 instead of 1 where it named the head.
+    release that announces itself answers 2 instead of 1 where it named the head, and 2 +
+    the caller's place where it also put the caller in line behind it (``step.member``).
     """
     if type(raw) is int:
-        if raw == 2 and step.op is Op.RELEASE and step.notify and not step.keys:
-            return 1, None, True
+        if raw >= 2 and step.op is Op.RELEASE and step.notify and not step.keys:
+            return 1, (raw - 2 if raw > 2 and step.member else None), True
         if step.op is Op.QUEUE and raw >= 1:
             return raw, raw, False
         return raw, None, False

@@ -13,7 +13,7 @@ import contextlib
 import math
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import hiredis
 
@@ -25,6 +25,7 @@ from quorumlock._io.wakeups import (
     RECONNECT_PAUSE,
     Entry,
     Lingering,
+    Stood,
     Woke,
     arrival,
     dismiss,
@@ -32,10 +33,12 @@ from quorumlock._io.wakeups import (
     enough,
     heard_everything,
     listening,
+    may_stand_behind,
     new_member,
     parse,
     release_channel,
     route,
+    stand_in,
     subscriber_spec,
     wake_channel,
     wanted_channels,
@@ -115,6 +118,8 @@ class AsyncWakeups:
         self._member = new_member()
         self._wake = wake_channel(self._member)
         self._woke = Woke()
+        #: see :attr:`quorumlock._io.wakeups.SyncWakeups.on_pass` (called on the loop)
+        self.on_pass: Callable[[str, str], None] | None = None
 
     async def watch(
         self,
@@ -170,22 +175,40 @@ class AsyncWakeups:
         waiter.settle()
         return waiter.entry.join(waiter, lease_ms, time.monotonic())
 
-    def woke(self, key: str) -> None:
+    def woke(self, key: str, stood: Stood | None = None) -> None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.woke`."""
-        self._woke.note(key, time.monotonic())
+        self._woke.note(key, time.monotonic(), stood)
+
+    def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.stand_behind`."""
+        if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
+            return None
+        if not may_stand_behind(
+            self._waiters, self._lingering, self._listeners, release_channel(key),
+            self._wake, lease_ms=lease_ms, now=time.monotonic(),
+        ):  # fmt: skip
+            return None
+        return self._member, f"{arrival():.4f}"
+
+    def stood(self) -> tuple[str, list[str]]:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.stood`."""
+        return self._member, self._woke.stood(time.monotonic())
 
     def listen(self, key: str) -> tuple[AsyncWaiter | None, float | None]:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.listen`."""
         channel = release_channel(key)
         now = time.monotonic()
-        since = self._woke.since(key, now)
+        since, stood = self._woke.since(key, now)
         if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
             return None, since
         listeners = self._listeners
         if not listening(self._waiters, self._lingering, listeners, channel, self._wake, now=now):
             return None, since
         self._lingering.take(channel)
-        waiter = AsyncWaiter(channel, self._waiters.setdefault(channel, Entry(self._member)))
+        entry = self._waiters.setdefault(channel, Entry(self._member))
+        waiter = AsyncWaiter(channel, entry)
+        if stood is not None and not entry.waiters:
+            stand_in(entry, waiter, stood)
         enlist(self._waiters, waiter, self._member)
         return waiter, since
 
@@ -225,7 +248,7 @@ class AsyncWakeups:
                 self._changed.notify_all()
 
     def deliver(self, channel: bytes, payload: bytes) -> None:
-        route(
+        unheard = route(
             self._waiters,
             self._lingering,
             self._wake,
@@ -233,6 +256,8 @@ class AsyncWakeups:
             payload=payload,
             now=time.monotonic(),
         )
+        if unheard is not None and self._woke.passing(unheard) and self.on_pass is not None:
+            self.on_pass(unheard, self._member)
 
 
 class _AsyncListener:

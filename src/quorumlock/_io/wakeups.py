@@ -50,7 +50,8 @@ import socket
 import ssl
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 import hiredis
@@ -121,6 +122,12 @@ class Lingering:
         while len(self._left) > self._most:
             self._forget(next(iter(self._left)))
 
+    def keep(self, channel: bytes, now: float) -> None:
+        """``channel`` lingers from ``now`` on, with what was heard on it kept."""
+        left = self._left.pop(channel, None)
+        if left is not None:
+            self._left[channel] = max(left, now)
+
     def take(self, channel: bytes) -> float | None:
         """Someone waits on ``channel`` again: it stops lingering. Returns when an
         announcement last came on it while it lingered (-inf: none came), or None when
@@ -152,32 +159,81 @@ class Lingering:
         self._heard.pop(channel, None)
 
 
+@dataclass(frozen=True, slots=True)
+class Stood:
+    """The entry a release by this process put in line behind the waiter it woke
+    (``docs/algorithm.md``, "Waiting", step 9): its arrival (as every server has it),
+    when the release was sent (monotonic), and whether a majority put it there."""
+
+    arrival: str
+    at: float
+    joined: bool
+
+
 class Woke:
     """When a release of each name by this process last woke the head of the name's
     queue of waiters (monotonic), for this process's next acquire of the name, which
     stands in line behind that waiter rather than race it
-    (:data:`~quorumlock._algorithm.arithmetic.HAND_OVER`). At most :data:`LINGER_MOST`
+    (:data:`~quorumlock._algorithm.arithmetic.HAND_OVER`), and the entry that release
+    put in line behind it, if it did (:class:`Stood`). At most :data:`LINGER_MOST`
     names, the one noted longest ago forgotten first. Pure: the caller passes the
     time."""
 
     def __init__(self, most: int = LINGER_MOST) -> None:
         self._most = most
-        self._at: dict[str, float] = {}  # in the order they were noted
+        # in the order they were noted
+        self._at: dict[str, tuple[float, Stood | None]] = {}
 
-    def note(self, key: str, now: float) -> None:
+    def note(self, key: str, now: float, stood: Stood | None = None) -> None:
         self._at.pop(key, None)
-        self._at[key] = now
+        self._at[key] = (now, stood)
         while len(self._at) > self._most:
             del self._at[next(iter(self._at))]
 
-    def since(self, key: str, now: float) -> float | None:
-        """Seconds since the last release of ``key`` noted, which is forgotten: only the
-        next acquire stands behind the waiter it woke. None: none was noted."""
+    def since(self, key: str, now: float) -> tuple[float | None, Stood | None]:
+        """Seconds since the last release of ``key`` noted (None: none was), and the
+        entry it put in line; forgotten: only the next acquire stands behind the waiter
+        it woke, in that entry."""
         at = self._at.pop(key, None)
-        return None if at is None else now - at
+        return (None, None) if at is None else (now - at[0], at[1])
+
+    def passing(self, key: str) -> bool:
+        """A release named this process's entry of ``key`` while none of its waiters
+        waited: whether the entry was one a release of this process put in line (then
+        forgotten), whose turn the process passes on (``Op.QUEUE``, "pass"): the
+        process let the lock go and did not come back for it, and the waiters behind
+        its entry would otherwise wait for their next poll."""
+        at = self._at.get(key)
+        if at is None or at[1] is None:
+            return False
+        del self._at[key]
+        return True
+
+    def stood(self, now: float) -> list[str]:
+        """The names whose entries a release put in line, no acquire took up and no
+        pass took off, and whose lease (at most :data:`LINGER`) may not be over yet."""
+        return [
+            key
+            for key, (_, stood) in self._at.items()
+            if stood is not None and now - stood.at < LINGER
+        ]
 
     def clear(self) -> None:
         self._at.clear()
+
+
+def stand_in(entry: Entry[W], waiter: W, stood: Stood) -> None:
+    """A new waiter, the only one of its name in this process, takes up the entry its
+    process's release put in line (``stood``): same place, and in line as after a join
+    sent when that release was (on a minority only: somewhere, see :meth:`Entry.leave`)."""
+    waiter.arrival = float(stood.arrival)
+    entry.ever = True
+    if stood.joined:
+        waiter.popped = False
+        entry.joined = True
+        entry.joined_at = stood.at
+    else:
+        entry.placed = True
 
 
 def wakes_a_newcomer(payload: bytes) -> bool:
@@ -479,8 +535,10 @@ def route(
     channel: bytes,
     payload: bytes,
     now: float,
-) -> None:
-    """An announcement read on ``channel``: hand it to the entry it is for.
+) -> str | None:
+    """An announcement read on ``channel``: hand it to the entry it is for. Returns the
+    key an announcement on the process's own channel named when none of its waiters
+    waits on it (see :meth:`Woke.passing`), else None.
 
     On the process's own channel the payload is ``<length of the key> <key><notice>``
     and names this process's entry of that key; on a name's channel it is ``<head>
@@ -489,16 +547,42 @@ def route(
     if channel == wake:
         size, space, rest = payload.partition(b" ")
         if not space or not size.isdigit() or int(size) > len(rest):
-            return
-        entry = entries.get(RELEASED_PREFIX.encode() + rest[: int(size)])
-        if entry is not None:
-            entry.deliver(entry.member.encode() + b" " + rest[int(size) :])
-        return
+            return None
+        key = rest[: int(size)]
+        entry = entries.get(RELEASED_PREFIX.encode() + key)
+        if entry is None or not entry.waiters:
+            return key.decode(errors="replace")
+        entry.deliver(entry.member.encode() + b" " + rest[int(size) :])
+        return None
     entry = entries.get(channel)
     if entry is not None:
         entry.deliver(payload)
     elif wakes_a_newcomer(payload):
         lingering.heard(channel, now)
+    return None
+
+
+def may_stand_behind(
+    entries: dict[bytes, Entry[W]],
+    lingering: Lingering,
+    listeners: Sequence[Subscriber],
+    channel: bytes,
+    wake: bytes,
+    *,
+    lease_ms: int,
+    now: float,
+) -> bool:
+    """Whether a release of ``channel``'s key by this process may put the process in line
+    behind the waiter it wakes: the process listens to the key (:func:`listening`), so
+    that the release that names its entry later reaches it, and will for the entry's
+    whole lease (the channel lingers from now on, at least as long as the lease); and
+    none of its waiters waits on the key, whose entry stands in line already."""
+    if channel in entries or lease_ms > LINGER * 1000:
+        return False
+    if not listening(entries, lingering, listeners, channel, wake, now=now):
+        return False
+    lingering.keep(channel, now)
+    return True
 
 
 class Waiter:
@@ -568,6 +652,9 @@ class SyncWakeups:
         self._member = new_member()
         self._wake = wake_channel(self._member)
         self._woke = Woke()
+        #: passes the turn of this process's entry of a key on (key, id): see
+        #: :meth:`Woke.passing`; set by the ``Redlock``
+        self.on_pass: Callable[[str, str], None] | None = None
 
     def watch(
         self,
@@ -617,10 +704,25 @@ class SyncWakeups:
                 self._cond.wait(left)
         return waiter, missed
 
-    def woke(self, key: str) -> None:
-        """A release of ``key`` by this process woke the head of its queue of waiters."""
+    def woke(self, key: str, stood: Stood | None = None) -> None:
+        """A release of ``key`` by this process woke the head of its queue of waiters,
+        and put the process's entry in line behind it (``stood``), if it did."""
         with self._cond:
-            self._woke.note(key, time.monotonic())
+            self._woke.note(key, time.monotonic(), stood)
+
+    def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None:
+        """The process's id and a new arrival, for a release of ``key`` that puts the
+        process in line behind the waiter it wakes; None when it may not
+        (:func:`may_stand_behind`)."""
+        with self._cond:
+            if self._mux is None or self._pid != os.getpid():
+                return None
+            if not may_stand_behind(
+                self._waiters, self._lingering, self._listeners, release_channel(key),
+                self._wake, lease_ms=lease_ms, now=time.monotonic(),
+            ):  # fmt: skip
+                return None
+            return self._member, f"{arrival():.4f}"
 
     def listen(self, key: str) -> tuple[Waiter | None, float | None]:
         """A waiter for ``key`` when this process listens to its releases already
@@ -631,7 +733,7 @@ class SyncWakeups:
         channel = release_channel(key)
         with self._cond:
             now = time.monotonic()
-            since = self._woke.since(key, now)
+            since, stood = self._woke.since(key, now)
             if self._mux is None or self._pid != os.getpid():
                 return None, since
             if not listening(
@@ -639,7 +741,10 @@ class SyncWakeups:
             ):
                 return None, since
             self._lingering.take(channel)
-            waiter = Waiter(channel, self._waiters.setdefault(channel, Entry(self._member)))
+            entry = self._waiters.setdefault(channel, Entry(self._member))
+            waiter = Waiter(channel, entry)
+            if stood is not None and not entry.waiters:
+                stand_in(entry, waiter, stood)
             enlist(self._waiters, waiter, self._member)
             return waiter, since
 
@@ -711,7 +816,7 @@ class SyncWakeups:
 
     def deliver(self, channel: bytes, payload: bytes) -> None:
         with self._cond:
-            route(
+            unheard = route(
                 self._waiters,
                 self._lingering,
                 self._wake,
@@ -719,6 +824,16 @@ class SyncWakeups:
                 payload=payload,
                 now=time.monotonic(),
             )
+            passing = unheard is not None and self._woke.passing(unheard)
+            member, on_pass = self._member, self.on_pass
+        if passing and unheard is not None and on_pass is not None:
+            on_pass(unheard, member)
+
+    def stood(self) -> tuple[str, list[str]]:
+        """This process's id, and the names whose entries its releases put in line and no
+        acquire took up yet (``Redlock.close`` takes them off the queues)."""
+        with self._cond:
+            return self._member, self._woke.stood(time.monotonic())
 
 
 def listening(
@@ -962,25 +1077,43 @@ class _Mux:
 
     def _wait(self, wanted: bool) -> None:
         """Wait up to a second (less when a server is due to be tried again) for a poke
-        or a server's message, and read what came."""
+        or a server's message, and read what came. Announcements alone change nothing
+        the loop attends to: they are read as they come, with no return to it until a
+        poke, a connection's failure or the time is up (the servers of one release
+        announce it within microseconds of each other, and each return costs more than
+        reading one announcement)."""
         live = {li.sock.fileno(): li for li in self.listeners if li.sock is not None}
-        ready = [fd for fd, li in live.items() if li.pending()]
-        if not ready:
-            timeout, now = 1.0, time.monotonic()
-            if wanted:
-                for li in self.listeners:
-                    if (due := li.due(now)) is not None:
-                        timeout = min(timeout, due)
-            poller = select.poll()
-            poller.register(self._poke_r, select.POLLIN)
-            for fd in live:
-                poller.register(fd, select.POLLIN)
-            ready = [fd for fd, _ in poller.poll(int(timeout * 1000) + 1)]
-        for fd in ready:
-            if fd in live:
-                if live[fd].sock is not None:
-                    live[fd].read(self._hub)
-            else:
-                with contextlib.suppress(OSError):
-                    while self._poke_r.recv(4096):
-                        pass
+        timeout, now = 1.0, time.monotonic()
+        if wanted:
+            for li in self.listeners:
+                if (due := li.due(now)) is not None:
+                    timeout = min(timeout, due)
+        until = now + timeout
+        poller: select.poll | None = None
+        while True:
+            ready = [fd for fd, li in live.items() if li.pending()]
+            if not ready:
+                if poller is None:
+                    poller = select.poll()
+                    poller.register(self._poke_r, select.POLLIN)
+                    for fd in live:
+                        poller.register(fd, select.POLLIN)
+                left = until - time.monotonic()
+                ready = [fd for fd, _ in poller.poll(max(0, int(left * 1000)) + 1)]
+                if not ready:
+                    return  # the time is up
+            look_again = False
+            for fd in ready:
+                listener = live.get(fd)
+                if listener is None:  # the pipe: somebody wants the loop to look again
+                    look_again = True
+                    with contextlib.suppress(OSError):
+                        while self._poke_r.recv(4096):
+                            pass
+                    continue
+                if listener.sock is not None:
+                    listener.read(self._hub)
+                if listener.sock is None:
+                    look_again = True  # it failed: the loop tries it again
+            if look_again:
+                return
