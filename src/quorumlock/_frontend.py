@@ -137,7 +137,7 @@ def stood_behind(step: Fanout, round_: Round) -> Stood | None:
         return None
     if not any(o.place for o in round_.outcomes):
         return None
-    return Stood(step.arrival, round_.started, line_place(round_.outcomes) is not None)
+    return Stood(step.arrival, round_.started, line_place(round_.outcomes))
 
 
 class QuorumLockWarning(UserWarning):

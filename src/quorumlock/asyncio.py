@@ -197,10 +197,12 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch) and step.already:
-                    waiter, woke = self._wakeups.listen(step.key)
+                    waiter, woke, place = self._wakeups.listen(step.key)
                     watched = step.key
                     listening = waiter is not None
-                    heard = Woken(time.monotonic(), False, listening=listening, woke=woke)
+                    heard = Woken(
+                        time.monotonic(), False, listening=listening, woke=woke, place=place
+                    )
                     step = flow.send(heard)
                 elif isinstance(step, Watch):
                     waiter, missed = await self._wakeups.watch(

@@ -40,6 +40,7 @@ from quorumlock._algorithm.flows import (
     acquire_flow,
     announce_cleanup,
     line_place,
+    release_flow,
     undo_targets,
     woke_the_line,
 )
@@ -684,6 +685,45 @@ def test_a_process_whose_release_just_woke_a_waiter_stands_behind_it(
         with pytest.raises(StopIteration) as done:
             flow.send(granted)
         assert done.value.value.attempts == 1  # standing in line cost no attempt
+
+
+@pytest.mark.parametrize(("place", "pauses"), [(None, 1), (2, 1), (4, 3), (9, 3)])
+def test_a_process_its_release_put_in_line_polls_as_its_place_says(
+    place: int | None, pauses: int
+) -> None:
+    """The release that woke the head put this process in line too, and said where: the
+    acquire that stands behind sends nothing (the driver answers the join at once) and
+    waits as a waiter at that place waits (far back, up to three pauses between polls)."""
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    assert isinstance(next(flow), Watch)
+    join = flow.send(Woken(0.0, False, listening=True, woke=0.001, place=place))
+    assert isinstance(join, Fanout)
+    assert join.op is Op.QUEUE
+    wait = flow.send(Round(0.0, 0.0, ()))  # in line already: nothing was sent
+    assert isinstance(wait, Wait)
+    assert wait.seconds == pytest.approx(0.15 * pauses)
+
+
+def test_a_release_stands_its_process_in_line_with_the_entry_lease() -> None:
+    """A user's release carries the lease of the entry it may put in line (the driver
+    names the entry where the process listens to the name); a fair lock's and a set's
+    never do."""
+    for fair, keys, lease in (
+        (False, (), queue_lease_ms(0.2)),
+        (True, (), 0),
+        (False, ("a", "b"), 0),
+    ):
+        s = state(retry_delay=0.2, fair=fair)
+        flow = release_flow(key="a", token="t", ttl_ms=s.ttl_ms, config=s.config, keys=keys)
+        step = next(flow)
+        assert isinstance(step, Fanout)
+        assert step.op is Op.RELEASE
+        assert step.notify
+        assert step.lease_ms == lease
 
 
 def test_a_process_that_listens_to_nothing_never_stands_behind() -> None:

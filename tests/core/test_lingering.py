@@ -262,7 +262,7 @@ def test_a_fair_attempt_that_wrote_the_lock_leaves_the_entry_where_it_was() -> N
 def test_the_process_stands_behind_the_waiter_its_release_woke_once() -> None:
     woke = Woke(most=2)
     assert woke.since("a", 1.0) == (None, None)
-    stood = Stood("1700000000000.2500", 1.0, joined=True)
+    stood = Stood("1700000000000.2500", 1.0, place=2)
     woke.note("a", 1.0, stood)
     since, lined = woke.since("a", 1.02)
     assert since == pytest.approx(0.02)
@@ -281,8 +281,8 @@ def test_a_process_passes_the_turn_of_an_entry_only_its_release_put_in_line() ->
     up by an acquire) the entry is not one to take off at close any more."""
     woke = Woke()
     woke.note("plain", 1.0)  # woke a waiter, stood nowhere
-    woke.note("lined", 1.0, Stood("5.0000", 1.0, joined=True))
-    woke.note("old", 1.0, Stood("5.0000", 1.0, joined=False))
+    woke.note("lined", 1.0, Stood("5.0000", 1.0, place=1))
+    woke.note("old", 1.0, Stood("5.0000", 1.0, place=None))
     assert woke.stood(1.0 + LINGER - 0.01) == ["lined", "old"]
     assert woke.stood(1.0 + LINGER) == []  # their leases are over
     assert not woke.passing("plain")
@@ -298,16 +298,16 @@ def test_a_waiter_takes_up_the_entry_its_process_release_put_in_line() -> None:
     """Put in line by a majority: in line as after a join sent with the release, at the
     release's arrival (no join round before its lease is a third gone). By a minority:
     somewhere, so that the waiter takes it off if it leaves."""
-    for joined in (True, False):
+    for place in (3, None):
         entries: dict[bytes, Entry[Waiter]] = {}
         channel = release_channel("acct")
         entry = entries.setdefault(channel, Entry("m"))
         waiter = Waiter(channel, entry)
-        stand_in(entry, waiter, Stood("1700000000000.2500", 3.0, joined=joined))
+        stand_in(entry, waiter, Stood("1700000000000.2500", 3.0, place=place))
         entry.waiters.append(waiter)
         assert waiter.arrival == 1700000000000.25
         assert entry.place() == "1700000000000.2500"
-        if joined:
+        if place is not None:
             assert entry.join(waiter, 3000, now=3.9) is None
             assert entry.join(waiter, 3000, now=4.0) == ("m", "1700000000000.2500")
         else:

@@ -275,6 +275,15 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "a process put in line by its release far back polls as often as the head",
+        FLOWS,
+        "        place = heard.place  # where that release put this process in line, if it did\n",
+        "        place = None\n",
+        (
+            "tests/core/test_flows.py::test_a_process_its_release_put_in_line_polls_as_its_place_says",
+        ),
+    ),
+    Mutant(
         "a process put in line by its release that does not come back keeps its turn",
         "src/quorumlock/_io/wakeups.py",
         "        if at is None or at[1] is None:\n            return False\n",

@@ -275,7 +275,9 @@ class Woken:
     taken off the queue for another of its waiters; this one should put it back in line
     (with :attr:`Op.QUEUE`) and wait on. The answer to a :class:`Watch` ``already``:
     ``listening``, whether the waiter is there; ``woke``, how long ago a release of the
-    key by this process woke the head of its queue (None: none did lately).
+    key by this process woke the head of its queue (None: none did lately); ``place``,
+    the waiter's place in line where that release put the process's entry in line on a
+    majority (None otherwise).
     """
 
     now: float
@@ -284,6 +286,7 @@ class Woken:
     requeue: bool = False
     listening: bool = True
     woke: float | None = None
+    place: int | None = None
 
 
 Step = Fanout | Sleep | Watch | Wait
@@ -417,14 +420,15 @@ def acquire_flow(
     lease_ms = queue_lease_ms(config.retry_delay) if blocking and queue else 0
     join: Fanout | None = None
     watching = behind = False
+    place: int | None = None  # in the queue of waiters, as a majority last told it
     if blocking and queue and config.wake_on_release:
         heard = yield Watch(key, 0.0, already=True)
         assert isinstance(heard, Woken)
         watching = heard.listening
         # this process just woke the head of the line: stand behind it, not race it
         behind = watching and heard.woke is not None and heard.woke < HAND_OVER
+        place = heard.place  # where that release put this process in line, if it did
         now = heard.now
-    place: int | None = None  # in the queue of waiters, as a majority last told it
     misses = 0  # announcements that woke us without bringing us the lock
     attempts = 0
     elapsed = 0.0

@@ -194,23 +194,25 @@ class AsyncWakeups:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.stood`."""
         return self._member, self._woke.stood(time.monotonic())
 
-    def listen(self, key: str) -> tuple[AsyncWaiter | None, float | None]:
+    def listen(self, key: str) -> tuple[AsyncWaiter | None, float | None, int | None]:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.listen`."""
         channel = release_channel(key)
         now = time.monotonic()
         since, stood = self._woke.since(key, now)
         if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
-            return None, since
+            return None, since, None
         listeners = self._listeners
         if not listening(self._waiters, self._lingering, listeners, channel, self._wake, now=now):
-            return None, since
+            return None, since, None
         self._lingering.take(channel)
         entry = self._waiters.setdefault(channel, Entry(self._member))
         waiter = AsyncWaiter(channel, entry)
+        place = None
         if stood is not None and not entry.waiters:
             stand_in(entry, waiter, stood)
+            place = stood.place
         enlist(self._waiters, waiter, self._member)
-        return waiter, since
+        return waiter, since, place
 
     def attempted(
         self, waiter: AsyncWaiter, outcomes: Sequence[NodeOutcome], *, fair: bool = False

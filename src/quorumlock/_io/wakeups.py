@@ -163,11 +163,12 @@ class Lingering:
 class Stood:
     """The entry a release by this process put in line behind the waiter it woke
     (``docs/algorithm.md``, "Waiting", step 9): its arrival (as every server has it),
-    when the release was sent (monotonic), and whether a majority put it there."""
+    when the release was sent (monotonic), and its place in line where a majority put
+    it there (:func:`~quorumlock._algorithm.flows.line_place`; None: fewer did)."""
 
     arrival: str
     at: float
-    joined: bool
+    place: int | None
 
 
 class Woke:
@@ -228,7 +229,7 @@ def stand_in(entry: Entry[W], waiter: W, stood: Stood) -> None:
     sent when that release was (on a minority only: somewhere, see :meth:`Entry.leave`)."""
     waiter.arrival = float(stood.arrival)
     entry.ever = True
-    if stood.joined:
+    if stood.place is not None:
         waiter.popped = False
         entry.joined = True
         entry.joined_at = stood.at
@@ -714,6 +715,8 @@ class SyncWakeups:
         """The process's id and a new arrival, for a release of ``key`` that puts the
         process in line behind the waiter it wakes; None when it may not
         (:func:`may_stand_behind`)."""
+        if self._mux is None:  # listens to nothing (most releases): no need to lock
+            return None
         with self._cond:
             if self._mux is None or self._pid != os.getpid():
                 return None
@@ -724,29 +727,32 @@ class SyncWakeups:
                 return None
             return self._member, f"{arrival():.4f}"
 
-    def listen(self, key: str) -> tuple[Waiter | None, float | None]:
+    def listen(self, key: str) -> tuple[Waiter | None, float | None, int | None]:
         """A waiter for ``key`` when this process listens to its releases already
         (:func:`listening`), made without subscribing to anything or waiting; None
         otherwise. Pair a waiter with :meth:`unwatch`. And how long ago a release of
         ``key`` by this process woke the head of its queue, if one did lately (asked
-        once: :class:`Woke`)."""
+        once: :class:`Woke`), and the waiter's place in line where that release put the
+        process's entry in line on a majority (:class:`Stood`; None otherwise)."""
         channel = release_channel(key)
         with self._cond:
             now = time.monotonic()
             since, stood = self._woke.since(key, now)
             if self._mux is None or self._pid != os.getpid():
-                return None, since
+                return None, since, None
             if not listening(
                 self._waiters, self._lingering, self._listeners, channel, self._wake, now=now
             ):
-                return None, since
+                return None, since, None
             self._lingering.take(channel)
             entry = self._waiters.setdefault(channel, Entry(self._member))
             waiter = Waiter(channel, entry)
+            place = None
             if stood is not None and not entry.waiters:
                 stand_in(entry, waiter, stood)
+                place = stood.place
             enlist(self._waiters, waiter, self._member)
-            return waiter, since
+            return waiter, since, place
 
     def join(self, waiter: Waiter, lease_ms: int) -> tuple[str, str] | None:
         """The entry's id and arrival, for the queue script: ``waiter`` (re)joins the
