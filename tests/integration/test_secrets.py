@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import redis.exceptions as rx
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from quorumlock import ConfigurationError, LockObserver, QuorumUnavailable, Redlock, Reply
@@ -78,6 +78,8 @@ def texts_of(rl: Redlock | None, error: BaseException | None, recorder: Recorder
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(password=passwords(), where=st.sampled_from(["userinfo", "user+password", "query"]))
+# the part between '@' and '#' was read as the host, and shown with the server's name
+@example(password=f"@%{CORE}#", where="userinfo")
 def test_generated_passwords_never_show(
     password: str, where: str, closed_port: int, caplog: pytest.LogCaptureFixture
 ) -> None:

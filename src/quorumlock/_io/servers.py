@@ -307,6 +307,11 @@ def _from_url(url: str) -> ServerSpec:
         raise malformed(f"the host is not a valid [IPv6] address ({_ENCODE_HINT})") from None
     if parts.scheme not in _SCHEMES:
         raise malformed("the scheme must be redis://, rediss:// or unix://")
+    if "#" in url:
+        # A server URL has no fragment: a '#' is a password's, and whatever follows it
+        # (the rest of the password, the real host) would be dropped, and what precedes
+        # it read as the host, shown in every message about that server.
+        raise malformed(f"a '#' ends the URL there ({_ENCODE_HINT})")
     try:
         port = parts.port
     except ValueError:
