@@ -18,6 +18,7 @@ import inspect
 import logging
 import math
 import random
+import secrets
 import threading
 import time
 import warnings
@@ -128,6 +129,20 @@ def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | 
     if not member:
         return step
     return dataclasses.replace(step, member=member, arrival=entry.place())
+
+
+def leave_step(config: RedlockConfig, key: str, member: str) -> Fanout:
+    """The round that takes this process's entry (``member``) off ``key``'s queue."""
+    return Fanout(Op.QUEUE, key, member, 0, config.timeout_for(0), arrival="-")
+
+
+def pass_step(config: RedlockConfig, key: str, member: str) -> Fanout:
+    """The round that passes the turn of this process's entry of ``key`` on: the entry
+    leaves the queue, and where the lock is free the next waiter is woken
+    (:meth:`~quorumlock._io.wakeups.Woke.passing`). Its announcements carry a name of
+    their own, the same on every server."""
+    notice = f"{member}:{secrets.token_hex(4)}"
+    return Fanout(Op.QUEUE, key, member, 0, config.timeout_for(0), arrival=f"pass {notice}")
 
 
 def stood_behind(step: Fanout, round_: Round) -> Stood | None:

@@ -14,7 +14,6 @@ import inspect
 import itertools
 import logging
 import os
-import secrets
 import threading
 import time
 import weakref
@@ -45,6 +44,8 @@ from quorumlock._frontend import (
     RedlockBase,
     SyncDecorator,
     is_async_callable,
+    leave_step,
+    pass_step,
     prepared,
     stood_behind,
 )
@@ -205,10 +206,8 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         that no acquire took up, are taken off the queues first (one round)."""
         member, stood = self._wakeups.stood()
         if stood:
-            timeout = self.config.timeout_for(0)
-            steps = [Fanout(Op.QUEUE, key, member, 0, timeout, arrival="-") for key in stood]
             with contextlib.suppress(Exception):
-                self._fanout.run_batch(steps)
+                self._fanout.run_batch([leave_step(self.config, key, member) for key in stood])
         self._fanout.close()
         self._wakeups.close()
 
@@ -257,7 +256,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
     def _leave_queue(self, key: str, member: str) -> None:
         """Take this process's entry off ``key``'s queue of waiters (its last waiter gave
         up, or acquired without being woken by name); left to expire where it fails."""
-        step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
+        step = leave_step(self.config, key, member)
         with contextlib.suppress(Exception):
             self._fanout.run(step)
 
@@ -310,8 +309,7 @@ def _pass_turn(ref: weakref.ref[Redlock], key: str, member: str) -> None:
     redlock = ref()
     if redlock is None:
         return
-    notice = f"{member}:{secrets.token_hex(4)}"
-    step = Fanout(Op.QUEUE, key, member, 0, redlock.config.timeout_for(0), arrival=f"pass {notice}")
+    step = pass_step(redlock.config, key, member)
 
     def run() -> None:
         with contextlib.suppress(Exception):

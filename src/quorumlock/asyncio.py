@@ -26,7 +26,6 @@ import collections
 import contextlib
 import functools
 import logging
-import secrets
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
@@ -47,6 +46,8 @@ from quorumlock._frontend import (
     LockBase,
     RedlockBase,
     is_async_callable,
+    leave_step,
+    pass_step,
     prepared,
     stood_behind,
 )
@@ -237,7 +238,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
 
     async def _leave_queue(self, key: str, member: str) -> None:
         """See :meth:`quorumlock.Redlock._leave_queue`."""
-        step = Fanout(Op.QUEUE, key, member, 0, self.config.timeout_for(0), arrival="-")
+        step = leave_step(self.config, key, member)
         with contextlib.suppress(Exception):
             await self._fanout.run(step)
 
@@ -267,8 +268,7 @@ def _pass_turn(ref: weakref.ref[Redlock], key: str, member: str) -> None:
     redlock = ref()
     if redlock is None:
         return
-    notice = f"{member}:{secrets.token_hex(4)}"
-    step = Fanout(Op.QUEUE, key, member, 0, redlock.config.timeout_for(0), arrival=f"pass {notice}")
+    step = pass_step(redlock.config, key, member)
 
     async def run() -> None:
         with contextlib.suppress(Exception):

@@ -658,6 +658,18 @@ def test_a_process_that_listens_already_stands_in_line_with_its_first_attempt() 
     assert wait.seconds == pytest.approx(0.15 * 3)  # the place its attempt was given
 
 
+def _listening_flow() -> Flow[AcquireResult]:
+    """A blocking acquire (retry_delay 0.2 s, no timeout), past the step that asks the
+    driver whether its process listens to the name already."""
+    s = state(retry_delay=0.2)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    assert isinstance(next(flow), Watch)
+    return flow
+
+
 @pytest.mark.parametrize(
     ("woke", "first"), [(0.001, Op.QUEUE), (0.2, Op.ACQUIRE), (None, Op.ACQUIRE)]
 )
@@ -667,12 +679,7 @@ def test_a_process_whose_release_just_woke_a_waiter_stands_behind_it(
     """A release of this process woke the head of the line less than HAND_OVER ago: its
     next acquire joins the line and waits, without an attempt that would race the
     waiter it woke; later, or with no such release, it tries first."""
-    s = state(retry_delay=0.2)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
-    assert isinstance(next(flow), Watch)
+    flow = _listening_flow()
     step = flow.send(Woken(0.0, False, listening=True, woke=woke))
     assert isinstance(step, Fanout)
     assert step.op is first
@@ -694,12 +701,7 @@ def test_a_process_its_release_put_in_line_polls_as_its_place_says(
     """The release that woke the head put this process in line too, and said where: the
     acquire that stands behind sends nothing (the driver answers the join at once) and
     waits as a waiter at that place waits (far back, up to three pauses between polls)."""
-    s = state(retry_delay=0.2)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
-    assert isinstance(next(flow), Watch)
+    flow = _listening_flow()
     join = flow.send(Woken(0.0, False, listening=True, woke=0.001, place=place))
     assert isinstance(join, Fanout)
     assert join.op is Op.QUEUE
@@ -728,12 +730,7 @@ def test_a_release_stands_its_process_in_line_with_the_entry_lease() -> None:
 
 def test_a_process_that_listens_to_nothing_never_stands_behind() -> None:
     """Not listening, it cannot be woken: whatever its release woke, it tries."""
-    s = state(retry_delay=0.2)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
-    assert isinstance(next(flow), Watch)
+    flow = _listening_flow()
     step = flow.send(Woken(0.0, False, listening=False, woke=0.001))
     assert isinstance(step, Fanout)
     assert step.op is Op.ACQUIRE

@@ -5,6 +5,7 @@ announcement on the process's own channel is for (``route``). Pure code."""
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 
 import pytest
@@ -18,9 +19,9 @@ from quorumlock._io.wakeups import (
     Waiter,
     Woke,
     heard_everything,
-    may_stand_behind,
     release_channel,
     route,
+    spot_behind,
     stand_in,
     wake_channel,
     wakes_a_newcomer,
@@ -317,24 +318,33 @@ def test_a_waiter_takes_up_the_entry_its_process_release_put_in_line() -> None:
 
 
 def test_a_release_puts_the_process_in_line_only_where_it_listens_and_has_no_waiter() -> None:
-    wake = WAKE
     confirmed = listeners(1.0, 1.0, 1.0, None, None)
     lingering = Lingering(seconds=LINGER)
     lingering.leave([A], now=0.0)
     entries: dict[bytes, Entry[Waiter]] = {}
-    assert may_stand_behind(entries, lingering, confirmed, A, wake, lease_ms=1200, now=4.0)
+
+    def spot(
+        channel: bytes = A, subscribers: list[Listener] = confirmed, lease_ms: int = 1200
+    ) -> tuple[str, str] | None:
+        return spot_behind(
+            entries, lingering, subscribers, channel, WAKE, member="m", lease_ms=lease_ms,
+            now=4.0,
+        )  # fmt: skip
+
+    found = spot()
+    assert found is not None
+    assert found[0] == "m"
+    assert float(found[1]) == pytest.approx(time.time() * 1000, abs=5_000)  # a new arrival
     assert lingering.channels(LINGER + 3.9) == {A}  # lingers from the release on
     # a lease longer than the channel lingers: the named entry's wake-up would go unheard
-    too_long = int(LINGER * 1000) + 1
-    assert not may_stand_behind(entries, lingering, confirmed, A, wake, lease_ms=too_long, now=4.0)
+    assert spot(lease_ms=int(LINGER * 1000) + 1) is None
     # not listening: a minority confirmed, or the channel is not lingering at all
-    few = listeners(1.0, 1.0, None, None, None)
-    assert not may_stand_behind(entries, lingering, few, A, wake, lease_ms=1200, now=4.0)
-    assert not may_stand_behind(entries, lingering, confirmed, B, wake, lease_ms=1200, now=4.0)
+    assert spot(subscribers=listeners(1.0, 1.0, None, None, None)) is None
+    assert spot(channel=B) is None
     # a waiter of the name in the process: its entry stands in line already
     _waiting(entries, "a", "m")
     assert A in entries
-    assert not may_stand_behind(entries, lingering, confirmed, A, wake, lease_ms=1200, now=4.0)
+    assert spot() is None
 
 
 def test_an_announcement_that_names_the_process_for_a_name_nobody_waits_on_is_passed_up() -> None:

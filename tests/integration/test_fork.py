@@ -12,6 +12,7 @@ import math
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 import warnings
@@ -229,3 +230,55 @@ def test_a_child_opens_connections_of_its_own(servers: LocalServerGroup, lock_na
     assert lock.acquire(blocking=False)  # the parent's pools still work
     assert lock.release()
     rl.close()
+
+
+def test_a_child_that_closes_leaves_its_parents_entries_in_line(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The parent's release put its process in line behind the waiter it named (one
+    that is gone); a forked child that closes the Redlock it inherited takes nothing off
+    the queues: that entry is the parent's, which closes it later."""
+    queue = "quorumlock:queue:" + lock_name
+    rl = Redlock(servers.urls)
+    other = Redlock(servers.urls)
+    first, second = other.lock(lock_name, ttl=5), rl.lock(lock_name, ttl=5)
+    assert first.acquire(blocking=False)
+    released = []
+
+    def release_later() -> None:
+        give_up = time.monotonic() + 10
+        while min(int(client_of(s).zcard(queue)) for s in servers) < 1:
+            assert time.monotonic() < give_up
+            time.sleep(0.005)
+        released.append(first.release())
+
+    thread = threading.Thread(target=release_later, daemon=True)
+    thread.start()
+    assert second.acquire(timeout=10)  # the parent waited: it listens to the name now
+    thread.join(10)
+    assert released == [True]
+    # held anew, on every server (the acquire that waited may have met a release in
+    # flight on one of them); nobody in line: this release puts the parent nowhere
+    assert second.release()
+    second = rl.lock(lock_name, ttl=5)
+    assert second.acquire(blocking=False)
+    assert all(o.reply.ok for o in second.outcomes)
+    for server in servers:
+        client_of(server).zadd(queue, {"gone-waiter": 0})
+        expiry = "quorumlock:queue-expiry:" + lock_name
+        seconds, _ = client_of(server).time()
+        client_of(server).zadd(expiry, {"gone-waiter": (int(seconds) + 60) * 1000})
+    assert second.release()  # names the gone waiter, and puts the parent in line
+    lines = [client_of(s).zrange(queue, 0, -1) for s in servers]
+    assert len({tuple(line) for line in lines}) == 1
+    assert len(lines[0]) == 1
+
+    def child() -> int:
+        rl.close()
+        return 0 if [client_of(s).zrange(queue, 0, -1) for s in servers] == lines else 1
+
+    assert wait_child(fork(child), 30) == 0
+    assert [client_of(s).zrange(queue, 0, -1) for s in servers] == lines
+    rl.close()  # the parent's own close takes it off
+    assert [client_of(s).zcard(queue) for s in servers] == [0] * len(servers.urls)
+    other.close()

@@ -32,13 +32,12 @@ from quorumlock._io.wakeups import (
     enlist,
     enough,
     heard_everything,
-    listening,
-    may_stand_behind,
+    listen_in,
     new_member,
     parse,
     release_channel,
     route,
-    stand_in,
+    spot_behind,
     subscriber_spec,
     wake_channel,
     wanted_channels,
@@ -183,15 +182,15 @@ class AsyncWakeups:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.stand_behind`."""
         if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
             return None
-        if not may_stand_behind(
+        return spot_behind(
             self._waiters, self._lingering, self._listeners, release_channel(key),
-            self._wake, lease_ms=lease_ms, now=time.monotonic(),
-        ):  # fmt: skip
-            return None
-        return self._member, f"{arrival():.4f}"
+            self._wake, member=self._member, lease_ms=lease_ms, now=time.monotonic(),
+        )  # fmt: skip
 
     def stood(self) -> tuple[str, list[str]]:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.stood`."""
+        if self._pid != os.getpid():
+            return self._member, []
         return self._member, self._woke.stood(time.monotonic())
 
     def listen(self, key: str) -> tuple[AsyncWaiter | None, float | None, int | None]:
@@ -201,17 +200,10 @@ class AsyncWakeups:
         since, stood = self._woke.since(key, now)
         if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
             return None, since, None
-        listeners = self._listeners
-        if not listening(self._waiters, self._lingering, listeners, channel, self._wake, now=now):
-            return None, since, None
-        self._lingering.take(channel)
-        entry = self._waiters.setdefault(channel, Entry(self._member))
-        waiter = AsyncWaiter(channel, entry)
-        place = None
-        if stood is not None and not entry.waiters:
-            stand_in(entry, waiter, stood)
-            place = stood.place
-        enlist(self._waiters, waiter, self._member)
+        waiter, place = listen_in(
+            self._waiters, self._lingering, self._listeners, channel, self._wake,
+            member=self._member, stood=stood, new_waiter=AsyncWaiter, now=now,
+        )  # fmt: skip
         return waiter, since, place
 
     def attempted(

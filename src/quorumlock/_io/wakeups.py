@@ -563,27 +563,58 @@ def route(
     return None
 
 
-def may_stand_behind(
+def listen_in(
     entries: dict[bytes, Entry[W]],
     lingering: Lingering,
     listeners: Sequence[Subscriber],
     channel: bytes,
     wake: bytes,
     *,
+    member: str,
+    stood: Stood | None,
+    new_waiter: Callable[[bytes, Entry[W]], W],
+    now: float,
+) -> tuple[W | None, int | None]:
+    """A new waiter on ``channel`` when the process listens to it already
+    (:func:`listening`), else None; and its place in line where the process's release
+    put its entry in line on a majority (``stood``, which the waiter takes up when it is
+    the name's only one in the process: :func:`stand_in`), else None."""
+    if not listening(entries, lingering, listeners, channel, wake, now=now):
+        return None, None
+    lingering.take(channel)
+    entry = entries.setdefault(channel, Entry(member))
+    waiter = new_waiter(channel, entry)
+    place = None
+    if stood is not None and not entry.waiters:
+        stand_in(entry, waiter, stood)
+        place = stood.place
+    enlist(entries, waiter, member)
+    return waiter, place
+
+
+def spot_behind(
+    entries: dict[bytes, Entry[W]],
+    lingering: Lingering,
+    listeners: Sequence[Subscriber],
+    channel: bytes,
+    wake: bytes,
+    *,
+    member: str,
     lease_ms: int,
     now: float,
-) -> bool:
-    """Whether a release of ``channel``'s key by this process may put the process in line
-    behind the waiter it wakes: the process listens to the key (:func:`listening`), so
+) -> tuple[str, str] | None:
+    """The process's id (``member``) and a new arrival, for a release of ``channel``'s
+    key by this process that puts the process in line behind the waiter it wakes; None
+    when it may not. It may when the process listens to the key (:func:`listening`), so
     that the release that names its entry later reaches it, and will for the entry's
     whole lease (the channel lingers from now on, at least as long as the lease); and
-    none of its waiters waits on the key, whose entry stands in line already."""
+    when none of its waiters waits on the key, whose entry stands in line already."""
     if channel in entries or lease_ms > LINGER * 1000:
-        return False
+        return None
     if not listening(entries, lingering, listeners, channel, wake, now=now):
-        return False
+        return None
     lingering.keep(channel, now)
-    return True
+    return member, f"{arrival():.4f}"
 
 
 class Waiter:
@@ -714,18 +745,16 @@ class SyncWakeups:
     def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None:
         """The process's id and a new arrival, for a release of ``key`` that puts the
         process in line behind the waiter it wakes; None when it may not
-        (:func:`may_stand_behind`)."""
+        (:func:`spot_behind`)."""
         if self._mux is None:  # listens to nothing (most releases): no need to lock
             return None
         with self._cond:
             if self._mux is None or self._pid != os.getpid():
                 return None
-            if not may_stand_behind(
+            return spot_behind(
                 self._waiters, self._lingering, self._listeners, release_channel(key),
-                self._wake, lease_ms=lease_ms, now=time.monotonic(),
-            ):  # fmt: skip
-                return None
-            return self._member, f"{arrival():.4f}"
+                self._wake, member=self._member, lease_ms=lease_ms, now=time.monotonic(),
+            )  # fmt: skip
 
     def listen(self, key: str) -> tuple[Waiter | None, float | None, int | None]:
         """A waiter for ``key`` when this process listens to its releases already
@@ -740,18 +769,10 @@ class SyncWakeups:
             since, stood = self._woke.since(key, now)
             if self._mux is None or self._pid != os.getpid():
                 return None, since, None
-            if not listening(
-                self._waiters, self._lingering, self._listeners, channel, self._wake, now=now
-            ):
-                return None, since, None
-            self._lingering.take(channel)
-            entry = self._waiters.setdefault(channel, Entry(self._member))
-            waiter = Waiter(channel, entry)
-            place = None
-            if stood is not None and not entry.waiters:
-                stand_in(entry, waiter, stood)
-                place = stood.place
-            enlist(self._waiters, waiter, self._member)
+            waiter, place = listen_in(
+                self._waiters, self._lingering, self._listeners, channel, self._wake,
+                member=self._member, stood=stood, new_waiter=Waiter, now=now,
+            )  # fmt: skip
             return waiter, since, place
 
     def join(self, waiter: Waiter, lease_ms: int) -> tuple[str, str] | None:
@@ -837,8 +858,11 @@ class SyncWakeups:
 
     def stood(self) -> tuple[str, list[str]]:
         """This process's id, and the names whose entries its releases put in line and no
-        acquire took up yet (``Redlock.close`` takes them off the queues)."""
+        acquire took up yet (``Redlock.close`` takes them off the queues); none in a
+        forked child (they are its parent's)."""
         with self._cond:
+            if self._pid != os.getpid():
+                return self._member, []
             return self._member, self._woke.stood(time.monotonic())
 
 
