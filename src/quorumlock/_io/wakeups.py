@@ -1145,5 +1145,5 @@ class _Mux:
                     listener.read(self._hub)
                 if listener.sock is None:
                     look_again = True  # it failed: the loop tries it again
-            if look_again:
-                return
+            if look_again or time.monotonic() >= until:
+                return  # (announcements that never stop still let the loop look)
