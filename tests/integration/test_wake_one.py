@@ -412,25 +412,30 @@ def test_a_waiter_that_times_out_leaves_no_entry(
     api.run(body)
 
 
+async def _cancel_a_waiter(
+    servers: LocalServerGroup, lock_name: str, urls: list[str], **options: object
+) -> None:
+    """A holder on ``servers``; an asyncio waiter (on ``urls``) that stands in line is
+    cancelled: its entry leaves every queue."""
+    holder_rl = aio.Redlock(servers.urls)
+    rl = aio.Redlock(urls, retry_delay=SLOW_POLL, **options)  # type: ignore[arg-type]
+    holder = holder_rl.lock(lock_name, ttl=30)
+    assert await holder.acquire(blocking=False)
+    task = asyncio.create_task(rl.lock(lock_name, ttl=30).acquire(timeout=40))
+    await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await until(lambda: max(queue_sizes(servers, lock_name)) == 0, 10, "an empty queue")
+    assert await holder.release()
+    await rl.close()
+    await holder_rl.close()
+
+
 def test_a_cancelled_asyncio_waiter_leaves_no_entry(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    async def body() -> None:
-        holder_rl = aio.Redlock(servers.urls)
-        rl = aio.Redlock(servers.urls, retry_delay=SLOW_POLL)
-        holder = holder_rl.lock(lock_name, ttl=30)
-        assert await holder.acquire(blocking=False)
-        task = asyncio.create_task(rl.lock(lock_name, ttl=30).acquire(timeout=40))
-        await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-        await until(lambda: max(queue_sizes(servers, lock_name)) == 0, 10, "an empty queue")
-        assert await holder.release()
-        await rl.close()
-        await holder_rl.close()
-
-    asyncio.run(body())
+    asyncio.run(_cancel_a_waiter(servers, lock_name, servers.urls))
 
 
 def test_an_asyncio_waiter_cancelled_while_its_attempt_stands_in_line_leaves_no_entry(
@@ -445,20 +450,8 @@ def test_an_asyncio_waiter_cancelled_while_its_attempt_stands_in_line_leaves_no_
 
     async def body() -> None:
         with LatencyProxy(first.host, first.port, delay=0.5) as far:
-            holder_rl = aio.Redlock(servers.urls)
             urls = [far.url, *(s.url for s in others)]
-            rl = aio.Redlock(urls, retry_delay=SLOW_POLL, instance_timeout=3, connect_timeout=10)
-            holder = holder_rl.lock(lock_name, ttl=30)
-            assert await holder.acquire(blocking=False)
-            task = asyncio.create_task(rl.lock(lock_name, ttl=30).acquire(timeout=40))
-            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
-            task.cancel()  # the far server's answer is still on its way
-            with pytest.raises(asyncio.CancelledError):
-                await task
-            await until(lambda: max(queue_sizes(servers, lock_name)) == 0, 10, "an empty queue")
-            assert await holder.release()
-            await rl.close()
-            await holder_rl.close()
+            await _cancel_a_waiter(servers, lock_name, urls, instance_timeout=3, connect_timeout=10)
 
     asyncio.run(body())
 
