@@ -22,7 +22,7 @@ import statistics
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final, Literal
 
@@ -30,6 +30,7 @@ import hypothesis
 import pytest
 import redis
 
+from quorumlock import Reply
 from quorumlock.testing import (
     LocalServer,
     LocalServerGroup,
@@ -307,6 +308,29 @@ def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | 
         assert raw is None or isinstance(raw, bytes)
         result.append(None if raw is None else raw.decode())
     return result
+
+
+def settled_values(
+    group: LocalServerGroup | list[LocalServer], key: str, expected: list[str | None]
+) -> list[str | None]:
+    """:func:`values`, read again for up to 2 s until they are ``expected``: an acquire or
+    an extension returns once a majority granted it, and the command it sent to the
+    others may be read by their servers a moment later than a test's own command."""
+    give_up = time.monotonic() + 2.0
+    while (found := values(group, key)) != expected and time.monotonic() < give_up:
+        time.sleep(0.01)
+    return found
+
+
+def decided(replies: Sequence[object], expected: Sequence[Reply]) -> bool:
+    """``replies`` are ``expected`` but for servers the round did not wait for (``not
+    read``): an acquire or an extension that a majority decided, fewer than half."""
+    unread = sum(1 for r in replies if r is Reply.UNREAD)
+    return (
+        len(replies) == len(expected)
+        and unread <= len(replies) - (len(replies) // 2 + 1)
+        and all(r is e or r is Reply.UNREAD for r, e in zip(replies, expected, strict=True))
+    )
 
 
 # --------------------------------------------------------------------------------------

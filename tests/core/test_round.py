@@ -14,9 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.fencing import draw_fence
 from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.round import (
+    EARLY_OPS,
     FINISH,
     Connect,
     Follow,
@@ -43,6 +45,8 @@ class Checker:
     n: int
     timeout: float
     connect_timeout: float
+    early: bool = False  # the round ends once a majority made it succeed
+    decided: bool = False  # ...and it did, before every server answered
     first_contact: bool = False  # a server never reached had to be connected to
     state: dict[int, str] = field(default_factory=dict)  # "sent", "connecting", "answered"
     fresh: set[int] = field(default_factory=set)
@@ -68,7 +72,10 @@ class Checker:
         self.state[index] = "answered"
         if ok:
             self.ok += 1
-        if self.owing == 0:
+        if ok and self.early and self.ok >= quorum(self.n):
+            assert action is FINISH, "a majority succeeded: the round is decided"
+            self.decided = self.owing > 0
+        elif self.owing == 0:
             assert action is FINISH, "every server answered, the round must finish"
         elif self.in_grace and not self.worth_the_grace():
             assert action is FINISH, "the grace went on when it could no longer help"
@@ -109,13 +116,15 @@ def test_round_rules_hold_under_any_interleaving(data: st.DataObject) -> None:
         )
         for i in range(n)
     ]
-    op = data.draw(st.sampled_from([Op.ACQUIRE, Op.RELEASE]), label="op")
+    op = data.draw(st.sampled_from([Op.ACQUIRE, Op.RELEASE, Op.EXTEND]), label="op")
     connect_timeout = data.draw(st.sampled_from([0.01, 0.05, 0.5]), label="connect_timeout")
     step = Fanout(op, "k", "t", 1000, TIMEOUT)
     machine = RoundMachine(step, members, now=START, connect_timeout=connect_timeout)
-    checker = Checker(n, TIMEOUT, connect_timeout)
+    checker = Checker(n, TIMEOUT, connect_timeout, early=op in EARLY_OPS)
     ready = [data.draw(st.booleans()) for _ in range(n)]
     checker.first_contact = any(not r and not m.tried for r, m in zip(ready, members, strict=True))
+    # a round that opens connections waits for them: it is never decided early
+    checker.early = checker.early and all(ready)
     for first in machine.start(ready):
         drive(machine, checker, first, True)
     ok_raw = b"OK" if op is Op.ACQUIRE else 1
@@ -187,14 +196,18 @@ def test_round_rules_hold_under_any_interleaving(data: st.DataObject) -> None:
     assert result.finished == now
     for i, outcome in enumerate(result.outcomes):
         if checker.state[i] != "answered":
-            assert outcome.reply is Reply.TIMEOUT
-            expected = (
-                "still connecting" if checker.state[i] == "connecting" else "no reply in time"
-            )
+            assert outcome.reply is (Reply.UNREAD if checker.decided else Reply.TIMEOUT)
+            if checker.state[i] == "connecting":
+                expected = "still connecting"
+            elif checker.decided:
+                expected = "a majority had answered"
+            else:
+                expected = "no reply in time"
             assert outcome.detail.endswith(expected)
         if outcome.detail and members[i].where:
             assert outcome.detail.startswith(members[i].where + ": ")
     assert sum(1 for o in result.outcomes if o.reply.ok) == checker.ok
+    assert machine.decided is checker.decided
     # Ended: later events change nothing.
     for i in range(n):
         assert machine.reply(i, ok_raw, now) is None
@@ -271,3 +284,103 @@ def test_a_server_the_step_does_not_target_gets_nothing_and_counts_as_not_held()
     outcomes = machine.result(START + 0.002).outcomes
     assert [o.reply for o in outcomes] == [Reply.DONE, Reply.NOT_HELD, Reply.NOT_HELD]
     assert outcomes[1].detail == "not sent: nothing to undo"
+
+
+def _five(step: Fanout) -> RoundMachine:
+    members = [Member(f"s{i}") for i in range(5)]
+    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    assert machine.start([True] * 5) == [Send(i) for i in range(5)]
+    return machine
+
+
+def test_an_acquire_is_decided_by_the_third_grant_of_five() -> None:
+    """The round costs the round trip to the slowest of the fastest majority: the two
+    servers that have not answered are not waited for, and say so."""
+    machine = _five(Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT))
+    assert machine.reply(4, b"OK", START + 0.001) is None
+    assert machine.reply(0, None, START + 0.002) is None  # taken there
+    assert machine.reply(2, b"OK", START + 0.003) is None
+    assert machine.reply(1, b"OK", START + 0.004) is FINISH
+    assert machine.decided
+    outcomes = machine.result(START + 0.004).outcomes
+    assert [o.reply for o in outcomes] == [
+        Reply.TAKEN, Reply.GRANTED, Reply.GRANTED, Reply.UNREAD, Reply.GRANTED
+    ]  # fmt: skip
+    assert outcomes[3].detail == "a majority had answered"
+    assert not Reply.UNREAD.answered
+    assert not Reply.UNREAD.ok
+
+
+@pytest.mark.parametrize("op", [Op.RELEASE, Op.COMMIT_FENCE, Op.QUEUE, Op.RW_READ])
+def test_other_commands_wait_for_every_reply(op: Op) -> None:
+    """A release's answers say who was woken and who is in line; the lock family's
+    scripts count their own way: none of them ends at a majority."""
+    machine = _five(Fanout(op, "k", "t", 1000, TIMEOUT))
+    raw: object = b"OK" if op is Op.RW_READ else 1
+    for i in range(4):
+        assert machine.reply(i, raw, START + 0.001) is None
+    assert not machine.decided
+    assert machine.reply(4, raw, START + 0.002) is FINISH
+    assert not machine.decided
+
+
+def test_a_round_that_fails_waits_for_every_reply() -> None:
+    machine = _five(Fanout(Op.EXTEND, "k", "t", 1000, TIMEOUT))
+    for i in range(3):
+        assert machine.reply(i, 0, START + 0.001) is None  # not held: a majority can't confirm
+    assert machine.reply(3, 1, START + 0.002) is None
+    assert machine.reply(4, 1, START + 0.003) is FINISH
+    assert not machine.decided
+
+
+def test_an_acquire_with_fencing_reads_every_grant() -> None:
+    """The token is the largest counter among every grant (a server whose counter jumped
+    to its clock after a restart sets it at once): a fencing acquire is never decided
+    early."""
+    machine = _five(Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT, max_ttl_ms=5000, fencing=True))
+    for i in range(4):
+        assert machine.reply(i, [1, 0, 7], START + 0.001) is None
+    assert machine.reply(4, [1, 0, 9], START + 0.002) is FINISH
+    assert not machine.decided
+    assert draw_fence(machine.result(START + 0.002).outcomes) == (9, False)
+
+
+@pytest.mark.parametrize("tried", [False, True])
+def test_a_round_that_opens_a_connection_is_not_decided_early(tried: bool) -> None:
+    """New connections are waited for (their sessions say whether two URLs are one
+    server, and a restarted server's answer whether it is in quarantine): a majority's
+    grants end the grace of first contact, not the round."""
+    members = [Member("a"), Member("b"), Member("c"), Member("d", tried=tried)]
+    machine = RoundMachine(
+        Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT), members, now=START, connect_timeout=1.0
+    )
+    assert machine.start([True, True, True, False])[3] == Connect(3)
+    for i in range(3):
+        assert machine.reply(i, b"OK", START + 0.001) is None
+    assert not machine.decided
+    assert machine.tick(START + TIMEOUT) is FINISH  # a majority granted: no grace
+    assert machine.result(START + TIMEOUT).outcomes[3].reply is Reply.TIMEOUT
+
+
+def test_a_lease_renewal_reads_every_reply() -> None:
+    """A renewal runs in the background: it waits for every server (its outcomes say
+    where the lease was renewed), while an ``extend()`` ends at a majority."""
+    machine = _five(Fanout(Op.EXTEND, "k", "t", 1000, TIMEOUT, every=True))
+    for i in range(4):
+        assert machine.reply(i, 1, START + 0.001) is None
+    assert machine.reply(4, 1, START + 0.002) is FINISH
+    assert not machine.decided
+
+
+def test_a_waiters_attempt_reads_every_reply() -> None:
+    """A waiter's attempt stands in line where it is refused: each answer says where
+    its entry stands, which the process keeps track of (and takes off when it leaves)."""
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT, member="m", arrival="1.0", lease_ms=1200)
+    assert step.joins
+    machine = _five(step)
+    granted = [1, 0, 0, 0]  # the queued acquire script's grant; not put in line (0)
+    for i in range(4):
+        assert machine.reply(i, granted, START + 0.001) is None
+    assert machine.reply(4, granted, START + 0.002) is FINISH
+    assert not machine.decided
+    assert [o.reply for o in machine.result(START + 0.002).outcomes] == [Reply.GRANTED] * 5

@@ -16,7 +16,7 @@ from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.round import RoundMachine
 from quorumlock._io import fanout as fanout_module
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of, values
+from tests.conftest import client_of, decided, values
 from tests.integration.test_exclusion import pttls
 
 
@@ -66,7 +66,9 @@ def test_a_server_that_lost_its_scripts_gets_the_careful_path(
     finally:
         client.close()
     rounds = rl._fanout.run_batch([extend(lock.name, lock.token or "") for lock in locks])
-    assert [[o.reply for o in r.outcomes] for r in rounds] == [[Reply.DONE] * 5] * 2
+    # run one at a time, each decided by a majority: a server may be left unread
+    for round_ in rounds:
+        assert decided([o.reply for o in round_.outcomes], [Reply.DONE] * 5), round_.outcomes
     for lock in locks:
         assert lock.release()
 

@@ -24,7 +24,7 @@ from quorumlock import (
 )
 from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock.testing import LocalServer, LocalServerGroup
-from tests.conftest import ServerFactory, client_of, values
+from tests.conftest import ServerFactory, client_of, decided, values
 from tests.integration.apis import Api, call, holding
 from tests.integration.test_both_apis import wait_for
 
@@ -120,7 +120,8 @@ def test_events_of_acquire_extend_release(
         assert not extended.renewal
         assert 9 < extended.validity <= 10
         assert extended.reason == ""
-        assert [o.reply for o in extended.outcomes] == [Reply.DONE] * 5
+        # decided by a majority: a server may be left unread
+        assert decided([o.reply for o in extended.outcomes], [Reply.DONE] * 5)
         rec.events.clear()
 
         assert await call(lock.release())

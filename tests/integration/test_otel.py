@@ -155,7 +155,9 @@ def test_spans_and_metrics_of_real_locking(
         assert attrs["quorumlock.extended"] is True
         assert attrs["quorumlock.renewal"] is False
         assert 9 < attrs["quorumlock.validity"] <= 10
-        assert attrs["quorumlock.replies.done"] == 5
+        # decided by a majority: servers may be left unread
+        assert attrs["quorumlock.replies.done"] >= 3
+        assert attrs["quorumlock.replies.done"] + attrs.get("quorumlock.replies.not_read", 0) == 5
         assert attributes_of(released)["quorumlock.released"] is True
 
         attrs = attributes_of(failed)
@@ -182,9 +184,10 @@ def test_spans_and_metrics_of_real_locking(
                 reply: telemetry.value(
                     "quorumlock.server.replies", server=server, op="acquire", reply=reply
                 )
-                for reply in ("granted", "taken")
+                for reply in ("granted", "taken", "not read")
             }
-            assert replies["granted"] == 2
+            assert replies["granted"] + replies["not read"] == 2  # the second: unread, maybe
+            assert replies["granted"] >= 1  # the first acquire connected: it read every reply
             assert replies["taken"] >= 2
         latencies = [
             p
@@ -193,7 +196,8 @@ def test_spans_and_metrics_of_real_locking(
             and p.attributes["quorumlock.reply"] == "granted"
         ]
         assert sorted(p.attributes["quorumlock.server"] for p in latencies) == sorted(rl.servers)
-        assert all(p.count == 2 and p.sum > 0 for p in latencies)
+        assert all(p.count in (1, 2) and p.sum > 0 for p in latencies)  # unread: no latency
+        assert sum(p.count for p in latencies) >= len(rl.servers) + 3  # the second's majority
 
     api.run(body)
     everything = repr(

@@ -174,8 +174,12 @@ def test_restarted_server_is_quarantined_records_its_grants_and_releases_them(
         client = client_of(group[2])
         client.set(lock_name, "someone-else", px=5000)
         client.close()
-        lock = rl.lock(lock_name, ttl=5)
-        assert await call(lock.acquire(blocking=False))
+        for _ in range(100):  # until a round reads z's answer (x and y may decide first)
+            lock = rl.lock(lock_name, ttl=5)
+            assert await call(lock.acquire(blocking=False))
+            if replies(lock.outcomes)[2] is not Reply.UNREAD:
+                break
+            assert await call(lock.release())
         assert replies(lock.outcomes) == [G, G, Q]
         assert 28.0 < seconds_left(lock.outcomes[2], "taken") <= 30.0
         assert values(group, lock_name) == [lock.token, lock.token, "someone-else"]
@@ -227,9 +231,10 @@ def test_restarted_majority_refuses_then_a_blocking_acquire_waits_out_max_ttl(
         assert max_ttl - 0.05 <= waited < max_ttl + 1.5, waited
         # The two restarts are a few milliseconds apart, so one of them may still be
         # in quarantine when the other's ends: two grants are a quorum already.
+        # (decided by two grants, it may leave the third unread)
         granted = replies(lock.outcomes)
         assert granted.count(G) >= 2, granted
-        assert set(granted) <= {G, Q}, granted
+        assert set(granted) <= {G, Q, Reply.UNREAD}, granted
         assert await call(lock.release())
 
     api.run(body)

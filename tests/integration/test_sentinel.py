@@ -26,7 +26,7 @@ from tests.integration.apis import AnyRedlock, Api, AsyncApi, SyncApi, call
 from tests.integration.test_promotion import replica_of
 from tests.integration.test_quarantine import marker, run_id, seconds_left
 
-G, Q = Reply.GRANTED, Reply.QUARANTINED
+G, Q, X = Reply.GRANTED, Reply.QUARANTINED, Reply.TAKEN
 SentinelFactory = Callable[..., list[LocalSentinel]]
 
 
@@ -70,12 +70,13 @@ async def until_the_instance_answers(
     rl: AnyRedlock, *, limit: float
 ) -> list[tuple[bool, tuple[NodeOutcome, ...]]]:
     """Attempts every 0.1 s until the Sentinel instance answers (not an error or a
-    timeout: the failover is over and its connection reached the new master)."""
+    timeout: the failover is over and its connection reached the new master; nor "not
+    read": the two others decided the round first)."""
     history: list[tuple[bool, tuple[NodeOutcome, ...]]] = []
     deadline = time.monotonic() + limit
     while True:
         history.append(await attempt(rl, f"locks:after-{len(history)}"))
-        if history[-1][1][0].reply not in (Reply.ERROR, Reply.TIMEOUT):
+        if history[-1][1][0].reply not in (Reply.ERROR, Reply.TIMEOUT, Reply.UNREAD):
             return history
         assert time.monotonic() < deadline, f"no answer from the new master: {history[-1]}"
         await asyncio.sleep(0.1)
@@ -118,9 +119,16 @@ def test_a_sentinel_master_follows_a_failover_and_the_promoted_replica_is_quaran
             marker(replica)["promotion"] == client_of(replica).info("replication")["master_replid"]
         )
 
-        got, outcomes = await attempt(rl, "locks:later")  # the same quarantine goes on
-        assert got
-        assert outcomes[0].reply is Q
+        # The same quarantine goes on. Another holder on a plain server: without the
+        # instance's grant, which does not count, there is no majority, and the round
+        # reads its answer (a round that succeeds may be decided without it).
+        taken = client_of(plain[0])
+        taken.set("locks:later", "another-holder", px=5_000)
+        taken.close()
+        refused = rl.lock("locks:later", ttl=5)
+        assert not await call(refused.acquire(blocking=False))  # held by another, as it says
+        outcomes = refused.outcomes
+        assert [o.reply for o in outcomes] == [Q, X, G], outcomes
         assert seconds_left(outcomes[0]) <= seconds_left(first)
 
     api.run(body)

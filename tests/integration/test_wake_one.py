@@ -33,7 +33,7 @@ from quorumlock._algorithm.scripts import (
     WAKE_PREFIX,
 )
 from quorumlock.testing import LatencyProxy, LocalServerGroup
-from tests.conftest import client_of
+from tests.conftest import client_of, decided, settled_values
 from tests.integration.apis import AnyLock, AnyRedlock, Api, Body, call
 
 SLOW_POLL = 60.0
@@ -822,10 +822,11 @@ def test_the_queues_agree_after_a_release_that_was_late_on_one_server(
         api.run(body)
     # The first waiter was refused by the holder's key on the fifth server (and, on a busy
     # machine, maybe on one more, whose part of the release came after its attempt).
+    # (Decided by the four others, its attempt may have left the fifth's answer unread.)
     first = results["w1"]
-    assert first[4] is Reply.TAKEN
+    assert first[4] in (Reply.TAKEN, Reply.UNREAD)
     assert first.count(Reply.GRANTED) >= 3
-    assert results["w2"] == [Reply.GRANTED] * 5
+    assert decided(results["w2"], [Reply.GRANTED] * 5)
     assert queue_sizes(servers, lock_name) == [0] * 5
 
 
@@ -857,7 +858,9 @@ async def _listen_and_hold(
     assert await call(waited.release())  # nobody waits: it puts the worker in no line
     held = worker.lock(name, ttl=30)
     assert await call(held.acquire(blocking=False))
-    assert [o.reply for o in held.outcomes] == [Reply.GRANTED] * len(servers.urls)
+    n = len(servers.urls)
+    assert decided([o.reply for o in held.outcomes], [Reply.GRANTED] * n), held.outcomes
+    assert settled_values(servers, name, [held.token] * n) == [held.token] * n
     return held
 
 

@@ -46,6 +46,11 @@ DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
 RW_TESTS: Final = "tests/integration/test_rwlock.py"
 VERIFY: Final = "tests/faults/test_verify.py"
 FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
+FANOUT: Final = "src/quorumlock/_io/fanout.py"
+SLOW_MINORITY: Final = (
+    "tests/integration/test_quorum.py::"
+    "test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step"
+)
 TEST_TIMEOUT: Final = 600.0
 
 
@@ -435,6 +440,49 @@ MUTANTS: Final = (
         '(kind == "w" or (rw_mode == "r" and kind == "i")',
         '((kind == "w" and rw_mode == "w") or (rw_mode == "r" and kind == "i")',
         (f"{VERIFY}::test_the_rwlock_keeps_readers_and_writers_apart_under_faults[none]",),
+    ),
+    # A round decided by a majority, and the replies it leaves unread.
+    Mutant(
+        "an acquire waits for every reply, also after a majority granted it",
+        ALGO + "round.py",
+        "step.op in EARLY_OPS and not step.every and not step.fencing and not step.joins",
+        "False",
+        ("tests/core/test_round.py", f"{SLOW_MINORITY}[sync]"),
+    ),
+    Mutant(
+        "with fencing, an acquire ends at a majority: a jumped counter is not its token",
+        ALGO + "round.py",
+        "and not step.every and not step.fencing",
+        "and not step.every",
+        ("tests/core/test_round.py",),
+    ),
+    Mutant(
+        "a waiter's attempt ends at a majority: where its entry stands goes unread",
+        ALGO + "round.py",
+        "and not step.fencing and not step.joins",
+        "and not step.fencing",
+        ("tests/core/test_round.py",),
+    ),
+    Mutant(
+        "a reply left unread is not owed: the next round reads it as its own",
+        FANOUT,
+        "                owed.append((self.step, self.nodes[i]))\n",
+        "",
+        (f"{SLOW_MINORITY}[sync]",),
+    ),
+    Mutant(
+        "a script a slow server lost is never sent in its EVAL form again",
+        FANOUT,
+        "if unloaded and first and self._lacks_script(conn, node, unloaded):",
+        "if False:",
+        (f"{SLOW_MINORITY}[sync]",),
+    ),
+    Mutant(
+        "asyncio: a script a slow server lost is never sent in its EVAL form again",
+        "src/quorumlock/_io/async_fanout.py",
+        "                self._lost_script(index)\n",
+        "                pass\n",
+        (f"{SLOW_MINORITY}[async]",),
     ),
 )
 

@@ -158,6 +158,9 @@ class Fanout:
     slots: tuple[int, ...] = ()
     targets: tuple[bool, ...] = ()
     lease_ms: int = 0  # a waiter's attempt: the lease of the entry it puts in line
+    # read every reply, also once a majority decided the round (a lease renewal, which
+    # runs in the background, where the round trip to the slowest server costs nobody)
+    every: bool = False
 
     @property
     def joins(self) -> bool:
@@ -646,7 +649,7 @@ def extend_flow(
         reason = "its validity had already run out"
     else:
         wait = min(config.timeout_for(ttl_ms), held_until - now)
-        round_ = yield Fanout(Op.EXTEND, key, token, ttl_ms, wait, keys=keys)
+        round_ = yield Fanout(Op.EXTEND, key, token, ttl_ms, wait, keys=keys, every=not final)
         assert isinstance(round_, Round)
         confirmed = round_.count(Reply.DONE)
         new_deadline = deadline(round_.started, ttl_ms, config.clock_drift_factor)

@@ -41,6 +41,9 @@ class Reply(enum.Enum):
     FATAL = "fatal"  # an error retrying cannot fix: auth, read-only replica, ACL, ...
     TIMEOUT = "timeout"  # no answer within the per-instance timeout
     QUARANTINED = "quarantined"  # the server lost its memory recently: its answer can't count
+    # The round was decided before this server answered (a majority had granted or
+    # confirmed): its reply is read later, and dropped. Not an answer, not a failure.
+    UNREAD = "not read"
 
     # Identity tests, not set membership: hashing a member runs Python code, and these
     # are asked of every reply.

@@ -39,6 +39,20 @@ The rules owned here:
   the ``EVAL`` form once, within the same deadline; a second NOSCRIPT is its outcome.
 - **MOVED**: a cluster instance whose slot moved gets the command at the new owner once
   per round, within the same deadline; a second MOVED is its outcome.
+- **Decided early**: an acquire or an extension ends as soon as a majority granted (or
+  confirmed) it: the round costs the round trip to the slowest server of the fastest
+  majority, not to the slowest server (docs/algorithm.md, "N servers"). The servers
+  that had not answered get ``UNREAD``; their replies are read later by the transport,
+  and dropped. These wait for every reply (or the deadline) as before: every other
+  command (a release's and a refusal's answers say who was woken and who is in line,
+  an undo needs to know where a grant may have been written); an acquire with fencing
+  on (its token is the largest counter among every grant: a server whose counter
+  jumped after a restart sets it at once); a waiter's attempt (``Fanout.joins``: each
+  answer says where its entry stands in line, which the process keeps track of); a
+  lease renewal (``Fanout.every``: in the background, its latency costs nobody); a
+  round that is not succeeding; and a round that opens a connection (a new connection
+  is checked for being a server already named under another URL, and a restarted
+  server's first answer says whether it is in quarantine).
 """
 
 from __future__ import annotations
@@ -54,6 +68,7 @@ from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._algorithm.wire import interpret, queue_answer
 
 __all__ = [
+    "EARLY_OPS",
     "FINISH",
     "Action",
     "Connect",
@@ -126,6 +141,9 @@ def _send(index: int) -> Send:
     return Send(index)
 
 
+#: The commands whose round ends once a majority made it succeed ("Decided early").
+EARLY_OPS = frozenset({Op.ACQUIRE, Op.EXTEND})
+
 # Where each server stands in the round.
 _SENDING = 0  # a command is (to be) written on a ready connection
 _CONNECTING = 1
@@ -141,6 +159,7 @@ class RoundMachine:
 
     __slots__ = (
         "_done",
+        "_early",
         "_fresh",
         "_grace_until",
         "_in_grace",
@@ -153,6 +172,7 @@ class RoundMachine:
         "_sent_at",
         "_state",
         "deadline",
+        "decided",
         "finished",
         "members",
         "started",
@@ -177,6 +197,12 @@ class RoundMachine:
         self._sent_at = [now] * n
         self._missing = n
         self._done = 0  # outcomes that count toward success (granted, confirmed)
+        #: The round ended early: a majority made it succeed before every server answered.
+        self.decided = False
+        # the round may end at a majority (``EARLY_OPS``; not a lock family's script)
+        self._early = (
+            step.op in EARLY_OPS and not step.every and not step.fencing and not step.joins
+        )
         self._fresh: set[int] = set()  # connected during this round, reply still due
         self._scripted: set[int] = set()  # got the EVAL form after a NOSCRIPT
         self._moved: set[int] = set()  # followed a MOVED
@@ -209,6 +235,11 @@ class RoundMachine:
             actions.append(action)
         if not first_contact or self._grace_until <= self.deadline:
             self._grace_until = self.deadline
+        if any(isinstance(action, Connect) for action in actions):
+            # a round that opens connections waits for them as it always did (the check
+            # that two URLs are not one server reads every new connection's session, and
+            # a restarted server's answer says whether it is in quarantine)
+            self._early = False
         return actions
 
     def open(self, index: int, ready: bool) -> Send | Connect:
@@ -306,11 +337,13 @@ class RoundMachine:
         if self._missing:
             for i, outcome in enumerate(outcomes):
                 if outcome is None:
-                    text = (
-                        "still connecting" if self._state[i] == _CONNECTING else "no reply in time"
-                    )
                     label = self.members[i].label
-                    outcomes[i] = NodeOutcome(label, Reply.TIMEOUT, self._at(i, text))
+                    if self._state[i] == _CONNECTING:
+                        text = "still connecting"
+                    else:
+                        text = "a majority had answered" if self.decided else "no reply in time"
+                    kind = Reply.UNREAD if self.decided else Reply.TIMEOUT
+                    outcomes[i] = NodeOutcome(label, kind, self._at(i, text))
                     self._state[i] = _ANSWERED
         # Every server has its outcome now (``_missing`` counts the ones without).
         return Round(self.started, now, cast("tuple[NodeOutcome, ...]", tuple(outcomes)))
@@ -334,6 +367,10 @@ class RoundMachine:
         self._missing -= 1
         if outcome.reply.ok:
             self._done += 1
+            if self._early and self._done >= self._needed and not self.finished:
+                self.finished = True
+                self.decided = self._missing > 0
+                return FINISH
         if self._missing == 0:
             self.finished = True
             return FINISH

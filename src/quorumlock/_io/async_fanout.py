@@ -77,6 +77,9 @@ class _Pipe:
         self._parser = hiredis.Reader(replyError=BaseParser.parse_error)
         self.queue: deque[tuple[_Round, int, float]] = deque()
         self.dead: Exception | None = None
+        # scripts (their source) the server answered NOSCRIPT to after their round had
+        # ended: the next command of one of them goes in its EVAL form, which caches it
+        self.unloaded: set[str | int] = set()
         self.reader = asyncio.get_running_loop().create_task(self._read())
         # Commands requested since the first one of this turn of the event loop, which
         # was written at once: written together at the end of the turn (None: nothing
@@ -538,6 +541,14 @@ class _Round:
         pipe = self.pipes[index]
         assert isinstance(pipe, _Pipe)
         command = self.nodes[index].command
+        if not eval_form and pipe.unloaded:
+            try:
+                source = self._source(index, pipe)
+            except ValueError:  # not a script
+                source = ""
+            if source in pipe.unloaded:  # its server lost it: EVAL caches it again
+                pipe.unloaded.discard(source)
+                eval_form = True
         try:
             if eval_form:
                 session = pipe.session
@@ -572,12 +583,31 @@ class _Round:
         if not isinstance(reply, BaseException):
             action = machine.reply(index, reply, time.monotonic())
         elif isinstance(reply, NoScriptError):
+            if machine.finished:
+                self._lost_script(index)
             action = machine.noscript(index, *translate(reply))
         elif (moved := moved_to(reply)) is not None:
             action = machine.moved(index, *moved, *translate(reply))
         else:
             action = machine.error(index, *translate(reply))
         self._act(action)
+
+    def _lost_script(self, index: int) -> None:
+        """Server ``index`` lost its script cache and answered NOSCRIPT after the round
+        ended (decided early, or past its deadline): its pipe's next command of that
+        script goes in the EVAL form, so that a server always slower than the majority
+        still gets the script back."""
+        pipe = self.pipes[index]
+        if isinstance(pipe, _Pipe):
+            pipe.unloaded.add(self._source(index, pipe))
+
+    def _source(self, index: int, pipe: _Pipe) -> str | int:
+        """The source of the script this round's command runs on server ``index``
+        (``ValueError`` if it runs none)."""
+        command = self.nodes[index].command
+        session = pipe.session
+        args = eval_args(self.step, session) if command is None else command.eval_args(session)
+        return args[1]
 
     def _finish(self) -> None:
         if not self.done.done():

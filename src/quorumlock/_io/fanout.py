@@ -2,8 +2,10 @@
 
 One command goes to every server at once: it is written on every server's connection,
 then the replies are read as they arrive, each under the round's deadline. There is no
-thread per request; a round costs about one round trip to the slowest server that
-answers, whatever N.
+thread per request; a round costs about one round trip to the slowest server it waits
+for, whatever N: for an acquire or an extension that a majority decided, the slowest of
+that majority. A reply the round did not wait for is owed by its connection (``_OWED``),
+which reads it first thing in its next round, and drops it.
 
 Connections are our own (one small LIFO pool per server, safe across threads), never
 shared with the application's pools. Establishing a connection is the one thing that runs
@@ -319,7 +321,60 @@ except ImportError:  # another redis-py: every reply goes through read_response
     _PARTIAL = object()
 
 
-def _read_ready(conn: RedisConnection, deadline: float) -> object:
+#: What a connection owes: the replies of rounds that ended before reading them (a
+#: round decided early, see ``quorumlock._algorithm.round``, or one whose deadline came
+#: first), each with the step and server it answers. They are read first, and dropped,
+#: before the connection's next reply. Only on connections whose replies
+#: ``_read_at_once`` reads without blocking (``_pipelined``); weak, so a connection
+#: dropped anywhere drops its debt.
+_OWED: WeakKeyDictionary[RedisConnection, list[tuple[Fanout, _Target]]] = WeakKeyDictionary()
+#: The scripts (their source) a connection's server answered NOSCRIPT to among the owed
+#: replies: the next command of one of them on that connection goes in its ``EVAL``
+#: form, which caches it again (as a round does for a NOSCRIPT it reads itself). Without
+#: this, a server always slower than the majority would never get the script back.
+_UNLOADED: WeakKeyDictionary[RedisConnection, set[str | int]] = WeakKeyDictionary()
+#: A connection owing this many is closed instead (a server that lags that far).
+_MAX_OWED = 8
+
+
+def _pipelined(conn: RedisConnection) -> bool:
+    """Whether ``conn`` may owe replies: a plain socket read by redis-py's hiredis reader."""
+    parser = getattr(conn, "_parser", None)
+    return (
+        type(parser) is _HiredisParser
+        and type(getattr(conn, "_sock", None)) is _PLAIN_SOCKET
+        and getattr(parser, "_reader", None) is not None
+    )
+
+
+def _settle(conn: RedisConnection) -> bool | None:
+    """Read and drop what ``conn`` owes, as far as it has come: True when nothing is owed
+    any more, False while a reply is still on its way, None when the connection broke
+    (it is then closed)."""
+    owed = _OWED.get(conn)
+    while owed:
+        response = _read_at_once(conn, look=True)
+        if response is _PARTIAL and _pipelined(conn):
+            return False
+        if response is _PARTIAL or response is _GONE or isinstance(response, RedisConnectionError):
+            _OWED.pop(conn, None)
+            conn.disconnect()
+            return None
+        step, node = owed.pop(0)  # the reply (or error reply) of a round that is over
+        if isinstance(response, NoScriptError):
+            _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
+    _OWED.pop(conn, None)
+    return True
+
+
+def _script_source(conn: RedisConnection, step: Fanout, node: _Target) -> str | int:
+    """The source of the script ``step`` runs on ``node`` (the ``EVAL`` form's)."""
+    session = node.sessions.get(conn)
+    command = node.command
+    return (eval_args(step, session) if command is None else command.eval_args(session))[1]
+
+
+def _read_ready(conn: RedisConnection, deadline: float, first: object = _PARTIAL) -> object:
     """One reply from ``conn``, usually one whose socket ``poll`` found readable (a
     batch reads its replies in order, whether they have come yet or not).
 
@@ -331,11 +386,11 @@ def _read_ready(conn: RedisConnection, deadline: float) -> object:
     timeout; it carries on with what the reader holds. Error replies are raised as
     ``read_response`` raises them.
     """
-    response = _read_at_once(conn)
+    response = _read_at_once(conn) if first is _PARTIAL else first
     kind = type(response)
     if kind is int or kind is bytes or response is None:
         return response  # a plain reply (neither an error nor a push): as it is
-    if response is _PARTIAL:
+    if response is _PARTIAL or response is _GONE:
         return conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
     if isinstance(response, RedisConnectionError) or (
         isinstance(response, list) and response and isinstance(response[0], RedisConnectionError)
@@ -347,8 +402,11 @@ def _read_ready(conn: RedisConnection, deadline: float) -> object:
     return response
 
 
-def _read_at_once(conn: RedisConnection) -> object:
-    """A reply that needs no waiting (see :func:`_read_ready`), or ``_PARTIAL``."""
+def _read_at_once(conn: RedisConnection, look: bool = False) -> object:
+    """A reply that needs no waiting (see :func:`_read_ready`); ``_PARTIAL`` when there is
+    none yet (or this connection is not read this way), ``_GONE`` when the stream ended
+    or failed. ``look``: the socket was not found readable; look first (a socket with a
+    timeout waits for data before any read, even a non-blocking one)."""
     parser = getattr(conn, "_parser", None)
     if type(parser) is not _HiredisParser:  # (None when redis-py has no hiredis reader)
         return _PARTIAL
@@ -358,12 +416,16 @@ def _read_at_once(conn: RedisConnection) -> object:
         return _PARTIAL  # disconnected, TLS, or a parser unlike this one
     response = reader.gets()
     if response is _PARTIAL:
+        if look and not select.select((sock,), (), (), 0)[0]:
+            return _PARTIAL
         try:
             size = sock.recv_into(buffer, 0, _DONTWAIT)
+        except BlockingIOError:
+            return _PARTIAL  # nothing yet
         except OSError:
-            return _PARTIAL  # nothing yet, or an error read_response meets and reports
+            return _GONE  # an error read_response meets and reports
         if not size:
-            return _PARTIAL  # the end of the stream: read_response reports it
+            return _GONE  # the end of the stream: read_response reports it
         reader.feed(buffer, 0, size)
         response = reader.gets()
     push = getattr(parser, "_hiredis_PushNotificationType", None)
@@ -376,6 +438,9 @@ def _read_at_once(conn: RedisConnection) -> object:
 
 _PLAIN_SOCKET = socket.socket
 _DONTWAIT = socket.MSG_DONTWAIT
+#: What ``_read_at_once`` gives for a stream that ended or failed (``read_response``
+#: reports it).
+_GONE = object()
 
 
 def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | None]:
@@ -383,11 +448,19 @@ def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | 
 
     An idle connection has nothing to read; if its socket is readable, the server sent
     EOF (or garbage). One ``select`` for all of them, so a restarted server costs no
-    failed round.
+    failed round. A connection that owes replies (``_OWED``) first reads what came of
+    them; one still owed is not checked (the next round reads it first).
     """
     fds = {}
+    owing = _OWED
     for i, conn in enumerate(conns):
         if conn is not None:
+            if owing and conn in owing:
+                settled = _settle(conn)
+                if settled is None:
+                    conns[i] = None
+                if not settled:
+                    continue
             fds[_socket(conn).fileno()] = i
     if not fds:
         return conns
@@ -464,8 +537,21 @@ class _PollRound:
             raise
         for i in self.waiting.values():
             conn = self.conns[i]
-            if conn is not None:
-                conn.disconnect()  # its reply may still come: the stream is out of step
+            if conn is None:
+                continue
+            # The round ended (decided early, or its deadline) before this server
+            # answered: its reply may still come. It is read, and dropped, first thing in
+            # the connection's next round; a connection that cannot read that way, or
+            # owes too many, is closed instead (the stream is out of step).
+            owed = _OWED.get(conn)
+            if (owed is None or len(owed) < _MAX_OWED) and _pipelined(conn):
+                if owed is None:
+                    _OWED[conn] = owed = []
+                owed.append((self.step, self.nodes[i]))
+                self.reusable.append((self.nodes[i], conn))
+            else:
+                _OWED.pop(conn, None)
+                conn.disconnect()
         round_ = self.machine.result(time.monotonic())
         for node, conn in self.reusable:
             node.give(conn)
@@ -485,8 +571,8 @@ class _PollRound:
             now = time.monotonic()
             if machine.tick(now) is FINISH:
                 # One last look without waiting: replies that arrived in time are read,
-                # not reported as timeouts.
-                if last_look or not self.waiting:
+                # not reported as timeouts (a round decided early reads them later).
+                if last_look or not self.waiting or machine.decided:
                     spin.waited(now - began)
                     return
                 last_look = True
@@ -525,6 +611,10 @@ class _PollRound:
     def _send(self, i: int, eval_form: bool) -> None:
         node, conn = self.nodes[i], self.conns[i]
         assert conn is not None
+        first = not eval_form  # (not the EVAL form sent again after a NOSCRIPT)
+        unloaded = _UNLOADED.get(conn) if _UNLOADED else None
+        if unloaded and first and self._lacks_script(conn, node, unloaded):
+            eval_form = True  # its server lost it (an owed NOSCRIPT): EVAL caches it again
         try:
             if eval_form:
                 session = node.sessions.get(conn)
@@ -542,11 +632,23 @@ class _PollRound:
             self.conns[i] = None
             self._act(self.machine.error(i, *translate(exc)))
             return
-        if not eval_form:
+        if first:
             self.machine.sent(i, self.now)
         fd = getattr(conn, "_sock").fileno()  # noqa: B009 (see _socket)
         self.waiting[fd] = i
         self.poller.register(fd, _POLL_IN)
+
+    def _lacks_script(self, conn: RedisConnection, node: _Target, unloaded: set[str | int]) -> bool:
+        """Whether this round's command runs a script that ``conn``'s server lost (one of
+        ``unloaded``, which it then leaves: the ``EVAL`` form about to go caches it)."""
+        try:
+            source = _script_source(conn, self.step, node)
+        except ValueError:  # not a script
+            return False
+        if source not in unloaded:
+            return False
+        unloaded.discard(source)
+        return True
 
     def _connected(self) -> None:
         """Feed the connection attempts that ended. A connection another round took
@@ -570,12 +672,28 @@ class _PollRound:
     def _read(self, fd: int) -> None:
         """Read one reply and feed it; a connection whose stream is in step after it is
         kept for the pool."""
-        i = self.waiting.pop(fd)
-        self.poller.unregister(fd)
+        i = self.waiting[fd]
         node, conn, machine = self.nodes[i], self.conns[i], self.machine
         assert conn is not None
+        first: object = _PARTIAL
+        settled: bool | None = True
+        if _OWED and conn in _OWED:
+            settled = _settle(conn)
+            if settled is False:
+                return  # a reply to an earlier round is still on its way: poll again
+            if settled:
+                first = _read_at_once(conn, look=True)
+                if first is _PARTIAL:
+                    return  # ours is not here yet
+        del self.waiting[fd]
+        self.poller.unregister(fd)
+        if settled is None:  # the connection broke (and was closed)
+            self.conns[i] = None
+            lost = RedisConnectionError("connection closed while reading an earlier reply")
+            self._act(machine.error(i, *translate(lost)))
+            return
         try:
-            raw = _read_ready(conn, machine.deadline)
+            raw = _read_ready(conn, machine.deadline, first)
         except NoScriptError as exc:
             action: Action | None = machine.noscript(i, *translate(exc))
         except ResponseError as exc:  # an error *reply* leaves the stream in step
@@ -812,6 +930,20 @@ class SyncFanout:
         # in one go, but parsing and judging hundreds of replies costs this process time.
         deadline = batch.started + max(step.timeout for step in steps) + _PER_STEP * len(steps)
         plain = batch.plain
+        for step, node in _OWED.pop(conn, ()):  # the replies of rounds that are over
+            try:
+                try:
+                    _read_ready(conn, deadline)
+                except NoScriptError:
+                    _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
+                except ResponseError:
+                    continue
+            except Exception as exc:
+                conn.disconnect()
+                failed = translate(exc)
+                for j in range(len(steps)):
+                    batch.machine(j).error(index, *failed)
+                return False
         for j in range(len(steps)):
             try:
                 raw = _read_ready(conn, deadline)
