@@ -24,7 +24,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import hypothesis
 import pytest
@@ -41,6 +41,7 @@ from quorumlock.testing import (
 )
 
 ServerFactory = Callable[..., LocalServerGroup]
+T = TypeVar("T")
 
 # Property tests judge results, never time: no per-example deadline (hypothesis's 200 ms
 # default fails an example that a busy machine merely slowed down).
@@ -310,16 +311,21 @@ def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | 
     return result
 
 
+def settled(read: Callable[[], T], expected: T) -> T:
+    """``read()``, again for up to 2 s until it gives ``expected``: an acquire or an
+    extension returns once a majority granted it, and the command it sent to the others
+    may be read by their servers a moment later than a test's own command."""
+    give_up = time.monotonic() + 2.0
+    while (found := read()) != expected and time.monotonic() < give_up:
+        time.sleep(0.01)
+    return found
+
+
 def settled_values(
     group: LocalServerGroup | list[LocalServer], key: str, expected: list[str | None]
 ) -> list[str | None]:
-    """:func:`values`, read again for up to 2 s until they are ``expected``: an acquire or
-    an extension returns once a majority granted it, and the command it sent to the
-    others may be read by their servers a moment later than a test's own command."""
-    give_up = time.monotonic() + 2.0
-    while (found := values(group, key)) != expected and time.monotonic() < give_up:
-        time.sleep(0.01)
-    return found
+    """:func:`values`, read again until they are ``expected`` (see :func:`settled`)."""
+    return settled(lambda: values(group, key), expected)
 
 
 def decided(replies: Sequence[object], expected: Sequence[Reply]) -> bool:

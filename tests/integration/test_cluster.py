@@ -13,6 +13,7 @@ catches.
 from __future__ import annotations
 
 import asyncio
+import functools
 import socket
 import threading
 import time
@@ -31,7 +32,7 @@ import quorumlock.asyncio
 from quorumlock import ConfigurationError, NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.cluster import key_slot, slot_marker
 from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, _cluster, _servers
-from tests.conftest import decided
+from tests.conftest import decided, settled
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 
 G, X, Q, E, T = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.ERROR, Reply.TIMEOUT
@@ -163,17 +164,6 @@ def value_on(cluster: LocalCluster, node: LocalServer, key: str) -> str | None:
     return None if raw is None else raw.decode()
 
 
-def settled_value(
-    cluster: LocalCluster, node: LocalServer, key: str, expected: str | None
-) -> str | None:
-    """:func:`value_on`, read again for up to 2 s until it is ``expected`` (an acquire
-    decided by a majority may return before this node ran it: see settled_values)."""
-    give_up = time.monotonic() + 2.0
-    while (found := value_on(cluster, node, key)) != expected and time.monotonic() < give_up:
-        time.sleep(0.01)
-    return found
-
-
 def marker_on(cluster: LocalCluster, node: LocalServer, slot: int) -> dict[str, str]:
     client = cluster.node_client(node)
     try:
@@ -275,7 +265,8 @@ def test_acquire_extend_release_on_every_master(
                     # release reads every reply
                     assert decided([o.reply for o in lock.outcomes], [G, G, G]), lock.outcomes
                     owner = owners[key_slot(name)]
-                    assert settled_value(cluster, owner, name, lock.token) == lock.token
+                    found = settled(functools.partial(value_on, cluster, owner, name), lock.token)
+                    assert found == lock.token
                     assert await call(lock.extend())
                     assert await call(lock.release())
                     assert [o.reply for o in lock.outcomes] == [Reply.DONE] * 3
@@ -688,7 +679,9 @@ def test_a_half_migrated_slot_is_an_error_for_its_names(
             await warm_up(rl, names)
             holder = rl.lock(held, ttl=10)
             assert holder.acquire(blocking=False)
-            assert holder.outcomes[0].reply is G
+            # held on the source (maybe not read: the plain servers may decide first)
+            found = settled(functools.partial(value_on, cluster, source, held), holder.token)
+            assert found == holder.token
             src, dst = cluster.node_client(source), cluster.node_client(target)
             try:
                 dst.execute_command(
@@ -704,11 +697,12 @@ def test_a_half_migrated_slot_is_an_error_for_its_names(
                 src.close()
                 dst.close()
             for name in (held, free):
-                acquired, outcomes = await attempt(rl, name)
-                assert acquired is (name == free)  # the plain servers decide
-                assert outcomes[0].reply is E, outcomes[0]
-                assert outcomes[0].detail.startswith(f"127.0.0.1:{source.port}: ")
-                assert outcomes[0].fence is None
+                # (until a round reads the cluster's answer: the plain servers decide)
+                acquired, outcome = await cluster_answer(rl, name, lambda _: True)
+                assert acquired is (name == free)
+                assert outcome.reply is E, outcome
+                assert outcome.detail.startswith(f"127.0.0.1:{source.port}: ")
+                assert outcome.fence is None
             assert value_on(cluster, source, held) == holder.token
             assert holder.release()
 

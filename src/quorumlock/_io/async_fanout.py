@@ -543,7 +543,7 @@ class _Round:
         command = self.nodes[index].command
         if not eval_form and pipe.unloaded:
             try:
-                source = self._source(index, pipe)
+                source = self._eval_form(index, pipe)[1]
             except ValueError:  # not a script
                 source = ""
             if source in pipe.unloaded:  # its server lost it: EVAL caches it again
@@ -551,10 +551,7 @@ class _Round:
                 eval_form = True
         try:
             if eval_form:
-                session = pipe.session
-                step = self.step
-                args = eval_args(step, session) if command is None else command.eval_args(session)
-                packed = pack(args)
+                packed = pack(self._eval_form(index, pipe))
             else:
                 packed = (command or self.packer).packed(pipe.session)
         except ValueError as exc:
@@ -599,15 +596,14 @@ class _Round:
         still gets the script back."""
         pipe = self.pipes[index]
         if isinstance(pipe, _Pipe):
-            pipe.unloaded.add(self._source(index, pipe))
+            pipe.unloaded.add(self._eval_form(index, pipe)[1])
 
-    def _source(self, index: int, pipe: _Pipe) -> str | int:
-        """The source of the script this round's command runs on server ``index``
-        (``ValueError`` if it runs none)."""
+    def _eval_form(self, index: int, pipe: _Pipe) -> tuple[str | int, ...]:
+        """The ``EVAL`` form of this round's command on server ``index`` (``ValueError``
+        if it runs no script)."""
         command = self.nodes[index].command
         session = pipe.session
-        args = eval_args(self.step, session) if command is None else command.eval_args(session)
-        return args[1]
+        return eval_args(self.step, session) if command is None else command.eval_args(session)
 
     def _finish(self) -> None:
         if not self.done.done():

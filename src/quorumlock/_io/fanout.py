@@ -367,11 +367,17 @@ def _settle(conn: RedisConnection) -> bool | None:
     return True
 
 
-def _script_source(conn: RedisConnection, step: Fanout, node: _Target) -> str | int:
-    """The source of the script ``step`` runs on ``node`` (the ``EVAL`` form's)."""
+def _eval_form(conn: RedisConnection, step: Fanout, node: _Target) -> tuple[str | int, ...]:
+    """The ``EVAL`` form of ``step``'s command on ``node`` (``ValueError`` if it runs no
+    script)."""
     session = node.sessions.get(conn)
     command = node.command
-    return (eval_args(step, session) if command is None else command.eval_args(session))[1]
+    return eval_args(step, session) if command is None else command.eval_args(session)
+
+
+def _script_source(conn: RedisConnection, step: Fanout, node: _Target) -> str | int:
+    """The source of the script ``step`` runs on ``node`` (the ``EVAL`` form's)."""
+    return _eval_form(conn, step, node)[1]
 
 
 def _read_ready(conn: RedisConnection, deadline: float, first: object = _PARTIAL) -> object:
@@ -617,10 +623,7 @@ class _PollRound:
             eval_form = True  # its server lost it (an owed NOSCRIPT): EVAL caches it again
         try:
             if eval_form:
-                session = node.sessions.get(conn)
-                command = node.command
-                step = self.step
-                args = eval_args(step, session) if command is None else command.eval_args(session)
+                args = _eval_form(conn, self.step, node)
                 conn.send_packed_command(conn.pack_command(*args), False)
             else:
                 packed = self.packed
