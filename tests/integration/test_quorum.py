@@ -9,6 +9,7 @@ server costs at most one instance timeout per round, and rounds are multiplexed 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import re
@@ -18,8 +19,9 @@ from collections.abc import Iterator, Sequence
 
 import pytest
 
+import quorumlock.asyncio
 from quorumlock import NodeOutcome, QuorumUnavailable, Reply
-from quorumlock._algorithm.scripts import RELEASE
+from quorumlock._algorithm.scripts import EXTEND, RELEASE
 from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, decided, settled_values, values
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call
@@ -575,6 +577,62 @@ def test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step(
 
     try:
         api.run(body)
+    finally:
+        for proxy in slow:
+            proxy.close()
+
+
+def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """asyncio: the event loop is held 80 ms right after an extension's commands went
+    out, so every reply is in before the round's task resumes; the last two servers,
+    behind a 5 ms proxy, answer after the first three, and NOSCRIPT (their scripts were
+    flushed). The round was decided by the third confirmation: the last two are "not
+    read", as on the sync transport, not errors. The next extension caches the script
+    there again."""
+    last_two = servers.servers[3:]
+    slow = [LatencyProxy(s.host, s.port, delay=0.005) for s in last_two]
+    for proxy in slow:
+        proxy.start()
+    clients = [client_of(server) for server in last_two]
+
+    async def cached() -> bool:
+        """Whether the last two servers have the script, asked for up to 2 s (the
+        event loop runs meanwhile: the slow servers' replies are read)."""
+        give_up = time.monotonic() + 2.0
+        while time.monotonic() < give_up:
+            if all(client.script_exists(EXTEND.sha)[0] for client in clients):
+                return True
+            await asyncio.sleep(0.01)
+        return False
+
+    async def body() -> None:
+        rl = quorumlock.asyncio.Redlock(
+            servers.urls[:3] + [p.url for p in slow], instance_timeout=1.0
+        )
+        try:
+            lock = rl.lock(lock_name, ttl=10)
+            assert await lock.acquire(blocking=False)
+            # The script is cached everywhere (where an extension finds it missing after
+            # its round was decided, the next one sends the EVAL form)...
+            await lock.extend()
+            await asyncio.sleep(0.05)
+            await lock.extend()
+            assert await cached()
+            for client in clients:  # ...then not on the last two
+                client.script_flush()
+            asyncio.get_running_loop().call_soon(time.sleep, 0.08)
+            assert await lock.extend() > 9
+            assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
+            await lock.extend()
+            assert await cached()
+            assert await lock.release()
+        finally:
+            await rl.close()
+
+    try:
+        asyncio.run(body())
     finally:
         for proxy in slow:
             proxy.close()

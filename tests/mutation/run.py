@@ -51,6 +51,10 @@ SLOW_MINORITY: Final = (
     "tests/integration/test_quorum.py::"
     "test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step"
 )
+ASYNC_DECIDED: Final = (
+    "tests/integration/test_quorum.py::"
+    "test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read"
+)
 TEST_TIMEOUT: Final = 600.0
 
 
@@ -480,9 +484,16 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: a script a slow server lost is never sent in its EVAL form again",
         "src/quorumlock/_io/async_fanout.py",
-        "                self._lost_script(index)\n",
-        "                pass\n",
+        "            self._lost_script(index)\n",
+        "            pass\n",
         (f"{SLOW_MINORITY}[async]",),
+    ),
+    Mutant(
+        "asyncio: a reply in before an early-decided round's task resumes is still recorded",
+        "src/quorumlock/_io/async_fanout.py",
+        "        if machine.decided:\n",
+        "        if False:\n",
+        (ASYNC_DECIDED,),
     ),
 )
 

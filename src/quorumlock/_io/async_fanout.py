@@ -577,11 +577,15 @@ class _Round:
         (the round is over) change nothing."""
         machine = self.machine
         action: Action | None
+        if machine.finished and isinstance(reply, NoScriptError):
+            self._lost_script(index)
+        if machine.decided:
+            # Decided early: the servers still owing a reply stay "not read", as on the
+            # sync transport, even when it comes before this round's task resumes.
+            return
         if not isinstance(reply, BaseException):
             action = machine.reply(index, reply, time.monotonic())
         elif isinstance(reply, NoScriptError):
-            if machine.finished:
-                self._lost_script(index)
             action = machine.noscript(index, *translate(reply))
         elif (moved := moved_to(reply)) is not None:
             action = machine.moved(index, *moved, *translate(reply))
