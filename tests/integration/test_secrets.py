@@ -135,15 +135,20 @@ def test_the_cli_never_prints_a_password(password: str, closed_port: int) -> Non
         ("redis://127.0.0.1:0", "the port must be in 1..65535, not 0"),
         ("redis://127.0.0.1:6379?no_such_option=1", "unknown query option 'no_such_option'"),
         ("redis://127.0.0.1:6379?db=x", "invalid value (option 'db')"),
+        # after a password option, an unknown option may be the rest of the password
+        (f"redis://127.0.0.1:6379?password=a&{CORE}=b", "the query holds a password"),
+        (f"rediss://127.0.0.1:6379?ssl_password=x&{CORE}=y", "the query holds a password"),
     ],
 )
 def test_precise_configuration_errors(url: str, message: str) -> None:
     """Port 0 is not read as "the default port"; an unknown query option is named
-    (not redis-py's "__init__() got an unexpected keyword argument")."""
+    (not redis-py's "__init__() got an unexpected keyword argument"), unless the query
+    holds a password."""
     with pytest.raises(ConfigurationError) as info:
         Redlock([url])
     assert message in str(info.value)
     assert "__init__" not in str(info.value)
+    assert CORE not in str(info.value)
 
 
 @pytest.fixture(params=["EVALSHA", "EVAL"])

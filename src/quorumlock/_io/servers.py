@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, cast
+from typing import Any, Final, Literal, Protocol, cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
@@ -335,7 +335,11 @@ def _from_url(url: str) -> ServerSpec:
     if unknown:
         tls_only = unknown[0].startswith("ssl_") and parts.scheme != "rediss"
         hint = " (a TLS option: use rediss://)" if tls_only else ""
-        raise malformed(f"unknown query option {_option_name(unknown[0])}{hint}")
+        # After a password option, an unknown "option" is more likely the rest of a
+        # password holding an unencoded & (its name is a part of the password).
+        secret_query = _SECRET_OPTIONS & set(parse_qs(parts.query, keep_blank_values=True))
+        name = _QUERY_HINT_NAME if secret_query else _option_name(unknown[0])
+        raise malformed(f"unknown query option {name}{hint}")
     try:  # catches bad values now, not at the first connect
         connection_class(**kwargs)
     except (TypeError, ValueError, redis.RedisError) as exc:
@@ -355,6 +359,14 @@ def _options_of(connection_class: type[Any]) -> frozenset[str]:
             params = inspect.signature(init).parameters.values()
             names.update(p.name for p in params if p.default is not p.empty)
     return frozenset(names)
+
+
+#: The query options that hold a secret.
+_SECRET_OPTIONS: Final = frozenset({"password", "ssl_password"})
+#: What an unknown query option is called when the query holds a password.
+_QUERY_HINT_NAME: Final = (
+    "(its name is not shown: the query holds a password; percent-encode any & = in it)"
+)
 
 
 def _option_name(name: str) -> str:
