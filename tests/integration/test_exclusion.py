@@ -449,7 +449,12 @@ def test_blocking_acquire_gets_the_lock_once_it_is_released(
     finally:
         releaser.join(timeout=5)
     assert 0.25 <= elapsed < 2.0
-    assert values(servers, lock_name) == [waiter.token] * len(servers)
+    # Held on a majority at least: woken by the first servers the release reached, the
+    # waiter's attempt may come before the release on others (a busy machine) and be
+    # refused there, where the release then deletes the holder's key.
+    found = values(servers, lock_name)
+    assert found.count(waiter.token) >= len(servers) // 2 + 1
+    assert set(found) <= {waiter.token, None}
     assert waiter.release()
 
 

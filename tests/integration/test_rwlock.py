@@ -34,7 +34,7 @@ from quorumlock import (
 )
 from quorumlock._algorithm.rwlock import rw_key
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import ServerFactory, ServerKind, binary_of, client_of
+from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, settled
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call, holding
 from tests.integration.test_quorum import frozen, replies
 
@@ -73,6 +73,12 @@ def holds(group: LocalServerGroup | Sequence[redis.Redis], name: str) -> list[li
 def kinds(group: LocalServerGroup, name: str) -> list[str]:
     """The mode letters held on every server, e.g. ``["rr", "rr", ""]``."""
     return ["".join(sorted(m[0] for m in server)) for server in holds(group, name)]
+
+
+def settled_kinds(group: LocalServerGroup, name: str, expected: list[str]) -> list[str]:
+    """:func:`kinds`, read again until they are ``expected`` (see ``settled``: an acquire
+    returns once a majority granted it)."""
+    return settled(lambda: kinds(group, name), expected)
 
 
 async def warm(api: Api, urls: Sequence[str], **options: object) -> AnyRedlock:
@@ -124,22 +130,22 @@ def test_readers_share_and_a_writer_excludes_everyone(
         first, second = rw.read(), rw2.read()
         assert await call(first.acquire(blocking=False))
         assert await call(second.acquire(blocking=False))
-        assert kinds(servers, lock_name) == ["rr"] * 5
+        assert settled_kinds(servers, lock_name, ["rr"] * 5) == ["rr"] * 5
         third = await warm(api, servers.urls)
         writer = third.rwlock(lock_name, ttl=10).write()
         assert not await call(writer.acquire(blocking=False))
         assert replies(writer.outcomes) == [Reply.TAKEN] * 5
         # A refused attempt that may not wait leaves no intent behind.
-        assert kinds(servers, lock_name) == ["rr"] * 5
+        assert settled_kinds(servers, lock_name, ["rr"] * 5) == ["rr"] * 5
         assert await call(first.release())
         assert not await call(writer.acquire(blocking=False))
         assert await call(second.release())
         assert holds(servers, lock_name) == [[]] * 5
         assert await call(writer.acquire(blocking=False))
-        assert kinds(servers, lock_name) == ["w"] * 5
+        assert settled_kinds(servers, lock_name, ["w"] * 5) == ["w"] * 5
         for hold in (rw.read(), rw2.read(), rw2.write()):
             assert not await call(hold.acquire(blocking=False))
-        assert kinds(servers, lock_name) == ["w"] * 5
+        assert settled_kinds(servers, lock_name, ["w"] * 5) == ["w"] * 5
         assert await call(writer.release())
         assert not any(client_of(s).exists(rw_key(lock_name)) for s in servers)
 
@@ -283,7 +289,7 @@ def test_a_dead_readers_hold_expires_on_its_own(
         staying = alive.rwlock(lock_name, ttl=10).read()
         assert await call(staying.acquire(blocking=False))
         await asyncio.sleep(1.2)
-        assert kinds(servers, lock_name) == ["r"] * 5  # the live reader only
+        assert settled_kinds(servers, lock_name, ["r"] * 5) == ["r"] * 5  # the live reader only
         assert holds(servers, lock_name)[0] == ["r" + str(staying.token)]
         writer = writer_side.rwlock(lock_name, ttl=10).write()
         assert not await call(writer.acquire(blocking=False))
@@ -312,7 +318,7 @@ def test_a_dead_writers_intent_lapses_while_a_reader_holds_on(
         await asyncio.sleep(0.4)
         assert await call(holder.extend())  # the key outlives the intent
         assert await call(newcomer.acquire(blocking=False))
-        assert kinds(servers, lock_name) == ["rr"] * 5
+        assert settled_kinds(servers, lock_name, ["rr"] * 5) == ["rr"] * 5
         for client in clients:
             client.close()
 
@@ -344,13 +350,13 @@ def test_a_waiting_writer_keeps_new_readers_out(
             await asyncio.sleep(0.03)
         assert await call(old.release())
         assert await waiting
-        assert kinds(servers, lock_name) == ["w"] * 5
+        assert settled_kinds(servers, lock_name, ["w"] * 5) == ["w"] * 5
         assert await call(writer.release())
         assert await call(newcomer.acquire(blocking=False))
         # A writer that gives up leaves nothing: the newcomer's hold only.
         quitter = writers.rwlock(lock_name, ttl=10).write()
         assert not await call(quitter.acquire(timeout=0.3))
-        assert kinds(servers, lock_name) == ["r"] * 5
+        assert settled_kinds(servers, lock_name, ["r"] * 5) == ["r"] * 5
         assert await call(newcomer.release())
 
     api.run(body)
@@ -434,7 +440,7 @@ def test_upgrade_is_refused_with_a_clear_error(
                     await call(writer.acquire(timeout=timeout))
                 assert writer.outcomes == ()
                 assert time.monotonic() - began < 1.0
-            assert kinds(servers, lock_name) == ["r"] * 5
+            assert settled_kinds(servers, lock_name, ["r"] * 5) == ["r"] * 5
         assert holds(servers, lock_name) == [[]] * 5
 
     api.run(body)
@@ -546,7 +552,7 @@ def test_a_with_block_that_fails_leaves_nothing_behind(
         with pytest.raises(LockNotAcquired):
             async with holding(readers.rwlock(lock_name, ttl=10).read(timeout=0.3)):
                 pass
-        assert kinds(servers, lock_name) == ["w"] * 5
+        assert settled_kinds(servers, lock_name, ["w"] * 5) == ["w"] * 5
         assert await call(writer.release())
 
     api.run(body)

@@ -826,7 +826,13 @@ def test_the_queues_agree_after_a_release_that_was_late_on_one_server(
     first = results["w1"]
     assert first[4] in (Reply.TAKEN, Reply.UNREAD)
     assert first.count(Reply.GRANTED) >= 3
-    assert decided(results["w2"], [Reply.GRANTED] * 5)
+    # The second was granted on the fifth server, where the first never held. (Woken by
+    # the first servers that the first waiter's release reached, its attempt may come
+    # before that release on others, on a busy machine, and be refused there.)
+    second = results["w2"]
+    assert second[4] in (Reply.GRANTED, Reply.UNREAD)
+    assert second.count(Reply.GRANTED) >= 3
+    assert set(second) <= {Reply.GRANTED, Reply.TAKEN, Reply.UNREAD}
     assert queue_sizes(servers, lock_name) == [0] * 5
 
 
