@@ -212,7 +212,10 @@ class _SkippedAreas:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    config.pluginmanager.register(_SkippedAreas(), "quorumlock-skipped-areas")
+    # Not in a pytest-xdist worker, which sees only its share of the tests: the process
+    # that runs the session gets every report.
+    if not hasattr(config, "workerinput"):
+        config.pluginmanager.register(_SkippedAreas(), "quorumlock-skipped-areas")
 
 
 def first_line(text: str) -> str:
