@@ -10,11 +10,16 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 CONFTEST = Path(__file__).with_name("conftest.py")
 
 
 def run_pytest(
-    tmp_path: Path, files: dict[str, str], env: dict[str, str] | None = None
+    tmp_path: Path,
+    files: dict[str, str],
+    env: dict[str, str] | None = None,
+    args: tuple[str, ...] = (),
 ) -> subprocess.CompletedProcess[str]:
     root = tmp_path / "tests"
     root.mkdir()
@@ -26,7 +31,7 @@ def run_pytest(
     environment = {k: v for k, v in os.environ.items() if k != "QUORUMLOCK_TEST_STRICT"}
     environment.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-ra", "-p", "no:cacheprovider", "tests"],
+        [sys.executable, "-m", "pytest", "-ra", "-p", "no:cacheprovider", *args, "tests"],
         cwd=tmp_path,
         env=environment,
         capture_output=True,
@@ -79,11 +84,18 @@ def test_a_skipped_area_is_named_with_its_reason(tmp_path: Path) -> None:
     assert between == lines, out[section:]
 
 
-def test_a_skipped_area_fails_a_strict_run(tmp_path: Path) -> None:
-    result = run_pytest(tmp_path, SKIPPING, {"QUORUMLOCK_TEST_STRICT": "1"})
+@pytest.mark.parametrize("args", [(), ("-n", "2")], ids=["one-process", "test-processes"])
+def test_a_skipped_area_fails_a_strict_run(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """Also when the tests run in test processes (README's -n): the areas are counted
+    over all their reports, once."""
+    result = run_pytest(tmp_path, SKIPPING, {"QUORUMLOCK_TEST_STRICT": "1"}, args)
     assert result.returncode == 1, result.stdout
     assert "QUORUMLOCK_TEST_STRICT=1: a skipped area fails the run" in result.stdout
-    assert "SKIPPED AREA tests/test_gone.py" in result.stdout
+    lines = [line for line in result.stdout.splitlines() if line.startswith("SKIPPED AREA")]
+    assert lines == [
+        "SKIPPED AREA tests/area/: 2 of 3 tests skipped: no network (2)",
+        "SKIPPED AREA tests/test_gone.py: 2 of 2 tests skipped: the tool is not installed (2)",
+    ], result.stdout
 
 
 def test_a_single_skip_is_no_area(tmp_path: Path) -> None:
