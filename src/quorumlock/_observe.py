@@ -310,14 +310,22 @@ _UNANSWERED: dict[str, float] = {}
 
 
 def _all_answered(outcomes: tuple[NodeOutcome, ...]) -> bool:
-    """There are outcomes and every server answered the question (``Reply.answered``), in
-    one pass of identity tests: this runs after every round."""
+    """There are outcomes and every server answered the question (``Reply.answered``) or
+    was left unread by a round a majority decided, in one pass of identity tests: this
+    runs after every round."""
     if not outcomes:
         return False
     granted, taken, done, not_held = Reply.GRANTED, Reply.TAKEN, Reply.DONE, Reply.NOT_HELD
+    unread = Reply.UNREAD
     for outcome in outcomes:
         reply = outcome.reply
-        if not (reply is granted or reply is done or reply is taken or reply is not_held):
+        if not (
+            reply is granted
+            or reply is done
+            or reply is unread
+            or reply is taken
+            or reply is not_held
+        ):
             return False
     return True
 
