@@ -135,7 +135,7 @@ def test_the_cli_never_prints_a_password(password: str, closed_port: int) -> Non
         ("redis://127.0.0.1:0", "the port must be in 1..65535, not 0"),
         ("redis://127.0.0.1:6379?no_such_option=1", "unknown query option 'no_such_option'"),
         ("redis://127.0.0.1:6379?db=x", "invalid value (option 'db')"),
-        # after a password option, an unknown option may be the rest of the password
+        # in a query that holds a password, an unknown option may be the rest of it
         (f"redis://127.0.0.1:6379?password=a&{CORE}=b", "the query holds a password"),
         (f"rediss://127.0.0.1:6379?ssl_password=x&{CORE}=y", "the query holds a password"),
     ],

@@ -335,8 +335,8 @@ def _from_url(url: str) -> ServerSpec:
     if unknown:
         tls_only = unknown[0].startswith("ssl_") and parts.scheme != "rediss"
         hint = " (a TLS option: use rediss://)" if tls_only else ""
-        # After a password option, an unknown "option" is more likely the rest of a
-        # password holding an unencoded & (its name is a part of the password).
+        # In a query that holds a password, an unknown "option" may be the rest of that
+        # password, cut at an unencoded &: its name would show part of the password.
         secret_query = _SECRET_OPTIONS & set(parse_qs(parts.query, keep_blank_values=True))
         name = _QUERY_HINT_NAME if secret_query else _option_name(unknown[0])
         raise malformed(f"unknown query option {name}{hint}")
