@@ -350,7 +350,12 @@ def test_a_waiting_writer_keeps_new_readers_out(
             await asyncio.sleep(0.03)
         assert await call(old.release())
         assert await waiting
-        assert settled_kinds(servers, lock_name, ["w"] * 5) == ["w"] * 5
+        # The writer holds on a majority at least. Woken by the servers that the old
+        # reader's release reached first, its attempt may come before that release on
+        # a minority (a busy machine) and be refused there: its intent stays there.
+        held = settled_kinds(servers, lock_name, ["w"] * 5)
+        assert held.count("w") >= 3, held
+        assert set(held) <= {"w", "i"}, held
         assert await call(writer.release())
         assert await call(newcomer.acquire(blocking=False))
         # A writer that gives up leaves nothing: the newcomer's hold only.
