@@ -87,6 +87,15 @@ async def timed_acquire(
     return got, time.monotonic() - started
 
 
+@contextlib.contextmanager
+def running(proxies: Sequence[LatencyProxy]) -> Iterator[None]:
+    """The proxies started, and closed when the block ends, whatever happens in it."""
+    with contextlib.ExitStack() as stack:
+        for proxy in proxies:
+            stack.enter_context(proxy)
+        yield
+
+
 def assert_names(message: str, labels: Sequence[str]) -> None:
     for label in labels:
         assert label in message, f"{label} missing from: {message}"
@@ -543,12 +552,9 @@ def test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step(
     ended, and is loaded all the same: the slow servers hold the lock again in the cycle
     after."""
     slow = [LatencyProxy(s.host, s.port, delay=0.04) for s in servers.servers[3:]]
-    for proxy in slow:
-        proxy.start()
-    urls = servers.urls[:3] + [p.url for p in slow]
 
     async def body() -> None:
-        rl = api.redlock(urls, instance_timeout=1.0)
+        rl = api.redlock(servers.urls[:3] + [p.url for p in slow], instance_timeout=1.0)
         try:
             lock = rl.lock(lock_name, ttl=10)
             assert await call(lock.acquire(blocking=False))  # connects: waits for all
@@ -575,11 +581,8 @@ def test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step(
         finally:
             await call(rl.close())
 
-    try:
+    with running(slow):
         api.run(body)
-    finally:
-        for proxy in slow:
-            proxy.close()
 
 
 def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
@@ -593,8 +596,6 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
     there again."""
     last_two = servers.servers[3:]
     slow = [LatencyProxy(s.host, s.port, delay=0.005) for s in last_two]
-    for proxy in slow:
-        proxy.start()
     clients = [client_of(server) for server in last_two]
 
     async def cached() -> bool:
@@ -631,11 +632,8 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
         finally:
             await rl.close()
 
-    try:
+    with running(slow):
         asyncio.run(body())
-    finally:
-        for proxy in slow:
-            proxy.close()
 
 
 # --------------------------------------------------------------------------------------
@@ -649,8 +647,6 @@ def test_first_round_of_a_new_redlock_waits_for_slow_connections_later_rounds_do
     # 15 ms each way: a connection (handshake and session probe, several round trips)
     # takes far longer than the 20 ms per-instance timeout of a 1 s ttl.
     proxies = [LatencyProxy(s.host, s.port, delay=0.015) for s in servers.servers[:3]]
-    for proxy in proxies:
-        proxy.start()
 
     async def body() -> None:
         rl = api.redlock([p.url for p in proxies])
@@ -667,8 +663,5 @@ def test_first_round_of_a_new_redlock_waits_for_slow_connections_later_rounds_do
         finally:
             await call(rl.close())
 
-    try:
+    with running(proxies):
         api.run(body)
-    finally:
-        for proxy in proxies:
-            proxy.close()
