@@ -80,6 +80,8 @@ def texts_of(rl: Redlock | None, error: BaseException | None, recorder: Recorder
 @given(password=passwords(), where=st.sampled_from(["userinfo", "user+password", "query"]))
 # the part between '@' and '#' was read as the host, and shown with the server's name
 @example(password=f"@%{CORE}#", where="userinfo")
+# an '@' then a '#' in a query password: the '@' was taken for the end of the userinfo
+@example(password=f"@#{CORE}", where="query")
 def test_generated_passwords_never_show(
     password: str, where: str, closed_port: int, caplog: pytest.LogCaptureFixture
 ) -> None:

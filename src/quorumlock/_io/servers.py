@@ -13,6 +13,7 @@ TLS options. quorumlock still opens its own connections (``quorumlock._io.cluste
 from __future__ import annotations
 
 import inspect
+import itertools
 import os
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -128,29 +129,44 @@ _PLAIN_USER = re.compile(r"[^:/?#@\[\]\s]*")
 _TLS_FILES = ("ssl_ca_certs", "ssl_ca_path", "ssl_certfile", "ssl_keyfile")
 
 
-def mask_url(text: str) -> str:
+def mask_url(text: str, *, whole: bool = False) -> str:
     """``text`` with the password of every URL in it replaced by ``***``.
 
     The userinfo of a URL runs to the *last* ``@`` before the next URL (a password may
     hold ``@``, ``/``, ``?``, ``#`` or ``:`` that the user forgot to percent-encode), and
-    all of it is masked but a user name free of delimiters. Masking too much is safe.
+    all of it is masked but a user name free of delimiters; so is the value of a
+    ``password=`` or ``ssl_password=`` query option (which may hold an ``@`` too), up to
+    the next space or quote, or to the end of ``text`` when it is one URL alone
+    (``whole``: everything after a query password may be part of it). Masking too much
+    is safe.
     """
     urls = list(_URL_START.finditer(text))
     if not urls:
-        return text
+        return _masked_rest(text, whole) if whole else text
     pieces = [text[: urls[0].start()]]
     for url, after in zip(urls, [*urls[1:], None], strict=True):
         end = len(text) if after is None else after.start()
-        rest = text[url.end() : end]
-        at = rest.rfind("@")
-        if at >= 0:
-            user, colon, _ = rest[:at].partition(":")
-            if not _PLAIN_USER.fullmatch(user):
-                rest = f"***{rest[at:]}"
-            elif colon:
-                rest = f"{user}:***{rest[at:]}"
-        pieces.append(url.group() + _QUERY_PASSWORD.sub(lambda m: f"{m.group(1)}***", rest))
+        pieces.append(url.group() + _masked_rest(text[url.end() : end], whole))
     return "".join(pieces)
+
+
+def _masked_rest(rest: str, whole: bool) -> str:
+    """What follows a URL's ``scheme://``, its passwords masked (see :func:`mask_url`)."""
+    hidden = [False] * len(rest)
+    at = rest.rfind("@")
+    if at >= 0:
+        user, colon, _ = rest[:at].partition(":")
+        if not _PLAIN_USER.fullmatch(user):
+            hidden[:at] = [True] * at
+        elif colon:
+            hidden[len(user) + 1 : at] = [True] * (at - len(user) - 1)
+    for query in _QUERY_PASSWORD.finditer(rest):
+        end = len(rest) if whole else query.end()
+        hidden[query.end(1) : end] = [True] * (end - query.end(1))
+    return "".join(
+        "***" if hide else "".join(char for char, _ in run)
+        for hide, run in itertools.groupby(zip(rest, hidden, strict=True), key=lambda c: c[1])
+    )
 
 
 def _missing_tls_file(kwargs: Mapping[str, Any]) -> str | None:
@@ -290,11 +306,7 @@ _ENCODE_HINT = "percent-encode any / ? # @ : in the user name or password"
 
 def _from_url(url: str) -> ServerSpec:
     url = url.strip()
-    masked = mask_url(url)
-    if (query := _QUERY_PASSWORD.search(masked)) is not None:
-        # The text is this URL alone: everything after a query password may be part of
-        # it (a quote, a space, an ``&`` the user did not percent-encode).
-        masked = masked[: query.start()] + query.group(1) + "***"
+    masked = mask_url(url, whole=True)
     if not url:
         raise ConfigurationError("a server URL must not be empty")
 
