@@ -244,7 +244,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
                     watched = step.key
                     step = flow.send(Woken(time.monotonic(), missed))
                 else:
-                    step = flow.send(_wait(self._wakeups, waiter, step))
+                    step = flow.send(_wait(waiter, step))
         except StopIteration as stop:
             return cast("T", stop.value)
         finally:
@@ -334,12 +334,12 @@ def _advance(flow: Flow[T], answer: Round | None) -> Fanout | T | Exception:
     return step
 
 
-def _wait(wakeups: SyncWakeups, waiter: Waiter | None, step: Wait) -> Woken:
+def _wait(waiter: Waiter | None, step: Wait) -> Woken:
     """A :class:`Wait`: until a release is announced or the time is up."""
     if waiter is None:  # a flow waits only after it watched: keep the pause anyway
         time.sleep(step.seconds)
         return Woken(time.monotonic(), False)
-    notified = wakeups.wait(waiter, step.seconds)
+    notified = waiter.wait(step.seconds)
     return Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
 
 

@@ -22,7 +22,6 @@ import redis
 from quorumlock import Redlock
 from quorumlock import asyncio as aio
 from quorumlock._algorithm.scripts import RELEASED_PREFIX
-from quorumlock._io.wakeups import SyncWakeups
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import values
 from tests.integration.test_quarantine import as_user, command
@@ -77,86 +76,6 @@ def test_a_waiter_is_woken_by_the_release(servers: LocalServerGroup, lock_name: 
     assert waiter.held
     wait_for_no_subscribers(servers, lock_name)  # the subscription ends with the acquire
     assert waiter.release()
-
-
-def until_a_thread_reads_the_announcements(redlock: Redlock, limit: float = 10.0) -> None:
-    """Until a waiting thread has borrowed ``redlock``'s subscriber connections."""
-    give_up = time.monotonic() + limit
-    while True:
-        mux = redlock._wakeups._mux
-        if mux is not None and mux._lending and mux._baton.locked():
-            return
-        assert time.monotonic() < give_up, "no waiting thread reads the announcements"
-        time.sleep(0.005)
-
-
-def test_a_waiting_thread_reads_the_announcement_that_wakes_it(
-    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """While it waits, the waiting thread reads the subscriber connections itself: the
-    release's announcement is read, and wakes it, in that thread. Catches: a waiter
-    woken through the subscriber thread (one more thread switch in every hand-over)."""
-    readers: list[threading.Thread] = []
-    deliver = SyncWakeups.deliver
-
-    def spy(self: SyncWakeups, channel: bytes, payload: bytes) -> None:
-        readers.append(threading.current_thread())
-        deliver(self, channel, payload)
-
-    monkeypatch.setattr(SyncWakeups, "deliver", spy)
-    holder = Redlock(servers.urls).lock(lock_name, ttl=55)
-    waiting = Redlock(servers.urls, retry_delay=SLOW_POLL)
-    waiter = waiting.lock(lock_name, ttl=55)
-    assert holder.acquire(blocking=False)
-    got: list[tuple[threading.Thread, bool]] = []
-    thread = threading.Thread(
-        target=lambda: got.append((threading.current_thread(), waiter.acquire(timeout=55))),
-        daemon=True,
-    )
-    thread.start()
-    until_a_thread_reads_the_announcements(waiting)
-    assert readers == []
-    assert holder.release()
-    thread.join(timeout=15)
-    assert got == [(thread, True)]
-    assert readers[0] is thread  # the first announcement, the one that woke it
-    assert waiter.release()
-    waiting.close()
-
-
-def test_a_thread_that_reads_the_announcements_serves_the_other_waiting_threads(
-    servers: LocalServerGroup, lock_name: str
-) -> None:
-    """A second thread that starts waiting (another name) while the first reads the
-    subscriber connections gets its subscription from the first, and is woken by the
-    release of its name (pauses of 30 s or more: only an announcement wakes either in
-    time); the first goes on waiting, and is woken by its own release later."""
-    rl = Redlock(servers.urls, retry_delay=SLOW_POLL)
-    names = [lock_name + ":first", lock_name + ":second"]
-    holders = [Redlock(servers.urls).lock(name, ttl=55) for name in names]
-    for holder in holders:
-        assert holder.acquire(blocking=False)
-    got: dict[str, bool] = {}
-
-    def wait(name: str) -> None:
-        lock = rl.lock(name, ttl=55)
-        got[name] = lock.acquire(timeout=50)
-        assert lock.release()
-
-    first = threading.Thread(target=wait, args=(names[0],), daemon=True)
-    first.start()
-    until_a_thread_reads_the_announcements(rl)
-    second = threading.Thread(target=wait, args=(names[1],), daemon=True)
-    second.start()
-    wait_for_subscribers(servers, names[1], 1)
-    assert holders[1].release()
-    second.join(timeout=15)
-    assert got == {names[1]: True}
-    assert first.is_alive()
-    assert holders[0].release()
-    first.join(timeout=15)
-    assert got == {names[1]: True, names[0]: True}
-    rl.close()
 
 
 def test_without_wake_on_release_a_waiter_only_polls(

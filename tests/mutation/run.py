@@ -495,16 +495,6 @@ MUTANTS: Final = (
         "        if False:\n",
         (ASYNC_DECIDED,),
     ),
-    Mutant(
-        "a waiting thread is woken by the subscriber thread, not by the message it reads",
-        "src/quorumlock/_io/wakeups.py",
-        "        if mux is not None and seconds > 0 and not waiter.notified():\n",
-        "        if False:\n",
-        (
-            "tests/integration/test_wakeups.py"
-            "::test_a_waiting_thread_reads_the_announcement_that_wakes_it",
-        ),
-    ),
 )
 
 

@@ -9,17 +9,12 @@ server we cannot subscribe on, or a lock that expires instead of being released 
 costs the time it cost before.
 
 One subscriber connection per server and ``Redlock``, shared by every waiting thread and
-every name, and one daemon thread per ``Redlock`` that owns them all (:class:`_Mux`): one
-thread at a time reads and writes those sockets (a TLS socket must not be used by two
-threads at once), a release announced by five servers wakes that one thread rather than
-five, and the waiting threads hand it their subscriptions through a wake-up pipe. While
-a thread waits for a release, it borrows the connections and reads them itself
-(:meth:`SyncWakeups.wait`), so that the announcement that wakes it is read by the thread
-that acquires next, not handed over from the subscriber thread (one thread switch less
-in every hand-over); the subscriber thread takes them back when it is done. A
-short-lived helper thread opens each connection, so that a server slow to answer delays
-no other. The thread stops after a while without waiters, and a forked child starts its
-own.
+every name, and one daemon thread per ``Redlock`` that owns them all (:class:`_Mux`): it
+alone reads and writes those sockets (a TLS socket must not be used by two threads at
+once), a release announced by five servers wakes that one thread rather than five, and
+the waiting threads hand it their subscriptions through a wake-up pipe. A short-lived
+helper thread opens each connection, so that a server slow to answer delays no other.
+The thread stops after a while without waiters, and a forked child starts its own.
 
 Wake one (``docs/algorithm.md``, "Waiting: woken by the release"): the waiters of one
 name in this process stand in the name's queue on the servers as ONE entry
@@ -104,12 +99,6 @@ RECONNECT_PAUSE = 0.5
 LINGER = 5.0
 #: At most this many channels linger per ``Redlock``; the one left longest ago goes first.
 LINGER_MOST = 256
-#: How long a waiting thread waits for the subscriber thread to let go of the
-#: connections, to read them itself (:meth:`SyncWakeups.wait`), before it waits without.
-LEND_WAIT = 0.05
-#: How long after a waiting thread, woken, gave the connections back the subscriber
-#: thread takes them up again, when no other thread of the process waits (seconds).
-RESUME_DELAY = 0.002
 
 
 class Lingering:
@@ -747,18 +736,6 @@ class SyncWakeups:
                 self._cond.wait(left)
         return waiter, missed
 
-    def wait(self, waiter: Waiter, seconds: float) -> bool:
-        """:meth:`Waiter.wait`, reading the subscriber connections in this thread while
-        no other thread does (:meth:`_Mux.serve`): the announcement that wakes the waiter
-        then wakes no other thread first. It falls back to the plain wait when another
-        waiting thread reads them, or they cannot be had soon."""
-        mux = self._mux
-        if mux is not None and seconds > 0 and not waiter.notified():
-            until = time.monotonic() + seconds
-            mux.serve(waiter.notified, until)
-            seconds = until - time.monotonic()
-        return waiter.wait(seconds)
-
     def woke(self, key: str, stood: Stood | None = None) -> None:
         """A release of ``key`` by this process woke the head of its queue of waiters,
         and put the process's entry in line behind it (``stood``), if it did."""
@@ -835,11 +812,6 @@ class SyncWakeups:
             self._lingering.clear()
         if mux is not None:
             mux.poke()  # it finds itself replaced and ends
-
-    def crowded(self) -> bool:
-        """Whether more than one thread of this process waits for announcements."""
-        with self._cond:
-            return sum(len(entry.waiters) for entry in self._waiters.values()) > 1
 
     # Called by the subscriber thread.
 
@@ -947,10 +919,9 @@ _REFUSED_WARNED: set[str] = set()
 
 
 class _Listener:
-    """One server's subscriber connection. Only the thread that holds the connections
-    (:class:`_Mux`: its own thread, or a waiting thread that borrowed them) reads and
-    writes it; a helper thread opens it, so that a server slow to answer delays no
-    other."""
+    """One server's subscriber connection. Only the subscriber thread (:class:`_Mux`)
+    reads and writes it; a helper thread opens it, so that a server slow to answer
+    delays no other."""
 
     def __init__(self, spec: ServerSpec, mux: _Mux, connect_timeout: float) -> None:
         self._spec = spec
@@ -1080,11 +1051,9 @@ class _Listener:
 
 class _Mux:
     """The subscriber thread of one :class:`SyncWakeups` and its connections, one per
-    server. One thread at a time holds them (``_baton``) and reads and writes them (a
-    TLS socket must not be used by two threads at once): this thread, or a waiting
-    thread that borrowed them (:meth:`serve`). A release announced by several servers
-    wakes the one thread that holds them, not one per server. Waiting threads and
-    connection helpers poke the holder through a pipe."""
+    server: it alone reads and writes them (a TLS socket must not be used by two threads
+    at once), and a release announced by several servers wakes this one thread, not
+    one per server. Waiting threads and connection helpers poke it through a pipe."""
 
     def __init__(self, hub: SyncWakeups, specs: Sequence[ServerSpec], connect_timeout: float):
         self._hub = hub
@@ -1094,17 +1063,12 @@ class _Mux:
         self._poke_w.setblocking(False)
         self._hurry = False
         self._done = False
-        self._ending = threading.Lock()  # poke() and serve() against the pipe's closing
-        self._baton = threading.Lock()  # held by the thread that uses the connections
-        self._lending = False  # a waiting thread asked for them, or has them
-        self._returned = threading.Event()  # set when a waiting thread gave them back
-        self._resume_at = 0.0  # monotonic: this thread takes them back no sooner
+        self._ending = threading.Lock()  # poke() against the pipe's closing
         threading.Thread(target=self._run, name="quorumlock-wakeups", daemon=True).start()
 
     def poke(self, *, hurry: bool = False) -> bool:
-        """Make the thread that holds the connections look again (``hurry``: a channel
-        was added, so a server that is down is tried again at once). False once the
-        subscriber thread has ended."""
+        """Make the thread look again (``hurry``: a channel was added, so a server that
+        is down is tried again at once). False once the thread has ended."""
         if hurry:
             self._hurry = True
         with self._ending:
@@ -1114,103 +1078,47 @@ class _Mux:
                 self._poke_w.send(b"x")
             return True
 
-    def serve(self, done: Callable[[], bool], until: float) -> None:
-        """Run the subscriber loop in the calling (waiting) thread until ``done()`` or
-        the time ``until`` (monotonic), then give the connections back. Returns at once
-        when another waiting thread has them, and after at most :data:`LEND_WAIT`
-        seconds when the subscriber thread does not let go of them in time."""
-        with self._ending:
-            if self._done or self._lending:
-                return
-            self._lending = True
-            self._returned.clear()
-            with contextlib.suppress(OSError):
-                self._poke_w.send(b"x")  # the subscriber thread leaves its poll
-        try:
-            left = min(until - time.monotonic(), LEND_WAIT)
-            if left <= 0 or not self._baton.acquire(timeout=left):
-                return
-            try:
-                while not done():
-                    wanted = self._hub.wanted(self)
-                    now = time.monotonic()
-                    if wanted is None or now >= until:
-                        return
-                    self._attend(wanted, now)
-                    self._wait(bool(wanted), done=done, until=until)
-            except Exception:  # never the caller's error: the subscriber thread goes on
-                logger.debug("reading the release announcements failed", exc_info=True)
-            finally:
-                self._baton.release()
-        finally:
-            # Woken, this thread is about to try for the lock: the subscriber thread takes
-            # the connections back only once that try has gone out, unless other
-            # threads of this process wait (this thread's try does not need the
-            # messages, and a thread that wakes takes CPU time and the GIL from it).
-            self._resume_at = time.monotonic() + (0.0 if self._hub.crowded() else RESUME_DELAY)
-            self._lending = False
-            self._returned.set()
-
     def _run(self) -> None:
         idle_since: float | None = None
         try:
-            while True:
-                if self._lending:  # a waiting thread has the connections, or asked
-                    self._returned.wait(1.0)
-                    continue
-                if (pause := self._resume_at - time.monotonic()) > 0:
-                    time.sleep(pause)  # (see serve)
-                    continue
-                with self._baton:
-                    if self._lending:
-                        continue
-                    wanted = self._hub.wanted(self)
-                    if wanted is None:
+            while (wanted := self._hub.wanted(self)) is not None:
+                now = time.monotonic()
+                if not wanted:
+                    idle_since = idle_since or now
+                    if now - idle_since >= IDLE_STOP and self._hub.retire(self):
                         return
-                    now = time.monotonic()
-                    if not wanted:
-                        idle_since = idle_since or now
-                        if now - idle_since >= IDLE_STOP and self._hub.retire(self):
-                            return
-                    else:
-                        idle_since = None
-                    self._attend(wanted, now)
-                    self._wait(bool(wanted))
+                else:
+                    idle_since = None
+                if self._hurry:
+                    self._hurry = False
+                    for listener in self.listeners:
+                        listener.retry_at = 0.0
+                for listener in self.listeners:
+                    listener.attend(wanted, now)
+                self._wait(bool(wanted))
         finally:
             with self._ending:
-                self._done = True  # no thread borrows the connections from now on
-            with self._baton:  # (one that has them gives them back first)
+                self._done = True
                 self._poke_r.close()
                 self._poke_w.close()
-                for listener in self.listeners:
-                    listener.pick_up()
-                    listener.close()
-
-    def _attend(self, wanted: set[bytes], now: float) -> None:
-        if self._hurry:
-            self._hurry = False
             for listener in self.listeners:
-                listener.retry_at = 0.0
-        for listener in self.listeners:
-            listener.attend(wanted, now)
+                listener.pick_up()
+                listener.close()
 
-    def _wait(
-        self, wanted: bool, *, done: Callable[[], bool] | None = None, until: float = math.inf
-    ) -> None:
-        """Wait up to a second (less when a server is due to be tried again, or at
-        ``until``) for a poke or a server's message, and read what came. Announcements
-        alone change nothing the loop attends to: they are read as they come, with no
-        return to it until a poke, a connection's failure, the time is up or ``done()``
-        (a waiting thread's own wake-up; the servers of one release announce it within
-        microseconds of each other, and each return costs more than reading one
-        announcement)."""
+    def _wait(self, wanted: bool) -> None:
+        """Wait up to a second (less when a server is due to be tried again) for a poke
+        or a server's message, and read what came. Announcements alone change nothing
+        the loop attends to: they are read as they come, with no return to it until a
+        poke, a connection's failure or the time is up (the servers of one release
+        announce it within microseconds of each other, and each return costs more than
+        reading one announcement)."""
         live = {li.sock.fileno(): li for li in self.listeners if li.sock is not None}
         timeout, now = 1.0, time.monotonic()
         if wanted:
             for li in self.listeners:
                 if (due := li.due(now)) is not None:
                     timeout = min(timeout, due)
-        until = min(until, now + timeout)
+        until = now + timeout
         poller: select.poll | None = None
         while True:
             ready = [fd for fd, li in live.items() if li.pending()]
@@ -1235,8 +1143,6 @@ class _Mux:
                     continue
                 if listener.sock is not None:
                     listener.read(self._hub)
-                    if done is not None and done():
-                        return  # woken: the others' messages are for the next holder
                 if listener.sock is None:
                     look_again = True  # it failed: the loop tries it again
             if look_again or time.monotonic() >= until:
