@@ -82,6 +82,12 @@ def texts_of(rl: Redlock | None, error: BaseException | None, recorder: Recorder
 @example(password=f"@%{CORE}#", where="userinfo")
 # an '@' then a '#' in a query password: the '@' was taken for the end of the userinfo
 @example(password=f"@#{CORE}", where="query")
+# a '?' in the userinfo: the password's tail was read as a query option, and named
+@example(password=f"?{CORE}=?", where="user+password")
+# ... or as the host, shown in every message about the server
+@example(password=f"b@%({CORE}?", where="user+password")
+# a "scheme://" in the password: the mask took it for the start of another URL
+@example(password=f"@+'*{CORE}\"a://", where="userinfo")
 def test_generated_passwords_never_show(
     password: str, where: str, closed_port: int, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -137,10 +137,12 @@ def mask_url(text: str, *, whole: bool = False) -> str:
     all of it is masked but a user name free of delimiters; so is the value of a
     ``password=`` or ``ssl_password=`` query option (which may hold an ``@`` too), up to
     the next space or quote, or to the end of ``text`` when it is one URL alone
-    (``whole``: everything after a query password may be part of it). Masking too much
-    is safe.
+    (``whole``: everything after a query password may be part of it, and so may a
+    ``scheme://`` further on). Masking too much is safe.
     """
     urls = list(_URL_START.finditer(text))
+    if whole:  # one URL: a "scheme://" further on is part of its password
+        urls = urls[:1] if urls and urls[0].start() == 0 else []
     if not urls:
         return _masked_rest(text, whole) if whole else text
     pieces = [text[: urls[0].start()]]
@@ -338,6 +340,10 @@ def _from_url(url: str) -> ServerSpec:
             raise malformed("no host")
         if parts.path not in ("", "/") and not re.fullmatch(r"/\d+", parts.path):
             raise malformed(f"the path must be a database number ({_ENCODE_HINT})")
+    if any("@" in item.partition("=")[0] for item in parts.query.split("&")):
+        # An '@' in the query, not in an option's value: the end of a user name or
+        # password that holds a '?', whose tail urllib took for the host.
+        raise malformed(f"an '@' after the host ({_ENCODE_HINT})")
     try:
         kwargs = _parse_url(url)
     except ValueError:
@@ -350,7 +356,12 @@ def _from_url(url: str) -> ServerSpec:
         # In a query that holds a password, an unknown "option" may be the rest of that
         # password, cut at an unencoded &: its name would show part of the password.
         secret_query = _SECRET_OPTIONS & set(parse_qs(parts.query, keep_blank_values=True))
-        name = _QUERY_HINT_NAME if secret_query else _option_name(unknown[0])
+        if secret_query:
+            name = _QUERY_HINT_NAME
+        elif unknown[0] in masked:
+            name = _option_name(unknown[0])
+        else:  # masked: the tail of a user name or password that holds a '?'
+            name = f"(its name is not shown: {_ENCODE_HINT})"
         raise malformed(f"unknown query option {name}{hint}")
     try:  # catches bad values now, not at the first connect
         connection_class(**kwargs)
