@@ -598,10 +598,10 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
     slow = [LatencyProxy(s.host, s.port, delay=0.005) for s in last_two]
     clients = [client_of(server) for server in last_two]
 
-    async def cached() -> bool:
-        """Whether the last two servers have the script, asked for up to 2 s (the
-        event loop runs meanwhile: the slow servers' replies are read)."""
-        give_up = time.monotonic() + 2.0
+    async def cached(limit: float = 2.0) -> bool:
+        """Whether the last two servers have the script, asked for up to ``limit`` s
+        (the event loop runs meanwhile: the slow servers' replies are read)."""
+        give_up = time.monotonic() + limit
         while time.monotonic() < give_up:
             if all(client.script_exists(EXTEND.sha)[0] for client in clients):
                 return True
@@ -626,8 +626,16 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
             asyncio.get_running_loop().call_soon(time.sleep, 0.08)
             assert await lock.extend() > 9
             assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
-            await lock.extend()
-            assert await cached()
+            # The late NOSCRIPTs mark the script for the next command on those two
+            # connections, which goes in EVAL form. On a loaded machine the proxy may
+            # pass them on after the next extension's commands went out (NOSCRIPT again,
+            # read late again): the script is back after a few extensions at most.
+            give_up = time.monotonic() + 10
+            while True:
+                await lock.extend()
+                if await cached(0.2):
+                    break
+                assert time.monotonic() < give_up, "the script never came back"
             assert await lock.release()
         finally:
             await rl.close()
