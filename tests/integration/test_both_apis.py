@@ -15,7 +15,7 @@ import time
 import pytest
 
 import quorumlock
-from quorumlock import ConfigurationError, LockLost
+from quorumlock import ConfigurationError, LockLost, Reply
 from quorumlock._algorithm.arithmetic import drift
 from quorumlock._algorithm.flows import Flow
 from quorumlock.testing import LocalServerGroup
@@ -103,7 +103,11 @@ def test_acquire_extend_release_contracts(
         validity = await call(lock.extend(ttl=2))
         assert 1.5 < validity <= 2.0
         assert lock.extensions == 2
-        assert 1_500 < pttl(servers, 0, lock_name) <= 2_000
+        # on a server that confirmed it: the round ends at the majority that decides it,
+        # and a server left unread (one slow on a loaded machine) may run it later
+        confirmed = [i for i, o in enumerate(lock.outcomes) if o.reply is Reply.DONE]
+        assert len(confirmed) >= 3
+        assert 1_500 < pttl(servers, confirmed[0], lock_name) <= 2_000
 
         # release while held
         assert await call(lock.release()) is True
