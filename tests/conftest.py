@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import socket
 import statistics
 import time
 import uuid
@@ -95,6 +96,23 @@ def binary_of(kind: ServerKind) -> Path:
             )
         return found
     return find_server_binary(kind)
+
+
+@contextlib.contextmanager
+def refused_ports(count: int) -> Iterator[list[int]]:
+    """``count`` loopback TCP ports that refuse connections, held for the block: each is
+    bound and never listened on, so that no other process (a server that a parallel test
+    process starts) can take it meanwhile."""
+    socks: list[socket.socket] = []
+    try:
+        for _ in range(count):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            socks.append(sock)
+            sock.bind(("127.0.0.1", 0))
+        yield [int(sock.getsockname()[1]) for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
 
 
 @pytest.fixture(params=server_kinds())

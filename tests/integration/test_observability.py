@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import socket
 from typing import Any
 
 import pytest
@@ -24,7 +23,7 @@ from quorumlock import (
 )
 from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock.testing import LocalServer, LocalServerGroup
-from tests.conftest import ServerFactory, client_of, decided, values
+from tests.conftest import ServerFactory, client_of, decided, refused_ports, values
 from tests.integration.apis import Api, call, holding
 from tests.integration.test_both_apis import wait_for
 
@@ -73,13 +72,6 @@ def delete_everywhere(servers: LocalServerGroup, key: str) -> None:
         client = client_of(server)
         client.delete(key)
         client.close()
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 # --------------------------------------------------------------------------------------
@@ -164,9 +156,10 @@ def test_events_of_contention_and_unavailability(
         rec.events.clear()
 
         assert await call(holder.release())
-        down = api.redlock([f"redis://127.0.0.1:{closed_port()}"], observer=rec)
-        with pytest.raises(QuorumUnavailable):
-            await call(down.lock(lock_name, ttl=10).acquire(blocking=False))
+        with refused_ports(1) as (port,):  # (held: a parallel test's server cannot take it)
+            down = api.redlock([f"redis://127.0.0.1:{port}"], observer=rec)
+            with pytest.raises(QuorumUnavailable):
+                await call(down.lock(lock_name, ttl=10).acquire(blocking=False))
         (unavailable,) = rec.of(AcquireEvent)
         assert (unavailable.acquired, unavailable.result) == (False, "unavailable")
         assert [o.reply for o in unavailable.outcomes] == [Reply.ERROR]

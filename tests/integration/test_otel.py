@@ -240,10 +240,10 @@ def test_acquire_span_is_an_error_when_servers_are_unavailable(
     api: Api, telemetry: Telemetry, lock_name: str
 ) -> None:
     from quorumlock import QuorumUnavailable  # noqa: PLC0415
-    from tests.integration.test_observability import closed_port  # noqa: PLC0415
+    from tests.conftest import refused_ports  # noqa: PLC0415
 
     async def body() -> None:
-        rl = api.redlock([f"redis://127.0.0.1:{closed_port()}"], observer=telemetry.observer)
+        rl = api.redlock([f"redis://127.0.0.1:{port}"], observer=telemetry.observer)
         with pytest.raises(QuorumUnavailable):
             await call(rl.lock(lock_name, ttl=10).acquire(blocking=False))
         (span,) = telemetry.finished()
@@ -252,7 +252,8 @@ def test_acquire_span_is_an_error_when_servers_are_unavailable(
         assert span.status.status_code is StatusCode.ERROR
         assert telemetry.value("quorumlock.acquisitions", result="unavailable") == 1
 
-    api.run(body)
+    with refused_ports(1) as (port,):  # (held: a parallel test's server cannot take it)
+        api.run(body)
 
 
 BLOCK_OPENTELEMETRY = """

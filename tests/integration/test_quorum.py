@@ -13,7 +13,6 @@ import asyncio
 import contextlib
 import itertools
 import re
-import socket
 import time
 from collections.abc import Iterator, Sequence
 
@@ -23,7 +22,14 @@ import quorumlock.asyncio
 from quorumlock import NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import EXTEND, RELEASE
 from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
-from tests.conftest import ServerFactory, client_of, decided, settled_values, values
+from tests.conftest import (
+    ServerFactory,
+    client_of,
+    decided,
+    refused_ports,
+    settled_values,
+    values,
+)
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 
 PASSWORD = "secret-pw-7f3a"
@@ -55,14 +61,6 @@ async def warm_up(rl: AnyRedlock) -> None:
     assert await call(lock.acquire(blocking=False))
     assert await call(lock.release())
     assert replies(lock.outcomes) == [Reply.DONE] * len(rl.servers)
-
-
-def free_port() -> int:
-    """A TCP port on which nothing listens (bound, then closed again)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 @contextlib.contextmanager
@@ -513,7 +511,6 @@ def test_read_only_replicas_are_fatal(
 def test_unreachable_servers_raise_quorum_unavailable_naming_them(
     api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:
-    nowhere = [f"redis://127.0.0.1:{free_port()}" for _ in range(3)]
     group: LocalServerGroup = make_servers(1)
 
     async def body() -> None:
@@ -533,7 +530,9 @@ def test_unreachable_servers_raise_quorum_unavailable_naming_them(
         assert replies(info.value.outcomes) == [Reply.ERROR, Reply.GRANTED, Reply.ERROR]
         assert values(group, lock_name) == [None]
 
-    api.run(body)
+    with refused_ports(3) as ports:  # (not free ports: a parallel test may take one)
+        nowhere = [f"redis://127.0.0.1:{port}" for port in ports]
+        api.run(body)
 
 
 # --------------------------------------------------------------------------------------

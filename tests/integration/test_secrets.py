@@ -11,7 +11,6 @@ no retry fixes (fatal, named).
 from __future__ import annotations
 
 import logging
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -25,6 +24,7 @@ from quorumlock._algorithm.scripts import SCRIPTS
 from quorumlock._io.errors import translate
 from quorumlock.testing import LocalServer
 from tests.cli.conftest import run_cli
+from tests.conftest import refused_ports
 from tests.integration.apis import Api, call
 
 # The distinctive middle of every generated password: nothing else in a message has it.
@@ -50,13 +50,11 @@ class Recorder(LockObserver):
 
 
 @pytest.fixture(scope="module")
-def closed_port() -> int:
-    """A loopback port nothing listens on (connections are refused at once)."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = int(sock.getsockname()[1])
-    sock.close()
-    return port
+def closed_port() -> Iterator[int]:
+    """A loopback port nothing listens on (connections are refused at once), held for the
+    module: a parallel test process's server cannot take it."""
+    with refused_ports(1) as (port,):
+        yield port
 
 
 def passwords() -> st.SearchStrategy[str]:
