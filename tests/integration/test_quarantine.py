@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -25,7 +24,7 @@ import pytest
 from quorumlock import ConfigurationError, NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock.testing import LocalServer
-from tests.conftest import ServerFactory, client_of, values
+from tests.conftest import ServerFactory, client_of, refused_ports, values
 from tests.integration.apis import Api, SyncApi, call
 
 G, X, Q, F = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.FATAL
@@ -95,13 +94,6 @@ async def restart(*servers: LocalServer) -> None:
     for server in servers:
         server.restart()
     await asyncio.sleep(0.05)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 async def try_lock(
@@ -534,7 +526,6 @@ def test_ttl_or_extension_beyond_max_ttl_is_refused_before_any_network_call(
     """A lock that outlives the quarantine would not be covered by it. Catches a ttl or
     an extension above max_ttl that reaches the servers (or a check made after sending)."""
     group = make_servers(3)
-    nowhere = [f"redis://127.0.0.1:{free_port()}" for _ in range(3)]
 
     async def body() -> None:
         rl = api.redlock(nowhere, max_ttl=2)
@@ -554,7 +545,9 @@ def test_ttl_or_extension_beyond_max_ttl_is_refused_before_any_network_call(
         assert await call(lock.extend(ttl=2)) > 1.5
         assert await call(lock.release())
 
-    api.run(body)
+    with refused_ports(3) as ports:
+        nowhere = [f"redis://127.0.0.1:{port}" for port in ports]
+        api.run(body)
 
 
 # --------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@
 import asyncio
 import importlib.util
 import math
-import socket
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
@@ -23,7 +22,7 @@ from quorumlock import ConfigurationError
 from quorumlock.asyncio import Lock, Redlock
 from quorumlock.fastapi import STATE_KEY, get_redlock, lifespan, locked
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import values
+from tests.conftest import refused_ports, values
 from tests.web.asgi import serving
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "fastapi_app.py"
@@ -231,28 +230,24 @@ def test_name_from_a_query_parameter_and_a_missing_one(servers: LocalServerGroup
 
 
 def test_too_few_servers_answers_503(servers: LocalServerGroup) -> None:
-    # Ports with nothing listening: every server refuses the connection.
-    dead = []
-    for _ in range(3):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            dead.append(f"redis://127.0.0.1:{probe.getsockname()[1]}")
-    down = Redlock(dead, connect_timeout=0.2)
-    app = FastAPI()
+    # Ports with nothing listening, held for the test: every server refuses the connection.
+    with refused_ports(3) as ports:
+        down = Redlock([f"redis://127.0.0.1:{port}" for port in ports], connect_timeout=0.2)
+        app = FastAPI()
 
-    @app.get("/x")
-    async def x(lock: Annotated[Lock, Depends(locked("x", ttl=5, redlock=down))]) -> None:
-        raise AssertionError("must not run")
+        @app.get("/x")
+        async def x(lock: Annotated[Lock, Depends(locked("x", ttl=5, redlock=down))]) -> None:
+            raise AssertionError("must not run")
 
-    async def body() -> None:
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
-            reply = await http.get("/x")
-        assert reply.status_code == 503
-        assert "too few servers" in reply.json()["detail"]
-        await down.close()
+        async def body() -> None:
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+                reply = await http.get("/x")
+            assert reply.status_code == 503
+            assert "too few servers" in reply.json()["detail"]
+            await down.close()
 
-    run(body)
+        run(body)
 
 
 def test_inner_lifespan_and_get_redlock(servers: LocalServerGroup) -> None:
