@@ -70,6 +70,8 @@ from quorumlock._sync import Lock, Redlock
 
 __all__ = [
     "HANDLE_HEADER",
+    "RETRY_HEADER",
+    "RETRY_WAIT",
     "SKIPPED",
     "Mode",
     "OnLost",
@@ -124,6 +126,16 @@ _ON_LOST: Final = ("check", "revoke")
 
 #: The message header that carries the lock of an enqueue-mode task to its worker.
 HANDLE_HEADER: Final = "quorumlock_handle"
+
+#: The message header of a retry that a run queued while it held the task's lock
+#: (``self.retry()``): the retried run waits up to :data:`RETRY_WAIT` seconds for that
+#: run to end and release it, instead of taking it for a duplicate's lock.
+RETRY_HEADER: Final = "quorumlock_retry"
+
+#: How long such a retried run waits for the run that queued it (seconds): that run
+#: releases the lock as soon as its ``retry()`` raises, nearly always within
+#: milliseconds; past the wait, ``on_taken`` applies.
+RETRY_WAIT: Final = 5.0
 
 
 class Skipped(str):
@@ -308,6 +320,12 @@ def configure(
 _CURRENT: contextvars.ContextVar[Lock] = contextvars.ContextVar("quorumlock_celery_lock")
 
 
+def _holding() -> bool:
+    """Whether a singleton task's run in this thread holds its lock now."""
+    lock = _CURRENT.get(None)
+    return lock is not None and lock.held
+
+
 def current_lock() -> Lock:
     """The lock held by the singleton task running in this thread.
 
@@ -461,10 +479,13 @@ class SingletonTask(_Task):
         on_lost = self._revoker() if plan.on_lost == "revoke" else None
         lock = self._adopt(plan, name, on_lost)
         if lock is None:
+            # a retry queued by a run that held the lock: that run may not have ended yet
+            after_run = self._header(RETRY_HEADER) is not None
             lock = redlock.lock(
                 name,
                 ttl=plan.ttl,
-                blocking=False,
+                blocking=after_run,
+                timeout=RETRY_WAIT if after_run else None,
                 auto_extend=True,
                 max_hold=plan.settings.max_hold,
                 on_lost=on_lost,
@@ -568,13 +589,18 @@ class SingletonTask(_Task):
         return lock
 
     def _handle_data(self) -> Mapping[str, Any] | None:
+        data = self._header(HANDLE_HEADER)
+        return data if isinstance(data, Mapping) else None
+
+    def _header(self, name: str) -> Any:
+        """Header ``name`` of the message this run came from (None: absent)."""
         request = self.request
-        data = getattr(request, HANDLE_HEADER, None)
-        if data is None:
+        value = getattr(request, name, None)
+        if value is None:
             headers = getattr(request, "headers", None)
             if isinstance(headers, Mapping):
-                data = headers.get(HANDLE_HEADER)
-        return data if isinstance(data, Mapping) else None
+                value = headers.get(name)
+        return value
 
     def _taken(self, plan: _Plan, name: str, lock: Lock) -> Any:
         """The lock of this run is held by another: skip, retry or fail."""
@@ -636,11 +662,16 @@ class SingletonTask(_Task):
             **options,
         }
         headers = dict(options.get("headers") or {})
-        headers.pop(HANDLE_HEADER, None)  # a retry's copy of the original message's
-        sent["headers"] = headers or None
+        headers.pop(HANDLE_HEADER, None)  # a retry's copies of the original message's
+        headers.pop(RETRY_HEADER, None)
         call_args = None if args is None else tuple(args)
         call_kwargs = None if kwargs is None else dict(kwargs)
         retrying = task_id is not None and task_id == self.request.id
+        if retrying and _holding():
+            # This run holds the lock until it ends, after the retry is queued: the
+            # retried run waits for that end, where a duplicate would not.
+            headers[RETRY_HEADER] = True
+        sent["headers"] = headers or None
         if plan.mode != "enqueue" or retrying:
             # A retry of a running enqueue-mode task is queued as it is: that run holds
             # the lock until it ends, and the retry acquires at run time.

@@ -115,6 +115,35 @@ def retries_itself(self: SingletonTask, tag: str) -> int:
     return retries
 
 
+def _retry_slowly(task: SingletonTask, tag: str) -> int:
+    """The first run queues its retry, then holds the lock a second longer before it
+    raises the retry (as a run that cleans up after ``retry(throw=False)`` does): the
+    retried run starts meanwhile, on another worker process."""
+    _started(tag)
+    if task.request.retries == 0:
+        retry = task.retry(countdown=0, throw=False)
+        time.sleep(1.0)
+        raise retry
+    retries: int = task.request.retries
+    return retries
+
+
+@app.task(base=SingletonTask, bind=True, singleton=Singleton("slowly:{0}", ttl=10.0))
+def retries_slowly(self: SingletonTask, tag: str) -> int:
+    """Run mode: the retry of a run that still holds the lock."""
+    return _retry_slowly(self, tag)
+
+
+@app.task(
+    base=SingletonTask,
+    bind=True,
+    singleton=Singleton("slowly-enqueued:{0}", mode="enqueue", ttl=10.0),
+)
+def retries_slowly_enqueued(self: SingletonTask, tag: str) -> int:
+    """Enqueue mode: the retry of a run that still holds the lock."""
+    return _retry_slowly(self, tag)
+
+
 @app.task(base=SingletonTask, singleton=Singleton("late:{0}", mode="enqueue", ttl=0.5))
 def late(tag: str) -> str:
     """Enqueue mode with a ttl shorter than its wait in the queue."""

@@ -319,6 +319,22 @@ def test_enqueue_mode_task_that_retries_itself(
     assert values(list(group)[:3], f"again:{tag}") == [None, None, None]
 
 
+@pytest.mark.parametrize("enqueued", [False, True], ids=["run", "enqueue"])
+def test_a_retry_waits_for_the_run_that_queued_it(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str, enqueued: bool
+) -> None:
+    """A run that queued its retry holds the lock until it ends, here a second after the
+    retry was queued: the retried run, on another worker process meanwhile, waits for
+    that end instead of being skipped as a duplicate (the task's work would be lost)."""
+    task = tasks.retries_slowly_enqueued if enqueued else tasks.retries_slowly
+    result = task.delay(tag)
+    assert get(result) == 1
+    assert runs(tasks, tag) == 2
+    key = f"slowly-enqueued:{tag}" if enqueued else f"slowly:{tag}"
+    assert values(list(group)[:3], key) == [None, None, None]
+    assert f"skipped: lock {key!r}" not in worker.output()
+
+
 def test_enqueue_mode_handle_of_another_key(
     worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
 ) -> None:
