@@ -583,7 +583,11 @@ class LockBase:
         # (None when the object is free, or adopted outside any task).
         self._occupant: object = None
         self._occupied = False  # acquiring or holding: others wait for the release
-        self.lost: _Flag
+
+    @property
+    def lost(self) -> _Flag:
+        """Set when the lock is lost while held (the front end's event)."""
+        raise NotImplementedError
 
     def _make_state(self, **state: Any) -> LockState:
         """The state this object drives (a read-write lock's hold makes its own)."""

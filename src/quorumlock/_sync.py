@@ -361,7 +361,6 @@ class Lock(LockBase):
     """
 
     _redlock: Redlock
-    lost: threading.Event
 
     def __init__(self, redlock: Redlock, options: LockOptions) -> None:
         super().__init__(redlock, options)
@@ -371,7 +370,20 @@ class Lock(LockBase):
         self._gate = threading.Lock()
         self._entered: dict[threading.Thread, str | None] = {}  # token of each with block
         self._generation = 0  # bumped by acquire and release: stale lease work is skipped
-        self.lost = threading.Event()
+        self._lost: threading.Event | None = None  # made when first asked for
+
+    @property
+    def lost(self) -> threading.Event:
+        """Set when the lock is lost while held (see the class)."""
+        event = self._lost
+        if event is None:
+            # Made on first use: most lock objects are made, used once and dropped, and
+            # an Event (a Condition and its lock) is a tenth of what making one costs.
+            with _LOST_MUTEX:
+                if self._lost is None:
+                    self._lost = threading.Event()
+                event = self._lost
+        return event
 
     def acquire(self, blocking: bool = True, timeout: Duration | None = None) -> bool:
         """Acquire the lock on a majority of the servers (R6, R8).
@@ -446,7 +458,8 @@ class Lock(LockBase):
 
     def _start_holding(self) -> None:
         self._generation += 1
-        self.lost.clear()
+        if self._lost is not None:
+            self._lost.clear()
         _HELD.add(self)
         if self._needs_keeper:
             first = self._state.next_step(time.monotonic())
@@ -819,6 +832,8 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
             lock._mutex.release()
 
 
+#: Makes a lock object's ``lost`` event, once (``Lock.lost``).
+_LOST_MUTEX = threading.Lock()
 # Locks this process holds, so that a forked child can forget them.
 _HELD: weakref.WeakSet[Lock] = weakref.WeakSet()
 # Lock objects acquiring or holding (occupied), so that a forked child can free them.

@@ -348,7 +348,6 @@ class Lock(LockBase):
     """
 
     _redlock: Redlock
-    lost: asyncio.Event
 
     def __init__(self, redlock: Redlock, options: LockOptions) -> None:
         super().__init__(redlock, options)
@@ -359,7 +358,12 @@ class Lock(LockBase):
         self._owner_cancelling = 0
         self._cancelled_owner = False
         self._handed_over = False  # exported inside ``async with``: leaving it does nothing
-        self.lost = asyncio.Event()
+        self._lost = asyncio.Event()
+
+    @property
+    def lost(self) -> asyncio.Event:
+        """Set when the lock is lost while held (see the class)."""
+        return self._lost
 
     async def acquire(self, blocking: bool = True, timeout: Duration | None = None) -> bool:
         """Acquire the lock: see :meth:`quorumlock.Lock.acquire`, same contract.

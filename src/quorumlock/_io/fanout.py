@@ -335,6 +335,12 @@ _OWED: WeakKeyDictionary[RedisConnection, list[tuple[Fanout, _Target]]] = WeakKe
 _UNLOADED: WeakKeyDictionary[RedisConnection, set[str | int]] = WeakKeyDictionary()
 #: A connection owing this many is closed instead (a server that lags that far).
 _MAX_OWED = 8
+#: The plain dicts under ``_OWED`` and ``_UNLOADED``, for the test "is anything owed or
+#: unloaded at all?" that every send and read makes: a WeakKeyDictionary's ``len()`` is
+#: Python code, a dict's is not (a weak reference whose connection is gone may linger
+#: in them a moment: then the lookup proper answers).
+_OWED_REFS = _OWED.data
+_UNLOADED_REFS = _UNLOADED.data
 
 
 def _pipelined(conn: RedisConnection) -> bool:
@@ -458,10 +464,9 @@ def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | 
     them; one still owed is not checked (the next round reads it first).
     """
     fds = {}
-    owing = _OWED
     for i, conn in enumerate(conns):
         if conn is not None:
-            if owing and conn in owing:
+            if _OWED_REFS and conn in _OWED:
                 settled = _settle(conn)
                 if settled is None:
                     conns[i] = None
@@ -618,7 +623,7 @@ class _PollRound:
         node, conn = self.nodes[i], self.conns[i]
         assert conn is not None
         first = not eval_form  # (not the EVAL form sent again after a NOSCRIPT)
-        unloaded = _UNLOADED.get(conn) if _UNLOADED else None
+        unloaded = _UNLOADED.get(conn) if _UNLOADED_REFS else None
         if unloaded and first and self._lacks_script(conn, node, unloaded):
             eval_form = True  # its server lost it (an owed NOSCRIPT): EVAL caches it again
         try:
@@ -680,7 +685,7 @@ class _PollRound:
         assert conn is not None
         first: object = _PARTIAL
         settled: bool | None = True
-        if _OWED and conn in _OWED:
+        if _OWED_REFS and conn in _OWED:
             settled = _settle(conn)
             if settled is False:
                 return  # a reply to an earlier round is still on its way: poll again
