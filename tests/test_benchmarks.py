@@ -24,6 +24,7 @@ from quorumlock.benchmarks import (
     handover,
     many_names,
     profile_cycle,
+    refusals,
     rwlock_cycles,
     semaphore,
     suite,
@@ -43,6 +44,7 @@ from quorumlock.benchmarks._common import (
 from quorumlock.benchmarks._workers import Slice, WorkerPool, run_slice, warm_up
 from quorumlock.testing import Hold, LocalServerGroup
 from quorumlock.testing._checker import overlapping_pairs
+from tests.conftest import refused_ports
 
 
 def overlaps(holds: list[Hold]) -> list[tuple[Hold, Hold]]:
@@ -493,6 +495,44 @@ def test_the_chain_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture
     for argv in bad:
         with pytest.raises(SystemExit) as exc:
             chain.main(argv)
+        assert exc.value.code == 2
+        assert "error:" in capsys.readouterr().err
+
+
+def _contender(slug: str) -> uncontended.Contender:
+    return next(c for c in uncontended.CONTENDERS if c.slug == slug)
+
+
+def test_a_refused_attempt_on_one_server_is_one_round(five: LocalServerGroup) -> None:
+    """Two processes hammer one name on one server, counting quorumlock's rounds: a
+    granted attempt is an acquire and a release, a refused one its acquire alone (no
+    undo where the server refused it for another holder); no time asserted."""
+    result = refusals.measure(five.urls, _contender("quorumlock-n1"), 2, 1.0, counting=True)
+    assert result.error is None
+    assert result.granted > 0
+    assert result.attempts > result.granted, "two processes on one name never refused"
+    assert result.per_refusal == 1.0
+    rendered = refusals.render([result], [result])
+    assert rendered.splitlines()[2].split()[-1] == "1.000"
+
+
+def test_the_refusals_benchmark_reports_a_contender_that_fails() -> None:
+    """A contender that cannot run (no server at its URL) gets its error in its row,
+    not a traceback; its rounds are not counted."""
+    with refused_ports(1) as (port,):
+        url = f"redis://127.0.0.1:{port}/0"
+        result = refusals.measure([url], _contender("redis-py-n1"), 1, 0.2, counting=False)
+    assert result.error is not None
+    assert "ConnectionError" in result.error
+    assert result.per_refusal is None
+    assert "-" in refusals.render([result], []).splitlines()[2]
+
+
+def test_the_refusals_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = (["--processes", "0"], ["--seconds", "nan"], ["--only", "quorumlock-n9"])
+    for argv in bad:
+        with pytest.raises(SystemExit) as exc:
+            refusals.main(argv)
         assert exc.value.code == 2
         assert "error:" in capsys.readouterr().err
 
