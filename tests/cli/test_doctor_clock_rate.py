@@ -43,3 +43,24 @@ def test_the_uncertainty_of_the_readings_is_not_held_against_a_server() -> None:
     0.5 % is beyond doubt, a warning, not a failure."""
     checks = _judge_clocks([probe("a", 1.0), probe("b", 1.0), probe("odd", 1.015, 0.05)])
     assert {check.server: check.result for check in checks}["odd"] == "warn"
+
+
+def test_the_uncertainty_of_the_median_is_not_held_against_a_server() -> None:
+    """Two servers whose replies were slow (50 ms each way over 10 s: 1 % uncertain),
+    one of them the median, and a third read precisely, 0.5 % off that median: all of it
+    within the median's own doubt. On a loaded machine this warned of a sound clock."""
+    checks = _judge_clocks(
+        [probe("slow", 0.99, 0.05), probe("median", 1.0, 0.05), probe("precise", 1.005)]
+    )
+    assert {check.server: check.result for check in checks} == {
+        "slow": "pass",
+        "median": "pass",
+        "precise": "pass",
+    }
+
+
+def test_a_clock_off_every_range_still_fails() -> None:
+    """The median's doubt is not a blank cheque: 3 % off, with the others 1 % uncertain,
+    is 2 % beyond any doubt."""
+    checks = _judge_clocks([probe("a", 1.0, 0.05), probe("b", 1.0, 0.05), probe("fast", 1.03)])
+    assert {check.server: check.result for check in checks}["fast"] == "fail"

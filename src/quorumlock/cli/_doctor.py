@@ -18,7 +18,8 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
 - **clock rate** (R12): ``TIME`` read twice on every server ``--clock-sample`` s apart; a
   server whose clock advances at a rate that differs from the others' median by more
   than the clock drift factor (1 %) fails, by more than a quarter of it warns; the
-  uncertainty of the readings (half a round trip each) is given the benefit of the doubt.
+  uncertainty of the readings (half a round trip each), and so of the median, is given
+  the benefit of the doubt.
 - **same server**: two URLs that reach one server process (127.0.0.1 and localhost, a
   unix socket and a TCP port, a proxy) fail, as the library refuses them (R5): it
   compares each server's ``run_id`` as :class:`~quorumlock._io.incarnation.SameServerCheck`
@@ -359,9 +360,11 @@ def _judge_clocks(probes: list[_Probe]) -> list[Check]:
     """Each server's clock rate against the others' median.
 
     A reading is known only to within half its round trip: the uncertainty of a rate is
-    the two half round trips over the sample, and a server is judged on the part of its
-    deviation that the uncertainty cannot explain (a slow reply on a loaded machine is
-    not a fast clock).
+    the two half round trips over the sample. The median is as uncertain as the rates it
+    is taken from: it lies between the median of the rates' lowest values and that of
+    their highest. A server is judged on the gap between its own range and the median's,
+    the part of its deviation that neither uncertainty can explain (a slow reply on a
+    loaded machine, its own or another server's, is not a fast clock).
     """
     rates: dict[str, tuple[float, float]] = {}  # label -> (rate, uncertainty)
     for probe in probes:
@@ -373,11 +376,14 @@ def _judge_clocks(probes: list[_Probe]) -> list[Check]:
     if not rates:
         return []
     median = statistics.median(rate for rate, _ in rates.values())
+    lowest = statistics.median(rate - uncertainty for rate, uncertainty in rates.values())
+    highest = statistics.median(rate + uncertainty for rate, uncertainty in rates.values())
     checks: list[Check] = []
     for label, (rate, uncertainty) in rates.items():
         relative = rate / median - 1
         local = rate - 1
-        beyond = max(0.0, abs(relative) - uncertainty)
+        gap = max(0.0, rate - uncertainty - highest, lowest - (rate + uncertainty))
+        beyond = gap / median
         detail = (
             f"{relative * 100:+.3f} % (± {uncertainty * 100:.3f} %) vs the servers' median, "
             f"{local * 100:+.3f} % vs this machine (drift allowance {_DRIFT_FACTOR * 100:g} %)"
