@@ -109,12 +109,13 @@ def test_a_batch_of_releases_deletes_only_our_keys(
 def test_hundreds_of_leases_due_together_are_all_kept(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    """400 locks with a 1 s ttl, renewed every third of a second, for 3 s: renewed one
-    round trip at a time they would fall behind on a loaded machine; in batches none is
-    lost, and each was extended several times."""
+    """400 locks with a 2 s ttl, renewed every two thirds of a second, in batches: none is
+    lost, and each was extended several times. (With a 1 s ttl, a run of the suite with
+    twice as many test processes as cores stalled this process past a validity: a loss
+    that is right, not a fault of the batches.)"""
     rl = Redlock(servers.urls, instance_timeout=0.5)
     locks = [
-        rl.lock(f"{lock_name}:{i}", ttl=1, auto_extend=True, max_hold=math.inf) for i in range(400)
+        rl.lock(f"{lock_name}:{i}", ttl=2, auto_extend=True, max_hold=math.inf) for i in range(400)
     ]
     for lock in locks:
         # (blocking, bounded: an attempt cut short by a stall of a loaded machine is
@@ -122,7 +123,7 @@ def test_hundreds_of_leases_due_together_are_all_kept(
         assert lock.acquire(timeout=10)
     # Renewed, not lost: wait (bounded) for three renewals of each, however loaded the
     # machine; a lost lock fails at once. How fast they come is a benchmark's business.
-    give_up = time.monotonic() + 20
+    give_up = time.monotonic() + 30
     while min(lock.extensions for lock in locks) < 3 and time.monotonic() < give_up:
         assert [lock.name for lock in locks if lock.lost.is_set()] == []
         time.sleep(0.1)
