@@ -394,8 +394,11 @@ def test_a_waiter_that_times_out_leaves_no_entry(
     async def body() -> None:
         holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
         assert await call(holder.acquire(blocking=False))
-        # its entry's lease is 300 s: an empty queue is its leaving, not its expiry
-        waiter = api.redlock(servers.urls, retry_delay=SLOW_POLL).lock(lock_name, ttl=30)
+        # its entry's lease is 300 s: an empty queue is its leaving, not its expiry (and a
+        # leave that times out on a loaded machine leaves it to expire: a generous timeout)
+        waiter = api.redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=1.0).lock(
+            lock_name, ttl=30
+        )
         got: list[bool] = []
 
         async def wait() -> None:
@@ -435,7 +438,9 @@ async def _cancel_a_waiter(
 def test_a_cancelled_asyncio_waiter_leaves_no_entry(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    asyncio.run(_cancel_a_waiter(servers, lock_name, servers.urls))
+    # (a generous timeout: a leave that times out on a loaded machine leaves its entry to
+    # expire, six minutes later)
+    asyncio.run(_cancel_a_waiter(servers, lock_name, servers.urls, instance_timeout=1.0))
 
 
 def test_an_asyncio_waiter_cancelled_while_its_attempt_stands_in_line_leaves_no_entry(
