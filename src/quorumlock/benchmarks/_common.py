@@ -13,10 +13,11 @@ import importlib
 import importlib.metadata
 import itertools
 import math
+import multiprocessing
 import os
 import platform
 import statistics
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType, ModuleType
@@ -251,6 +252,41 @@ def local_servers(spec: str | None, count: int = 5) -> Iterator[tuple[list[str],
         raise SystemExit(f"error: {exc}") from exc
     with group:
         yield group.urls, True
+
+
+#: Seconds the worker processes of a benchmark get to start and connect before its clock
+#: starts (``worker_processes``).
+START: Final = 3.0
+
+#: Seconds after the end of its loop a worker process has to report before it is stopped.
+GRACE: Final = 20.0
+
+
+@contextmanager
+def worker_processes(
+    target: Callable[..., None], jobs: Sequence[tuple[Any, ...]]
+) -> Iterator[Callable[[float], list[Any]]]:
+    """One fresh (spawned) process per job, each running ``target(*job, out)``, where
+    ``out`` is a queue it puts its report on. Yields ``collect(timeout)``: every report,
+    waited for up to ``timeout`` seconds each. On leaving, every process is joined, and
+    one still alive after :data:`GRACE` seconds is terminated (ours, by its PID)."""
+    context = multiprocessing.get_context("spawn")
+    out = context.Queue()
+    workers = [context.Process(target=target, args=(*job, out), daemon=True) for job in jobs]
+    for worker in workers:
+        worker.start()
+
+    def collect(timeout: float) -> list[Any]:
+        return [out.get(timeout=timeout) for _ in workers]
+
+    try:
+        yield collect
+    finally:
+        for worker in workers:
+            worker.join(timeout=GRACE)
+            if worker.is_alive():
+                worker.terminate()
+                worker.join(timeout=GRACE)
 
 
 # --------------------------------------------------------------------------- tables

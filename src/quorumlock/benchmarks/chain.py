@@ -19,7 +19,6 @@ here is judged against a time.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import resource
 import sys
@@ -31,22 +30,23 @@ from typing import Any, Final
 import redis
 
 from quorumlock import LockObserver, Redlock, RoundEvent
+from quorumlock.benchmarks._common import (
+    GRACE,
+    START,
+    local_servers,
+    percentile,
+    table,
+    worker_processes,
+)
 from quorumlock.benchmarks._common import handovers as gaps
-from quorumlock.benchmarks._common import local_servers, percentile, table
 from quorumlock.testing import Hold
 
 __all__ = ["ChainResult", "main", "measure"]
 
 SERVERS: Final = 5
 
-#: Seconds the processes get to start and connect before the clock starts.
-START: Final = 3.0
-
 #: ``Redlock``'s default ``busy_poll``.
 BUSY_POLL: Final = 0.0002
-
-#: Seconds after the end of the loop a process has to report before it is stopped.
-GRACE: Final = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,31 +151,14 @@ def measure(
 ) -> ChainResult:
     """Run the loop in ``processes`` fresh processes for ``seconds``, each with
     ``Redlock(urls, busy_poll=busy_poll)``."""
-    context = multiprocessing.get_context("spawn")
-    out = context.Queue()
     start = time.time() + START
-    workers = [
-        context.Process(
-            target=_loop,
-            args=(_Job(urls, start, start + seconds, i, busy_poll), out),
-            daemon=True,
-        )
-        for i in range(processes)
-    ]
-    for worker in workers:
-        worker.start()
-    try:
+    jobs = [(_Job(urls, start, start + seconds, i, busy_poll),) for i in range(processes)]
+    with worker_processes(_loop, jobs) as collect:
         time.sleep(max(0.0, start - time.time()))
         cpu_before = _server_cpu(urls)
         time.sleep(max(0.0, start + seconds - time.time()))
         cpu_after = _server_cpu(urls)
-        reports = [out.get(timeout=START + seconds + GRACE) for _ in workers]
-    finally:
-        for worker in workers:
-            worker.join(timeout=GRACE)
-            if worker.is_alive():
-                worker.terminate()  # ours, by its PID
-                worker.join(timeout=GRACE)
+        reports = collect(START + seconds + GRACE)
     holds: list[Hold] = [hold for report in reports for hold in report[0]]
     counts: dict[str, int] = {}
     for report in reports:

@@ -21,25 +21,18 @@ from __future__ import annotations
 
 import argparse
 import logging
-import multiprocessing
 import sys
 import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 from quorumlock import LockObserver, Redlock, RoundEvent
-from quorumlock.benchmarks._common import local_servers, table
+from quorumlock.benchmarks._common import GRACE, START, local_servers, table, worker_processes
 from quorumlock.benchmarks.uncontended import CONTENDERS, TTL_SECONDS, Contender
 
 __all__ = ["RefusalResult", "main", "measure"]
-
-#: Seconds the processes get to start and connect before the clock starts.
-START: Final = 3.0
-
-#: Seconds after the end of the loop a process has to report before it is stopped.
-GRACE: Final = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,24 +124,11 @@ def measure(
 ) -> RefusalResult:
     """Run ``contender``'s cycle in ``processes`` fresh processes for ``seconds``
     (``counting``: quorumlock's, counting its rounds)."""
-    context = multiprocessing.get_context("spawn")
-    out = context.Queue()
     start = time.time() + START
     key = f"quorumlock-bench:refusals:{uuid.uuid4().hex}"
     job = _Job(contender, urls, key, start, start + seconds, counting)
-    workers = [
-        context.Process(target=_loop, args=(job, out), daemon=True) for _ in range(processes)
-    ]
-    for worker in workers:
-        worker.start()
-    try:
-        reports = [out.get(timeout=START + seconds + GRACE) for _ in workers]
-    finally:
-        for worker in workers:
-            worker.join(timeout=GRACE)
-            if worker.is_alive():
-                worker.terminate()  # ours, by its PID
-                worker.join(timeout=GRACE)
+    with worker_processes(_loop, [(job,)] * processes) as collect:
+        reports = collect(START + seconds + GRACE)
     errors = [report[3] for report in reports if report[3]]
     return RefusalResult(
         contender=contender,
