@@ -118,7 +118,14 @@ def test_extend_covers_the_whole_set_and_locked_owned(
             assert await call(lock.owned())
             assert await call(lock.locked())
             assert await call(lock.extend(20)) > 15
-            for server in group:
+            # on the servers that confirmed it: the round ends at the majority that
+            # decides it, and a server left unread (slow on a loaded machine) may run it
+            # later
+            confirmed = [
+                s for s, o in zip(group, lock.outcomes, strict=True) if o.reply is Reply.DONE
+            ]
+            assert len(confirmed) >= 2
+            for server in confirmed:
                 client = client_of(server)
                 ttls = [client.pttl(name) for name in names]
                 client.close()

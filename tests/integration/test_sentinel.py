@@ -101,7 +101,11 @@ def test_a_sentinel_master_follows_a_failover_and_the_promoted_replica_is_quaran
     plain = make_servers(2)
 
     async def body() -> None:
-        rl = api.redlock([master_for(api, [sentinel]), *plain.urls], max_ttl=30)
+        # (a generous instance timeout: on a loaded machine a plain server may take more
+        # than the default 50 ms to answer, and the first round expects every grant)
+        rl = api.redlock(
+            [master_for(api, [sentinel]), *plain.urls], max_ttl=30, instance_timeout=0.5
+        )
         assert rl.servers[0] == "sentinel://mymaster"
         # (Until it answers: on a loaded machine, the plain two may end the first round
         # before the connection through the sentinel is up.)
