@@ -339,8 +339,8 @@ _MAX_OWED = 8
 #: unloaded at all?" that every send and read makes: a WeakKeyDictionary's ``len()`` is
 #: Python code, a dict's is not (a weak reference whose connection is gone may linger
 #: in them a moment: then the lookup proper answers).
-_OWED_REFS = _OWED.data
-_UNLOADED_REFS = _UNLOADED.data
+_OWED_REFS: dict[Any, Any] = _OWED.data  # type: ignore[attr-defined]  # (untyped there)
+_UNLOADED_REFS: dict[Any, Any] = _UNLOADED.data  # type: ignore[attr-defined]
 
 
 def _pipelined(conn: RedisConnection) -> bool:
