@@ -72,14 +72,24 @@ async def until(check: object, limit: float, what: str) -> None:
 
 
 class Rounds(LockObserver):
-    """An observer that records which waiter sent each acquire round, once armed."""
+    """An observer that records which waiter sent each acquire round, once armed (and
+    counts every acquire round of each waiter in ``sent``, armed or not)."""
 
-    def __init__(self, log: list[int], index: int, armed: threading.Event) -> None:
+    def __init__(
+        self,
+        log: list[int],
+        index: int,
+        armed: threading.Event,
+        sent: dict[int, int] | None = None,
+    ) -> None:
         self._log, self._index, self._armed = log, index, armed
+        self._sent = {} if sent is None else sent
 
     def on_round(self, event: RoundEvent) -> None:
-        if event.op == "acquire" and self._armed.is_set():
-            self._log.append(self._index)
+        if event.op == "acquire":
+            self._sent[self._index] = self._sent.get(self._index, 0) + 1
+            if self._armed.is_set():
+                self._log.append(self._index)
 
 
 def test_waiters_are_woken_one_per_release_in_arrival_order(
@@ -93,6 +103,7 @@ def test_waiters_are_woken_one_per_release_in_arrival_order(
     count = 5
     order: list[int] = []
     tries: list[int] = []
+    sent: dict[int, int] = {}
     armed = threading.Event()
 
     async def body() -> None:
@@ -101,9 +112,8 @@ def test_waiters_are_woken_one_per_release_in_arrival_order(
 
         def waiter(index: int) -> Body:
             async def run() -> None:
-                rl = api.redlock(
-                    servers.urls, retry_delay=SLOW_POLL, observer=Rounds(tries, index, armed)
-                )
+                rounds = Rounds(tries, index, armed, sent)
+                rl = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=rounds)
                 await until(lambda: min(queue_sizes(servers, lock_name)) >= index, 20, "the queue")
                 lock: AnyLock = rl.lock(lock_name, ttl=30)
                 assert await call(lock.acquire(timeout=40))
@@ -115,6 +125,9 @@ def test_waiters_are_woken_one_per_release_in_arrival_order(
 
         async def release_when_all_queued() -> None:
             await until(lambda: min(queue_sizes(servers, lock_name)) >= count, 20, "the queue")
+            # and each waiter has made the attempt it makes at once after joining (on a
+            # loaded machine the last one's may come after the whole queue is in place)
+            await until(lambda: len(sent) == count and min(sent.values()) >= 2, 20, "the attempts")
             armed.set()
             assert await call(holder.release())
 
