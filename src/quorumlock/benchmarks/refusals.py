@@ -202,8 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{contender.slug}: done", file=sys.stderr)
         for contender in chosen:
             if contender.package == "quorumlock":
-                pass_ = measure(urls, contender, args.processes, args.seconds, counting=True)
-                counted.append(pass_)
+                counted.append(
+                    measure(urls, contender, args.processes, args.seconds, counting=True)
+                )
                 print(f"{contender.slug}: rounds counted", file=sys.stderr)
     print(f"P = {args.processes} processes on one name, {args.seconds:g} s per contender")
     print(render(results, counted))
