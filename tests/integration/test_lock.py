@@ -217,7 +217,7 @@ def test_no_thread_per_request(rl: Redlock, lock_name: str) -> None:
 
 def test_existing_client_objects_are_accepted(servers: LocalServerGroup, lock_name: str) -> None:
     clients = [redis.Redis(host=s.host, port=s.port, decode_responses=True) for s in servers][:3]
-    rl = Redlock(clients)
+    rl = Redlock(clients, instance_timeout=1.0)  # (first contact, every grant expected)
     assert rl.servers == [f"redis://{s.host}:{s.port}" for s in servers][:3]
     with rl.lock(lock_name, ttl=5) as lock:
         assert [o.reply for o in lock.outcomes] == [Reply.GRANTED] * 3
