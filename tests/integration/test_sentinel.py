@@ -102,7 +102,7 @@ def test_a_sentinel_master_follows_a_failover_and_the_promoted_replica_is_quaran
 
     async def body() -> None:
         # (a generous instance timeout: on a loaded machine a plain server may take more
-        # than the default 50 ms to answer, and the first round expects every grant)
+        # than the 25 ms of a 5 s lock to answer, and the first round expects every grant)
         rl = api.redlock(
             [master_for(api, [sentinel]), *plain.urls], max_ttl=30, instance_timeout=0.5
         )
@@ -159,7 +159,11 @@ def test_three_sentinels_agree_on_the_failover(
     api = SyncApi()
 
     async def body() -> None:
-        rl = api.redlock([master_for(api, sentinels), *plain.urls], max_ttl=30)
+        # (a generous instance timeout: on a loaded machine the plain two may take more
+        # than the 25 ms of a 5 s lock to answer, and every attempt needs them both)
+        rl = api.redlock(
+            [master_for(api, sentinels), *plain.urls], max_ttl=30, instance_timeout=0.5
+        )
         assert (await attempt(rl, "locks:before"))[0]
         master.kill()
         history = await until_the_instance_answers(rl, limit=30.0)
