@@ -390,8 +390,15 @@ MUTANTS: Final = (
     Mutant(
         "doctor holds the uncertainty of its readings against a server",
         DOCTOR,
-        "beyond = max(0.0, abs(relative) - uncertainty)",
-        "beyond = abs(relative)",
+        "gap = max(0.0, rate - uncertainty - highest, lowest - (rate + uncertainty))",
+        "gap = max(0.0, rate - highest, lowest - rate)",
+        ("tests/cli/test_doctor_clock_rate.py",),
+    ),
+    Mutant(
+        "doctor holds the uncertainty of the servers' median against a server",
+        DOCTOR,
+        "gap = max(0.0, rate - uncertainty - highest, lowest - (rate + uncertainty))",
+        "gap = max(0.0, rate - uncertainty - median, median - (rate + uncertainty))",
         ("tests/cli/test_doctor_clock_rate.py",),
     ),
     Mutant(
