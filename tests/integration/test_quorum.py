@@ -17,6 +17,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 import pytest
+import redis
 
 import quorumlock.asyncio
 from quorumlock import NodeOutcome, QuorumUnavailable, Reply
@@ -584,11 +585,17 @@ def test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step(
         api.run(body)
 
 
+def noscripts(client: redis.Redis) -> int:
+    """How many NOSCRIPT errors the server answered since its start."""
+    stats = client.info("errorstats")
+    return int(stats.get("errorstat_NOSCRIPT", {}).get("count", 0))
+
+
 def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    """asyncio: the event loop is held 80 ms right after an extension's commands went
-    out, so every reply is in before the round's task resumes; the last two servers,
+    """asyncio: the event loop is held right after an extension's commands went out until
+    every reply is in, before the round's task resumes; the last two servers,
     behind a 5 ms proxy, answer after the first three, and NOSCRIPT (their scripts were
     flushed). The round was decided by the third confirmation: the last two are "not
     read", as on the sync transport, not errors. The next extension caches the script
@@ -620,21 +627,40 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
             await asyncio.sleep(0.05)
             await lock.extend()
             assert await cached()
-            for client in clients:  # ...then not on the last two
-                client.script_flush()
-            asyncio.get_running_loop().call_soon(time.sleep, 0.08)
-            assert await lock.extend() > 9
-            assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
-            # The late NOSCRIPTs mark the script for the next command on those two
-            # connections, which goes in EVAL form. On a loaded machine the proxy may
-            # pass them on after the next extension's commands went out (NOSCRIPT again,
-            # read late again): the script is back after a few extensions at most.
-            give_up = time.monotonic() + 10
-            while True:
-                await lock.extend()
-                if await cached(0.2):
-                    break
-                assert time.monotonic() < give_up, "the script never came back"
+            # Three times: with one trial, the code that records those late replies
+            # passed this test in about one run in eight (how the held-back replies were
+            # delivered in such runs was not pinned down); "not read" must hold in
+            # every trial.
+            for _ in range(3):
+                for client in clients:  # ...then not on the last two
+                    client.script_flush()
+                before = [noscripts(client) for client in clients]
+
+                def hold_until_answered(before: list[int] = before) -> None:
+                    # The event loop is held (the round's task cannot resume) until both
+                    # slow servers have answered NOSCRIPT, and 50 ms more for their
+                    # proxies to pass the replies on (a fixed 80 ms was too short on a
+                    # loaded machine). At most 5 s.
+                    give_up = time.monotonic() + 5.0
+                    while time.monotonic() < give_up and any(
+                        noscripts(c) <= seen for c, seen in zip(clients, before, strict=True)
+                    ):
+                        time.sleep(0.002)
+                    time.sleep(0.05)
+
+                asyncio.get_running_loop().call_soon(hold_until_answered)
+                assert await lock.extend() > 9
+                assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
+                # The late NOSCRIPTs mark the script for the next command on those two
+                # connections, which goes in EVAL form. On a loaded machine the proxy may
+                # pass them on after the next extension's commands went out (NOSCRIPT
+                # again, read late again): the script is back after a few extensions.
+                give_up = time.monotonic() + 10
+                while True:
+                    await lock.extend()
+                    if await cached(0.2):
+                        break
+                    assert time.monotonic() < give_up, "the script never came back"
             assert await lock.release()
         finally:
             await rl.close()
