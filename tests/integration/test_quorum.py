@@ -639,8 +639,8 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
                 def hold_until_answered(before: list[int] = before) -> None:
                     # The event loop is held (the round's task cannot resume) until both
                     # slow servers have answered NOSCRIPT, and 50 ms more for their
-                    # proxies to pass the replies on (a fixed 80 ms was too short on a
-                    # loaded machine). At most 5 s.
+                    # proxies to pass the replies on, rather than for a fixed 80 ms that
+                    # a loaded machine may not honour. At most 5 s.
                     give_up = time.monotonic() + 5.0
                     while time.monotonic() < give_up and any(
                         noscripts(c) <= seen for c, seen in zip(clients, before, strict=True)
