@@ -9,6 +9,7 @@ records, checked for overlaps by the verify suite's checker (``quorumlock/testin
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import importlib.metadata
 import itertools
@@ -31,6 +32,7 @@ __all__ = [
     "SOCKET_TIMEOUT",
     "NotInstalled",
     "Table",
+    "bounded",
     "client",
     "clip",
     "describe_environment",
@@ -58,6 +60,7 @@ __all__ = [
 SOCKET_TIMEOUT: Final = 5.0
 
 T = TypeVar("T")
+Number = TypeVar("Number", int, float)
 
 
 # --------------------------------------------------------------------------- statistics
@@ -252,6 +255,23 @@ def local_servers(spec: str | None, count: int = 5) -> Iterator[tuple[list[str],
         raise SystemExit(f"error: {exc}") from exc
     with group:
         yield group.urls, True
+
+
+def bounded(
+    text: str, kind: Callable[[str], Number], most: float, *, zero: bool = False, unit: str = ""
+) -> Number:
+    """A number on a benchmark's command line (an ``argparse`` type): more than 0 (or 0
+    too, with ``zero``) and at most ``most``, in ``unit``; anything else, NaN included,
+    is a usage error."""
+    of, suffix = (f" of {unit}", f" {unit}") if unit else ("", "")
+    try:
+        value = kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number{of}: {text!r}") from None
+    if not ((value >= 0 if zero else value > 0) and value <= most):  # NaN too
+        least = "at least 0" if zero else "more than 0"
+        raise argparse.ArgumentTypeError(f"must be {least} and at most {most:g}{suffix}")
+    return value
 
 
 #: Seconds the worker processes of a benchmark get to start and connect before its clock

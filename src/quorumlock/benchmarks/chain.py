@@ -33,6 +33,7 @@ from quorumlock import LockObserver, Redlock, RoundEvent
 from quorumlock.benchmarks._common import (
     GRACE,
     START,
+    bounded,
     local_servers,
     percentile,
     table,
@@ -232,21 +233,12 @@ def _processes(text: str) -> list[int]:
     return counts
 
 
-def _seconds(text: str, *, zero: bool = False, most: float = 600.0) -> float:
-    """A number of seconds up to ``most``; 0 only if ``zero``."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    above_least = value >= 0 if zero else value > 0
-    if not (above_least and value <= most):  # NaN too
-        least = "at least 0" if zero else "more than 0"
-        raise argparse.ArgumentTypeError(f"must be {least} and at most {most:g} seconds")
-    return value
+def _seconds(text: str) -> float:
+    return bounded(text, float, 600, unit="seconds")
 
 
 def _busy_poll(text: str) -> float:
-    return _seconds(text, zero=True, most=0.01)
+    return bounded(text, float, 0.01, zero=True, unit="seconds")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from quorumlock import LockObserver, Redlock, RoundEvent
-from quorumlock.benchmarks._common import GRACE, START, local_servers, table, worker_processes
+from quorumlock.benchmarks._common import (
+    GRACE,
+    START,
+    bounded,
+    local_servers,
+    table,
+    worker_processes,
+)
 from quorumlock.benchmarks.uncontended import CONTENDERS, TTL_SECONDS, Contender
 
 __all__ = ["RefusalResult", "main", "measure"]
@@ -156,16 +163,6 @@ def render(results: Sequence[RefusalResult], counted: Sequence[RefusalResult]) -
     return table(header, rows, right={1, 2, 3, 4})
 
 
-def _positive(text: str, kind: type[int] | type[float], most: float) -> Any:
-    try:
-        value = kind(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 0 < value <= most:  # NaN too
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most {most:g}")
-    return value
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m quorumlock.benchmarks.refusals",
@@ -174,11 +171,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--servers", help="5 comma-separated URLs (default: local)")
     parser.add_argument(
-        "--processes", type=lambda t: _positive(t, int, 64), default=8,
+        "--processes", type=lambda t: bounded(t, int, 64), default=8,
         help="processes per contender (default 8)",
     )  # fmt: skip
     parser.add_argument(
-        "--seconds", type=lambda t: _positive(t, float, 600), default=3.0,
+        "--seconds", type=lambda t: bounded(t, float, 600, unit="seconds"), default=3.0,
         help="seconds per contender (default 3)",
     )  # fmt: skip
     parser.add_argument(
