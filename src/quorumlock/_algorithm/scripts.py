@@ -89,18 +89,24 @@ QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
 #: The join of a queue of waiters, as a Lua function that the queue script and the
 #: acquire scripts of a waiter (QUEUED_ACQUIRE, FAIR_ACQUIRE) define: it puts the entry
 #: in line (again: the same id and arrival keep the place; the lease is renewed), after
-#: taking the dead off, and answers its place, which sets how often the waiter polls.
+#: taking the dead off (unless the script just did, at ``swept``: a release that woke
+#: the head, a fair acquire's check of the head), and answers its place, which sets how
+#: often the waiter polls.
 _JOIN = """\
 -- join: ``member`` stands in ``queue`` at ``arrival`` (the same number on every
 -- server), expiring ``lease`` ms from now unless it joins again; returns its place
--- in line (1: the head)
-local function quorumlock_join(queue, expiry, member, arrival, lease)
-    local t = redis.call("time")
-    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-    -- the dead do not count ahead of the caller
-    for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
-        redis.call("zrem", queue, dead)
-        redis.call("zrem", expiry, dead)
+-- in line (1: the head). ``swept``: the server's ms at which this script took the
+-- dead off already (nil: not yet)
+local function quorumlock_join(queue, expiry, member, arrival, lease, swept)
+    local now = swept
+    if not now then
+        local t = redis.call("time")
+        now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+        -- the dead do not count ahead of the caller
+        for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
+            redis.call("zrem", queue, dead)
+            redis.call("zrem", expiry, dead)
+        end
     end
     redis.call("zadd", queue, arrival, member)
     redis.call("zadd", expiry, now + lease, member)
@@ -122,9 +128,11 @@ _WAKE = """\
 -- wake: ``key`` is free: name the head of ``queue`` (after taking the dead off, and
 -- ``skip``'s entry: the caller's own is not a waiter's), taking it off the queue unless
 -- ``keep`` is "keep"; publish ``notice`` to it, or to everyone when nobody is in line.
--- Returns 2 where it named a head, 1 otherwise. ``expiry`` nil: no queue to look at.
+-- Returns 2 where it named a head, 1 otherwise, and the server's ms at which it took
+-- the dead off (nil where it did not look). ``expiry`` nil: no queue to look at.
 local function quorumlock_wake(key, queue, expiry, notice, keep, skip)
     local head = ""
+    local now = nil
     if expiry then
         -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
         local ok, first = pcall(function()
@@ -133,7 +141,7 @@ local function quorumlock_wake(key, queue, expiry, notice, keep, skip)
                 return ""
             end
             local t = redis.call("time")
-            local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+            now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
             for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
                 redis.call("zrem", queue, dead)
                 redis.call("zrem", expiry, dead)
@@ -158,10 +166,10 @@ local function quorumlock_wake(key, queue, expiry, notice, keep, skip)
     if head ~= "" then
         -- only the head's process listens there: nobody else reads this release
         redis.pcall("publish", "quorumlock:wake:" .. head, #key .. " " .. key .. notice)
-        return 2
+        return 2, now
     end
     redis.pcall("publish", "quorumlock:released:" .. key, " " .. notice)
-    return 1
+    return 1, now
 end
 """
 
@@ -220,11 +228,11 @@ RELEASE = Script(
 if redis.call("get", KEYS[1]) == ARGV[1] then
     redis.call("del", KEYS[1])
     if ARGV[2] == "1" then
-        local woke = quorumlock_wake(KEYS[1], ARGV[5], ARGV[6], ARGV[3] or ARGV[1], ARGV[4],
-            ARGV[7])
+        local woke, swept = quorumlock_wake(KEYS[1], ARGV[5], ARGV[6], ARGV[3] or ARGV[1],
+            ARGV[4], ARGV[7])
         if woke == 2 and ARGV[7] then
             local ok, place = pcall(quorumlock_join, ARGV[5], ARGV[6], ARGV[7], ARGV[8],
-                tonumber(ARGV[9]))
+                tonumber(ARGV[9]), swept)
             if ok then
                 return 2 + place
             end
@@ -265,7 +273,7 @@ if ARGV[2] == "-" or ARGV[2] == "pass" then
     redis.call("zrem", KEYS[1], ARGV[1])
     redis.call("zrem", KEYS[2], ARGV[1])
     if ARGV[2] == "pass" and not redis.call("get", KEYS[3]) then
-        return quorumlock_wake(KEYS[3], KEYS[1], KEYS[2], ARGV[3], "", "")
+        return (quorumlock_wake(KEYS[3], KEYS[1], KEYS[2], ARGV[3], "", ""))
     end
     return 1
 end
@@ -524,21 +532,22 @@ local ARGV = {unpack(ARGV, 1, #ARGV - 3)}
 """
     + _JOIN
     + """\
-local function quorumlock_joined(reply)
-    local place = 0
-    if reply[1] ~= 1 and quorumlock_member ~= "" and quorumlock_arrival ~= "" then
-        place = quorumlock_join(KEYS[3], KEYS[4], quorumlock_member, quorumlock_arrival,
-            tonumber(quorumlock_lease))
-    end
-    reply[#reply + 1] = place
-    return reply
-end
 local quorumlock_t = redis.call("time")
 local quorumlock_now = tonumber(quorumlock_t[1]) * 1000
     + math.floor(tonumber(quorumlock_t[2]) / 1000)
 for _, dead in ipairs(redis.call("zrangebyscore", KEYS[4], "-inf", quorumlock_now)) do
     redis.call("zrem", KEYS[3], dead)
     redis.call("zrem", KEYS[4], dead)
+end
+-- the dead are off: a join below does not look again
+local function quorumlock_joined(reply)
+    local place = 0
+    if reply[1] ~= 1 and quorumlock_member ~= "" and quorumlock_arrival ~= "" then
+        place = quorumlock_join(KEYS[3], KEYS[4], quorumlock_member, quorumlock_arrival,
+            tonumber(quorumlock_lease), quorumlock_now)
+    end
+    reply[#reply + 1] = place
+    return reply
 end
 local quorumlock_head = redis.call("zrange", KEYS[3], 0, 0)[1]
 if quorumlock_head and quorumlock_head ~= quorumlock_member then
