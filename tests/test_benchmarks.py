@@ -486,8 +486,29 @@ def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerG
     assert result.counted("acquire") - result.counted("acquire failed") >= result.sections
     assert result.counted("release") >= result.sections
     assert result.server_cpu is not None  # local servers: their CPU time is read
+    assert result.agreement == result.announcers == ()  # not overheard
     rendered = chain.render([result])
     assert rendered.splitlines()[2].split()[0] == "2"
+    assert "releases heard" not in rendered
+
+
+def test_the_chain_benchmark_overhears_whom_each_release_named(five: LocalServerGroup) -> None:
+    """With ``overhear``, every release announced in the window is tallied once, by how
+    its servers' announcements agreed and by how many servers announced it: each
+    section's release (but those of the last sections, which may end after the window)
+    and the announced undos of failed attempts. Two processes take turns, so most
+    releases named the other one. No time asserted."""
+    result = chain.measure(five.urls, 2, 1.0, overhear=True)
+    agreement = dict(result.agreement)
+    heard = sum(agreement.values())
+    assert list(agreement) == list(chain.AGREEMENT)
+    assert sum(count for _, count in result.announcers) == heard
+    assert all(1 <= servers <= 5 for servers, _ in result.announcers)
+    assert result.sections - 2 * 2 <= heard <= result.sections + result.counted("acquire failed")
+    assert heard - agreement["nobody"] > heard // 2, "the releases named nobody: no queue"
+    rendered = chain.render([result])
+    assert "releases heard" in rendered.splitlines()[4]
+    assert rendered.splitlines()[6].split()[:2] == ["2", f"{heard:,}"]
 
 
 def test_the_chain_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:

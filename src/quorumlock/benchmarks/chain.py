@@ -14,22 +14,37 @@ waiters and the release rounds, the undo of a failed attempt included) and the C
 time of the servers' processes (when they run on this machine). This is where
 docs/benchmarks.md's numbers on the contended loop come from. Numbers only: nothing
 here is judged against a time.
+
+With ``--overhear``, this process also subscribes to every release announcement of the
+name on every server (one more subscriber per server, which the servers then publish to
+as well, and whose threads take CPU time from the loop: it runs slower; compare its
+critical sections with a run without) and reports, per P, whether the servers' queues
+of waiters agreed: for each
+release, the heads its servers named (the process each woke), grouped as one head on
+every server that announced it, two heads or more, one head on some servers and nobody
+(every listening process) on others, or nobody anywhere; and how many servers announced
+each release (those that held the releaser's key).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import resource
 import sys
+import threading
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, Final
 
 import redis
 
 from quorumlock import LockObserver, Redlock, RoundEvent
+from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock.benchmarks._common import (
     GRACE,
     START,
@@ -49,6 +64,12 @@ SERVERS: Final = 5
 #: ``Redlock``'s default ``busy_poll``.
 BUSY_POLL: Final = 0.0002
 
+#: The name every process of the loop locks.
+NAME: Final = "chain"
+
+#: How a release's announcements agreed (``--overhear``), in the order reported.
+AGREEMENT: Final = ("one head", "several heads", "a head and nobody", "nobody")
+
 
 @dataclass(frozen=True, slots=True)
 class ChainResult:
@@ -67,6 +88,10 @@ class ChainResult:
     # ("queue", n), ("release", n), ...
     rounds: tuple[tuple[str, int], ...] = ()
     server_cpu: float | None = None  # the servers' processes' CPU seconds; None: unknown
+    # with --overhear: releases by how their announcements agreed (AGREEMENT), and by
+    # how many servers announced them; empty when not overheard
+    agreement: tuple[tuple[str, int], ...] = ()
+    announcers: tuple[tuple[int, int], ...] = ()
 
     def counted(self, what: str) -> int:
         return dict(self.rounds).get(what, 0)
@@ -109,7 +134,7 @@ def _loop(job: _Job, out: Any) -> None:
     time.sleep(max(0.0, start - time.time()))
     rounds.counts.clear()  # the loop's rounds only
     while time.time() < stop:
-        lock = redlock.lock("chain", ttl=10.0)
+        lock = redlock.lock(NAME, ttl=10.0)
         before = time.thread_time()
         acquired = lock.acquire(timeout=max(0.01, stop - time.time()))
         got = time.monotonic_ns()
@@ -147,19 +172,113 @@ def _server_cpu(urls: Sequence[str]) -> float | None:
     return total
 
 
+class _Overheard:
+    """Every announcement of the releases of ``name`` on each server while the block runs
+    (a pattern subscription per server, read by a thread of its own), kept with the
+    wall-clock time it was read."""
+
+    def __init__(self, urls: Sequence[str], name: str) -> None:
+        self._name = name.encode()
+        self._stop = threading.Event()
+        self._heard: list[tuple[float, int, bytes, bytes | None]] = []  # time, server, notice, head
+        self._ready = threading.Barrier(len(urls) + 1)
+        self._threads = [
+            threading.Thread(target=self._listen, args=(url, i), daemon=True)
+            for i, url in enumerate(urls)
+        ]
+
+    def __enter__(self) -> _Overheard:
+        for thread in self._threads:
+            thread.start()
+        with contextlib.suppress(threading.BrokenBarrierError):  # a server slow to answer
+            self._ready.wait(timeout=10)  # every subscription made (or failed)
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def _listen(self, url: str, index: int) -> None:
+        client = redis.Redis.from_url(url, socket_timeout=5)
+        pubsub = client.pubsub()  # type: ignore[no-untyped-call]
+        try:
+            try:
+                pubsub.psubscribe(RELEASED_PREFIX + "*", WAKE_PREFIX + "*")
+            finally:
+                self._ready.wait(timeout=10)
+            while not self._stop.is_set():
+                message = pubsub.get_message(timeout=0.05)
+                if message is not None and message["type"] == "pmessage":
+                    self._note(index, message["channel"], message["data"])
+        except (redis.RedisError, OSError, threading.BrokenBarrierError):
+            pass  # this server's announcements are missing: the counts say fewer servers
+        finally:
+            pubsub.close()
+            client.close()
+
+    def _note(self, index: int, channel: bytes, data: bytes) -> None:
+        if channel.startswith(WAKE_PREFIX.encode()):
+            # "<length of the key> <key><notice>", on the channel of the head's process
+            length, _, rest = data.partition(b" ")
+            if not length.isdigit() or rest[: int(length)] != self._name:
+                return
+            head: bytes | None = channel[len(WAKE_PREFIX) :]
+            notice = rest[int(length) :]
+        elif channel == RELEASED_PREFIX.encode() + self._name and data.startswith(b" "):
+            head, notice = None, data[1:]  # " <notice>": nobody named
+        else:
+            return
+        self._heard.append((time.time(), index, notice, head))
+
+    def tally(self, start: float, stop: float) -> tuple[Counter[str], Counter[int]]:
+        """The releases announced between ``start`` and ``stop`` (wall clock): how many
+        agreed in each way (:data:`AGREEMENT`), and how many were announced by each
+        number of servers."""
+        releases: dict[bytes, list[tuple[int, bytes | None]]] = {}
+        for at, index, notice, head in list(self._heard):
+            if start <= at <= stop:
+                releases.setdefault(notice, []).append((index, head))
+        agreement: Counter[str] = Counter()
+        announcers: Counter[int] = Counter()
+        for heard in releases.values():
+            heads = {head for _, head in heard if head is not None}
+            nobody = any(head is None for _, head in heard)
+            if not heads:
+                agreement["nobody"] += 1
+            elif len(heads) > 1:
+                agreement["several heads"] += 1
+            else:
+                agreement["a head and nobody" if nobody else "one head"] += 1
+            announcers[len({index for index, _ in heard})] += 1
+        return agreement, announcers
+
+
 def measure(
-    urls: list[str], processes: int, seconds: float, *, busy_poll: float = BUSY_POLL
+    urls: list[str],
+    processes: int,
+    seconds: float,
+    *,
+    busy_poll: float = BUSY_POLL,
+    overhear: bool = False,
 ) -> ChainResult:
     """Run the loop in ``processes`` fresh processes for ``seconds``, each with
-    ``Redlock(urls, busy_poll=busy_poll)``."""
+    ``Redlock(urls, busy_poll=busy_poll)``; ``overhear``: tally how the servers'
+    announcements of each release agreed (:class:`_Overheard`)."""
     start = time.time() + START
     jobs = [(_Job(urls, start, start + seconds, i, busy_poll),) for i in range(processes)]
-    with worker_processes(_loop, jobs) as collect:
+    listening = _Overheard(urls, NAME) if overhear else contextlib.nullcontext()
+    with listening, worker_processes(_loop, jobs) as collect:
         time.sleep(max(0.0, start - time.time()))
         cpu_before = _server_cpu(urls)
         time.sleep(max(0.0, start + seconds - time.time()))
         cpu_after = _server_cpu(urls)
         reports = collect(START + seconds + GRACE)
+        agreement, announcers = Counter[str](), Counter[int]()
+        if isinstance(listening, _Overheard):
+            agreement, announcers = listening.tally(start, start + seconds)
     holds: list[Hold] = [hold for report in reports for hold in report[0]]
     counts: dict[str, int] = {}
     for report in reports:
@@ -184,6 +303,8 @@ def measure(
         switches=sum(r[3] for r in reports),
         rounds=tuple(sorted(counts.items())),
         server_cpu=None if cpu_before is None or cpu_after is None else cpu_after - cpu_before,
+        agreement=tuple((kind, agreement[kind]) for kind in AGREEMENT) if overhear else (),
+        announcers=tuple(sorted(announcers.items(), reverse=True)),
     )
 
 
@@ -220,6 +341,22 @@ def render(results: Sequence[ChainResult]) -> str:
                 "-" if r.server_cpu is None else f"{r.server_cpu / per * 1e3:.2f}",
             )
         )
+    rendered = table(header, rows, right=set(range(len(header))))
+    overheard = [r for r in results if r.agreement]
+    if overheard:
+        rendered += "\n\n" + _render_agreement(overheard)
+    return rendered
+
+
+def _render_agreement(results: Sequence[ChainResult]) -> str:
+    """The releases overheard (``--overhear``): how their announcements agreed."""
+    header = ("P", "releases heard", "servers announcing: releases", *AGREEMENT)
+    rows = []
+    for r in results:
+        heard = sum(count for _, count in r.agreement)
+        share = (f"{count / max(1, heard):.1%}" for _, count in r.agreement)
+        servers = ", ".join(f"{n}: {count:,}" for n, count in r.announcers) or "-"
+        rows.append((str(r.processes), f"{heard:,}", servers, *share))
     return table(header, rows, right=set(range(len(header))))
 
 
@@ -259,13 +396,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--busy-poll", type=_busy_poll, default=BUSY_POLL,
         help=f"the Redlocks' busy_poll in seconds (default {BUSY_POLL:g})",
     )  # fmt: skip
+    parser.add_argument(
+        "--overhear", action="store_true",
+        help="also tally whether the servers' releases named the same waiter (one more "
+        "subscriber per server, read by this process: the loop runs slower)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     with local_servers(args.servers, SERVERS) as (urls, _):
         if len(urls) != SERVERS:
             parser.error(f"--servers needs {SERVERS} URLs, not {len(urls)}")
         results = []
         for count in args.processes:
-            results.append(measure(urls, count, args.seconds, busy_poll=args.busy_poll))
+            results.append(
+                measure(urls, count, args.seconds, busy_poll=args.busy_poll, overhear=args.overhear)
+            )
             print(f"P = {count}: done", file=sys.stderr)
     print(f"N = {SERVERS}, one name, {args.seconds:g} s per count, busy_poll={args.busy_poll:g}")
     print(render(results))
