@@ -160,6 +160,8 @@ local function quorumlock_wake(key, queue, expiry, notice, keep, skip)
         end)
         if ok then
             head = first
+        else
+            now = nil  -- refused part way: the dead may still be there
         end
     end
     -- pcall: a user whose ACL denies the channel still releases (waiters then poll)
