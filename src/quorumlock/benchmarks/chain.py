@@ -13,7 +13,8 @@ process: all of them, then the acquire attempts that failed, the joins of the qu
 waiters and the release rounds, the undo of a failed attempt included) and the CPU
 time of the servers' processes (when they run on this machine). This is where
 docs/benchmarks.md's numbers on the contended loop come from. Numbers only: nothing
-here is judged against a time.
+here is judged against a time. ``--fair`` runs the loop with ``Redlock(fair=True)``
+(strict arrival order, docs/algorithm.md, "Fair locks"), for what that costs.
 
 With ``--overhear``, this process also subscribes to every release announcement of the
 name on every server (one more subscriber per server, which the servers then publish to
@@ -108,6 +109,7 @@ class _Job:
     stop: float
     index: int
     busy_poll: float
+    fair: bool
 
 
 class _Rounds(LockObserver):
@@ -128,7 +130,7 @@ class _Rounds(LockObserver):
 def _loop(job: _Job, out: Any) -> None:
     start, stop, index = job.start, job.stop, job.index
     rounds = _Rounds()
-    redlock = Redlock(job.urls, busy_poll=job.busy_poll, observer=rounds)
+    redlock = Redlock(job.urls, busy_poll=job.busy_poll, observer=rounds, fair=job.fair)
     holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
     time.sleep(max(0.0, start - time.time()))
@@ -262,13 +264,14 @@ def measure(
     seconds: float,
     *,
     busy_poll: float = BUSY_POLL,
+    fair: bool = False,
     overhear: bool = False,
 ) -> ChainResult:
     """Run the loop in ``processes`` fresh processes for ``seconds``, each with
-    ``Redlock(urls, busy_poll=busy_poll)``; ``overhear``: tally how the servers'
+    ``Redlock(urls, busy_poll=busy_poll, fair=fair)``; ``overhear``: tally how the servers'
     announcements of each release agreed (:class:`_Overheard`)."""
     start = time.time() + START
-    jobs = [(_Job(urls, start, start + seconds, i, busy_poll),) for i in range(processes)]
+    jobs = [(_Job(urls, start, start + seconds, i, busy_poll, fair),) for i in range(processes)]
     listening = _Overheard(urls, NAME) if overhear else contextlib.nullcontext()
     with listening, worker_processes(_loop, jobs) as collect:
         time.sleep(max(0.0, start - time.time()))
@@ -397,6 +400,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"the Redlocks' busy_poll in seconds (default {BUSY_POLL:g})",
     )  # fmt: skip
     parser.add_argument(
+        "--fair", action="store_true", help="Redlock(fair=True): strict arrival order"
+    )
+    parser.add_argument(
         "--overhear", action="store_true",
         help="also tally whether the servers' releases named the same waiter (one more "
         "subscriber per server, read by this process: the loop runs slower)",
@@ -408,10 +414,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = []
         for count in args.processes:
             results.append(
-                measure(urls, count, args.seconds, busy_poll=args.busy_poll, overhear=args.overhear)
+                measure(
+                    urls,
+                    count,
+                    args.seconds,
+                    busy_poll=args.busy_poll,
+                    fair=args.fair,
+                    overhear=args.overhear,
+                )
             )
             print(f"P = {count}: done", file=sys.stderr)
-    print(f"N = {SERVERS}, one name, {args.seconds:g} s per count, busy_poll={args.busy_poll:g}")
+    print(
+        f"N = {SERVERS}, one name, {args.seconds:g} s per count, busy_poll={args.busy_poll:g}"
+        + (", fair=True" if args.fair else "")
+    )
     print(render(results))
     return 0
 
