@@ -658,10 +658,10 @@ def test_a_process_that_listens_already_stands_in_line_with_its_first_attempt() 
     assert wait.seconds == pytest.approx(0.15 * 3)  # the place its attempt was given
 
 
-def _listening_flow() -> Flow[AcquireResult]:
+def _listening_flow(*, fair: bool = False) -> Flow[AcquireResult]:
     """A blocking acquire (retry_delay 0.2 s, no timeout), past the step that asks the
     driver whether its process listens to the name already."""
-    s = state(retry_delay=0.2)
+    s = state(retry_delay=0.2, fair=fair)
     flow = acquire_flow(
         key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
         timeout=None, now=0.0, uniform=lambda: 0.5,
@@ -726,6 +726,19 @@ def test_a_release_stands_its_process_in_line_with_the_entry_lease() -> None:
         assert step.op is Op.RELEASE
         assert step.notify
         assert step.lease_ms == lease
+
+
+def test_a_fair_acquire_tries_at_once_after_its_release_woke_the_head() -> None:
+    """A fair lock's attempt races nobody: the servers refuse it to all but the head of
+    the line and put it in line where they refuse it, in the same round. So a process
+    whose release just woke the head tries at once, instead of joining and waiting:
+    where the head came and went meanwhile, it takes the free lock, where standing
+    behind it would head an empty line until its poll."""
+    flow = _listening_flow(fair=True)
+    step = flow.send(Woken(0.0, False, listening=True, woke=0.001))
+    assert isinstance(step, Fanout)
+    assert step.op is Op.ACQUIRE
+    assert step.fair
 
 
 def test_a_process_that_listens_to_nothing_never_stands_behind() -> None:

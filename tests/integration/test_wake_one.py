@@ -948,6 +948,48 @@ def _member_of(redlock: object) -> str:
     return member
 
 
+def test_a_fair_process_whose_release_woke_the_head_takes_the_lock_the_head_is_done_with(
+    api: Api, servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``fair=True``, a worker's release names the waiter first in line, which takes
+    the lock and releases it (nobody in line then) before the worker wants the name
+    again. The worker's acquire tries at once and gets the free lock: a fair attempt
+    races nobody, as the servers refuse it to all but the head. Joining instead, to
+    stand behind the waiter its release woke, it would head an empty line with the
+    lock free, and wait for its poll (30 s or more here; the acquire's 5 s timeout)."""
+    # the worker wants the name again however long the waiter's turn takes here
+    monkeypatch.setattr("quorumlock._algorithm.flows.HAND_OVER", 60.0)
+    ops: list[str] = []
+    took: list[str] = []  # the worker's rounds in its second acquire
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL, observer=Ops(ops))
+        other = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL)
+        held = await _listen_and_hold(api, servers, lock_name, worker, other)
+        turn = other.lock(lock_name, ttl=30)
+        done: list[bool] = []
+
+        async def wait() -> None:
+            assert await call(turn.acquire(timeout=20))
+            assert await call(turn.release())
+            done.append(True)
+
+        async def release_and_again() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+            assert await call(held.release())  # names the waiter, first in line
+            await until(lambda: bool(done), 20, "the waiter's turn")
+            ops.clear()
+            again = worker.lock(lock_name, ttl=30)
+            assert await call(again.acquire(timeout=5))
+            took.extend(ops)
+            assert await call(again.release())
+
+        await api.concurrently([wait, release_and_again], limit=60)
+
+    api.run(body)
+    assert took == ["acquire"], took
+
+
 def test_a_process_put_in_line_by_its_release_that_does_not_come_back_passes_its_turn(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:

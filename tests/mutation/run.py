@@ -266,12 +266,31 @@ MUTANTS: Final = (
     Mutant(
         "a process whose release woke a waiter races it for the lock",
         FLOWS,
-        "behind = watching and heard.woke is not None and heard.woke < HAND_OVER",
+        "behind = watching and not fair and heard.woke is not None and heard.woke < HAND_OVER",
         "behind = False",
         (
             "tests/integration/test_wake_one.py::test_a_process_that_releases_and_acquires"
             "_again_stands_behind_the_waiter_it_woke[sync]",
         ),
+    ),
+    Mutant(
+        "a fair lock's acquire stands behind the head its release woke, as the default's",
+        FLOWS,
+        "behind = watching and not fair and heard.woke",
+        "behind = watching and heard.woke",
+        (
+            "tests/core/test_flows.py"
+            "::test_a_fair_acquire_tries_at_once_after_its_release_woke_the_head",
+            "tests/integration/test_wake_one.py::test_a_fair_process_whose_release_woke_the"
+            "_head_takes_the_lock_the_head_is_done_with[sync]",
+        ),
+    ),
+    Mutant(
+        "a waiter's arrival draws a fraction of a whole millisecond",
+        "src/quorumlock/_io/wakeups.py",
+        "    return time.time() * 1000 + random.random() / 1000\n",
+        "    return time.time() * 1000 + random.random()\n",
+        ("tests/core/test_lingering.py::test_waiters_of_one_machine_keep_the_order_they_came_in",),
     ),
     Mutant(
         "a release does not put its process in line behind the waiter it woke",

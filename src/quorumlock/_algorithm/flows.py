@@ -428,8 +428,11 @@ def acquire_flow(
         heard = yield Watch(key, 0.0, already=True)
         assert isinstance(heard, Woken)
         watching = heard.listening
-        # this process just woke the head of the line: stand behind it, not race it
-        behind = watching and heard.woke is not None and heard.woke < HAND_OVER
+        # this process just woke the head of the line: stand behind it, not race it (a
+        # fair lock's attempt races nobody: the servers refuse it to all but the head,
+        # and where it is refused it stands in line in the same round; where the head
+        # came and went meanwhile, it takes the free lock instead of waiting for a poll)
+        behind = watching and not fair and heard.woke is not None and heard.woke < HAND_OVER
         place = heard.place  # where that release put this process in line, if it did
         now = heard.now
     misses = 0  # announcements that woke us without bringing us the lock

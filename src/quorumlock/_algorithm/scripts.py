@@ -77,8 +77,9 @@ RELEASED_PREFIX = "quorumlock:released:"
 WAKE_PREFIX = "quorumlock:wake:"
 
 #: The queue of the waiters of a lock key: this prefix + the key, a sorted set of waiter
-#: ids scored by their arrival (the waiter's own clock in ms, with a random fraction:
-#: drawn once and sent to every server, so every server orders the queue alike).
+#: ids scored by their arrival (the waiter's own clock in ms, with a random fraction of
+#: a microsecond: drawn once and sent to every server, so every server orders the queue
+#: alike).
 QUEUE_PREFIX = "quorumlock:queue:"
 
 #: When each queue entry expires: this prefix + the lock key, a sorted set of the same

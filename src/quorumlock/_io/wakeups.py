@@ -312,10 +312,15 @@ class Notice(Protocol):
 
 
 def arrival() -> float:
-    """A new waiter's place in line: this machine's clock in ms, plus a random fraction
-    so that two waiters that arrive in the same millisecond are still ordered, the same
-    way on every server."""
-    return time.time() * 1000 + random.random()
+    """A new waiter's place in line: this machine's clock in ms (to the microsecond),
+    plus a random fraction of a microsecond, below what the clock tells apart, so that
+    two waiters of this machine keep the order they came in, and two of different
+    machines that read the same microsecond are still ordered (by the fraction; on equal
+    scores a server orders by id), the same way on every server. A fraction of a whole
+    millisecond, as before, put a waiter that came up to a millisecond later ahead about
+    half the time: with ``fair=True``, one that joined while the head was being woken
+    then headed the line, refused the head, and waited for a poll."""
+    return time.time() * 1000 + random.random() / 1000
 
 
 W = TypeVar("W", bound=Notice)
