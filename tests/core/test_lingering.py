@@ -161,6 +161,26 @@ def test_a_release_on_the_process_channel_wakes_its_waiter_of_that_name_alone() 
     assert prefix.notified()
 
 
+def test_a_release_that_finds_its_waiter_woken_already_wakes_it_again_after_its_attempt() -> None:
+    """A waiter woken by one release (its announcement named nobody: a stagger's pause
+    follows) hears a second release name it before it has tried. Its attempt then meets
+    that release in flight and may fail; the second release's later announcements wake
+    it again once the attempt is sent, as they would had they woken it first (else the
+    lock, free, would wait for a poll)."""
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    waiter = _waiting(entries, "acct", member)
+    wake = wake_channel(member)
+    route(entries, Lingering(), wake, channel=release_channel("acct"), payload=b" tok-1", now=1.0)
+    assert waiter.notified()
+    assert not waiter.alone
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-2", now=1.1)
+    waiter.rearm()  # its attempt goes out
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-2", now=1.2)
+    assert waiter.notified()
+    assert waiter.alone
+
+
 @pytest.mark.parametrize(
     "payload",
     [b"", b"acct tok", b"99 acct", b"-4 acct", b"4 gone-tok"],  # the last: nobody waits
@@ -287,13 +307,41 @@ def test_a_process_passes_the_turn_of_an_entry_only_its_release_put_in_line() ->
     woke.note("old", 1.0, Stood("5.0000", 1.0, place=None))
     assert woke.stood(1.0 + LINGER - 0.01) == ["lined", "old"]
     assert woke.stood(1.0 + LINGER) == []  # their leases are over
-    assert not woke.passing("plain")
-    assert not woke.passing("nobody")
-    assert woke.passing("lined")
-    assert not woke.passing("lined")  # once
+    assert not woke.passing("plain", b"n1", 1.5)
+    assert not woke.passing("nobody", b"n1", 1.5)
+    assert woke.passing("lined", b"n1", 1.5)
+    assert not woke.passing("lined", b"n1", 1.5)  # once
     assert woke.since("lined", 2.0) == (None, None)  # the next acquire makes an attempt
     assert woke.since("plain", 2.0) == (1.0, None)  # still stands behind its waiter
     assert woke.stood(2.0) == ["old"]
+
+
+def test_an_entry_named_before_the_release_that_put_it_in_line_returned_is_not_waited_on() -> None:
+    """A later release, announced by a majority, named the process's entry while the
+    release of the process that put it in line had not returned yet (a slow server kept
+    it): the waiter that release woke came and went, and the entry is off the line. That
+    release is not noted, so the next acquire tries at once instead of standing behind
+    it, to be woken by nobody. Named by fewer servers (their queues disagree: a majority
+    keeps the entry in line), or before the release was sent, it stands behind."""
+    stood = Stood("5.0000", 1.0, place=1)
+    woke = Woke()
+    for server in range(3):  # nothing noted yet: each announcement is kept
+        assert not woke.passing("a", b"later", 1.5 + server / 100)
+    woke.note("a", 1.6, stood, needed=3)
+    assert woke.since("a", 1.7) == (None, None)
+    assert woke.stood(1.7) == []  # nothing to take off at close either
+    for key, named in (
+        ("two", [(b"later", 1.5), (b"later", 1.51)]),  # a minority
+        ("two releases", [(b"later", 1.5), (b"later", 1.51), (b"other", 1.52)]),
+        ("before", [(b"earlier", 0.5), (b"earlier", 0.51), (b"earlier", 0.52)]),
+        ("none", []),
+    ):
+        for notice, at in named:
+            assert not woke.passing(key, notice, at)
+        woke.note(key, 1.6, stood, needed=3)
+        since, lined = woke.since(key, 1.7)
+        assert since == pytest.approx(0.1), key
+        assert lined == stood
 
 
 def test_a_waiter_takes_up_the_entry_its_process_release_put_in_line() -> None:
@@ -354,7 +402,7 @@ def test_an_announcement_that_names_the_process_for_a_name_nobody_waits_on_is_pa
     waiter = _waiting(entries, "acct", member)
     wake = wake_channel(member)
     unheard = route(entries, Lingering(), wake, channel=wake, payload=b"5 othertok-1", now=1.0)
-    assert unheard == "other"
+    assert unheard == ("other", b"tok-1")
     assert not waiter.notified()
     assert route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-1", now=1.0) is None
     assert waiter.notified()

@@ -293,6 +293,26 @@ MUTANTS: Final = (
         ("tests/core/test_lingering.py::test_waiters_of_one_machine_keep_the_order_they_came_in",),
     ),
     Mutant(
+        "a release that finds its waiter woken already wakes nobody with its later news",
+        "src/quorumlock/_io/wakeups.py",
+        "        chosen = waiting or woken or self.waiters\n",
+        "        chosen = waiting\n",
+        (
+            "tests/core/test_lingering.py::test_a_release_that_finds_its_waiter_woken_already"
+            "_wakes_it_again_after_its_attempt",
+        ),
+    ),
+    Mutant(
+        "a process named by a majority before its release returned stands behind anyway",
+        "src/quorumlock/_io/wakeups.py",
+        "            if since and max(since.values()) >= needed:\n",
+        "            if False:\n",
+        (
+            "tests/core/test_lingering.py::test_an_entry_named_before_the_release_that_put_it"
+            "_in_line_returned_is_not_waited_on",
+        ),
+    ),
+    Mutant(
         "a release does not put its process in line behind the waiter it woke",
         FLOWS,
         "    lease_ms = 0 if fair or keys else queue_lease_ms(config.retry_delay)\n",

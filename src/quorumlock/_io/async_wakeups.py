@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 import hiredis
 
+from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.outcomes import NodeOutcome
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import ServerSpec
@@ -176,7 +177,7 @@ class AsyncWakeups:
 
     def woke(self, key: str, stood: Stood | None = None) -> None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.woke`."""
-        self._woke.note(key, time.monotonic(), stood)
+        self._woke.note(key, time.monotonic(), stood, needed=quorum(len(self._specs)))
 
     def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.stand_behind`."""
@@ -242,16 +243,15 @@ class AsyncWakeups:
                 self._changed.notify_all()
 
     def deliver(self, channel: bytes, payload: bytes) -> None:
+        now = time.monotonic()
         unheard = route(
-            self._waiters,
-            self._lingering,
-            self._wake,
-            channel=channel,
-            payload=payload,
-            now=time.monotonic(),
-        )
-        if unheard is not None and self._woke.passing(unheard) and self.on_pass is not None:
-            self.on_pass(unheard, self._member)
+            self._waiters, self._lingering, self._wake, channel=channel, payload=payload,
+            now=now,
+        )  # fmt: skip
+        if unheard is None or not self._woke.passing(*unheard, now):
+            return
+        if self.on_pass is not None:
+            self.on_pass(unheard[0], self._member)
 
 
 class _AsyncListener:

@@ -99,6 +99,9 @@ RECONNECT_PAUSE = 0.5
 LINGER = 5.0
 #: At most this many channels linger per ``Redlock``; the one left longest ago goes first.
 LINGER_MOST = 256
+#: At most this many announcements naming a name nobody waits on are kept per name
+#: (:meth:`Woke.passing`); the oldest goes first.
+NAMED_MOST = 32
 
 
 class Lingering:
@@ -184,9 +187,25 @@ class Woke:
         self._most = most
         # in the order they were noted
         self._at: dict[str, tuple[float, Stood | None]] = {}
+        # the announcements that named this process's entry of each name while none of
+        # its waiters waited and no release of it was noted (:meth:`passing`): when,
+        # and the release's notice
+        self._named: dict[str, list[tuple[float, bytes]]] = {}
 
-    def note(self, key: str, now: float, stood: Stood | None = None) -> None:
+    def note(self, key: str, now: float, stood: Stood | None = None, *, needed: int = 1) -> None:
+        """A release of ``key`` by this process woke the head of the line at ``now``, and
+        put the process in line behind it (``stood``), if it did. Not noted where a later
+        release, announced by ``needed`` servers (a majority), named that entry already,
+        before this release returned (a slow server kept it): the waiter it woke came
+        and went, and the entry is off the line there, so the next acquire tries at
+        once instead of waiting to be woken by nobody. (Named by fewer, where the
+        servers' queues disagree, the entry is still in line on a majority.)"""
+        named = self._named.pop(key, [])
         self._at.pop(key, None)
+        if stood is not None:
+            since = collections.Counter(notice for at, notice in named if at >= stood.at)
+            if since and max(since.values()) >= needed:
+                return
         self._at[key] = (now, stood)
         while len(self._at) > self._most:
             del self._at[next(iter(self._at))]
@@ -198,14 +217,21 @@ class Woke:
         at = self._at.pop(key, None)
         return (None, None) if at is None else (now - at[0], at[1])
 
-    def passing(self, key: str) -> bool:
-        """A release named this process's entry of ``key`` while none of its waiters
-        waited: whether the entry was one a release of this process put in line (then
-        forgotten), whose turn the process passes on (``Op.QUEUE``, "pass"): the
-        process let the lock go and did not come back for it, and the waiters behind
-        its entry would otherwise wait for their next poll."""
+    def passing(self, key: str, notice: bytes, now: float) -> bool:
+        """A release (``notice``) named this process's entry of ``key`` at ``now`` while
+        none of its waiters waited: whether the entry was one a release of this process
+        put in line (then forgotten), whose turn the process passes on (``Op.QUEUE``,
+        "pass"): the process let the lock go and did not come back for it, and the
+        waiters behind its entry would otherwise wait for their next poll. Otherwise the
+        announcement is kept for :meth:`note`: the release that put the entry in line
+        may not have returned yet."""
         at = self._at.get(key)
         if at is None or at[1] is None:
+            named = self._named.pop(key, [])
+            named.append((now, notice))
+            self._named[key] = named[-NAMED_MOST:]
+            while len(self._named) > self._most:
+                del self._named[next(iter(self._named))]
             return False
         del self._at[key]
         return True
@@ -221,6 +247,7 @@ class Woke:
 
     def clear(self) -> None:
         self._at.clear()
+        self._named.clear()
 
 
 def stand_in(entry: Entry[W], waiter: W, stood: Stood) -> None:
@@ -459,7 +486,14 @@ class Entry(Generic[W]):
             # the place in line is the queued waiters': one of them takes the wake-up
             # (others, a set's waiters on this key, only if none is left)
             waiting = [w for w in waiting if w.queued] or waiting
-        self.seen[notice] = waiting[0] if waiting else None
+        # Whom this release is for. Every waiter woken already (by an earlier release,
+        # and about to try: a stagger's pause, say): the one this release would have
+        # woken takes it all the same, so that its later announcements wake that waiter
+        # again once it has tried (an attempt sent before this release reached every
+        # server may fail); else they would wake nobody, and the lock wait for a poll.
+        woken = [w for w in self.waiters if w.queued] if named else []
+        chosen = waiting or woken or self.waiters
+        self.seen[notice] = chosen[0] if chosen else None
         while len(self.seen) > SEEN:
             self.seen.popitem(last=False)
         if named:
@@ -541,10 +575,10 @@ def route(
     channel: bytes,
     payload: bytes,
     now: float,
-) -> str | None:
+) -> tuple[str, bytes] | None:
     """An announcement read on ``channel``: hand it to the entry it is for. Returns the
     key an announcement on the process's own channel named when none of its waiters
-    waits on it (see :meth:`Woke.passing`), else None.
+    waits on it, and the release's notice (see :meth:`Woke.passing`), else None.
 
     On the process's own channel the payload is ``<length of the key> <key><notice>``
     and names this process's entry of that key; on a name's channel it is ``<head>
@@ -557,7 +591,7 @@ def route(
         key = rest[: int(size)]
         entry = entries.get(RELEASED_PREFIX.encode() + key)
         if entry is None or not entry.waiters:
-            return key.decode(errors="replace")
+            return key.decode(errors="replace"), rest[int(size) :]
         entry.deliver(entry.member.encode() + b" " + rest[int(size) :])
         return None
     entry = entries.get(channel)
@@ -745,7 +779,7 @@ class SyncWakeups:
         """A release of ``key`` by this process woke the head of its queue of waiters,
         and put the process's entry in line behind it (``stood``), if it did."""
         with self._cond:
-            self._woke.note(key, time.monotonic(), stood)
+            self._woke.note(key, time.monotonic(), stood, needed=quorum(len(self._specs)))
 
     def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None:
         """The process's id and a new arrival, for a release of ``key`` that puts the
@@ -848,18 +882,15 @@ class SyncWakeups:
 
     def deliver(self, channel: bytes, payload: bytes) -> None:
         with self._cond:
+            now = time.monotonic()
             unheard = route(
-                self._waiters,
-                self._lingering,
-                self._wake,
-                channel=channel,
-                payload=payload,
-                now=time.monotonic(),
-            )
-            passing = unheard is not None and self._woke.passing(unheard)
+                self._waiters, self._lingering, self._wake, channel=channel, payload=payload,
+                now=now,
+            )  # fmt: skip
+            passing = unheard is not None and self._woke.passing(*unheard, now)
             member, on_pass = self._member, self.on_pass
         if passing and unheard is not None and on_pass is not None:
-            on_pass(unheard, member)
+            on_pass(unheard[0], member)
 
     def stood(self) -> tuple[str, list[str]]:
         """This process's id, and the names whose entries its releases put in line and no
