@@ -334,8 +334,8 @@ MUTANTS: Final = (
     Mutant(
         "a process put in line by its release that does not come back keeps its turn",
         "src/quorumlock/_io/wakeups.py",
-        "        if at is None or at[1] is None:\n            return False\n",
-        "        if True:\n            return False\n",
+        "        del self._at[key]\n        return True\n",
+        "        del self._at[key]\n        return False\n",
         (
             "tests/integration/test_wake_one.py::test_a_process_put_in_line_by_its_release"
             "_that_does_not_come_back_passes_its_turn[sync]",
