@@ -655,6 +655,43 @@ def test_a_fair_acquire_waits_for_the_head_of_the_line(
                 client.close()
 
 
+def test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The head of the line on every server arrived after the waiter that comes for the
+    free lock now (its arrival: a minute from now), and that waiter is not in line (its
+    entry left, or never came): its attempt as a waiter is its turn, granted. Refused
+    as a newcomer instead, it would join ahead of the head, which the servers then
+    refuse too, and both would wait for a poll (30 s or more here)."""
+    for url in servers.urls:
+        client = redis.Redis.from_url(url)
+        try:
+            late = _server_ms(client) + 60_000
+            client.zadd(QUEUE_PREFIX + lock_name, {"later-waiter": late})
+            client.zadd(QUEUE_EXPIRY_PREFIX + lock_name, {"later-waiter": late})
+        finally:
+            client.close()
+    ops: list[str] = []
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL, observer=Ops(ops))
+        lock = rl.lock(lock_name, ttl=30)
+        # a newcomer's attempt is refused, then its first attempt as a waiter is granted
+        assert await call(lock.acquire(timeout=10))
+        assert await call(lock.release())
+
+    try:
+        api.run(body)
+    finally:
+        for url in servers.urls:
+            client = redis.Redis.from_url(url)
+            try:
+                client.delete(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
+            finally:
+                client.close()
+    assert ops[:3] == ["acquire", "acquire", "release"], ops
+
+
 def test_fair_needs_the_queue(servers: LocalServerGroup) -> None:
     with pytest.raises(ConfigurationError, match="wake_on_release"):
         Redlock(servers.urls, fair=True, wake_on_release=False)

@@ -393,9 +393,20 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "a fair waiter that arrived before the head of the line is refused as a newcomer",
+        SCRIPTS,
+        "    and tonumber(quorumlock_arrival) < tonumber(quorumlock_first[2])\n",
+        "    and false\n",
+        (
+            "tests/integration/test_wake_one.py"
+            "::test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first[sync]",
+        ),
+    ),
+    Mutant(
         "a fair acquire lets anyone in, not only the head of the queue",
         SCRIPTS,
-        "if quorumlock_head and quorumlock_head ~= quorumlock_member then",
+        "if quorumlock_head and quorumlock_head ~= quorumlock_member and not quorumlock_earlier"
+        " then",
         "if false then",
         (
             "tests/integration/test_wake_one.py"

@@ -552,8 +552,14 @@ local function quorumlock_joined(reply)
     reply[#reply + 1] = place
     return reply
 end
-local quorumlock_head = redis.call("zrange", KEYS[3], 0, 0)[1]
-if quorumlock_head and quorumlock_head ~= quorumlock_member then
+local quorumlock_first = redis.call("zrange", KEYS[3], 0, 0, "withscores")
+local quorumlock_head = quorumlock_first[1]
+-- a caller that arrived before the head (not in line here: its entry left, or never
+-- came) heads the line once it joins: its turn, as the head's would be
+local quorumlock_earlier = quorumlock_head and quorumlock_arrival ~= ""
+    and quorumlock_member ~= ""
+    and tonumber(quorumlock_arrival) < tonumber(quorumlock_first[2])
+if quorumlock_head and quorumlock_head ~= quorumlock_member and not quorumlock_earlier then
     -- not our turn: refused as if taken (the holder's token, or "" when it is free)
     return quorumlock_joined({0, 0, 0, redis.call("get", KEYS[1]) or ""})
 end
