@@ -193,6 +193,16 @@ def put_first_in_line(servers: LocalServerGroup, name: str, member: str, lease_m
             client.close()
 
 
+def _clear_queue(servers: LocalServerGroup, name: str) -> None:
+    """Delete ``name``'s queue of waiters and its expiries on every server."""
+    for url in servers.urls:
+        client = redis.Redis.from_url(url)
+        try:
+            client.delete(QUEUE_PREFIX + name, QUEUE_EXPIRY_PREFIX + name)
+        finally:
+            client.close()
+
+
 def _announcements(pubsubs: list[redis.client.PubSub]) -> list[tuple[bytes, bytes]]:
     """Every message the subscriptions got within about 0.3 s (bounded)."""
     got = []
@@ -383,12 +393,7 @@ def test_servers_that_lost_their_queues_still_wake_a_waiter(
 
         async def release() -> None:
             await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
-            for url in servers.urls:
-                client = redis.Redis.from_url(url)
-                try:
-                    client.delete(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
-                finally:
-                    client.close()
+            _clear_queue(servers, lock_name)
             assert await call(holder.release())
             times.insert(0, time.monotonic())
 
@@ -647,12 +652,7 @@ def test_a_fair_acquire_waits_for_the_head_of_the_line(
     try:
         api.run(body)
     finally:
-        for url in servers.urls:
-            client = redis.Redis.from_url(url)
-            try:
-                client.delete(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
-            finally:
-                client.close()
+        _clear_queue(servers, lock_name)
 
 
 def test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first(
@@ -683,12 +683,7 @@ def test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first(
     try:
         api.run(body)
     finally:
-        for url in servers.urls:
-            client = redis.Redis.from_url(url)
-            try:
-                client.delete(QUEUE_PREFIX + lock_name, QUEUE_EXPIRY_PREFIX + lock_name)
-            finally:
-                client.close()
+        _clear_queue(servers, lock_name)
     assert ops[:3] == ["acquire", "acquire", "release"], ops
 
 
