@@ -567,6 +567,15 @@ def wanted_channels(
     return channels
 
 
+def split_wake(payload: bytes) -> tuple[bytes, bytes] | None:
+    """The key and the release's notice of an announcement on a process's own channel
+    (``<length of the key> <key><notice>``); None when it is malformed."""
+    size, space, rest = payload.partition(b" ")
+    if not space or not size.isdigit() or int(size) > len(rest):
+        return None
+    return rest[: int(size)], rest[int(size) :]
+
+
 def route(
     entries: dict[bytes, Entry[W]],
     lingering: Lingering,
@@ -585,14 +594,14 @@ def route(
     <notice>`` (the head empty, or another process's id in a release by an older
     quorumlock)."""
     if channel == wake:
-        size, space, rest = payload.partition(b" ")
-        if not space or not size.isdigit() or int(size) > len(rest):
+        named = split_wake(payload)
+        if named is None:
             return None
-        key = rest[: int(size)]
+        key, notice = named
         entry = entries.get(RELEASED_PREFIX.encode() + key)
         if entry is None or not entry.waiters:
-            return key.decode(errors="replace"), rest[int(size) :]
-        entry.deliver(entry.member.encode() + b" " + rest[int(size) :])
+            return key.decode(errors="replace"), notice
+        entry.deliver(entry.member.encode() + b" " + notice)
         return None
     entry = entries.get(channel)
     if entry is not None:

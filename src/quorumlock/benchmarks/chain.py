@@ -46,6 +46,7 @@ import redis
 
 from quorumlock import LockObserver, Redlock, RoundEvent
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
+from quorumlock._io.wakeups import split_wake
 from quorumlock.benchmarks._common import (
     GRACE,
     START,
@@ -223,12 +224,12 @@ class _Overheard:
 
     def _note(self, index: int, channel: bytes, data: bytes) -> None:
         if channel.startswith(WAKE_PREFIX.encode()):
-            # "<length of the key> <key><notice>", on the channel of the head's process
-            length, _, rest = data.partition(b" ")
-            if not length.isdigit() or rest[: int(length)] != self._name:
+            # on the channel of the head's process
+            named = split_wake(data)
+            if named is None or named[0] != self._name:
                 return
             head: bytes | None = channel[len(WAKE_PREFIX) :]
-            notice = rest[int(length) :]
+            notice = named[1]
         elif channel == RELEASED_PREFIX.encode() + self._name and data.startswith(b" "):
             head, notice = None, data[1:]  # " <notice>": nobody named
         else:
