@@ -49,14 +49,21 @@ def test_rounds_slower_than_the_spin_stop_spinning(
     make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(3)
-    redlock = Redlock(group.urls, instance_timeout=0.02)
+    # The lock is taken by a client with the default timeouts, so that a busy machine
+    # cannot leave one of the three servers without the key; the spied client only
+    # reads it. Its rounds wait 0.1 s for the paused server: the policy counts any wait
+    # as four spins at most, so the sequence below does not depend on that time, and
+    # the two servers that answer have 0.1 s to do it.
+    holder = Redlock(group.urls)
+    redlock = Redlock(group.urls, instance_timeout=0.1)
     spy = _Spy(redlock.config.busy_poll)
     redlock._fanout.spin = spy
     try:
-        lock = redlock.lock(lock_name, ttl=10)
-        assert lock.acquire(blocking=False)
+        held = holder.lock(lock_name, ttl=30)
+        assert held.acquire(blocking=False)
+        lock = redlock.lock(lock_name, ttl=30)
         # One server paused: every round that reads every reply (the GET of locked())
-        # waits its 20 ms for that one, far past a spin. (Not an acquire: it ends at the
+        # waits its 0.1 s for that one, far past a spin. (Not an acquire: it ends at the
         # majority's grants.)
         group.servers[0].pause()
         spy.recent, spy.given = 0.0, []
@@ -65,10 +72,11 @@ def test_rounds_slower_than_the_spin_stop_spinning(
         # 0.2 ms after the first (at most one spin: it still spins), 0.35 ms after the
         # second: the third round and those after it sleep at once
         assert spy.given == [SPIN] * 2 + [0.0] * 10
-        lock.release()
     finally:
         group.servers[0].resume()
         redlock.close()
+        held.release()
+        holder.close()
 
 
 def test_rounds_whose_replies_come_soon_spin_again(
