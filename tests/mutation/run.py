@@ -236,8 +236,8 @@ MUTANTS: Final = (
     Mutant(
         "the release wakes an expired waiter at the head of the queue",
         SCRIPTS,
-        '            for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now))',
-        '            for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", 0))',
+        '    for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now))',
+        '    for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", 0))',
         (
             "tests/integration/test_wake_one.py"
             "::test_a_dead_waiters_entry_does_not_block_the_line[sync-True]",

@@ -87,6 +87,24 @@ QUEUE_PREFIX = "quorumlock:queue:"
 #: waiter that died never holds up the line for longer than its lease.
 QUEUE_EXPIRY_PREFIX = "quorumlock:queue-expiry:"
 
+#: Taking the dead off a queue of waiters, as a Lua function that every script reading
+#: or joining a queue defines first (the join, the wake, the fair acquire's check of the
+#: head): the entries whose lease ran out by the server's clock leave both sorted sets.
+#: It answers that clock (ms), which the caller reuses.
+_SWEEP = """\
+-- sweep: take the entries of ``queue`` whose lease in ``expiry`` ran out off both;
+-- returns the server's clock in ms
+local function quorumlock_sweep(queue, expiry)
+    local t = redis.call("time")
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
+        redis.call("zrem", queue, dead)
+        redis.call("zrem", expiry, dead)
+    end
+    return now
+end
+"""
+
 #: The join of a queue of waiters, as a Lua function that the queue script and the
 #: acquire scripts of a waiter (QUEUED_ACQUIRE, FAIR_ACQUIRE) define: it puts the entry
 #: in line (again: the same id and arrival keep the place; the lease is renewed), after
@@ -99,16 +117,8 @@ _JOIN = """\
 -- in line (1: the head). ``swept``: the server's ms at which this script took the
 -- dead off already (nil: not yet)
 local function quorumlock_join(queue, expiry, member, arrival, lease, swept)
-    local now = swept
-    if not now then
-        local t = redis.call("time")
-        now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-        -- the dead do not count ahead of the caller
-        for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
-            redis.call("zrem", queue, dead)
-            redis.call("zrem", expiry, dead)
-        end
-    end
+    -- the dead do not count ahead of the caller
+    local now = swept or quorumlock_sweep(queue, expiry)
     redis.call("zadd", queue, arrival, member)
     redis.call("zadd", expiry, now + lease, member)
     -- both keys outlive every entry, and vanish once the last entry has expired
@@ -141,12 +151,7 @@ local function quorumlock_wake(key, queue, expiry, notice, keep, skip)
             if redis.call("pttl", queue) == -2 and redis.call("pttl", expiry) == -2 then
                 return ""
             end
-            local t = redis.call("time")
-            now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-            for _, dead in ipairs(redis.call("zrangebyscore", expiry, "-inf", now)) do
-                redis.call("zrem", queue, dead)
-                redis.call("zrem", expiry, dead)
-            end
+            now = quorumlock_sweep(queue, expiry)
             local found = redis.call("zrange", queue, 0, 0)[1]
             if found and found == skip then
                 redis.call("zrem", queue, found)
@@ -210,7 +215,8 @@ end
 #: command the queue script already needs, so the documented ACL rule covers it.
 RELEASE = Script(
     "release",
-    _WAKE
+    _SWEEP
+    + _WAKE
     + _JOIN
     + """\
 -- quorumlock release: compare-and-delete, then wake the head of the queue
@@ -258,7 +264,8 @@ end
 #: (docs/algorithm.md, "Waiting", step 9).
 QUEUE = Script(
     "queue",
-    _WAKE
+    _SWEEP
+    + _WAKE
     + _JOIN
     + """\
 -- quorumlock queue: join or leave the queue of waiters of a lock key
@@ -533,16 +540,11 @@ _FAIR_HEAD = (
 local quorumlock_member, quorumlock_arrival, quorumlock_lease = unpack(ARGV, #ARGV - 2)
 local ARGV = {unpack(ARGV, 1, #ARGV - 3)}
 """
+    + _SWEEP
     + _JOIN
     + """\
-local quorumlock_t = redis.call("time")
-local quorumlock_now = tonumber(quorumlock_t[1]) * 1000
-    + math.floor(tonumber(quorumlock_t[2]) / 1000)
-for _, dead in ipairs(redis.call("zrangebyscore", KEYS[4], "-inf", quorumlock_now)) do
-    redis.call("zrem", KEYS[3], dead)
-    redis.call("zrem", KEYS[4], dead)
-end
--- the dead are off: a join below does not look again
+-- the dead off first: a join below does not look again
+local quorumlock_now = quorumlock_sweep(KEYS[3], KEYS[4])
 local function quorumlock_joined(reply)
     local place = 0
     if reply[1] ~= 1 and quorumlock_member ~= "" and quorumlock_arrival ~= "" then
@@ -596,6 +598,7 @@ local quorumlock_queue, quorumlock_expiry, quorumlock_member, quorumlock_arrival
     quorumlock_lease = unpack(ARGV, #ARGV - 4)
 local ARGV = {unpack(ARGV, 1, #ARGV - 5)}
 """
+    + _SWEEP
     + _JOIN
     + """\
 local quorumlock_reply = (function()
