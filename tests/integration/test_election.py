@@ -269,7 +269,7 @@ def test_lost_leadership_is_never_silent(api: Api, make_servers: ServerFactory) 
     lost_terms: list[AnyTerm] = []
 
     async def body() -> None:
-        rl = api.redlock(group.urls, instance_timeout=0.05, connect_timeout=0.2)
+        rl = api.redlock(group.urls, instance_timeout=0.25, connect_timeout=0.5)
         election = rl.election(name, ttl=1, identity="doomed", on_lost=lost_terms.append)
         reached_end = False
         ended: list[BaseException] = []

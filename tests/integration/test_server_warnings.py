@@ -188,7 +188,7 @@ def test_a_release_that_timed_out_is_not_a_loss(
     recorder = Recorder()
 
     async def body() -> None:
-        rl = api.redlock(group.urls, instance_timeout=0.05, observer=recorder)
+        rl = api.redlock(group.urls, instance_timeout=0.5, observer=recorder)
         lock = rl.lock(lock_name, ttl=10)
         assert await call(lock.acquire(blocking=False))
         server.pause()
