@@ -1064,3 +1064,18 @@ def test_a_read_write_hold_undoes_every_server_whatever_they_answered() -> None:
     assert undo is not None
     assert undo.op is Op.RW_RELEASE
     assert undo.targets == ()
+
+
+def test_the_rounds_of_a_name_the_process_takes_turns_on_are_contended() -> None:
+    """A waiter's attempt, a fair one, a release that puts the process in line, and a
+    join, leave or pass are contended (they never busy-poll); a plain acquire, a
+    release that stands nowhere, an extension are not."""
+    plain = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05)
+    assert not plain.contended
+    assert not Fanout(Op.RELEASE, "k", "t", 1000, 0.05, notify=True).contended
+    assert not Fanout(Op.EXTEND, "k", "t", 1000, 0.05).contended
+    assert Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, member="m", arrival="1.0").contended
+    assert Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, fair=True, member="m").contended
+    assert Fanout(Op.RELEASE, "k", "t", 1000, 0.05, notify=True, member="m").contended
+    for arrival in ("1.0", "-", "pass m:1"):
+        assert Fanout(Op.QUEUE, "k", "m", 1000, 0.05, arrival=arrival).contended

@@ -31,15 +31,21 @@ def test_busy_poll_zero_never_spins() -> None:
 
 
 class _Spy(SpinPolicy):
-    """The policy of a real Redlock, recording what each round was given."""
+    """The policy of a real Redlock, recording what each round was given, and each
+    round's wait (every round reports one, spinning or not)."""
 
     def __init__(self, seconds: float) -> None:
         super().__init__(seconds)
         self.given: list[float] = []
+        self.waits = 0
 
     def budget(self) -> float:
         self.given.append(super().budget())
         return self.given[-1]
+
+    def waited(self, seconds: float) -> None:
+        self.waits += 1
+        super().waited(seconds)
 
 
 SPIN = 0.0002
@@ -101,3 +107,24 @@ def test_rounds_whose_replies_come_soon_spin_again(
         assert SPIN in spy.given
     finally:
         redlock.close()
+
+
+def test_the_rounds_of_a_waiter_never_spin(servers: LocalServerGroup, lock_name: str) -> None:
+    """A blocking acquire of a held lock: its first attempt may spin; once it waits in
+    the queue, its attempts, its joins and its leave at the end never do (the processes
+    that take turns on a name need the cores a spin would take)."""
+    holder = Redlock(servers.urls[:3])
+    redlock = Redlock(servers.urls[:3], retry_delay=0.05)
+    spy = _Spy(redlock.config.busy_poll)
+    redlock._fanout.spin = spy
+    try:
+        held = holder.lock(lock_name, ttl=10)
+        assert held.acquire(blocking=False)
+        lock = redlock.lock(lock_name, ttl=10)
+        assert not lock.acquire(blocking=True, timeout=0.5)
+        assert spy.waits >= 3  # the first attempt, a waiter's at once, its polls, a leave
+        assert spy.given == [SPIN]  # the first attempt's only
+        assert held.release()
+    finally:
+        redlock.close()
+        holder.close()

@@ -539,6 +539,13 @@ MUTANTS: Final = (
         (f"{SLOW_MINORITY}[sync]",),
     ),
     Mutant(
+        "a waiter's rounds busy-poll, taking the cores the processes taking turns need",
+        FANOUT,
+        "spin_until = began + (0.0 if self.step.contended else spin.budget())",
+        "spin_until = began + spin.budget()",
+        ("tests/integration/test_spin.py::test_the_rounds_of_a_waiter_never_spin",),
+    ),
+    Mutant(
         "asyncio: a script a slow server lost is never sent in its EVAL form again",
         "src/quorumlock/_io/async_fanout.py",
         "            self._lost_script(index)\n",

@@ -182,6 +182,8 @@ class RedlockConfig:
       while that pays: while the last rounds waited for their replies at most this long
       on average. Once the replies come later (cores busy with many contending
       processes, a slower network), rounds sleep at once until they come sooner again.
+      The rounds of a waiter, and a release that puts the process in line behind the
+      waiter it wakes, never spin.
     - ``max_ttl`` (60.0 s): the longest ttl any lock may have, extensions included, and
       the length of the restart quarantine: a server that restarted or lost its
       data counts toward no quorum until ``max_ttl`` has passed since. Every client of

@@ -169,6 +169,15 @@ class Fanout:
         return self.op is Op.ACQUIRE and not self.keys and (self.fair or bool(self.member))
 
     @property
+    def contended(self) -> bool:
+        """A round of a name this process waits for, or takes turns on: a waiter's
+        attempt or a fair one (it names the process's entry in the queue of waiters), a
+        release that puts the process in line behind the waiter it wakes, a join, a
+        leave, a pass. Such a round never busy-polls for its replies (see
+        ``quorumlock._io.fanout.SpinPolicy``)."""
+        return bool(self.member) or self.op is Op.QUEUE
+
+    @property
     def per_session(self) -> bool:
         """The command names the server process it is sent to: pack it per connection."""
         if self.op in (Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE):
