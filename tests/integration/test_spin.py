@@ -61,11 +61,11 @@ def test_rounds_slower_than_the_spin_stop_spinning(
     # as four spins at most, so the sequence below does not depend on that time, and
     # the two servers that answer have 0.1 s to do it.
     holder = Redlock(group.urls)
+    held = holder.lock(lock_name, ttl=30)
     redlock = Redlock(group.urls, instance_timeout=0.1)
     spy = _Spy(redlock.config.busy_poll)
     redlock._fanout.spin = spy
     try:
-        held = holder.lock(lock_name, ttl=30)
         assert held.acquire(blocking=False)
         lock = redlock.lock(lock_name, ttl=30)
         # One server paused: every round that reads every reply (the GET of locked())

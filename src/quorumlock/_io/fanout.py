@@ -96,9 +96,9 @@ class SpinPolicy:
     waiter's attempt, a join, a release that puts the process in line behind the
     waiter it wakes) never spins, whatever the average: the replies of a release wake
     another process, and the processes that take turns on a name need the cores that a
-    spin would take from them and from the servers. (With 2 to 16 processes on one name
-    and 2 cores, this gave 12-23 % more critical sections per second.) Not thread safe,
-    and need not be: a race between two threads only miscounts a round.
+    spin would take from them and from the servers. (With 2 and 16 processes on one name
+    and 2 cores, this gave 23 and 12 % more critical sections per second.) Not thread
+    safe, and need not be: a race between two threads only miscounts a round.
     """
 
     __slots__ = ("recent", "seconds")
