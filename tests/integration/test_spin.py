@@ -122,8 +122,9 @@ def test_the_rounds_of_a_waiter_never_spin(servers: LocalServerGroup, lock_name:
         held = holder.lock(lock_name, ttl=10)
         assert held.acquire(blocking=False)
         lock = redlock.lock(lock_name, ttl=10)
-        assert not lock.acquire(blocking=True, timeout=0.5)
-        assert spy.waits >= 3  # the first attempt, a waiter's at once, its polls, a leave
+        # 1.5 s: time for the subscription on a busy machine, then a poll every 0.1 s
+        assert not lock.acquire(blocking=True, timeout=1.5)
+        assert spy.waits >= 3  # the first attempt, a waiter's, its polls, a leave
         assert spy.given == [SPIN]  # the first attempt's only
         assert held.release()
     finally:
