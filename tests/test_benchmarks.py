@@ -325,7 +325,9 @@ def test_the_checks_catch_a_lock_that_excludes_nobody(five: LocalServerGroup) ->
 
     Contend mode: both workers loop for the whole slice (hand-over mode would have each
     wait for the other after its first hold, and whether the first holds overlap depends
-    on when each process wakes up)."""
+    on when each process wakes up). Each hold lasts 1-2 ms, asleep: the other process
+    walks in then, even where both share one busy core (holds of a few microseconds,
+    as before, met on a busy CI machine only by luck)."""
     with tempfile.TemporaryDirectory() as tmp, WorkerPool(2, Path(tmp)) as pool:
         assert warm_up(pool, five.urls, ["no-lock"], "test") == {"no-lock": "ok"}
         piece = run_slice(
@@ -337,6 +339,7 @@ def test_the_checks_catch_a_lock_that_excludes_nobody(five: LocalServerGroup) ->
             name="test:no-lock",
             seconds=2.0,
             shared_dir=Path(tmp),
+            hold=(0.001, 0.002),
         )
     assert {hold.worker for hold in piece.holds} == {0, 1}
     assert overlaps(piece.holds)

@@ -273,7 +273,7 @@ class NoLock:
         pass
 
     def acquire(self, timeout: float) -> bool:
-        time.sleep(0.0005)  # a holder stays inside long enough for others to walk in
+        time.sleep(0.0005)  # (the test gives its holds a length: others walk in then)
         return True
 
     def release(self) -> None:
@@ -405,7 +405,7 @@ class _Worker:
                 if not _enter(shared, slot):
                     overlaps_seen += 1
                 (mine,) = struct.unpack_from("<Q", shared, 0)  # the count, ours included
-                if handover:
+                if hold_high:  # the hand-over figure's holds; none in the contention loop
                     time.sleep(self._random.uniform(hold_low, hold_high))
                 _leave(shared)
                 releasing = time.monotonic_ns()
