@@ -273,7 +273,7 @@ class NoLock:
         pass
 
     def acquire(self, timeout: float) -> bool:
-        time.sleep(0.0005)  # (the test gives its holds a length: others walk in then)
+        time.sleep(0.0005)  # a pause between holds, as a real lock's round trip makes
         return True
 
     def release(self) -> None:
