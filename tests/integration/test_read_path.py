@@ -1,7 +1,9 @@
-"""The lean read of a round's replies (``_read_ready`` in ``quorumlock._io.fanout``),
-against a real server: short replies are read without redis-py's ``read_response``;
+"""The lean read and write of a round (``_read_ready`` and ``_write`` in
+``quorumlock._io.fanout``), against a real server: short replies are read without
+redis-py's ``read_response``, commands written without its ``send_packed_command``;
 everything else (a reply longer than one read, an error reply, a RESP3 push, a closed
-connection) comes out as redis-py would give it."""
+connection, a command larger than the socket's buffer) comes out as redis-py would
+give it. And the look at idle connections before a round (``_drop_closed``)."""
 
 from __future__ import annotations
 
@@ -20,12 +22,14 @@ from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of
 
 
-@pytest.fixture
-def conn(servers: LocalServerGroup) -> Iterator[Any]:
-    """A bare RESP3 connection (redis-py's Connection is untyped: Any here)."""
+@pytest.fixture(params=[None, 5.0], ids=["blocking", "with-a-timeout"])
+def conn(servers: LocalServerGroup, request: pytest.FixtureRequest) -> Iterator[Any]:
+    """A bare RESP3 connection (redis-py's Connection is untyped: Any here): a blocking
+    socket, and one with a timeout as quorumlock's own connections have (non-blocking
+    underneath, which the lean read and write use)."""
     server = servers.servers[0]
     make: Any = redis.Connection
-    connection = make(host=server.host, port=server.port, protocol=3)
+    connection = make(host=server.host, port=server.port, protocol=3, socket_timeout=request.param)
     connection.connect()
     yield connection
     connection.disconnect()
@@ -40,7 +44,7 @@ def _reply(connection: Any) -> Any:
     return fanout._read_ready(connection, time.monotonic() + 5.0)
 
 
-def test_rounds_read_their_replies_without_read_response(
+def test_rounds_write_and_read_without_send_packed_command_or_read_response(
     servers: LocalServerGroup, monkeypatch: pytest.MonkeyPatch, lock_name: str
 ) -> None:
     redlock = Redlock(servers.urls)
@@ -56,6 +60,7 @@ def test_rounds_read_their_replies_without_read_response(
             return original(self, *args, **kwargs)
 
         monkeypatch.setattr(AbstractConnection, "read_response", counted)
+        monkeypatch.setattr(AbstractConnection, "send_packed_command", counted)
         for _ in range(3):
             assert lock.acquire()
             assert lock.release()
@@ -111,3 +116,58 @@ def test_a_connection_the_server_closed_raises_a_connection_error(
     assert client_of(servers.servers[0]).client_kill_filter(_id=own_id) == 1
     with pytest.raises(redis.ConnectionError):
         _reply(conn)
+
+
+def test_nothing_to_read_is_found_without_waiting(conn: Any) -> None:
+    # On the socket with a timeout, a read that waited would time out (5 s) and come
+    # back as a failed stream, not as "nothing yet".
+    assert fanout._read_at_once(conn, look=True) is vars(fanout)["_PARTIAL"]
+    conn.send_command("ECHO", "after")
+    assert _reply(conn) == b"after"
+
+
+def test_a_command_larger_than_the_socket_buffer_is_written_whole(
+    conn: Any, servers: LocalServerGroup, lock_name: str
+) -> None:
+    value = b"y" * (8 * 1024 * 1024)  # more than one write takes on a loopback socket
+    fanout._write(conn, b"".join(conn.pack_command("SET", lock_name, value)))
+    assert _reply(conn) in (b"OK", "OK")
+    assert client_of(servers.servers[0]).get(lock_name) == value
+
+
+def test_a_write_on_a_connection_the_server_closed_fails_as_redis_py_fails(
+    conn: Any, servers: LocalServerGroup
+) -> None:
+    conn.send_command("CLIENT", "ID")
+    own_id = _reply(conn)
+    assert client_of(servers.servers[0]).client_kill_filter(_id=own_id) == 1
+
+    def write_until_it_fails() -> None:
+        # The first write after the close may still go out (the peer answers it with a
+        # reset); a later one fails. Bounded: a few writes.
+        for _ in range(50):
+            fanout._write(conn, conn.pack_command("PING")[0])
+            time.sleep(0.01)
+
+    with pytest.raises(redis.ConnectionError):
+        write_until_it_fails()
+    assert conn._sock is None  # closed, as send_packed_command closes it
+
+
+def test_idle_connections_are_looked_at_unless_just_used(
+    conn: Any, servers: LocalServerGroup
+) -> None:
+    conn.send_command("CLIENT", "ID")
+    own_id = _reply(conn)
+    assert client_of(servers.servers[0]).client_kill_filter(_id=own_id) == 1
+    sock = conn._sock
+    deadline = time.monotonic() + 5.0
+    while not select.select([sock], [], [], 0.05)[0]:  # bounded: the close is on its way
+        assert time.monotonic() < deadline, "the close did not arrive within 5 s"
+    now = time.monotonic()
+    # Given back just now: used as it is (a server cannot have restarted since).
+    assert fanout._drop_closed([(conn, now)]) == [conn]
+    assert conn._sock is sock
+    # Idle for longer: found closed before the round writes to it.
+    assert fanout._drop_closed([(conn, now - 2 * fanout._FRESH)]) == [None]
+    assert conn._sock is None

@@ -559,6 +559,26 @@ MUTANTS: Final = (
         "        if False:\n",
         (ASYNC_DECIDED,),
     ),
+    Mutant(
+        "a command the socket's buffer could not take whole is cut short",
+        FANOUT,
+        "        if written == len(data):\n",
+        "        if True:\n",
+        (
+            "tests/integration/test_read_path.py::"
+            "test_a_command_larger_than_the_socket_buffer_is_written_whole[with-a-timeout]",
+        ),
+    ),
+    Mutant(
+        "an idle connection the server closed is written to (a restart fails a round)",
+        FANOUT,
+        "            if now - since >= _FRESH:\n",
+        "            if False:\n",
+        (
+            "tests/integration/test_read_path.py::"
+            "test_idle_connections_are_looked_at_unless_just_used[with-a-timeout]",
+        ),
+    ),
 )
 
 

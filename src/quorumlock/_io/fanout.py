@@ -146,7 +146,8 @@ class _Node:
         self._required = required
         self._noted = noted
         self.sessions: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
-        self._idle: deque[RedisConnection] = deque()
+        # Idle connections, each with the time it was last given back (``take_idle``).
+        self._idle: deque[tuple[RedisConnection, float]] = deque()
         self._pending: Future[None] | None = None
         self._mutex = threading.Lock()
         self.tried = False  # a connection attempt has ended (either way) at least once
@@ -154,6 +155,11 @@ class _Node:
 
     def take(self) -> RedisConnection | None:
         """An idle, connected connection, or None."""
+        taken = self.take_idle()
+        return None if taken is None else taken[0]
+
+    def take_idle(self) -> tuple[RedisConnection, float] | None:
+        """An idle, connected connection and the time (monotonic) it went idle, or None."""
         if self._pid != forks.PID:
             # A forked child must not speak on its parent's sockets: forget them (redis-py
             # does not shut down a socket created by another process).
@@ -167,7 +173,7 @@ class _Node:
 
     def give(self, conn: RedisConnection) -> None:
         if conn.pid == forks.PID:
-            self._idle.append(conn)
+            self._idle.append((conn, time.monotonic()))
 
     def connecting(self, executor: ThreadPoolExecutor) -> Future[None]:
         """The connection attempt under way for this server, started if there is none.
@@ -193,7 +199,7 @@ class _Node:
                 self.sessions[conn] = session
             if self._noted is not None:
                 self._noted(session)
-            self._idle.append(conn)
+            self._idle.append((conn, time.monotonic()))
         finally:
             self.tried = True
 
@@ -278,9 +284,13 @@ class _ClusterRoute(Route[_Node]):
         return self.node.sessions if self.node is not None else _NO_SESSIONS
 
     def take(self) -> RedisConnection | None:
+        taken = self.take_idle()
+        return None if taken is None else taken[0]
+
+    def take_idle(self) -> tuple[RedisConnection, float] | None:
         if self.node is None:
             self.node = self.cluster.owner(self.slot)  # the map may have come meanwhile
-        return None if self.node is None else self.node.take()
+        return None if self.node is None else self.node.take_idle()
 
     def give(self, conn: RedisConnection) -> None:
         if self.node is not None:
@@ -310,6 +320,7 @@ class _Target(Member, Protocol):
     @property
     def sessions(self) -> WeakKeyDictionary[RedisConnection, Session]: ...
     def take(self) -> RedisConnection | None: ...
+    def take_idle(self) -> tuple[RedisConnection, float] | None: ...
     def give(self, conn: RedisConnection) -> None: ...
     def connecting(self, executor: ThreadPoolExecutor) -> Future[None]: ...
 
@@ -435,10 +446,15 @@ def _read_at_once(conn: RedisConnection, look: bool = False) -> object:
         return _PARTIAL  # disconnected, TLS, or a parser unlike this one
     response = reader.gets()
     if response is _PARTIAL:
-        if look and not select.select((sock,), (), (), 0)[0]:
-            return _PARTIAL
         try:
-            size = sock.recv_into(buffer, 0, _DONTWAIT)
+            if sock.timeout is not None and _READV is not None:
+                # Non-blocking underneath: one read, without the poll that a read on a
+                # socket with a timeout makes first (a system call per reply).
+                size = _READV(sock.fileno(), (buffer,))
+            elif look and not select.select((sock,), (), (), 0)[0]:
+                return _PARTIAL
+            else:
+                size = sock.recv_into(buffer, 0, _DONTWAIT)
         except BlockingIOError:
             return _PARTIAL  # nothing yet
         except OSError:
@@ -457,38 +473,77 @@ def _read_at_once(conn: RedisConnection, look: bool = False) -> object:
 
 _PLAIN_SOCKET = socket.socket
 _DONTWAIT = socket.MSG_DONTWAIT
+#: How long a connection may have been idle and still be used without a look at
+#: whether its server closed it (``_drop_closed``): less than a server takes to be
+#: killed, started again and listening.
+_FRESH = 0.002
+_READV: Callable[[int, Sequence[bytearray]], int] | None = getattr(os, "readv", None)
+
+
+def _write(conn: RedisConnection, data: bytes) -> None:
+    """Write one command on ``conn``.
+
+    On a plain socket, one ``write``: a socket with a timeout (ours have one) is
+    non-blocking underneath, and ``send_packed_command``, whose ``sendall`` polls the
+    socket before each send, would cost a system call more per server and round. What
+    that write left (the socket's buffer was full), or any failure, goes through
+    ``send_packed_command``, which writes the rest or meets the failure again and
+    reports it as redis-py does (closing the connection).
+    """
+    sock = getattr(conn, "_sock", None)
+    if type(sock) is _PLAIN_SOCKET and sock.timeout is not None:
+        try:
+            written = os.write(sock.fileno(), data)
+        except OSError:  # (BlockingIOError: nothing written yet)
+            written = 0
+        if written == len(data):
+            return
+        data = data[written:]
+    conn.send_packed_command([data], check_health=False)
+
+
 #: What ``_read_at_once`` gives for a stream that ended or failed (``read_response``
 #: reports it).
 _GONE = object()
 
 
-def _drop_closed(conns: list[RedisConnection | None]) -> list[RedisConnection | None]:
-    """Replace idle connections the server has closed (a restart, an idle timeout) by None.
+def _drop_closed(
+    taken: Sequence[tuple[RedisConnection, float] | None],
+) -> list[RedisConnection | None]:
+    """The connections ``taken`` (each with the time it went idle, see
+    :meth:`_Node.take_idle`), those the server has closed (a restart, an idle timeout)
+    replaced by None.
 
     An idle connection has nothing to read; if its socket is readable, the server sent
     EOF (or garbage). One ``select`` for all of them, so a restarted server costs no
-    failed round. A connection that owes replies (``_OWED``) first reads what came of
-    them; one still owed is not checked (the next round reads it first).
+    failed round. A connection idle for less than ``_FRESH`` is not looked at: no server
+    is restarted and listening again that soon, and one that died meanwhile fails the
+    round whether it is found out before or after the command goes. A connection that
+    owes replies (``_OWED``) first reads what came of them; one still owed is not
+    checked (the round reads what it owes first).
     """
+    now = time.monotonic()
+    conns: list[RedisConnection | None] = [None if item is None else item[0] for item in taken]
     fds = {}
-    for i, conn in enumerate(conns):
-        if conn is not None:
+    for i, item in enumerate(taken):
+        if item is not None:
+            conn, since = item
             if _OWED_REFS and conn in _OWED:
                 settled = _settle(conn)
                 if settled is None:
                     conns[i] = None
                 if not settled:
                     continue
-            fds[_socket(conn).fileno()] = i
+            if now - since >= _FRESH:
+                fds[_socket(conn).fileno()] = i
     if not fds:
         return conns
     readable, _, _ = select.select(list(fds), [], [], 0)
     for fd in readable:
-        i = fds[fd]
-        conn = conns[i]
-        if conn is not None:
-            conn.disconnect()
-        conns[i] = None
+        closed = conns[fds[fd]]
+        if closed is not None:
+            closed.disconnect()
+        conns[fds[fd]] = None
     return conns
 
 
@@ -539,10 +594,10 @@ class _PollRound:
     def run(self) -> Round:
         targets = self.step.targets  # a server left out gets no connection
         if targets:
-            conns = [node.take() if targets[i] else None for i, node in enumerate(self.nodes)]
+            taken = [node.take_idle() if targets[i] else None for i, node in enumerate(self.nodes)]
         else:
-            conns = [node.take() for node in self.nodes]
-        self.conns = _drop_closed(conns)
+            taken = [node.take_idle() for node in self.nodes]
+        self.conns = _drop_closed(taken)
         try:
             for action in self.machine.start([conn is not None for conn in self.conns]):
                 self._act(action)
@@ -641,7 +696,7 @@ class _PollRound:
                 packed = self.packed
                 if packed is None or node.command is not None:
                     packed = (node.command or self.packer).packed(node.sessions.get(conn))
-                conn.send_packed_command([packed], check_health=False)
+                _write(conn, packed)
         except Exception as exc:
             conn.disconnect()
             self.conns[i] = None
@@ -890,13 +945,13 @@ class SyncFanout:
         if conns is None:
             return [self.run(step) for step in steps]
         started = time.monotonic()
-        payload = [b"".join(RoundPacker(step).packed(None) for step in steps)]
+        payload = b"".join(RoundPacker(step).packed(None) for step in steps)
         batch = _Batch(steps, nodes, started, self.config.connect_timeout)
         sent: list[tuple[int, RedisConnection]] = []
         try:
             for i, conn in enumerate(conns):  # R7: all written, then all read
                 try:
-                    conn.send_packed_command(payload, check_health=False)
+                    _write(conn, payload)
                     sent.append((i, conn))
                 except Exception as exc:
                     conn.disconnect()
@@ -924,7 +979,7 @@ class SyncFanout:
         back). A server whose idle connections are all in use (another thread's round)
         gets a new one, waited for up to ``timeout``: one round per step instead would
         make a batch of hundreds take hundreds of round trips."""
-        conns = _drop_closed([node.take() for node in nodes])
+        conns = _drop_closed([node.take_idle() for node in nodes])
         missing = [i for i, conn in enumerate(conns) if conn is None]
         if missing and all(nodes[i].tried for i in missing):
             attempts = [nodes[i].connecting(self._helper()) for i in missing]

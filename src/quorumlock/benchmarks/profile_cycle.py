@@ -6,7 +6,8 @@ non-blocking acquire and a release, as in figure 1 of the suite) and the bare fl
 reply is read) at N = 5, first unprofiled (cycles per second of this process, wall
 and CPU time per cycle), then under :mod:`cProfile`. The profile's own time is shared
 out by where the code lives: quorumlock, redis-py, writing to the servers
-(``sendall``), waiting on them (the socket reads and ``select``/``poll``), the
+(``sendall``, or the ``write`` of a plain socket), waiting on them (the socket reads
+and ``select``/``poll``), the
 benchmark's own loop, the rest of the standard library and the interpreter's
 built-ins. Numbers only: nothing here is judged against a time.
 """
@@ -40,16 +41,21 @@ PARTS: Final[tuple[tuple[str, str], ...]] = (
 )
 
 #: Built-ins that wait on the servers (the CPU they use is the kernel's, not ours).
-WAITS: Final[tuple[str, ...]] = ("recv", "recv_into", "select", "poll", "epoll", "read")
+WAITS: Final[tuple[str, ...]] = ("recv", "recv_into", "select", "poll", "epoll", "read", "readv")
 
 
 def _part(path: str, function: str) -> str:
     for marker, part in PARTS:
         if marker in f"{path} {function}":
             return part
-    if path == "~" and any(f"method '{w}'" in function or f"{w}}}" in function for w in WAITS):
+    if path != "~":
+        return "stdlib and built-ins"
+    # A built-in's name: "<method 'recv_into' of '_socket.socket' objects>" or
+    # "<built-in method posix.readv>"
+    name = function.strip("<>{}")
+    if any(f"method '{w}'" in name or name.endswith(f".{w}") for w in WAITS):
         return "waiting on the servers"
-    if path == "~" and ("method 'send" in function or "sendall" in function):
+    if "method 'send" in name or "sendall" in name or name.endswith("posix.write"):
         return "writing to the servers"
     return "stdlib and built-ins"
 
