@@ -171,3 +171,43 @@ def test_idle_connections_are_looked_at_unless_just_used(
     # Idle for longer: found closed before the round writes to it.
     assert fanout._drop_closed([(conn, now - 2 * fanout._FRESH)]) == [None]
     assert conn._sock is None
+
+
+def test_a_write_that_fails_is_that_servers_error_and_the_round_goes_on(
+    servers: LocalServerGroup, monkeypatch: pytest.MonkeyPatch, lock_name: str
+) -> None:
+    redlock = Redlock(servers.urls)
+    try:
+        lock = redlock.lock(lock_name, ttl=10.0)
+        assert lock.acquire()  # connections opened: the next rounds write before all else
+        lock.release()
+        broken = redlock._fanout.nodes[0]  # type: ignore[index]
+        taken: list[Any] = []  # the connections of the first server, as rounds take them
+        take_idle, write = broken.take_idle, fanout._write
+
+        def take() -> Any:
+            item = take_idle()
+            if item is not None:
+                taken.append(item[0])
+            return item
+
+        def failing_write(conn: Any, data: bytes) -> None:
+            if conn in taken:
+                conn.disconnect()  # as send_packed_command does when it raises
+                raise redis.ConnectionError("Error 32 while writing to socket. Broken pipe.")
+            write(conn, data)
+
+        monkeypatch.setattr(broken, "take_idle", take)
+        monkeypatch.setattr(fanout, "_write", failing_write)
+        assert lock.acquire()
+        first = lock.outcomes[0]
+        assert first.reply.value == "error"
+        assert "Broken pipe" in first.detail
+        others = [o.reply.value for o in lock.outcomes[1:]]
+        # (an acquire ends at the majority that decides it: the rest are read later)
+        assert set(others) <= {"granted", "not read"}
+        assert others.count("granted") >= 3
+        assert lock.release()
+        assert client_of(servers.servers[1]).exists(lock_name) == 0
+    finally:
+        redlock.close()

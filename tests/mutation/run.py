@@ -572,8 +572,8 @@ MUTANTS: Final = (
     Mutant(
         "an idle connection the server closed is written to (a restart fails a round)",
         FANOUT,
-        "            if now - since >= _FRESH:\n",
-        "            if False:\n",
+        "        if item is not None and now - item[1] >= _FRESH:\n",
+        "        if False:\n",
         (
             "tests/integration/test_read_path.py::"
             "test_idle_connections_are_looked_at_unless_just_used[with-a-timeout]",

@@ -518,24 +518,24 @@ def _drop_closed(
     EOF (or garbage). One ``select`` for all of them, so a restarted server costs no
     failed round. A connection idle for less than ``_FRESH`` is not looked at: no server
     is restarted and listening again that soon, and one that died meanwhile fails the
-    round whether it is found out before or after the command goes. A connection that
-    owes replies (``_OWED``) first reads what came of them; one still owed is not
+    round whether it is found out before or after the command goes; what it owes
+    (``_OWED``) is read when the round reads its reply, after the command went. Another
+    connection that owes replies first reads what came of them; one still owed is not
     checked (the round reads what it owes first).
     """
     now = time.monotonic()
     conns: list[RedisConnection | None] = [None if item is None else item[0] for item in taken]
     fds = {}
     for i, item in enumerate(taken):
-        if item is not None:
-            conn, since = item
+        if item is not None and now - item[1] >= _FRESH:
+            conn = item[0]
             if _OWED_REFS and conn in _OWED:
                 settled = _settle(conn)
                 if settled is None:
                     conns[i] = None
                 if not settled:
                     continue
-            if now - since >= _FRESH:
-                fds[_socket(conn).fileno()] = i
+            fds[_socket(conn).fileno()] = i
     if not fds:
         return conns
     readable, _, _ = select.select(list(fds), [], [], 0)
@@ -578,9 +578,6 @@ class _PollRound:
         self.step = step
         self.nodes = nodes
         self.now = now
-        self.machine = RoundMachine(
-            step, nodes, now=now, connect_timeout=fanout.config.connect_timeout
-        )
         self.packer = RoundPacker(step)
         # The bytes every plain server gets, when they do not depend on its session.
         self.packed = self.packer.shared
@@ -597,10 +594,25 @@ class _PollRound:
             taken = [node.take_idle() if targets[i] else None for i, node in enumerate(self.nodes)]
         else:
             taken = [node.take_idle() for node in self.nodes]
-        self.conns = _drop_closed(taken)
+        self.conns = conns = _drop_closed(taken)
+        ready = [conn is not None for conn in conns]
+        # The usual round (plain servers, every one connected and targeted, no script to
+        # cache again) writes its command before anything else: what the round machine
+        # costs to set up runs while the servers work, not before they start.
+        sent = (
+            self._send_first(conns)
+            if not targets and self.fanout.nodes is not None and not _UNLOADED_REFS and all(ready)
+            else None
+        )
+        self.machine = RoundMachine(
+            self.step, self.nodes, now=self.now, connect_timeout=self.fanout.config.connect_timeout
+        )
         try:
-            for action in self.machine.start([conn is not None for conn in self.conns]):
-                self._act(action)
+            for action in self.machine.start(ready):
+                if sent is None or not isinstance(action, Send):
+                    self._act(action)
+                else:
+                    self._sent(action.index, sent[action.index], True)
             self._collect()
         except BaseException:
             for i in self.waiting.values():  # interrupted: these connections are mid-reply
@@ -698,9 +710,37 @@ class _PollRound:
                     packed = (node.command or self.packer).packed(node.sessions.get(conn))
                 _write(conn, packed)
         except Exception as exc:
+            self._sent(i, exc, first)
+            return
+        self._sent(i, None, first)
+
+    def _send_first(self, conns: list[RedisConnection | None]) -> list[Exception | None]:
+        """Write the round's command on every connection (all there, to plain servers,
+        none owing a script) before the round machine exists; what each write raised.
+        The machine hears of them from :meth:`_sent` once it does."""
+        packed, packer, nodes = self.packed, self.packer, self.nodes
+        failed: list[Exception | None] = []
+        for i, conn in enumerate(conns):
+            assert conn is not None
+            try:
+                data = packed if packed is not None else packer.packed(nodes[i].sessions.get(conn))
+                _write(conn, data)
+            except Exception as exc:
+                failed.append(exc)
+            else:
+                failed.append(None)
+        return failed
+
+    def _sent(self, i: int, failed: Exception | None, first: bool) -> None:
+        """Server ``i``'s command was written (its reply is awaited; ``first``: not the
+        ``EVAL`` form sent again after a NOSCRIPT), or writing it raised ``failed`` (the
+        connection is closed, the machine told)."""
+        conn = self.conns[i]
+        assert conn is not None
+        if failed is not None:
             conn.disconnect()
             self.conns[i] = None
-            self._act(self.machine.error(i, *translate(exc)))
+            self._act(self.machine.error(i, *translate(failed)))
             return
         if first:
             self.machine.sent(i, self.now)
