@@ -7,6 +7,7 @@ give it. And the look at idle connections before a round (``_drop_closed``)."""
 
 from __future__ import annotations
 
+import asyncio
 import select
 import time
 from collections.abc import Iterator
@@ -17,7 +18,9 @@ import redis
 from redis.connection import AbstractConnection
 
 from quorumlock import Redlock
+from quorumlock._algorithm.outcomes import Reply
 from quorumlock._io import fanout
+from quorumlock._io.servers import FRESH
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of
 
@@ -169,7 +172,7 @@ def test_idle_connections_are_looked_at_unless_just_used(
     assert fanout._drop_closed([(conn, now)]) == [conn]
     assert conn._sock is sock
     # Idle for longer: found closed before the round writes to it.
-    assert fanout._drop_closed([(conn, now - 2 * fanout._FRESH)]) == [None]
+    assert fanout._drop_closed([(conn, now - 2 * FRESH)]) == [None]
     assert conn._sock is None
 
 
@@ -211,3 +214,28 @@ def test_a_write_that_fails_is_that_servers_error_and_the_round_goes_on(
         assert client_of(servers.servers[1]).exists(lock_name) == 0
     finally:
         redlock.close()
+
+
+def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    from quorumlock.asyncio import Redlock as AsyncRedlock
+
+    async def scenario() -> list[Reply]:
+        redlock = AsyncRedlock(servers.urls)
+        try:
+            lock = redlock.lock(lock_name, ttl=10.0)
+            assert await lock.acquire()
+            killer = client_of(servers.servers[0])
+            assert killer.client_kill_filter(_type="normal", skipme=True) >= 1
+            killer.close()
+            # Blocking, so that the event loop does not run: the connection's reader
+            # task has not seen the close when the release takes the connection.
+            time.sleep(2 * FRESH)
+            assert await lock.release()
+            return [outcome.reply for outcome in lock.outcomes]
+        finally:
+            await redlock.close()
+
+    # A release reads every server's reply: the closed connection was replaced first.
+    assert asyncio.run(scenario()) == [Reply.DONE] * 5

@@ -572,7 +572,7 @@ MUTANTS: Final = (
     Mutant(
         "an idle connection the server closed is written to (a restart fails a round)",
         FANOUT,
-        "        if item is not None and now - item[1] >= _FRESH:\n",
+        "        if item is not None and now - item[1] >= FRESH:\n",
         "        if False:\n",
         (
             "tests/integration/test_read_path.py::"

@@ -60,7 +60,7 @@ from quorumlock._io.cluster import (
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session_async
 from quorumlock._io.packing import RoundPacker, pack
-from quorumlock._io.servers import Address, AsyncRedisConnection, ServerSpec
+from quorumlock._io.servers import FRESH, Address, AsyncRedisConnection, ServerSpec
 
 __all__ = ["AsyncFanout"]
 
@@ -76,6 +76,7 @@ class _Pipe:
         self._stream: asyncio.StreamReader = conn._reader  # type: ignore[attr-defined]
         self._parser = hiredis.Reader(replyError=BaseParser.parse_error)
         self.queue: deque[tuple[_Round, int, float]] = deque()
+        self.idle_since = time.monotonic()  # when the queue last became empty
         self.dead: Exception | None = None
         # scripts (their source) the server answered NOSCRIPT to after their round had
         # ended: the next command of one of them goes in its EVAL form, which caches it
@@ -124,6 +125,8 @@ class _Pipe:
                         raise RedisConnectionError("a reply came with no request waiting")
                     round_, index, _ = queue.popleft()
                     round_.deliver(index, reply)
+                if not queue:
+                    self.idle_since = time.monotonic()
         except Exception as exc:
             self.fail(exc)
 
@@ -135,11 +138,14 @@ class _Pipe:
         """No request waits, yet the server sent something: EOF (a restart, an idle
         timeout) or garbage, which the reader task has not seen yet because the event
         loop was busy. One ``select``, so that a restarted server costs no failed round
-        (as ``_drop_closed`` in the sync fan-out)."""
+        (as ``_drop_closed`` in the sync fan-out); none for a connection idle for less
+        than ``FRESH`` (see there)."""
         if self.queue:
             return False
         if self._stream.at_eof():
             return True
+        if time.monotonic() - self.idle_since < FRESH:
+            return False
         sock = self._writer.transport.get_extra_info("socket")
         if sock is None:
             return False

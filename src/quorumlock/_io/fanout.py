@@ -67,7 +67,7 @@ from quorumlock._io.cluster import (
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session
 from quorumlock._io.packing import RoundPacker
-from quorumlock._io.servers import Address, RedisConnection, ServerSpec
+from quorumlock._io.servers import FRESH, Address, RedisConnection, ServerSpec
 
 __all__ = ["SpinPolicy", "SyncFanout"]
 
@@ -473,10 +473,6 @@ def _read_at_once(conn: RedisConnection, look: bool = False) -> object:
 
 _PLAIN_SOCKET = socket.socket
 _DONTWAIT = socket.MSG_DONTWAIT
-#: How long a connection may have been idle and still be used without a look at
-#: whether its server closed it (``_drop_closed``): less than a server takes to be
-#: killed, started again and listening.
-_FRESH = 0.002
 _READV: Callable[[int, Sequence[bytearray]], int] | None = getattr(os, "readv", None)
 
 
@@ -516,18 +512,16 @@ def _drop_closed(
 
     An idle connection has nothing to read; if its socket is readable, the server sent
     EOF (or garbage). One ``select`` for all of them, so a restarted server costs no
-    failed round. A connection idle for less than ``_FRESH`` is not looked at: no server
-    is restarted and listening again that soon, and one that died meanwhile fails the
-    round whether it is found out before or after the command goes; what it owes
-    (``_OWED``) is read when the round reads its reply, after the command went. Another
-    connection that owes replies first reads what came of them; one still owed is not
-    checked (the round reads what it owes first).
+    failed round. A connection idle for less than ``FRESH`` is not looked at (see
+    there); what it owes (``_OWED``) is read when the round reads its reply, after the
+    command went. Another connection that owes replies first reads what came of them;
+    one still owed is not checked (the round reads what it owes first).
     """
     now = time.monotonic()
     conns: list[RedisConnection | None] = [None if item is None else item[0] for item in taken]
     fds = {}
     for i, item in enumerate(taken):
-        if item is not None and now - item[1] >= _FRESH:
+        if item is not None and now - item[1] >= FRESH:
             conn = item[0]
             if _OWED_REFS and conn in _OWED:
                 settled = _settle(conn)

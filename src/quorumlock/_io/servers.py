@@ -35,6 +35,7 @@ from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.errors import never_show
 
 __all__ = [
+    "FRESH",
     "Address",
     "AsyncRedisConnection",
     "AsyncServerArg",
@@ -98,6 +99,13 @@ _ONE_SERVER = (
 
 #: A node's address: (host, port).
 Address = tuple[str, int]
+
+#: How long a connection may have been idle and still be used without a look at
+#: whether its server closed it (the fan-outs look before a round, so that a restarted
+#: server costs no failed round): less than a server takes to be killed, started again
+#: and listening. One that died meanwhile fails the round whether it is found out
+#: before or after the command goes.
+FRESH = 0.002
 Remap = Callable[[Address], Address]
 
 # Connection options of a cluster client's nodes that belong to that client's object
