@@ -534,10 +534,11 @@ def _drop_closed(
         return conns
     readable, _, _ = select.select(list(fds), [], [], 0)
     for fd in readable:
-        closed = conns[fds[fd]]
+        i = fds[fd]
+        closed = conns[i]
         if closed is not None:
             closed.disconnect()
-        conns[fds[fd]] = None
+        conns[i] = None
     return conns
 
 

@@ -99,6 +99,7 @@ _ONE_SERVER = (
 
 #: A node's address: (host, port).
 Address = tuple[str, int]
+Remap = Callable[[Address], Address]
 
 #: How long a connection may have been idle and still be used without a look at
 #: whether its server closed it (the fan-outs look before a round, so that a restarted
@@ -106,7 +107,6 @@ Address = tuple[str, int]
 #: and listening. One that died meanwhile fails the round whether it is found out
 #: before or after the command goes.
 FRESH = 0.002
-Remap = Callable[[Address], Address]
 
 # Connection options of a cluster client's nodes that belong to that client's object
 # (callbacks bound to it, its shared registries) or to one node: never copied.
