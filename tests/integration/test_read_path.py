@@ -21,6 +21,7 @@ from quorumlock import Redlock
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._io import fanout
 from quorumlock._io.servers import FRESH
+from quorumlock.asyncio import Redlock as AsyncRedlock
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of
 
@@ -219,8 +220,6 @@ def test_a_write_that_fails_is_that_servers_error_and_the_round_goes_on(
 def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
-    from quorumlock.asyncio import Redlock as AsyncRedlock
-
     async def scenario() -> list[Reply]:
         redlock = AsyncRedlock(servers.urls)
         try:
