@@ -225,11 +225,18 @@ def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(
         try:
             lock = redlock.lock(lock_name, ttl=10.0)
             assert await lock.acquire()
+            pipe = redlock._fanout.nodes[0]._pipe  # type: ignore[index]
+            assert pipe is not None
+            sock = pipe._writer.transport.get_extra_info("socket")
             killer = client_of(servers.servers[0])
             assert killer.client_kill_filter(_type="normal", skipme=True) >= 1
             killer.close()
             # Blocking, so that the event loop does not run: the connection's reader
-            # task has not seen the close when the release takes the connection.
+            # task has not seen the close when the release takes the connection, idle
+            # for longer than FRESH by then.
+            deadline = time.monotonic() + 5.0
+            while not select.select([sock.fileno()], [], [], 0.05)[0]:  # bounded
+                assert time.monotonic() < deadline, "the close did not arrive within 5 s"
             time.sleep(2 * FRESH)
             assert await lock.release()
             return [outcome.reply for outcome in lock.outcomes]
