@@ -48,6 +48,20 @@ def _reply(connection: Any) -> Any:
     return fanout._read_ready(connection, time.monotonic() + 5.0)
 
 
+def _closed_by_the_server(connection: Any, servers: LocalServerGroup) -> None:
+    """The server closes ``connection`` (``CLIENT KILL`` of its own id)."""
+    connection.send_command("CLIENT", "ID")
+    own_id = _reply(connection)
+    assert client_of(servers.servers[0]).client_kill_filter(_id=own_id) == 1
+
+
+def _until_readable(fd: Any, what: str) -> None:
+    """Wait (5 s at most) until ``fd`` is readable: ``what`` is on its way."""
+    deadline = time.monotonic() + 5.0
+    while not select.select([fd], [], [], 0.05)[0]:
+        assert time.monotonic() < deadline, f"{what} did not arrive within 5 s"
+
+
 def test_rounds_write_and_read_without_send_packed_command_or_read_response(
     servers: LocalServerGroup, monkeypatch: pytest.MonkeyPatch, lock_name: str
 ) -> None:
@@ -56,15 +70,19 @@ def test_rounds_write_and_read_without_send_packed_command_or_read_response(
         lock = redlock.lock(lock_name, ttl=10.0)
         assert lock.acquire()  # connections opened, scripts loaded
         lock.release()
-        calls: list[object] = []
-        original = AbstractConnection.read_response
+        calls: list[str] = []
 
-        def counted(self: AbstractConnection, *args: Any, **kwargs: Any) -> Any:
-            calls.append(self)
-            return original(self, *args, **kwargs)
+        def counted(name: str) -> Any:
+            original = getattr(AbstractConnection, name)
 
-        monkeypatch.setattr(AbstractConnection, "read_response", counted)
-        monkeypatch.setattr(AbstractConnection, "send_packed_command", counted)
+            def call(self: AbstractConnection, *args: Any, **kwargs: Any) -> Any:
+                calls.append(name)
+                return original(self, *args, **kwargs)
+
+            return call
+
+        for name in ("read_response", "send_packed_command"):
+            monkeypatch.setattr(AbstractConnection, name, counted(name))
         for _ in range(3):
             assert lock.acquire()
             assert lock.release()
@@ -102,11 +120,7 @@ def test_a_push_before_a_reply_is_handed_to_redis_py(
     conn.send_command("GET", lock_name)
     assert _reply(conn) is None
     client_of(servers.servers[0]).set(lock_name, "changed")  # the server pushes "invalidate"
-    deadline = time.monotonic() + 5.0
-    sock = conn._sock
-    assert sock is not None
-    while not select.select([sock], [], [], 0.05)[0]:  # bounded: the push is on its way
-        assert time.monotonic() < deadline, "no invalidation pushed within 5 s"
+    _until_readable(conn._sock, "the invalidation push")
     conn.send_command("ECHO", "after")
     assert _reply(conn) == b"after"
     assert len(pushes) == 1
@@ -115,9 +129,7 @@ def test_a_push_before_a_reply_is_handed_to_redis_py(
 def test_a_connection_the_server_closed_raises_a_connection_error(
     conn: Any, servers: LocalServerGroup
 ) -> None:
-    conn.send_command("CLIENT", "ID")
-    own_id = _reply(conn)
-    assert client_of(servers.servers[0]).client_kill_filter(_id=own_id) == 1
+    _closed_by_the_server(conn, servers)
     with pytest.raises(redis.ConnectionError):
         _reply(conn)
 
@@ -142,9 +154,7 @@ def test_a_command_larger_than_the_socket_buffer_is_written_whole(
 def test_a_write_on_a_connection_the_server_closed_fails_as_redis_py_fails(
     conn: Any, servers: LocalServerGroup
 ) -> None:
-    conn.send_command("CLIENT", "ID")
-    own_id = _reply(conn)
-    assert client_of(servers.servers[0]).client_kill_filter(_id=own_id) == 1
+    _closed_by_the_server(conn, servers)
 
     def write_until_it_fails() -> None:
         # The first write after the close may still go out (the peer answers it with a
@@ -161,13 +171,9 @@ def test_a_write_on_a_connection_the_server_closed_fails_as_redis_py_fails(
 def test_idle_connections_are_looked_at_unless_just_used(
     conn: Any, servers: LocalServerGroup
 ) -> None:
-    conn.send_command("CLIENT", "ID")
-    own_id = _reply(conn)
-    assert client_of(servers.servers[0]).client_kill_filter(_id=own_id) == 1
+    _closed_by_the_server(conn, servers)
     sock = conn._sock
-    deadline = time.monotonic() + 5.0
-    while not select.select([sock], [], [], 0.05)[0]:  # bounded: the close is on its way
-        assert time.monotonic() < deadline, "the close did not arrive within 5 s"
+    _until_readable(sock, "the close")
     now = time.monotonic()
     # Given back just now: used as it is (a server cannot have restarted since).
     assert fanout._drop_closed([(conn, now)]) == [conn]
@@ -234,9 +240,7 @@ def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(
             # Blocking, so that the event loop does not run: the connection's reader
             # task has not seen the close when the release takes the connection, idle
             # for longer than FRESH by then.
-            deadline = time.monotonic() + 5.0
-            while not select.select([sock.fileno()], [], [], 0.05)[0]:  # bounded
-                assert time.monotonic() < deadline, "the close did not arrive within 5 s"
+            _until_readable(sock.fileno(), "the close")
             time.sleep(2 * FRESH)
             assert await lock.release()
             return [outcome.reply for outcome in lock.outcomes]
