@@ -7,9 +7,8 @@ reply is read) at N = 5, first unprofiled (cycles per second of this process, wa
 and CPU time per cycle), then under :mod:`cProfile`. The profile's own time is shared
 out by where the code lives: quorumlock, redis-py, writing to the servers
 (``sendall``, or the ``write`` of a plain socket), waiting on them (the socket reads
-and ``select``/``poll``), the
-benchmark's own loop, the rest of the standard library and the interpreter's
-built-ins. Numbers only: nothing here is judged against a time.
+and ``select``/``poll``), the benchmark's own loop, the rest of the standard library
+and the interpreter's built-ins. Numbers only: nothing here is judged against a time.
 """
 
 from __future__ import annotations
