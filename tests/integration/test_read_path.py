@@ -39,6 +39,21 @@ def conn(servers: LocalServerGroup, request: pytest.FixtureRequest) -> Iterator[
     connection.disconnect()
 
 
+@pytest.fixture
+def warm(servers: LocalServerGroup, lock_name: str) -> Iterator[tuple[Redlock, Any]]:
+    """A Redlock on the five servers and a lock of it, acquired and released once: its
+    connections are open and its scripts loaded, so the next rounds take the usual path
+    (every command written before anything else)."""
+    redlock = Redlock(servers.urls)
+    try:
+        lock = redlock.lock(lock_name, ttl=10.0)
+        assert lock.acquire()
+        lock.release()
+        yield redlock, lock
+    finally:
+        redlock.close()
+
+
 def _reply(connection: Any) -> Any:
     """The next reply, read the way a round reads it: once the socket is readable."""
     sock = connection._sock
@@ -63,32 +78,26 @@ def _until_readable(fd: Any, what: str) -> None:
 
 
 def test_rounds_write_and_read_without_send_packed_command_or_read_response(
-    servers: LocalServerGroup, monkeypatch: pytest.MonkeyPatch, lock_name: str
+    warm: tuple[Redlock, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    redlock = Redlock(servers.urls)
-    try:
-        lock = redlock.lock(lock_name, ttl=10.0)
-        assert lock.acquire()  # connections opened, scripts loaded
-        lock.release()
-        calls: list[str] = []
+    _, lock = warm
+    calls: list[str] = []
 
-        def counted(name: str) -> Any:
-            original = getattr(AbstractConnection, name)
+    def counted(name: str) -> Any:
+        original = getattr(AbstractConnection, name)
 
-            def call(self: AbstractConnection, *args: Any, **kwargs: Any) -> Any:
-                calls.append(name)
-                return original(self, *args, **kwargs)
+        def call(self: AbstractConnection, *args: Any, **kwargs: Any) -> Any:
+            calls.append(name)
+            return original(self, *args, **kwargs)
 
-            return call
+        return call
 
-        for name in ("read_response", "send_packed_command"):
-            monkeypatch.setattr(AbstractConnection, name, counted(name))
-        for _ in range(3):
-            assert lock.acquire()
-            assert lock.release()
-        assert calls == []
-    finally:
-        redlock.close()
+    for name in ("read_response", "send_packed_command"):
+        monkeypatch.setattr(AbstractConnection, name, counted(name))
+    for _ in range(3):
+        assert lock.acquire()
+        assert lock.release()
+    assert calls == []
 
 
 def test_a_reply_longer_than_one_read_comes_whole(
@@ -184,43 +193,37 @@ def test_idle_connections_are_looked_at_unless_just_used(
 
 
 def test_a_write_that_fails_is_that_servers_error_and_the_round_goes_on(
-    servers: LocalServerGroup, monkeypatch: pytest.MonkeyPatch, lock_name: str
+    warm: tuple[Redlock, Any], servers: LocalServerGroup, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    redlock = Redlock(servers.urls)
-    try:
-        lock = redlock.lock(lock_name, ttl=10.0)
-        assert lock.acquire()  # connections opened: the next rounds write before all else
-        lock.release()
-        broken = redlock._fanout.nodes[0]  # type: ignore[index]
-        taken: list[Any] = []  # the connections of the first server, as rounds take them
-        take_idle, write = broken.take_idle, fanout._write
+    redlock, lock = warm
+    broken = redlock._fanout.nodes[0]  # type: ignore[index]
+    taken: list[Any] = []  # the connections of the first server, as rounds take them
+    take_idle, write = broken.take_idle, fanout._write
 
-        def take() -> Any:
-            item = take_idle()
-            if item is not None:
-                taken.append(item[0])
-            return item
+    def take() -> Any:
+        item = take_idle()
+        if item is not None:
+            taken.append(item[0])
+        return item
 
-        def failing_write(conn: Any, data: bytes) -> None:
-            if conn in taken:
-                conn.disconnect()  # as send_packed_command does when it raises
-                raise redis.ConnectionError("Error 32 while writing to socket. Broken pipe.")
-            write(conn, data)
+    def failing_write(conn: Any, data: bytes) -> None:
+        if conn in taken:
+            conn.disconnect()  # as send_packed_command does when it raises
+            raise redis.ConnectionError("Error 32 while writing to socket. Broken pipe.")
+        write(conn, data)
 
-        monkeypatch.setattr(broken, "take_idle", take)
-        monkeypatch.setattr(fanout, "_write", failing_write)
-        assert lock.acquire()
-        first = lock.outcomes[0]
-        assert first.reply.value == "error"
-        assert "Broken pipe" in first.detail
-        others = [o.reply.value for o in lock.outcomes[1:]]
-        # (an acquire ends at the majority that decides it: the rest are read later)
-        assert set(others) <= {"granted", "not read"}
-        assert others.count("granted") >= 3
-        assert lock.release()
-        assert client_of(servers.servers[1]).exists(lock_name) == 0
-    finally:
-        redlock.close()
+    monkeypatch.setattr(broken, "take_idle", take)
+    monkeypatch.setattr(fanout, "_write", failing_write)
+    assert lock.acquire()
+    first = lock.outcomes[0]
+    assert first.reply.value == "error"
+    assert "Broken pipe" in first.detail
+    others = [o.reply.value for o in lock.outcomes[1:]]
+    # (an acquire ends at the majority that decides it: the rest are read later)
+    assert set(others) <= {"granted", "not read"}
+    assert others.count("granted") >= 3
+    assert lock.release()
+    assert client_of(servers.servers[1]).exists(lock.name) == 0
 
 
 def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(

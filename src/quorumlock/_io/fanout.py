@@ -700,10 +700,7 @@ class _PollRound:
                 args = _eval_form(conn, self.step, node)
                 conn.send_packed_command(conn.pack_command(*args), False)
             else:
-                packed = self.packed
-                if packed is None or node.command is not None:
-                    packed = (node.command or self.packer).packed(node.sessions.get(conn))
-                _write(conn, packed)
+                _write(conn, self._packed_for(node, conn))
         except Exception as exc:
             self._sent(i, exc, first)
             return
@@ -713,18 +710,24 @@ class _PollRound:
         """Write the round's command on every connection (all there, to plain servers,
         none owing a script) before the round machine exists; what each write raised.
         The machine hears of them from :meth:`_sent` once it does."""
-        packed, packer, nodes = self.packed, self.packer, self.nodes
         failed: list[Exception | None] = []
-        for i, conn in enumerate(conns):
+        for node, conn in zip(self.nodes, conns, strict=True):
             assert conn is not None
             try:
-                data = packed if packed is not None else packer.packed(nodes[i].sessions.get(conn))
-                _write(conn, data)
+                _write(conn, self._packed_for(node, conn))
             except Exception as exc:
                 failed.append(exc)
             else:
                 failed.append(None)
         return failed
+
+    def _packed_for(self, node: _Target, conn: RedisConnection) -> bytes:
+        """The bytes of the round's command for ``node`` on ``conn``: the shared ones,
+        unless they depend on the connection's session or the node routes (a cluster's)."""
+        packed = self.packed
+        if packed is None or node.command is not None:
+            packed = (node.command or self.packer).packed(node.sessions.get(conn))
+        return packed
 
     def _sent(self, i: int, failed: Exception | None, first: bool) -> None:
         """Server ``i``'s command was written (its reply is awaited; ``first``: not the
