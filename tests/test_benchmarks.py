@@ -493,10 +493,18 @@ def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerG
     assert result.counted("acquire") - result.counted("acquire failed") >= result.sections
     assert result.counted("release") >= result.sections
     assert result.server_cpu is not None  # local servers: their CPU time is read
+    # each acquire and release round observed has its duration kept, sorted
+    durations = dict(result.round_ms)
+    for op in ("acquire", "release"):
+        assert len(durations[op]) == result.counted(op)
+        assert list(durations[op]) == sorted(durations[op])
+        assert durations[op][0] > 0
     assert not result.agreement  # not overheard
     assert not result.announcers
     rendered = chain.render([result])
     assert rendered.splitlines()[2].split()[0] == "2"
+    medians = (result.round_median("acquire"), result.round_median("release"))
+    assert f"{medians[0]:.2f} / {medians[1]:.2f}" in rendered.splitlines()[2]
     assert "releases heard" not in rendered
 
 

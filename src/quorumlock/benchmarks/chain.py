@@ -10,8 +10,10 @@ the release call's median; and per critical section, the main threads' CPU time 
 acquire and in release, the processes' voluntary context switches (start-up
 included), the rounds sent (counted by a :class:`~quorumlock.LockObserver` in each
 process: all of them, then the acquire attempts that failed, the joins of the queue of
-waiters and the release rounds, the undo of a failed attempt included) and the CPU
-time of the servers' processes (when they run on this machine). This is where
+waiters and the release rounds, the undo of a failed attempt included), the median
+duration of an acquire round (every attempt) and of a release round, as that observer
+reports them (under contention a round takes longer than the same round at P = 1), and
+the CPU time of the servers' processes (when they run on this machine). This is where
 docs/benchmarks.md's numbers on the contended loop come from. Numbers only: nothing
 here is judged against a time. ``--fair`` runs the loop with ``Redlock(fair=True)``
 (strict arrival order, docs/algorithm.md, "Fair locks"), for what that costs.
@@ -89,6 +91,9 @@ class ChainResult:
     # rounds sent during the loop, all processes: ("acquire", n), ("acquire failed", n),
     # ("queue", n), ("release", n), ...
     rounds: tuple[tuple[str, int], ...] = ()
+    # the durations of the rounds sent during the loop, all processes, sorted, in ms:
+    # ("acquire", (...)), ("release", (...))
+    round_ms: tuple[tuple[str, tuple[float, ...]], ...] = ()
     server_cpu: float | None = None  # the servers' processes' CPU seconds; None: unknown
     # with --overhear: releases by how their announcements agreed (AGREEMENT), and by
     # how many servers announced them; empty when not overheard
@@ -97,6 +102,11 @@ class ChainResult:
 
     def counted(self, what: str) -> int:
         return dict(self.rounds).get(what, 0)
+
+    def round_median(self, op: str) -> float | None:
+        """The median duration of the ``op`` rounds, in ms; None if none was sent."""
+        durations = dict(self.round_ms).get(op, ())
+        return percentile(durations, 0.5) if durations else None
 
     @property
     def rate(self) -> float:
@@ -114,14 +124,23 @@ class _Job:
 
 
 class _Rounds(LockObserver):
-    """Counts the rounds of one process by op, and the acquire attempts that failed."""
+    """Counts the rounds of one process by op, and the acquire attempts that failed;
+    keeps the durations of the acquire and release rounds."""
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
+        self.seconds: dict[str, list[float]] = {"acquire": [], "release": []}
+
+    def clear(self) -> None:
+        self.counts.clear()
+        for durations in self.seconds.values():
+            durations.clear()
 
     def on_round(self, event: RoundEvent) -> None:
         counts = self.counts
         counts[event.op] = counts.get(event.op, 0) + 1
+        if (durations := self.seconds.get(event.op)) is not None:
+            durations.append(event.seconds)
         if event.op == "acquire":
             took = sum(1 for o in event.outcomes if o.reply.ok)
             if took <= len(event.outcomes) // 2:
@@ -135,7 +154,7 @@ def _loop(job: _Job, out: Any) -> None:
     holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
     time.sleep(max(0.0, start - time.time()))
-    rounds.counts.clear()  # the loop's rounds only
+    rounds.clear()  # the loop's rounds only
     while time.time() < stop:
         lock = redlock.lock(NAME, ttl=10.0)
         before = time.thread_time()
@@ -150,8 +169,9 @@ def _loop(job: _Job, out: Any) -> None:
             release_cpu += time.thread_time() - middle
     usage = resource.getrusage(resource.RUSAGE_SELF)
     counts = dict(rounds.counts)
+    durations = {op: list(seconds) for op, seconds in rounds.seconds.items()}
     redlock.close()
-    out.put((holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts))
+    out.put((holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts, durations))
 
 
 def _server_cpu(urls: Sequence[str]) -> float | None:
@@ -285,12 +305,16 @@ def measure(
             agreement, announcers = listening.tally(start, start + seconds)
     holds: list[Hold] = [hold for report in reports for hold in report[0]]
     counts: dict[str, int] = {}
+    durations: dict[str, list[float]] = {}
     for report in reports:
         for op, count in report[4].items():
             counts[op] = counts.get(op, 0) + count
+        for op, spent in report[5].items():
+            durations.setdefault(op, []).extend(spent)
 
-    def ms(values: list[float]) -> tuple[float, ...]:
-        return tuple(sorted(value / 1e6 for value in values))
+    def ms(values: list[float], per_unit: float = 1e-6) -> tuple[float, ...]:
+        """Sorted, in ms: ``values`` in ns (or, with ``per_unit`` 1e3, in seconds)."""
+        return tuple(sorted(value * per_unit for value in values))
 
     def after_releases(same_worker: bool) -> list[float]:
         return gaps(holds, start=0, stop=sys.maxsize, same_worker=same_worker)
@@ -306,10 +330,15 @@ def measure(
         release_cpu=sum(r[2] for r in reports),
         switches=sum(r[3] for r in reports),
         rounds=tuple(sorted(counts.items())),
+        round_ms=tuple((op, ms(spent, 1e3)) for op, spent in sorted(durations.items())),
         server_cpu=None if cpu_before is None or cpu_after is None else cpu_after - cpu_before,
         agreement=tuple((kind, agreement[kind]) for kind in AGREEMENT) if overhear else (),
         announcers=tuple(sorted(announcers.items(), reverse=True)),
     )
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
 
 
 def _spread(samples: Sequence[float]) -> str:
@@ -322,7 +351,8 @@ def render(results: Sequence[ChainResult]) -> str:
     header = (
         "P", "cs/s", "hand-overs", "median / p90 ms", "take-backs", "median / p90 ms",
         "release ms", "CPU acquire ms/cs", "CPU release ms/cs", "switches/cs",
-        "rounds/cs: all (failed tries, joins, releases)", "server CPU ms/cs",
+        "rounds/cs: all (failed tries, joins, releases)", "round ms: acquire / release",
+        "server CPU ms/cs",
     )  # fmt: skip
     rows = []
     for r in results:
@@ -342,6 +372,7 @@ def render(results: Sequence[ChainResult]) -> str:
                 f"{r.release_cpu / per * 1e3:.2f}",
                 f"{r.switches / per:.1f}",
                 f"{every / per:.2f} ({', '.join(f'{x:.2f}' for x in parts)})",
+                " / ".join(_ms(r.round_median(op)) for op in ("acquire", "release")),
                 "-" if r.server_cpu is None else f"{r.server_cpu / per * 1e3:.2f}",
             )
         )
