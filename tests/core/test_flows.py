@@ -48,6 +48,7 @@ from quorumlock._algorithm.lockstate import LockState, new_token
 from quorumlock._algorithm.rwlock import Mode, RWState
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
+    ACQUIRE_BODY,
     EXTEND,
     FAIR_ACQUIRE,
     MARKER_KEY,
@@ -913,16 +914,34 @@ def test_a_queued_waiters_acquire_names_its_entry_and_the_queue(max_ttl_ms: int)
 def test_the_queued_acquire_is_the_acquire_script_run_as_a_function() -> None:
     """Derived, not copied: the acquire body runs unchanged, inside a function whose
     reply decides whether the entry leaves the queue."""
-    head, found, tail = QUEUED_ACQUIRE.source.partition(ACQUIRE.source)
+    head, found, tail = QUEUED_ACQUIRE.source.partition(ACQUIRE_BODY)
     assert found
     assert head.rstrip().endswith("local quorumlock_reply = (function()")
     assert tail.startswith("end)()\nlocal quorumlock_place = 0\n")
     assert "if quorumlock_reply[1] == 1 then" in tail
+    # its usual grant answers short, as ACQUIRE's does; the place follows otherwise
+    assert tail.endswith(
+        "if quorumlock_reply[1] == 1 and quorumlock_reply[2] == 0 and quorumlock_reply[3] == 0"
+        " then\n    return 1\nend\n"
+        "quorumlock_reply[#quorumlock_reply + 1] = quorumlock_place\nreturn quorumlock_reply\n"
+    )
     # and so is the fair acquire, behind the queue's check
-    head, found, tail = FAIR_ACQUIRE.source.partition(ACQUIRE.source)
+    head, found, tail = FAIR_ACQUIRE.source.partition(ACQUIRE_BODY)
     assert found
     assert head.rstrip().endswith("return quorumlock_joined((function()")
     assert tail == "end)())\n"
+
+
+def test_the_acquire_script_is_its_body_with_a_short_usual_answer() -> None:
+    """ACQUIRE runs the body that the derived scripts embed, all but its last line: the
+    table it answers is kept for the unusual answers, after the short one."""
+    last = "return {granted, left, fence, holder}\n"
+    assert ACQUIRE_BODY.endswith(last)
+    kept = ACQUIRE_BODY[: -len(last)]
+    assert ACQUIRE.source.startswith(kept)
+    short = ACQUIRE.source[len(kept) :]
+    assert "if granted == 1 and fence == 0 then\n    return 1\nend\n" in short
+    assert short.endswith(last)
 
 
 @pytest.mark.parametrize(

@@ -579,6 +579,26 @@ MUTANTS: Final = (
             "test_idle_connections_are_looked_at_unless_just_used[with-a-timeout]",
         ),
     ),
+    Mutant(
+        "the acquire script's short answer hides the fencing counter it drew",
+        SCRIPTS,
+        "if granted == 1 and fence == 0 then\n",
+        "if granted == 1 then\n",
+        (
+            "tests/integration/test_fencing.py::"
+            "test_tokens_strictly_increase_across_sequential_holders",
+        ),
+    ),
+    Mutant(
+        "a waiter's short answer hides the fencing counter it drew",
+        SCRIPTS,
+        " and quorumlock_reply[2] == 0 and quorumlock_reply[3] == 0 then\n",
+        " and quorumlock_reply[2] == 0 then\n",
+        (
+            "tests/integration/test_fencing.py::"
+            "test_tokens_strictly_increase_across_contending_workers",
+        ),
+    ),
 )
 
 

@@ -357,9 +357,11 @@ LOSS_COMMANDS = (
 #: in step. After a memory loss it is raised to the server's clock in microseconds at the
 #: first count after the quarantine: above every token issued before the loss, as long as
 #: the servers' clocks agree within max_ttl / 2 (docs/safety.md).
-ACQUIRE = Script(
-    "acquire",
-    """\
+#:
+#: This is the body that the scripts derived from it embed (the queued, fair, set,
+#: read-write and semaphore acquires), whose answer is always the table; ACQUIRE itself
+#: ends with :data:`_SHORT_ANSWER`.
+ACQUIRE_BODY = """\
 -- quorumlock acquire: SET NX PX, checked against the restart quarantine
 -- KEYS[1]  the lock key
 -- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence,
@@ -480,8 +482,31 @@ if left > 0 then
     return {granted, left, fence, holder, lost or "", string.format("%.0f", since)}
 end
 return {granted, left, fence, holder}
-""",
-)
+"""
+
+#: How ACQUIRE ends: the usual answer (granted, no quarantine, no fencing counter) is
+#: the number 1 alone. Turning a table into a reply costs a server about a microsecond
+#: more per acquire (its fields are looked up one by one), on every server of every
+#: uncontended acquire (docs/benchmarks.md).
+_SHORT_ANSWER = """\
+-- the usual answer, short: granted, no quarantine (it answered above), no counter
+if granted == 1 and fence == 0 then
+    return 1
+end
+return {granted, left, fence, holder}
+"""
+
+
+def _short_variant(body: str) -> str:
+    """``body`` (the acquire script) with its last line, the table it answers, replaced
+    by :data:`_SHORT_ANSWER`."""
+    last = "return {granted, left, fence, holder}\n"
+    if not body.endswith(last):
+        raise AssertionError("the acquire script no longer ends where the short answer expects")
+    return body[: -len(last)] + _SHORT_ANSWER
+
+
+ACQUIRE = Script("acquire", _short_variant(ACQUIRE_BODY))
 
 #: What the cluster variant of the acquire script runs first (see CLUSTER_ACQUIRE).
 _CLUSTER_PREAMBLE = """\
@@ -578,7 +603,7 @@ end)())
 #: lock was not written (refused, or taken), the caller joins the queue in the same step:
 #: a refused attempt costs no second round to stand in line. Derived from ACQUIRE's
 #: source, never edited by hand.
-FAIR_ACQUIRE = Script("acquire_fair", _FAIR_HEAD + ACQUIRE.source + _FAIR_TAIL)
+FAIR_ACQUIRE = Script("acquire_fair", _FAIR_HEAD + ACQUIRE_BODY + _FAIR_TAIL)
 
 #: FAIR_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,
 #: the last ARGV, off), then the queue's (the caller's id, arrival and lease, now last).
@@ -593,7 +618,8 @@ _QUEUED_HEAD = (
 -- same step. The last five ARGV are the queue, its expiries, the caller's id in it, its
 -- arrival ("" not to join) and its lease in ms; they are taken off ARGV here, so the
 -- acquire script sees its own arguments. The acquire script's answer comes with one
--- more element: the caller's place in line where it joined, else 0.
+-- more element: the caller's place in line where it joined, else 0 (granted with
+-- neither a quarantine nor a counter, the answer is 1 alone).
 local quorumlock_queue, quorumlock_expiry, quorumlock_member, quorumlock_arrival,
     quorumlock_lease = unpack(ARGV, #ARGV - 4)
 local ARGV = {unpack(ARGV, 1, #ARGV - 5)}
@@ -622,11 +648,16 @@ elseif quorumlock_arrival ~= "" then
         quorumlock_place = place
     end
 end
+-- granted (so not in line), with neither a quarantine nor a counter: 1 alone, as the
+-- acquire script's short answer
+if quorumlock_reply[1] == 1 and quorumlock_reply[2] == 0 and quorumlock_reply[3] == 0 then
+    return 1
+end
 quorumlock_reply[#quorumlock_reply + 1] = quorumlock_place
 return quorumlock_reply
 """
 
-#: B1 and B2 for a waiter that stands in the key's queue (not ``fair``): ACQUIRE,
+#: B1 and B2 for a waiter that stands in the key's queue (not ``fair``): ACQUIRE's body,
 #: unchanged; where it writes the lock, the waiter's entry leaves the queue in the same
 #: step, and where it does not, the waiter joins it again (a refused attempt costs no
 #: second round to stand in line). A release takes the head off the queue only where it
@@ -634,9 +665,10 @@ return quorumlock_reply
 #: came in after the waiter's attempt: a release in flight) would otherwise keep the new
 #: holder in line after it got the lock, and name it, not the next waiter, at every
 #: later release. The queue's keys come as arguments, as RELEASE's do, and for the same
-#: reason: a server whose ACL rule predates the queues still grants the lock. Derived
-#: from ACQUIRE's source, never edited by hand.
-QUEUED_ACQUIRE = Script("acquire_queued", _QUEUED_HEAD + ACQUIRE.source + _QUEUED_TAIL)
+#: reason: a server whose ACL rule predates the queues still grants the lock. Its usual
+#: grant answers 1 alone, as ACQUIRE's does. Derived from ACQUIRE's source, never
+#: edited by hand.
+QUEUED_ACQUIRE = Script("acquire_queued", _QUEUED_HEAD + ACQUIRE_BODY + _QUEUED_TAIL)
 
 #: QUEUED_ACQUIRE on a cluster node: the cluster check first (it takes the node's run_id,
 #: the last ARGV, off), then the queue's (the caller's entry, now last).
@@ -750,7 +782,7 @@ def _many_variant(source: str) -> str:
 
 
 #: B1 and B2 for a set of keys: ACQUIRE with every key of the set taken or none.
-ACQUIRE_MANY = Script("acquire_many", _many_variant(ACQUIRE.source))
+ACQUIRE_MANY = Script("acquire_many", _many_variant(ACQUIRE_BODY))
 
 #: ACQUIRE_MANY on a cluster node (every key of the set in one slot: the client checks).
 CLUSTER_ACQUIRE_MANY = Script("acquire_many_cluster", _cluster_variant(ACQUIRE_MANY.source))
@@ -899,7 +931,7 @@ end
 def _rw_acquire_source() -> str:
     """ACQUIRE's source with its SET replaced by the read-write grant: the restart
     quarantine and the fencing counter are ACQUIRE's own, never edited by hand."""
-    source = ACQUIRE.source
+    source = ACQUIRE_BODY
     if source.count(_GRANT_FROM) != 1 or source.count(_GRANT_TO) != 1:
         raise RuntimeError("the acquire script's SET block changed: update _GRANT_FROM/_TO")
     start = source.index(_GRANT_FROM)
@@ -1124,7 +1156,7 @@ SEMAPHORE_ACQUIRE = Script(
 --             slot, before this call), then the acquire script's reply for that slot}
 local function acquire_one(KEYS, ARGV)
 """
-    + "\n".join("    " + line if line else line for line in ACQUIRE.source.splitlines())
+    + "\n".join("    " + line if line else line for line in ACQUIRE_BODY.splitlines())
     + """
 end
 local k = #KEYS - 1

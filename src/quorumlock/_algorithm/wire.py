@@ -309,8 +309,10 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
     The acquire script answers ``[granted, quarantine ms left, fencing counter]`` and,
     when it was not granted, the holder's token, of which the first
     :data:`HOLDER_PREFIX` characters are kept (see :func:`announce_cleanup`); in
-    quarantine, also why and since when (server ms), which the detail tells. What a
-    reply says of the queue of waiters is taken apart before (:func:`queue_answer`).
+    quarantine, also why and since when (server ms), which the detail tells. Granted
+    with neither a quarantine nor a counter, it answers 1 alone (a plain ``SET``: OK,
+    or nil where the key is taken). What a reply says of the queue of waiters is taken
+    apart before (:func:`queue_answer`).
     """
     if op is Op.RELEASE or op is Op.EXTEND:
         return _yes_no(raw)  # the commonest rounds after acquires: no branch below is theirs
@@ -323,7 +325,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
             if reply is not Reply.ERROR:
                 return reply, detail, fence, f"{raw[0]}:{_text(raw[1])}"
     elif op is Op.ACQUIRE or op is Op.RW_READ or op is Op.RW_WRITE:
-        if raw in (b"OK", "OK", True):
+        if raw == 1 or raw in (b"OK", "OK"):  # the script's short answer, or a SET's
             return Reply.GRANTED, "", None, None
         if raw is None:
             return Reply.TAKEN, "", None, None
