@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 import pytest
 import redis
 
+import quorumlock
 from quorumlock.benchmarks import (
     _plots,
     asyncio_cycles,
@@ -29,6 +31,7 @@ from quorumlock.benchmarks import (
     semaphore,
     suite,
     uncontended,
+    versions,
 )
 from quorumlock.benchmarks._common import (
     Table,
@@ -598,3 +601,76 @@ def test_semaphore_benchmark_runs_every_contender_once(servers: LocalServerGroup
         client = redis.Redis(host=server.host, port=server.port)
         assert client.keys("quorumlock:semaphore:*") == []
         client.close()
+
+
+def test_two_versions_take_turns_in_one_process(
+    five: LocalServerGroup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--control``: this version against a copy of itself, each a package of its own
+    (none of the copies' modules is quorumlock's, and none is left loaded after); every
+    pair times both, and the report gives both medians and the ratio. No time asserted."""
+    tiny = ["--pairs", "3", "--slice", "5", "--warmup", "5"]
+    servers = ["--servers", ",".join(five.urls)]
+    before = set(sys.modules)
+    result = versions.measure(five.urls, None, pairs=3, slice_cycles=5, warmup=5)
+    assert len(result.this) == len(result.other) == len(result.ratios) == 3
+    assert all(t > 0 for t in (*result.this, *result.other))
+    assert "control" in result.label
+    assert not {m for m in set(sys.modules) - before if m.startswith("_quorumlock_")}
+    assert versions.main(["--control", *tiny, *servers]) == 0
+    out = capsys.readouterr().out
+    assert "3 pairs of slices" in out
+    assert "this / other, pair by pair: median" in out
+    # a directory holding a quorumlock package: this very one
+    here = Path(versions.__file__).resolve().parents[1]
+    assert versions.main(["--against", str(here.parent), *tiny, *servers]) == 0
+    assert f"the package in {here.parent}" in capsys.readouterr().out
+
+
+def test_a_copy_imports_only_itself(tmp_path: Path) -> None:
+    module = versions.load_copy(
+        Path(versions.__file__).resolve().parents[1], "_quorumlock_copy_test", tmp_path
+    )
+    try:
+        assert module.__file__ is not None
+        assert Path(module.__file__).is_relative_to(tmp_path)
+        assert module.Redlock is not quorumlock.Redlock
+        rewritten = (tmp_path / "_quorumlock_copy_test" / "_sync.py").read_text()
+        assert "from _quorumlock_copy_test." in rewritten
+        assert "from quorumlock." not in rewritten
+    finally:
+        for name in [m for m in sys.modules if m.startswith("_quorumlock_copy_test")]:
+            del sys.modules[name]
+        sys.path.remove(str(tmp_path))
+
+
+@pytest.mark.skipif(
+    not (Path(versions.__file__).resolve().parents[3] / ".git").exists(),
+    reason="quorumlock is not installed from a git clone here",
+)
+def test_a_git_revision_is_the_other_version(
+    five: LocalServerGroup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    servers = ["--servers", ",".join(five.urls)]
+    tiny = ["--pairs", "2", "--slice", "5", "--warmup", "5"]
+    assert versions.main(["--against", "HEAD", *tiny, *servers]) == 0
+    assert "git revision HEAD" in capsys.readouterr().out
+    assert versions.main(["--against", "no-such-revision", *tiny, *servers]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: git archive no-such-revision: ")
+    assert err.count("\n") == 1
+
+
+def test_the_versions_benchmark_refuses_what_it_cannot_load(
+    five: LocalServerGroup, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    servers = ["--servers", ",".join(five.urls)]
+    assert versions.main(["--against", str(tmp_path), *servers]) == 2  # no package there
+    err = capsys.readouterr().err
+    assert err.startswith("error: no quorumlock package in")
+    assert err.count("\n") == 1
+    for argv in (["--pairs", "1"], ["--control", "--pairs", "0"], ["--control", "--against", "x"]):
+        with pytest.raises(SystemExit) as exc:
+            versions.main(argv)
+        assert exc.value.code == 2
+        assert "error:" in capsys.readouterr().err
