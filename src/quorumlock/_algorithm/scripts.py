@@ -144,13 +144,17 @@ _WAKE = """\
 local function quorumlock_wake(key, queue, expiry, notice, keep, skip)
     local head = ""
     local now = nil
+    -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
+    local looked, ttl = false, -2
     if expiry then
-        -- pcall: a user whose ACL denies the queue still releases (everyone wakes)
+        looked, ttl = pcall(redis.call, "pttl", queue)
+        if looked and ttl == -2 then
+            looked, ttl = pcall(redis.call, "pttl", expiry)
+        end
+    end
+    -- neither key (nobody queues, nearly always): nothing to expire or to take
+    if looked and ttl ~= -2 then
         local ok, first = pcall(function()
-            -- nobody queues (nearly always): nothing to expire or to take
-            if redis.call("pttl", queue) == -2 and redis.call("pttl", expiry) == -2 then
-                return ""
-            end
             now = quorumlock_sweep(queue, expiry)
             local found = redis.call("zrange", queue, 0, 0)[1]
             if found and found == skip then
@@ -211,8 +215,10 @@ end
 #: cluster the queue's keys carry the lock key's slot tag, so they stay on its node.
 #: When neither of the queue's keys exists (no waiter queues, the usual release), the
 #: queue's part ends after two ``PTTL`` (-2: no such key) instead of reading the clock
-#: and both sorted sets: it would find nothing to expire and no head. ``PTTL`` is a
-#: command the queue script already needs, so the documented ACL rule covers it.
+#: and both sorted sets: it would find nothing to expire and no head (each ``PTTL``
+#: called through ``pcall`` as it is, with no Lua function made for it on every
+#: release). ``PTTL`` is a command the queue script already needs, so the documented
+#: ACL rule covers it.
 RELEASE = Script(
     "release",
     _SWEEP
