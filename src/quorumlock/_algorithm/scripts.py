@@ -365,8 +365,9 @@ LOSS_COMMANDS = (
 #: the servers' clocks agree within max_ttl / 2 (docs/safety.md).
 #:
 #: This is the body that the scripts derived from it embed (the queued, fair, set,
-#: read-write and semaphore acquires), whose answer is always the table; ACQUIRE itself
-#: ends with :data:`_SHORT_ANSWER`.
+#: read-write and semaphore acquires): its answer is always the table. ACQUIRE itself,
+#: and so its cluster variant, ends with :data:`_SHORT_ANSWER` instead; the queued
+#: acquire shortens its own answer the same way.
 ACQUIRE_BODY = """\
 -- quorumlock acquire: SET NX PX, checked against the restart quarantine
 -- KEYS[1]  the lock key
