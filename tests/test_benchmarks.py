@@ -625,6 +625,15 @@ def test_two_versions_take_turns_in_one_process(
     here = Path(versions.__file__).resolve().parents[1]
     assert versions.main(["--against", str(here.parent), *tiny, *servers]) == 0
     assert f"the package in {here.parent}" in capsys.readouterr().out
+    # the asyncio cycle: each copy's own asyncio Redlock, on one event loop
+    async_result = versions.measure(
+        five.urls, None, pairs=2, slice_cycles=5, warmup=5, api="asyncio"
+    )
+    assert async_result.api == "asyncio"
+    assert len(async_result.ratios) == 2
+    assert not {m for m in set(sys.modules) - before if m.startswith("_quorumlock_")}
+    assert versions.main(["--control", "--asyncio", *tiny, *servers]) == 0
+    assert "cycle (asyncio), 3 pairs" in capsys.readouterr().out
 
 
 def test_a_copy_imports_only_itself(tmp_path: Path) -> None:

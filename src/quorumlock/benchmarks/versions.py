@@ -6,8 +6,9 @@ from one minute to the next). This compares two versions where that drift cancel
 both are loaded into one process (each a copy of its package under a name of its own,
 its imports of itself rewritten to that name), on the same 5 servers, and they take
 turns: slices of ``--slice`` uncontended N = 5 cycles (a lock object,
-``acquire(blocking=False)``, ``release()``, each version on a name of its own),
-alternating which goes first, ``--pairs`` times. Reported: each version's median time
+``acquire(blocking=False)``, ``release()``, each version on a name of its own; with
+``--asyncio``, the same cycle of ``quorumlock.asyncio.Redlock``, awaited on one event
+loop), alternating which goes first, ``--pairs`` times. Reported: each version's median time
 per cycle over its slices, and the median and quartiles of the ratio this version /
 the other within each pair (below 1: this version is faster).
 
@@ -21,6 +22,7 @@ is judged against a time. docs/benchmarks.md cites its numbers as "in one proces
 from __future__ import annotations
 
 import argparse
+import asyncio
 import gc
 import importlib
 import re
@@ -57,6 +59,7 @@ class VersionsResult:
     this: tuple[float, ...]  # us per cycle, one per slice, in pair order
     other: tuple[float, ...]
     label: str  # what the other version is
+    api: str = "sync"  # or "asyncio"
 
     @property
     def ratios(self) -> tuple[float, ...]:
@@ -154,48 +157,101 @@ def _versions(against: str | None) -> Iterator[tuple[ModuleType, ModuleType, str
             sys.path.remove(str(tree / "copies"))
 
 
-def _cycle(redlock: Any, name: str) -> Callable[[], None]:
-    def cycle() -> None:
-        lock = redlock.lock(name, ttl=TTL_SECONDS)
-        if not lock.acquire(blocking=False):
-            raise VersionError(f"{name!r} was not granted: is another client using it?")
-        lock.release()
+def _refused(name: str) -> VersionError:
+    return VersionError(f"{name!r} was not granted: is another client using it?")
 
-    return cycle
+
+def _slices(redlock: Any, name: str) -> Callable[[int], None]:
+    """Run ``n`` cycles of ``redlock`` (a sync one) on ``name``."""
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            lock = redlock.lock(name, ttl=TTL_SECONDS)
+            if not lock.acquire(blocking=False):
+                raise _refused(name)
+            lock.release()
+
+    return run
+
+
+def _async_slices(
+    redlock: Any, name: str, loop: asyncio.AbstractEventLoop
+) -> Callable[[int], None]:
+    """Run ``n`` cycles of ``redlock`` (an asyncio one) on ``name``, on ``loop``."""
+
+    async def cycles(n: int) -> None:
+        for _ in range(n):
+            lock = redlock.lock(name, ttl=TTL_SECONDS)
+            if not await lock.acquire(blocking=False):
+                raise _refused(name)
+            await lock.release()
+
+    def run(n: int) -> None:
+        loop.run_until_complete(cycles(n))
+
+    return run
 
 
 def measure(
-    urls: Sequence[str], against: str | None, *, pairs: int, slice_cycles: int, warmup: int
+    urls: Sequence[str],
+    against: str | None,
+    *,
+    pairs: int,
+    slice_cycles: int,
+    warmup: int,
+    api: str = "sync",
 ) -> VersionsResult:
-    """Alternate slices of the two versions' cycles on ``urls`` (see the module's doc)."""
-    with _versions(against) as (this, other, label):
-        name = f"quorumlock-bench:versions:{uuid.uuid4().hex[:8]}"
-        this_lock, other_lock = this.Redlock(list(urls)), other.Redlock(list(urls))
-        try:
-            cycles = (_cycle(this_lock, name + ":this"), _cycle(other_lock, name + ":other"))
-            for _ in range(warmup):
-                for cycle in cycles:
-                    cycle()
-            times: tuple[list[float], list[float]] = ([], [])
-            enabled = gc.isenabled()
-            gc.disable()  # a collection lands in one slice, not in the other
+    """Alternate slices of the two versions' cycles on ``urls`` (see the module's doc);
+    ``api`` "sync" or "asyncio"."""
+    loop = asyncio.new_event_loop() if api == "asyncio" else None
+    try:
+        with _versions(against) as (this, other, label):
+            name = f"quorumlock-bench:versions:{uuid.uuid4().hex[:8]}"
+            if loop is None:
+                redlocks = (this.Redlock(list(urls)), other.Redlock(list(urls)))
+                runs = tuple(_slices(r, f"{name}:{i}") for i, r in enumerate(redlocks))
+            else:
+                kinds = tuple(
+                    importlib.import_module(f"{v.__name__}.asyncio").Redlock for v in (this, other)
+                )
+                redlocks = tuple(kind(list(urls)) for kind in kinds)
+                runs = tuple(_async_slices(r, f"{name}:{i}", loop) for i, r in enumerate(redlocks))
             try:
-                for pair in range(pairs):
-                    for index in (0, 1) if pair % 2 == 0 else (1, 0):
-                        cycle = cycles[index]
-                        began = time.perf_counter()
-                        for _ in range(slice_cycles):
-                            cycle()
-                        spent = time.perf_counter() - began
-                        times[index].append(spent / slice_cycles * 1e6)
-                    gc.collect()
+                times = _alternate(runs, pairs=pairs, slice_cycles=slice_cycles, warmup=warmup)
             finally:
-                if enabled:
-                    gc.enable()
-        finally:
-            this_lock.close()
-            other_lock.close()
-    return VersionsResult(tuple(times[0]), tuple(times[1]), label)
+                for redlock in redlocks:
+                    if loop is None:
+                        redlock.close()
+                    else:
+                        loop.run_until_complete(redlock.close())
+    finally:
+        if loop is not None:
+            loop.close()
+    return VersionsResult(tuple(times[0]), tuple(times[1]), label, api)
+
+
+def _alternate(
+    runs: tuple[Callable[[int], None], ...], *, pairs: int, slice_cycles: int, warmup: int
+) -> tuple[list[float], list[float]]:
+    """Each version's time per cycle (us) in each pair of slices, the first to go
+    alternating from pair to pair."""
+    for run in runs:
+        run(warmup)
+    times: tuple[list[float], list[float]] = ([], [])
+    enabled = gc.isenabled()
+    gc.disable()  # a collection lands in one slice, not in the other
+    try:
+        for pair in range(pairs):
+            for index in (0, 1) if pair % 2 == 0 else (1, 0):
+                began = time.perf_counter()
+                runs[index](slice_cycles)
+                spent = time.perf_counter() - began
+                times[index].append(spent / slice_cycles * 1e6)
+            gc.collect()
+    finally:
+        if enabled:
+            gc.enable()
+    return times
 
 
 def render(result: VersionsResult) -> str:
@@ -203,8 +259,8 @@ def render(result: VersionsResult) -> str:
     quartiles = statistics.quantiles(ratios, n=4) if len(ratios) >= 2 else [ratios[0]] * 3
     return "\n".join(
         (
-            f"uncontended N = {SERVERS} cycle, {len(ratios)} pairs of slices; the other "
-            f"version: {result.label}",
+            f"uncontended N = {SERVERS} cycle ({result.api}), {len(ratios)} pairs of slices; "
+            f"the other version: {result.label}",
             f"this version:  median {statistics.median(result.this):.1f} us per cycle",
             f"other version: median {statistics.median(result.other):.1f} us per cycle",
             f"this / other, pair by pair: median {statistics.median(ratios):.3f}x "
@@ -230,6 +286,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--servers", help="5 comma-separated URLs (default: local)")
     parser.add_argument(
+        "--asyncio", action="store_true", help="the cycle of quorumlock.asyncio.Redlock"
+    )
+    parser.add_argument(
         "--pairs", type=lambda t: bounded(t, int, 1000), default=30,
         help="pairs of slices (default 30)",
     )  # fmt: skip
@@ -252,6 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pairs=args.pairs,
                 slice_cycles=args.slice,
                 warmup=args.warmup,
+                api="asyncio" if args.asyncio else "sync",
             )
         except VersionError as exc:
             print(f"error: {exc}", file=sys.stderr)
