@@ -678,6 +678,17 @@ def test_the_versions_benchmark_refuses_what_it_cannot_load(
     err = capsys.readouterr().err
     assert err.startswith("error: no quorumlock package in")
     assert err.count("\n") == 1
+    # a package that does not import: refused in one line, and nothing of it stays loaded
+    broken = tmp_path / "broken" / "quorumlock"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text("raise ImportError('not today')\n")
+    before = set(sys.modules)
+    assert versions.main(["--against", str(broken.parent), *servers]) == 2
+    assert not {m for m in set(sys.modules) - before if m.startswith("_quorumlock_")}
+    err = capsys.readouterr().err
+    assert err.startswith("error: the copy of ")
+    assert "does not import: not today" in err
+    assert err.count("\n") == 1
     for argv in (["--pairs", "1"], ["--control", "--pairs", "0"], ["--control", "--against", "x"]):
         with pytest.raises(SystemExit) as exc:
             versions.main(argv)

@@ -8,9 +8,9 @@ its imports of itself rewritten to that name), on the same 5 servers, and they t
 turns: slices of ``--slice`` uncontended N = 5 cycles (a lock object,
 ``acquire(blocking=False)``, ``release()``, each version on a name of its own; with
 ``--asyncio``, the same cycle of ``quorumlock.asyncio.Redlock``, awaited on one event
-loop), alternating which goes first, ``--pairs`` times. Reported: each version's median time
-per cycle over its slices, and the median and quartiles of the ratio this version /
-the other within each pair (below 1: this version is faster).
+loop), alternating which goes first, ``--pairs`` times. Reported: each version's median
+time per cycle over its slices, and the median and quartiles of the ratio this version
+/ the other within each pair (below 1: this version is faster).
 
 The other version is ``--against REV``: a git revision of the clone this quorumlock is
 installed from (``pip install -e``), or a directory that holds a ``quorumlock``
@@ -147,14 +147,16 @@ def _versions(against: str | None) -> Iterator[tuple[ModuleType, ModuleType, str
             source, label = package_dir(Path(against)), f"the package in {against}"
         else:
             source, label = _extract_revision(against, tree / "rev"), f"git revision {against}"
-        this = load_copy(here, f"_quorumlock_this_{tag}", tree / "copies")
-        other = load_copy(source, f"_quorumlock_other_{tag}", tree / "copies")
+        copies = tree / "copies"
         try:
+            this = load_copy(here, f"_quorumlock_this_{tag}", copies)
+            other = load_copy(source, f"_quorumlock_other_{tag}", copies)
             yield this, other, label
-        finally:
+        finally:  # loaded or not, nothing of the copies stays
             for name in [m for m in sys.modules if m.split(".")[0].endswith(tag)]:
                 del sys.modules[name]
-            sys.path.remove(str(tree / "copies"))
+            if str(copies) in sys.path:
+                sys.path.remove(str(copies))
 
 
 def _refused(name: str) -> VersionError:
