@@ -100,19 +100,24 @@ class _Joins(Protocol):
 
     def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None: ...
 
+    def keep_turn(self, key: str) -> bool: ...
+
 
 def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | None:
     """``step`` as a driver sends it for ``waiter`` (the blocking acquire's view of the
     announcements, if any): a join of the queue of waiters names the process's entry and
     its place, or is None when the entry is in line already (nothing to send); a
     waiter's attempt names the entry and its place, where it stands in line if it is
-    refused (a fair acquire always names the entry); a user's release that may put the
-    process in line behind the waiter it wakes names the process's entry and a new
-    arrival where the process listens to the key. Rearms the waiter before an acquire
-    (:func:`rearm_before`)."""
+    refused (a fair acquire always names the entry); a user's release announces nothing
+    where the process is about to take the lock back (:func:`kept_turn`), and otherwise,
+    where it may put the process in line behind the waiter it wakes, names the process's
+    entry and a new arrival where the process listens to the key. Rearms the waiter
+    before an acquire (:func:`rearm_before`)."""
     rearm_before(step, waiter)
     if waiter is None:
         if step.lease_ms and step.op is Op.RELEASE:
+            if wakeups.keep_turn(step.key):
+                return dataclasses.replace(step, notify=False, lease_ms=0)
             spot = wakeups.stand_behind(step.key, step.lease_ms)
             if spot is not None:
                 return dataclasses.replace(step, member=spot[0], arrival=spot[1])
@@ -143,6 +148,23 @@ def pass_step(config: RedlockConfig, key: str, member: str) -> Fanout:
     their own, the same on every server."""
     notice = f"{member}:{secrets.token_hex(4)}"
     return Fanout(Op.QUEUE, key, member, 0, config.timeout_for(0), arrival=f"pass {notice}")
+
+
+def kept_turn(step: Fanout, sent: Fanout) -> bool | None:
+    """For a user's release (``step``, as its flow made it; ``sent``, as
+    :func:`prepared` made it): whether it left the next waiter asleep, its process about
+    to take the lock back (``Turns``, docs/algorithm.md, "Waiting", step 10); None for
+    any other round."""
+    if step.op is not Op.RELEASE or not step.lease_ms:
+        return None
+    return not sent.notify
+
+
+def wake_step(config: RedlockConfig, key: str) -> Fanout:
+    """The round that wakes the next waiter of ``key`` where the lock is free, owed by a
+    release of this process that left it asleep and no acquire followed: the queue
+    script's pass, of no entry."""
+    return pass_step(config, key, "")
 
 
 def stood_behind(step: Fanout, round_: Round) -> Stood | None:

@@ -44,10 +44,12 @@ from quorumlock._frontend import (
     RedlockBase,
     SyncDecorator,
     is_async_callable,
+    kept_turn,
     leave_step,
     pass_step,
     prepared,
     stood_behind,
+    wake_step,
 )
 from quorumlock._io.fanout import SyncFanout
 from quorumlock._io.wakeups import SyncWakeups, Waiter
@@ -102,6 +104,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         self._fanout = SyncFanout(self._specs, self.config)
         self._wakeups = SyncWakeups(self._specs, self.config.connect_timeout)
         self._wakeups.on_pass = functools.partial(_pass_turn, weakref.ref(self))
+        self._wakeups.on_wake = functools.partial(_wake_next, weakref.ref(self))
         self._keeper = _LeaseKeeper()
         self._lock_class = Lock
         self._rlock_class = RLock
@@ -203,11 +206,15 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         """Close the idle connections. The Redlock reconnects if it is used again.
 
         Entries this process's releases put in line behind the waiters they woke, and
-        that no acquire took up, are taken off the queues first (one round)."""
+        that no acquire took up, are taken off the queues first, and the waiters that its
+        releases left asleep to take the lock back, and that no acquire followed, are
+        woken (one round)."""
         member, stood = self._wakeups.stood()
-        if stood:
+        steps = [leave_step(self.config, key, member) for key in stood]
+        steps += [wake_step(self.config, key) for key in self._wakeups.owed()]
+        if steps:
             with contextlib.suppress(Exception):
-                self._fanout.run_batch([leave_step(self.config, key, member) for key in stood])
+                self._fanout.run_batch(steps)
         self._fanout.close()
         self._wakeups.close()
 
@@ -265,6 +272,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         if sent is None:  # a join of an entry in line already: nothing to send
             now = time.monotonic()
             return Round(now, now, ())
+        kept = kept_turn(step, sent)
         step = sent
         round_ = self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
@@ -273,6 +281,8 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
             self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
         elif step.notify and step.op is Op.RELEASE and woke_the_line(round_.outcomes):
             self._wakeups.woke(step.key, stood_behind(step, round_))
+        if kept is not None:
+            self._wakeups.released(step.key, round_.started, round_.finished, kept=kept)
         self._after_round(step, round_)
         return round_
 
@@ -307,9 +317,22 @@ def _pass_turn(ref: weakref.ref[Redlock], key: str, member: str) -> None:
     (:meth:`~quorumlock._io.wakeups.Woke.passing`), in a thread of its own, so that the
     subscriber thread goes on reading."""
     redlock = ref()
-    if redlock is None:
-        return
-    step = pass_step(redlock.config, key, member)
+    if redlock is not None:
+        _aside(redlock, pass_step(redlock.config, key, member))
+
+
+def _wake_next(ref: weakref.ref[Redlock], key: str) -> None:
+    """A release of ``key`` by this process left the next waiter asleep, to take the lock
+    back, and no acquire followed in time (:class:`~quorumlock._io.wakeups.Turns`): wake
+    it, in a thread of its own."""
+    redlock = ref()
+    if redlock is not None:
+        _aside(redlock, wake_step(redlock.config, key))
+
+
+def _aside(redlock: Redlock, step: Fanout) -> None:
+    """Send ``step`` in a thread of its own, its failure ignored (the waiters' polls
+    cover it)."""
 
     def run() -> None:
         with contextlib.suppress(Exception):

@@ -46,10 +46,12 @@ from quorumlock._frontend import (
     LockBase,
     RedlockBase,
     is_async_callable,
+    kept_turn,
     leave_step,
     pass_step,
     prepared,
     stood_behind,
+    wake_step,
 )
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
@@ -94,6 +96,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         self._fanout = AsyncFanout(self._specs, self.config)
         self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
         self._wakeups.on_pass = functools.partial(_pass_turn, weakref.ref(self))
+        self._wakeups.on_wake = functools.partial(_wake_next, weakref.ref(self))
         self._lock_class = Lock
         self._rlock_class = RLock
         self._multi_class = MultiLock
@@ -176,6 +179,9 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         member, stood = self._wakeups.stood()
         if stood:
             await asyncio.gather(*(self._leave_queue(key, member) for key in stood))
+        owed = [wake_step(self.config, key) for key in self._wakeups.owed()]
+        if owed:
+            await asyncio.gather(*(self._fanout.run(step) for step in owed), return_exceptions=True)
         await self._fanout.close()
         self._wakeups.close()
 
@@ -247,6 +253,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         if sent is None:  # a join of an entry in line already: nothing to send
             now = time.monotonic()
             return Round(now, now, ())
+        kept = kept_turn(step, sent)
         step = sent
         round_ = await self._fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
@@ -255,6 +262,8 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
             self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
         elif step.notify and step.op is Op.RELEASE and woke_the_line(round_.outcomes):
             self._wakeups.woke(step.key, stood_behind(step, round_))
+        if kept is not None:
+            self._wakeups.released(step.key, round_.started, round_.finished, kept=kept)
         self._after_round(step, round_)
         return round_
 
@@ -266,9 +275,19 @@ _LEAVING: set[asyncio.Task[None]] = set()
 def _pass_turn(ref: weakref.ref[Redlock], key: str, member: str) -> None:
     """See :func:`quorumlock._sync._pass_turn`: the same, in a task of its own."""
     redlock = ref()
-    if redlock is None:
-        return
-    step = pass_step(redlock.config, key, member)
+    if redlock is not None:
+        _aside(redlock, pass_step(redlock.config, key, member))
+
+
+def _wake_next(ref: weakref.ref[Redlock], key: str) -> None:
+    """See :func:`quorumlock._sync._wake_next`: the same, in a task of its own."""
+    redlock = ref()
+    if redlock is not None:
+        _aside(redlock, wake_step(redlock.config, key))
+
+
+def _aside(redlock: Redlock, step: Fanout) -> None:
+    """Send ``step`` in a task of its own, its failure ignored."""
 
     async def run() -> None:
         with contextlib.suppress(Exception):

@@ -47,6 +47,8 @@ RW_TESTS: Final = "tests/integration/test_rwlock.py"
 VERIFY: Final = "tests/faults/test_verify.py"
 FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
 FANOUT: Final = "src/quorumlock/_io/fanout.py"
+WAKEUPS: Final = "src/quorumlock/_io/wakeups.py"
+TAKE_BACK: Final = "tests/integration/test_take_back.py"
 SLOW_MINORITY: Final = (
     "tests/integration/test_quorum.py::"
     "test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step"
@@ -598,6 +600,29 @@ MUTANTS: Final = (
             "tests/integration/test_fencing.py::"
             "test_tokens_strictly_increase_across_contending_workers",
         ),
+    ),
+    Mutant(
+        "a process looping on a name keeps it for as long as it loops",
+        WAKEUPS,
+        "return turn.kept < TAKE_BACK_HOLDS and now - began < TAKE_BACK_TURN",
+        "return True",
+        (TAKE_BACK, "tests/core/test_turns.py"),
+    ),
+    Mutant(
+        "a release that left the next waiter asleep never wakes it",
+        WAKEUPS,
+        "            self._due[key] = finished + KEPT_WAKE\n",
+        "            pass\n",
+        (
+            f"{TAKE_BACK}::test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops",
+        ),
+    ),
+    Mutant(
+        "an acquire does not call off the wake-up its process's release owes",
+        WAKEUPS,
+        "            turn.back = True\n",
+        "            pass\n",
+        ("tests/core/test_turns.py",),
     ),
 )
 

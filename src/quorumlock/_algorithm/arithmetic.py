@@ -24,6 +24,9 @@ from __future__ import annotations
 __all__ = [
     "DRIFT_FLOOR",
     "HAND_OVER",
+    "KEPT_WAKE",
+    "TAKE_BACK_HOLDS",
+    "TAKE_BACK_TURN",
     "deadline",
     "default_instance_timeout",
     "drift",
@@ -166,3 +169,19 @@ def queue_lease_ms(retry_delay: float) -> int:
 #: A waiter that is gone by then (its entry outlives it by at most its lease) costs the
 #: process standing in line behind it one polling pause.
 HAND_OVER = 0.05
+
+#: A process that asks for a name again at once after releasing it (a loop of short
+#: holds) takes it back without waking the next waiter, up to this many holds in a row
+#: and for at most :data:`TAKE_BACK_TURN` seconds from the first of them; then its
+#: release wakes the head of the line, and its next acquire stands behind it
+#: (:data:`HAND_OVER`). A hand-over costs a wake-up and a round of the waiter woken
+#: besides the release; taking the lock back costs one round. "At once" is sooner than
+#: its release round took: anything in between that waits for the network is not.
+TAKE_BACK_HOLDS = 16
+#: See :data:`TAKE_BACK_HOLDS` (seconds).
+TAKE_BACK_TURN = 0.005
+#: A release that did not wake the next waiter because its process was expected to take
+#: the lock back (:data:`TAKE_BACK_HOLDS`) wakes it this long after it returned (seconds)
+#: unless the process asked for the name again by then: the lock is free, and the
+#: waiters would otherwise wait for their next poll.
+KEPT_WAKE = 0.001

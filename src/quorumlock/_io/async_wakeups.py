@@ -27,11 +27,14 @@ from quorumlock._io.wakeups import (
     Entry,
     Lingering,
     Stood,
+    Turns,
     Woke,
     arrival,
+    channel_key,
     dismiss,
     enlist,
     enough,
+    granted,
     heard_everything,
     listen_in,
     new_member,
@@ -118,8 +121,13 @@ class AsyncWakeups:
         self._member = new_member()
         self._wake = wake_channel(self._member)
         self._woke = Woke()
+        self._turns = Turns()
+        self._timer: asyncio.TimerHandle | None = None  # for the earliest wake-up owed
+        self._timer_at = math.inf  # when it fires (monotonic)
         #: see :attr:`quorumlock._io.wakeups.SyncWakeups.on_pass` (called on the loop)
         self.on_pass: Callable[[str, str], None] | None = None
+        #: see :attr:`quorumlock._io.wakeups.SyncWakeups.on_wake` (called on the loop)
+        self.on_wake: Callable[[str], None] | None = None
 
     async def watch(
         self,
@@ -138,6 +146,7 @@ class AsyncWakeups:
             self._waiters.clear()
             self._lingering.clear()
             self._woke.clear()
+            self._forget_turns()
             self._listeners = [
                 _AsyncListener(spec, self, self._connect_timeout) for spec in self._specs
             ]
@@ -201,6 +210,7 @@ class AsyncWakeups:
         since, stood = self._woke.since(key, now)
         if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
             return None, since, None
+        self._turns.asked(key, now)
         waiter, place = listen_in(
             self._waiters, self._lingering, self._listeners, channel, self._wake,
             member=self._member, stood=stood, new_waiter=AsyncWaiter, now=now,
@@ -210,8 +220,59 @@ class AsyncWakeups:
     def attempted(
         self, waiter: AsyncWaiter, outcomes: Sequence[NodeOutcome], *, fair: bool = False
     ) -> None:
-        """See :meth:`quorumlock._io.wakeups.Entry.attempted`."""
-        waiter.entry.attempted(waiter, outcomes, time.monotonic(), fair=fair)
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.attempted`."""
+        now = time.monotonic()
+        waiter.entry.attempted(waiter, outcomes, now, fair=fair)
+        if granted(outcomes):
+            self._turns.held(channel_key(waiter.channel), now)
+
+    def keep_turn(self, key: str) -> bool:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.keep_turn`."""
+        if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
+            return False
+        if release_channel(key) in self._waiters:
+            return False
+        return self._turns.keep(key, time.monotonic())
+
+    def released(self, key: str, started: float, finished: float, *, kept: bool) -> None:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.released`: a timer of the event
+        loop wakes the waiter."""
+        if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
+            return
+        self._turns.released(key, started, finished, kept=kept)
+        if kept:
+            self._arm()
+
+    def owed(self) -> list[str]:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.owed`."""
+        if self._pid != os.getpid():
+            return []
+        return self._turns.due()
+
+    def _arm(self) -> None:
+        """Have the earliest wake-up owed sent when it is due (one timer at a time)."""
+        due = self._turns.next_due()
+        if due is None or self._loop is None or self._timer_at <= due:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = due
+        delay = max(0.0, due - time.monotonic())
+        self._timer = self._loop.call_at(self._loop.time() + delay, self._wake_due)
+
+    def _wake_due(self) -> None:
+        self._timer, self._timer_at = None, math.inf
+        keys = self._turns.due(time.monotonic())
+        if self.on_wake is not None:
+            for key in keys:
+                self.on_wake(key)
+        self._arm()
+
+    def _forget_turns(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer, self._timer_at = None, math.inf
+        self._turns.clear()
 
     def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
@@ -227,6 +288,7 @@ class AsyncWakeups:
         self._listeners = []
         self._waiters.clear()
         self._lingering.clear()
+        self._forget_turns()
         self._loop = None
 
     # Called by the subscriber tasks.

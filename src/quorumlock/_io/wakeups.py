@@ -34,6 +34,12 @@ A channel whose last waiter left stays subscribed for :data:`LINGER` seconds
 soon finds its process listening. It then needs no new subscription, and when a majority
 of the servers had confirmed it before the failed attempt was sent and no announcement
 came since, no attempt at once either (see :meth:`SyncWakeups.watch`).
+
+A process that loops on a name takes the lock back for a few short holds (``docs/
+algorithm.md``, "Waiting", step 10): those releases announce nothing, and each owes the
+wake-up it did not send unless the process asks for the name again within
+:data:`~quorumlock._algorithm.arithmetic.KEPT_WAKE` (:class:`Turns`). The subscriber
+thread sends the wake-ups that come due, each in a thread of its own.
 """
 
 from __future__ import annotations
@@ -56,7 +62,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import hiredis
 
-from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.arithmetic import KEPT_WAKE, TAKE_BACK_HOLDS, TAKE_BACK_TURN, quorum
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io.packing import pack
@@ -69,6 +75,7 @@ __all__ = [
     "Notice",
     "Subscriber",
     "SyncWakeups",
+    "Turns",
     "Waiter",
     "Woke",
     "dismiss",
@@ -248,6 +255,103 @@ class Woke:
     def clear(self) -> None:
         self._at.clear()
         self._named.clear()
+
+
+@dataclass(slots=True)
+class _Turn:
+    """One name's recent holds by this process (see :class:`Turns`)."""
+
+    released: float = -math.inf  # when its last release returned
+    took: float = 0.0  # how long that release's round took
+    looping: bool = False  # the acquire since came at once
+    held: float = -math.inf  # when the current hold began (an attempt granted)
+    kept: int = 0  # releases in a row that did not wake the line
+    since: float = 0.0  # when the first of their holds began
+    back: bool = False  # an acquire came after the last release: no wake-up owed
+
+
+class Turns:
+    """Whether a release of a name by this process may leave the next waiter asleep,
+    the process being about to take the lock back (:data:`~quorumlock._algorithm.
+    arithmetic.TAKE_BACK_HOLDS`), and the wake-ups owed by the releases that did, each
+    due :data:`~quorumlock._algorithm.arithmetic.KEPT_WAKE` after its release unless the
+    process asked for the name again by then. At most :data:`LINGER_MOST` names, the one
+    released longest ago forgotten first. Pure: the caller passes the time.
+
+    A wake-up called off by an acquire stays on the schedule (:meth:`next_due`) until it
+    is due, and is then put off by another ``KEPT_WAKE`` while the holds in a row may go
+    on: in a loop of holds taken back, whoever sends the wake-ups looks once per
+    :data:`~quorumlock._algorithm.arithmetic.KEPT_WAKE`, not once per release."""
+
+    def __init__(self, most: int = LINGER_MOST) -> None:
+        self._most = most
+        self._turns: dict[str, _Turn] = {}  # in the order of their last release
+        self._due: dict[str, float] = {}  # name -> when its wake-up is owed
+
+    def asked(self, key: str, now: float) -> None:
+        """An acquire of ``key`` by this process starts at ``now``: it came at once after
+        the last release, or not, and a wake-up owed for that release is off."""
+        turn = self._turns.get(key)
+        if turn is not None:
+            turn.looping = now - turn.released < turn.took
+            turn.back = True
+
+    def held(self, key: str, now: float) -> None:
+        """An attempt of this process was granted ``key`` at ``now``."""
+        turn = self._turns.get(key)
+        if turn is not None:
+            turn.held = now
+
+    def keep(self, key: str, now: float) -> bool:
+        """Whether the release of ``key`` starting at ``now`` may leave the next waiter
+        asleep: the hold's acquire came at once after the process's last release of it,
+        and the holds in a row so far are fewer than the most and began less than the
+        turn ago."""
+        turn = self._turns.get(key)
+        if turn is None or not turn.looping:
+            return False
+        began = turn.since if turn.kept else turn.held
+        return turn.kept < TAKE_BACK_HOLDS and now - began < TAKE_BACK_TURN
+
+    def released(self, key: str, started: float, finished: float, *, kept: bool) -> None:
+        """A release of ``key`` by this process ran from ``started`` to ``finished``;
+        ``kept``: it left the next waiter asleep, and owes a wake-up unless the process
+        asks for the name again soon."""
+        turn = self._turns.pop(key, None) or _Turn()
+        self._turns[key] = turn
+        while len(self._turns) > self._most:
+            del self._turns[next(iter(self._turns))]
+        if kept:
+            if not turn.kept:
+                turn.since = turn.held
+            turn.kept += 1
+            self._due[key] = finished + KEPT_WAKE
+        else:
+            turn.kept = 0
+        turn.released, turn.took = finished, finished - started
+        turn.looping, turn.held, turn.back = False, -math.inf, False
+
+    def next_due(self) -> float | None:
+        """When the earliest wake-up on the schedule is due; None when none is."""
+        return min(self._due.values()) if self._due else None
+
+    def due(self, now: float | None = None) -> list[str]:
+        """The names whose wake-ups are due at ``now`` (all of them: None) and still
+        owed; taken off the schedule."""
+        keys = [k for k, at in self._due.items() if now is None or at <= now]
+        owed = []
+        for key in keys:
+            del self._due[key]
+            turn = self._turns.get(key)
+            if turn is None or not turn.back:
+                owed.append(key)
+            elif now is not None and turn.kept and now - turn.since < TAKE_BACK_TURN:
+                self._due[key] = now + KEPT_WAKE  # the next release may owe one soon
+        return owed
+
+    def clear(self) -> None:
+        self._turns.clear()
+        self._due.clear()
 
 
 def stand_in(entry: Entry[W], waiter: W, stood: Stood) -> None:
@@ -544,6 +648,17 @@ def release_channel(key: str) -> bytes:
     return (RELEASED_PREFIX + key).encode()
 
 
+def channel_key(channel: bytes) -> str:
+    """The key whose releases are announced on ``channel`` (:func:`release_channel`)."""
+    return channel[len(RELEASED_PREFIX) :].decode()
+
+
+def granted(outcomes: Sequence[NodeOutcome]) -> bool:
+    """Whether an attempt was granted by a majority of the servers (its hold begins; the
+    acquire may still find its validity gone)."""
+    return sum(1 for o in outcomes if o.reply is Reply.GRANTED) >= quorum(len(outcomes))
+
+
 def new_member() -> str:
     """A process's id in the queues, the same for every name it waits on: a release
     that names it goes to the one channel this process listens on for that
@@ -732,9 +847,13 @@ class SyncWakeups:
         self._member = new_member()
         self._wake = wake_channel(self._member)
         self._woke = Woke()
+        self._turns = Turns()
         #: passes the turn of this process's entry of a key on (key, id): see
         #: :meth:`Woke.passing`; set by the ``Redlock``
         self.on_pass: Callable[[str, str], None] | None = None
+        #: wakes the next waiter of a key whose release left it asleep (key): see
+        #: :class:`Turns`; set by the ``Redlock``, called on the subscriber thread
+        self.on_wake: Callable[[str], None] | None = None
 
     def watch(
         self,
@@ -761,6 +880,7 @@ class SyncWakeups:
                 self._waiters.clear()
                 self._lingering.clear()
                 self._woke.clear()
+                self._turns.clear()
                 self._listeners = []
                 self._mux = None
                 self._pid = os.getpid()
@@ -817,6 +937,7 @@ class SyncWakeups:
             since, stood = self._woke.since(key, now)
             if self._mux is None or self._pid != os.getpid():
                 return None, since, None
+            self._turns.asked(key, now)
             waiter, place = listen_in(
                 self._waiters, self._lingering, self._listeners, channel, self._wake,
                 member=self._member, stood=stood, new_waiter=Waiter, now=now,
@@ -834,9 +955,49 @@ class SyncWakeups:
     def attempted(
         self, waiter: Waiter, outcomes: Sequence[NodeOutcome], *, fair: bool = False
     ) -> None:
-        """See :meth:`Entry.attempted`."""
+        """See :meth:`Entry.attempted`; a grant begins a hold (:meth:`Turns.held`)."""
         with self._cond:
-            waiter.entry.attempted(waiter, outcomes, time.monotonic(), fair=fair)
+            now = time.monotonic()
+            waiter.entry.attempted(waiter, outcomes, now, fair=fair)
+            if granted(outcomes):
+                self._turns.held(channel_key(waiter.channel), now)
+
+    def keep_turn(self, key: str) -> bool:
+        """Whether a release of ``key`` starting now may leave the next waiter asleep
+        (:meth:`Turns.keep`): also only while this process listens to the key and none of
+        its waiters waits on it."""
+        if self._mux is None:  # listens to nothing (most releases): no need to lock
+            return False
+        with self._cond:
+            if self._mux is None or self._pid != os.getpid():
+                return False
+            if release_channel(key) in self._waiters:
+                return False
+            return self._turns.keep(key, time.monotonic())
+
+    def released(self, key: str, started: float, finished: float, *, kept: bool) -> None:
+        """A release of ``key`` by this process ran from ``started`` to ``finished``;
+        ``kept``: it left the next waiter asleep (:meth:`keep_turn`), and the subscriber
+        thread wakes it (``on_wake``) unless this process asks for the key again soon."""
+        mux = self._mux
+        if mux is None:
+            return
+        with self._cond:
+            if mux is not self._mux:
+                return
+            self._turns.released(key, started, finished, kept=kept)
+            # the thread waits until then at most: look again only if that is too late
+            late = kept and mux.until > finished + KEPT_WAKE
+        if late:
+            mux.poke()
+
+    def owed(self) -> list[str]:
+        """The keys whose releases left the next waiter asleep and no acquire followed
+        (``Redlock.close`` wakes them), no longer owed."""
+        with self._cond:
+            if self._pid != os.getpid():
+                return []
+            return self._turns.due()
 
     def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
         """``waiter`` stops waiting. Returns the id of the entry to take off the queue
@@ -858,6 +1019,7 @@ class SyncWakeups:
             self._listeners = []
             self._waiters.clear()
             self._lingering.clear()
+            self._turns.clear()
         if mux is not None:
             mux.poke()  # it finds itself replaced and ends
 
@@ -872,6 +1034,23 @@ class SyncWakeups:
             lingering = self._lingering.channels(time.monotonic())
             return wanted_channels(self._waiters, lingering, self._wake)
 
+    def plan(self, mux: _Mux, until: float) -> float:
+        """Until when the subscriber thread waits: ``until``, or sooner when a wake-up
+        it owes (:class:`Turns`) is due sooner."""
+        with self._cond:
+            due = self._turns.next_due()
+            mux.until = until if due is None else min(until, due)
+            return mux.until
+
+    def wake_due(self) -> None:
+        """Wake the next waiter of every key whose wake-up is due (``on_wake``)."""
+        with self._cond:
+            keys = self._turns.due(time.monotonic())
+            on_wake = self.on_wake
+        if on_wake is not None:
+            for key in keys:
+                on_wake(key)
+
     def retire(self, mux: _Mux) -> bool:
         """Whether an idle subscriber thread may stop: yes if no channel is wanted.
 
@@ -881,6 +1060,8 @@ class SyncWakeups:
             if mux is not self._mux:
                 return True
             if self._waiters or self._lingering.channels(time.monotonic()):
+                return False
+            if self._turns.next_due() is not None:
                 return False
             self._mux = None
             return True
@@ -1108,6 +1289,7 @@ class _Mux:
         self._poke_w.setblocking(False)
         self._hurry = False
         self._done = False
+        self.until = 0.0  # monotonic: the end of the current wait (:meth:`SyncWakeups.plan`)
         self._ending = threading.Lock()  # poke() against the pipe's closing
         threading.Thread(target=self._run, name="quorumlock-wakeups", daemon=True).start()
 
@@ -1140,6 +1322,7 @@ class _Mux:
                         listener.retry_at = 0.0
                 for listener in self.listeners:
                     listener.attend(wanted, now)
+                self._hub.wake_due()
                 self._wait(bool(wanted))
         finally:
             with self._ending:
@@ -1151,7 +1334,8 @@ class _Mux:
                 listener.close()
 
     def _wait(self, wanted: bool) -> None:
-        """Wait up to a second (less when a server is due to be tried again) for a poke
+        """Wait up to a second (less when a server is due to be tried again, or a wake-up
+        is owed: :meth:`SyncWakeups.plan`) for a poke
         or a server's message, and read what came. Announcements alone change nothing
         the loop attends to: they are read as they come, with no return to it until a
         poke, a connection's failure or the time is up (the servers of one release
@@ -1163,7 +1347,7 @@ class _Mux:
             for li in self.listeners:
                 if (due := li.due(now)) is not None:
                     timeout = min(timeout, due)
-        until = now + timeout
+        until = self._hub.plan(self, now + timeout)
         poller: select.poll | None = None
         while True:
             ready = [fd for fd, li in live.items() if li.pending()]

@@ -1,0 +1,181 @@
+"""Taking a lock back: when a release of this process may leave the next waiter asleep,
+and the wake-ups it then owes (``quorumlock._io.wakeups.Turns``, docs/algorithm.md,
+"Waiting", step 10). Pure: every time is given."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from quorumlock._algorithm.arithmetic import KEPT_WAKE, TAKE_BACK_HOLDS, TAKE_BACK_TURN
+from quorumlock._io.wakeups import Turns
+
+ROUND = 0.0001  # how long a release round takes here
+AT_ONCE = ROUND / 10  # an acquire this long after a release came at once
+
+
+def cycle(turns: Turns, now: float, key: str = "k", *, kept: bool = False) -> float:
+    """A release of ``key`` (``kept``: it kept the turn), then an acquire at once whose
+    attempt was granted: the hold that follows may be taken back. Returns the time."""
+    turns.released(key, now, now + ROUND, kept=kept)
+    now += ROUND + AT_ONCE
+    turns.asked(key, now)
+    turns.held(key, now + ROUND)
+    return now + ROUND
+
+
+def looping(turns: Turns, now: float, key: str = "k") -> float:
+    """A release that woke the line, then a hold asked for at once (see ``cycle``)."""
+    return cycle(turns, now, key)
+
+
+def take_back(turns: Turns, now: float) -> float:
+    """A release that kept the turn, then a hold taken back (see ``cycle``)."""
+    return cycle(turns, now, kept=True)
+
+
+def test_a_name_never_released_here_wakes_the_line() -> None:
+    turns = Turns()
+    turns.asked("k", 1.0)
+    turns.held("k", 1.0)
+    assert not turns.keep("k", 1.0)
+
+
+def test_a_short_hold_asked_for_at_once_is_taken_back() -> None:
+    turns = Turns()
+    now = looping(turns, 1.0)
+    assert turns.keep("k", now + AT_ONCE)
+    assert not turns.keep("other", now + AT_ONCE)
+
+
+def test_an_acquire_that_came_later_than_a_release_round_does_not_take_back() -> None:
+    turns = Turns()
+    turns.released("k", 1.0, 1.0 + ROUND, kept=False)
+    turns.asked("k", 1.0 + 2 * ROUND + AT_ONCE)  # something in between took a round trip
+    turns.held("k", 1.0 + 3 * ROUND)
+    assert not turns.keep("k", 1.0 + 3 * ROUND)
+
+
+def test_a_hold_whose_grant_is_unknown_does_not_take_back() -> None:
+    """An acquire that was no waiter's attempt (nothing told when its hold began)."""
+    turns = Turns()
+    turns.released("k", 1.0, 1.0 + ROUND, kept=False)
+    turns.asked("k", 1.0 + ROUND + AT_ONCE)
+    assert not turns.keep("k", 1.0 + 2 * ROUND)
+
+
+def test_a_hold_longer_than_the_turn_wakes_the_line() -> None:
+    turns = Turns()
+    now = looping(turns, 1.0)
+    assert turns.keep("k", now + TAKE_BACK_TURN - ROUND)
+    assert not turns.keep("k", now + TAKE_BACK_TURN + ROUND)
+
+
+def test_holds_in_a_row_end_at_the_most_then_start_afresh() -> None:
+    turns = Turns()
+    now = looping(turns, 1.0)
+    kept = 0
+    while turns.keep("k", now):
+        now = take_back(turns, now)
+        kept += 1
+        assert kept <= TAKE_BACK_HOLDS
+    assert kept == TAKE_BACK_HOLDS  # each cycle is short: the count ends it, not the time
+    assert now - 1.0 < TAKE_BACK_TURN
+    now = looping(turns, now)  # the release that woke the line, and a hold at once after
+    assert turns.keep("k", now)
+
+
+def test_holds_in_a_row_end_when_the_turn_is_over() -> None:
+    turns = Turns()
+    now = looping(turns, 1.0)
+    first = now - ROUND  # when the first hold began
+    kept = 0
+    while turns.keep("k", now):
+        now = take_back(turns, now + TAKE_BACK_TURN / 4)  # holds a quarter of the turn
+        kept += 1
+    assert 1 <= kept < TAKE_BACK_HOLDS
+    assert now - first >= TAKE_BACK_TURN
+
+
+def test_a_kept_release_owes_a_wake_up_unless_the_process_asks_again() -> None:
+    turns = Turns()
+    now = looping(turns, 1.0)
+    turns.released("k", now, now + ROUND, kept=True)
+    due = now + ROUND + KEPT_WAKE
+    assert turns.next_due() == pytest.approx(due)
+    assert turns.due(due - AT_ONCE) == []
+    assert turns.due(due) == ["k"]
+    assert turns.next_due() is None
+    assert turns.due(due + 1) == []  # once
+
+
+def test_a_wake_up_called_off_stays_on_the_schedule_while_the_holds_may_go_on() -> None:
+    """Whoever sends the wake-ups looks again one ``KEPT_WAKE`` later, not at every
+    release; the schedule ends with the holds in a row."""
+    turns = Turns()
+    now = looping(turns, 1.0)
+    now = take_back(turns, now)  # kept, and asked for again: nothing owed
+    due = turns.next_due()
+    assert due is not None
+    assert turns.due(due) == []
+    assert turns.next_due() == pytest.approx(due + KEPT_WAKE)
+    assert turns.due(due + TAKE_BACK_TURN) == []  # the turn is over: off the schedule
+    assert turns.next_due() is None
+
+
+def test_a_release_that_wakes_the_line_owes_nothing() -> None:
+    turns = Turns()
+    now = looping(turns, 1.0)
+    turns.released("k", now, now + ROUND, kept=False)
+    assert turns.next_due() is None
+    assert turns.due(None) == []
+
+
+def test_closing_takes_every_wake_up_owed_whenever_due() -> None:
+    turns = Turns()
+    for key in ("a", "b"):
+        now = looping(turns, 1.0, key)
+        turns.released(key, now, now + ROUND, kept=True)
+    assert sorted(turns.due(None)) == ["a", "b"]
+    assert turns.next_due() is None
+
+
+def test_at_most_so_many_names_are_remembered_the_oldest_released_goes_first() -> None:
+    turns = Turns(most=2)
+    for i, key in enumerate(("a", "b", "c")):
+        looping(turns, 1.0 + i, key)
+    assert not turns.keep("a", 5.0)
+    now = looping(turns, 10.0, "c")
+    assert turns.keep("c", now)
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["k", "j"]), st.floats(0, TAKE_BACK_TURN / 2)),
+        min_size=1,
+        max_size=60,
+    )
+)
+def test_no_name_is_taken_back_more_than_the_most_in_a_row(
+    cycles: list[tuple[str, float]],
+) -> None:
+    """Whatever the holds, names and timings: between two releases of a name that woke
+    the line, at most ``TAKE_BACK_HOLDS`` kept it, within ``TAKE_BACK_TURN``."""
+    turns = Turns()
+    now = 1.0
+    row: dict[str, list[float]] = {}
+    for key, hold in cycles:
+        turns.asked(key, now)
+        turns.held(key, now)
+        began = now
+        now += hold
+        kept = turns.keep(key, now)
+        turns.released(key, now, now + ROUND, kept=kept)
+        now += ROUND + AT_ONCE
+        if kept:
+            row.setdefault(key, []).append(began)
+            assert len(row[key]) <= TAKE_BACK_HOLDS
+            assert now - ROUND - AT_ONCE - row[key][0] < TAKE_BACK_TURN
+        else:
+            row.pop(key, None)

@@ -1,0 +1,194 @@
+"""Taking the lock back (docs/algorithm.md, "Waiting", step 10), on real servers, both
+APIs: a process that asks for a name again at once after releasing it keeps it for a few
+short holds in a row without waking the next waiter, then wakes it; a release that left
+the waiter asleep wakes it soon after when the process does not come back, and at the
+latest when its Redlock is closed.
+
+Every waiter polls with ``retry_delay=60`` (a fallback pause of 30 to 60 s), and an
+acquire with a 20 s timeout makes its last attempt at 20 s: a waiter that gets the lock
+sooner was woken by a release or by a wake-up owed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from quorumlock import LockObserver, RoundEvent
+from quorumlock._algorithm.arithmetic import TAKE_BACK_HOLDS
+from quorumlock._io.wakeups import Turns
+from quorumlock.testing import LocalServerGroup
+from tests.integration.apis import AnyRedlock, Api, call
+from tests.integration.test_wake_one import SLOW_POLL, _listen_and_hold
+
+#: How many times the waiter comes for the lock while the worker loops.
+VISITS = 8
+
+
+class InLine(LockObserver):
+    """Notes ``"in line"`` in ``events`` when a majority put the waiter in line: an
+    attempt refused and put in line there, or a join."""
+
+    def __init__(self, events: list[str]) -> None:
+        self._events = events
+
+    def on_round(self, event: RoundEvent) -> None:
+        needed = len(event.outcomes) // 2 + 1
+        placed = sum(1 for o in event.outcomes if o.place) >= needed
+        if event.op in ("acquire", "queue") and placed:
+            self._events.append("in line")
+
+
+def holds_in_a_row(events: list[str]) -> list[int]:
+    """For each visit of the waiter: the worker's holds from the waiter's first time in
+    line to its hold."""
+    counts: list[int] = []
+    waiting: int | None = None
+    for event in events:
+        if event == "in line" and waiting is None:
+            waiting = 0
+        elif event == "worker" and waiting is not None:
+            waiting += 1
+        elif event == "waiter":
+            counts.append(waiting or 0)
+            waiting = None
+    return counts
+
+
+def kept_releases(redlock: AnyRedlock) -> list[bool]:
+    """Records, for each release of ``redlock``'s process, whether it kept the turn."""
+    turns: Turns = redlock._wakeups._turns
+    record: list[bool] = []
+    released = turns.released
+
+    def spy(key: str, started: float, finished: float, *, kept: bool) -> None:
+        record.append(kept)
+        released(key, started, finished, kept=kept)
+
+    turns.released = spy  # type: ignore[method-assign]
+    return record
+
+
+def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A worker loops on a name (release, acquire at once, release...) while another
+    process comes for it now and then. Once that process is in line, the worker keeps
+    the lock for a few more holds (more than one at some visit: the releases leave the
+    waiter asleep), never for more than the most in a row, and then its release wakes the
+    waiter, which gets the lock while the worker still loops."""
+    events: list[str] = []
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=InLine(events))
+        held = await _listen_and_hold(api, servers, lock_name, worker, other)
+        visits: list[bool] = []
+
+        async def loop() -> None:
+            lock = held
+            give_up = time.monotonic() + 30
+            while len(visits) < VISITS and time.monotonic() < give_up:
+                assert await call(lock.release())
+                lock = worker.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=20))
+                events.append("worker")
+            assert await call(lock.release())
+
+        async def visit() -> None:
+            for _ in range(VISITS):
+                await asyncio.sleep(0.02)
+                lock = other.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=20))
+                events.append("waiter")
+                assert await call(lock.release())
+                visits.append(True)
+
+        await api.concurrently([loop, visit], limit=90)
+
+    api.run(body)
+    counts = holds_in_a_row(events)
+    assert len(counts) == VISITS, events
+    assert max(counts) >= 2, counts  # taken back at least once with the waiter in line
+    # the holds in a row when it came, then at most the most (and the one in progress)
+    assert max(counts) <= TAKE_BACK_HOLDS + 2, counts
+
+
+class Placed(LockObserver):
+    """Sets ``state["in line"]`` when a majority put the waiter in line (as ``InLine``)."""
+
+    def __init__(self, state: dict[str, bool]) -> None:
+        self._state = state
+
+    def on_round(self, event: RoundEvent) -> None:
+        needed = len(event.outcomes) // 2 + 1
+        if event.op in ("acquire", "queue") and sum(1 for o in event.outcomes if o.place) >= needed:
+            self._state["in line"] = True
+
+
+@pytest.mark.parametrize("ending", ["stops", "closes"])
+def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
+    api: Api, servers: LocalServerGroup, lock_name: str, ending: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """The worker loops on the name while another process comes for it now and then,
+    until a release of the worker leaves that process asleep in line; then the worker
+    does not come back. The waiter is woken soon after (``stops``), or, with the wake-up
+    put off for longer than the test, when the worker's Redlock is closed (``closes``:
+    the waiter is seen asleep for 0.2 s first)."""
+    if ending == "closes":
+        monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 3600.0)
+    state: dict[str, bool] = {}
+    visits: list[float] = []  # when the waiter got the lock
+    got: list[float] = []  # ... once the worker stopped
+    stopped: list[float] = []
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=Placed(state))
+        held = await _listen_and_hold(api, servers, lock_name, worker, other)
+        kept = kept_releases(worker)
+
+        async def loop() -> None:
+            lock = held
+            give_up = time.monotonic() + 20
+            while time.monotonic() < give_up:
+                assert await call(lock.release())
+                if kept[-1] and state.get("in line"):
+                    if ending == "stops":
+                        break  # the waiter is in line, asleep: the worker is done
+                    # the wake-up is put off: the waiter sleeps on, unless an attempt
+                    # of its was on its way already (then the worker loops on)
+                    holds = len(visits)
+                    await asyncio.sleep(0.2)
+                    if len(visits) == holds:
+                        break
+                lock = worker.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=20))
+            else:
+                pytest.fail(f"no release kept the turn with the waiter asleep ({len(kept)})")
+            stopped.append(time.monotonic())
+            if ending == "closes":
+                await call(worker.close())
+
+        async def visit() -> None:
+            give_up = time.monotonic() + 20
+            while not stopped and time.monotonic() < give_up:
+                await asyncio.sleep(0.01)
+                lock = other.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=20))
+                state.pop("in line", None)
+                visits.append(time.monotonic())
+                if stopped:
+                    got.append(time.monotonic())
+                assert await call(lock.release())
+
+        await api.concurrently([loop, visit], limit=60)
+
+    api.run(body)
+    assert stopped
+    assert got
+    # woken: not at its poll (30 s or more), nor by its acquire's last attempt (at 20 s)
+    assert 0 < got[0] - stopped[0] < 10, got[0] - stopped[0]
