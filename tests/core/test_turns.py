@@ -179,3 +179,29 @@ def test_no_name_is_taken_back_more_than_the_most_in_a_row(
             assert now - ROUND - AT_ONCE - row[key][0] < TAKE_BACK_TURN
         else:
             row.pop(key, None)
+
+
+def test_an_acquire_at_once_after_a_release_that_kept_the_turn_takes_the_lock_back() -> None:
+    """Its first attempt is a plain one; after a release that woke the line, or one whose
+    wake-up was sent already, the acquire is a waiter's (it stands behind, or races the
+    waiter woken, as any waiter of the process would)."""
+    turns = Turns()
+    now = looping(turns, 1.0)
+    turns.released("k", now, now + ROUND, kept=True)
+    assert turns.asked("k", now + ROUND + AT_ONCE)
+    turns.held("k", now + 2 * ROUND)
+    now += 3 * ROUND
+    turns.released("k", now, now + ROUND, kept=False)  # the line woken
+    assert not turns.asked("k", now + ROUND + AT_ONCE)
+    now = looping(turns, now + 2 * ROUND)
+    turns.released("k", now, now + ROUND, kept=True)
+    assert turns.due(now + ROUND + KEPT_WAKE) == ["k"]  # sent: the waiter is awake
+    assert not turns.asked("k", now + ROUND + KEPT_WAKE + AT_ONCE)
+    assert not turns.asked("other", now)
+
+
+def test_an_acquire_later_than_at_once_does_not_take_the_lock_back() -> None:
+    turns = Turns()
+    now = looping(turns, 1.0)
+    turns.released("k", now, now + ROUND, kept=True)
+    assert not turns.asked("k", now + 2 * ROUND + AT_ONCE)

@@ -210,7 +210,8 @@ class AsyncWakeups:
         since, stood = self._woke.since(key, now)
         if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
             return None, since, None
-        self._turns.asked(key, now)
+        if self._turns.asked(key, now):
+            return None, since, None  # taking the lock back: a plain attempt first
         waiter, place = listen_in(
             self._waiters, self._lingering, self._listeners, channel, self._wake,
             member=self._member, stood=stood, new_waiter=AsyncWaiter, now=now,

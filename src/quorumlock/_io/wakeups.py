@@ -288,13 +288,17 @@ class Turns:
         self._turns: dict[str, _Turn] = {}  # in the order of their last release
         self._due: dict[str, float] = {}  # name -> when its wake-up is owed
 
-    def asked(self, key: str, now: float) -> None:
+    def asked(self, key: str, now: float) -> bool:
         """An acquire of ``key`` by this process starts at ``now``: it came at once after
-        the last release, or not, and a wake-up owed for that release is off."""
+        the last release, or not, and a wake-up owed for that release is off. Whether it
+        takes the lock back: it came at once after a release that kept the turn (its
+        attempt need not stand in line: the lock is free, but for a newcomer)."""
         turn = self._turns.get(key)
-        if turn is not None:
-            turn.looping = now - turn.released < turn.took
-            turn.back = True
+        if turn is None:
+            return False
+        turn.looping = now - turn.released < turn.took
+        turn.back = True
+        return turn.looping and key in self._due
 
     def held(self, key: str, now: float) -> None:
         """An attempt of this process was granted ``key`` at ``now``."""
@@ -328,6 +332,7 @@ class Turns:
             self._due[key] = finished + KEPT_WAKE
         else:
             turn.kept = 0
+            self._due.pop(key, None)
         turn.released, turn.took = finished, finished - started
         turn.looping, turn.held, turn.back = False, -math.inf, False
 
@@ -927,17 +932,20 @@ class SyncWakeups:
     def listen(self, key: str) -> tuple[Waiter | None, float | None, int | None]:
         """A waiter for ``key`` when this process listens to its releases already
         (:func:`listening`), made without subscribing to anything or waiting; None
-        otherwise. Pair a waiter with :meth:`unwatch`. And how long ago a release of
-        ``key`` by this process woke the head of its queue, if one did lately (asked
-        once: :class:`Woke`), and the waiter's place in line where that release put the
-        process's entry in line on a majority (:class:`Stood`; None otherwise)."""
+        otherwise, and when the acquire takes the lock back (:meth:`Turns.asked`: its
+        first attempt is a plain one). Pair a waiter with :meth:`unwatch`. And how long
+        ago a release of ``key`` by this process woke the head of its queue, if one did
+        lately (asked once: :class:`Woke`), and the waiter's place in line where that
+        release put the process's entry in line on a majority (:class:`Stood`; None
+        otherwise)."""
         channel = release_channel(key)
         with self._cond:
             now = time.monotonic()
             since, stood = self._woke.since(key, now)
             if self._mux is None or self._pid != os.getpid():
                 return None, since, None
-            self._turns.asked(key, now)
+            if self._turns.asked(key, now):
+                return None, since, None  # taking the lock back: a plain attempt first
             waiter, place = listen_in(
                 self._waiters, self._lingering, self._listeners, channel, self._wake,
                 member=self._member, stood=stood, new_waiter=Waiter, now=now,
