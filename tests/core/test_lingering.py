@@ -16,10 +16,12 @@ from quorumlock._io.wakeups import (
     Entry,
     Lingering,
     Stood,
+    Turns,
     Waiter,
     Woke,
     arrival,
     heard_everything,
+    may_keep,
     release_channel,
     route,
     spot_behind,
@@ -394,6 +396,29 @@ def test_a_release_puts_the_process_in_line_only_where_it_listens_and_has_no_wai
     _waiting(entries, "a", "m")
     assert A in entries
     assert spot() is None
+
+
+def test_a_release_keeps_the_turn_only_where_it_listens_and_has_no_waiter() -> None:
+    """As :func:`spot_behind`: a release may leave the next waiter asleep (the process
+    takes the lock back) only where the process listens to the name, and has no waiter
+    of it in line (which the release would otherwise keep waiting)."""
+    confirmed = listeners(1.0, 1.0, 1.0, None, None)
+    lingering = Lingering(seconds=LINGER)
+    lingering.leave([A], now=0.0)
+    entries: dict[bytes, Entry[Waiter]] = {}
+    turns = Turns()
+    turns.released("a", 3.0, 3.0001, kept=False)
+    turns.asked("a", 3.00011)  # at once
+    turns.held("a", 3.0002)
+
+    def keep(subscribers: list[Listener] = confirmed) -> bool:
+        return may_keep(turns, entries, lingering, subscribers, "a", wake=WAKE, now=3.0003)
+
+    assert keep()
+    assert not keep(listeners(1.0, 1.0, None, None, None))  # a minority confirmed
+    assert not may_keep(turns, entries, Lingering(), confirmed, "a", wake=WAKE, now=3.0003)
+    _waiting(entries, "a", "m")
+    assert not keep()
 
 
 def test_an_announcement_that_names_the_process_for_a_name_nobody_waits_on_is_passed_up() -> None:

@@ -37,6 +37,7 @@ from quorumlock._io.wakeups import (
     granted,
     heard_everything,
     listen_in,
+    may_keep,
     new_member,
     parse,
     release_channel,
@@ -231,9 +232,10 @@ class AsyncWakeups:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.keep_turn`."""
         if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
             return False
-        if release_channel(key) in self._waiters:
-            return False
-        return self._turns.keep(key, time.monotonic())
+        return may_keep(
+            self._turns, self._waiters, self._lingering, self._listeners, key,
+            wake=self._wake, now=time.monotonic(),
+        )  # fmt: skip
 
     def released(self, key: str, started: float, finished: float, *, kept: bool) -> None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.released`: a timer of the event

@@ -83,6 +83,7 @@ __all__ = [
     "enough",
     "heard_everything",
     "listening",
+    "may_keep",
     "new_member",
     "parse",
     "release_channel",
@@ -760,6 +761,25 @@ def listen_in(
     return waiter, place
 
 
+def may_keep(
+    turns: Turns,
+    entries: dict[bytes, Entry[W]],
+    lingering: Lingering,
+    listeners: Sequence[Subscriber],
+    key: str,
+    *,
+    wake: bytes,
+    now: float,
+) -> bool:
+    """Whether a release of ``key`` by this process at ``now`` may leave the next waiter
+    asleep (:meth:`Turns.keep`), the process listening to the key (:func:`listening`)
+    and none of its waiters waiting on it."""
+    channel = release_channel(key)
+    if channel in entries or not turns.keep(key, now):
+        return False
+    return listening(entries, lingering, listeners, channel, wake, now=now)
+
+
 def spot_behind(
     entries: dict[bytes, Entry[W]],
     lingering: Lingering,
@@ -979,9 +999,10 @@ class SyncWakeups:
         with self._cond:
             if self._mux is None or self._pid != os.getpid():
                 return False
-            if release_channel(key) in self._waiters:
-                return False
-            return self._turns.keep(key, time.monotonic())
+            return may_keep(
+                self._turns, self._waiters, self._lingering, self._listeners, key,
+                wake=self._wake, now=time.monotonic(),
+            )  # fmt: skip
 
     def released(self, key: str, started: float, finished: float, *, kept: bool) -> None:
         """A release of ``key`` by this process ran from ``started`` to ``finished``;
