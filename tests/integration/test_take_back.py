@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -28,17 +29,17 @@ VISITS = 8
 
 
 class InLine(LockObserver):
-    """Notes ``"in line"`` in ``events`` when a majority put the waiter in line: an
-    attempt refused and put in line there, or a join."""
+    """Calls ``note()`` when a majority put the waiter in line: an attempt refused and
+    put in line there, or a join."""
 
-    def __init__(self, events: list[str]) -> None:
-        self._events = events
+    def __init__(self, note: Callable[[], object]) -> None:
+        self._note = note
 
     def on_round(self, event: RoundEvent) -> None:
         needed = len(event.outcomes) // 2 + 1
         placed = sum(1 for o in event.outcomes if o.place) >= needed
         if event.op in ("acquire", "queue") and placed:
-            self._events.append("in line")
+            self._note()
 
 
 def holds_in_a_row(events: list[str]) -> list[int]:
@@ -83,7 +84,8 @@ def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter
 
     async def body() -> None:
         worker = api.redlock(servers.urls, retry_delay=SLOW_POLL)
-        other = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=InLine(events))
+        in_line = InLine(lambda: events.append("in line"))
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=in_line)
         held = await _listen_and_hold(api, servers, lock_name, worker, other)
         visits: list[bool] = []
 
@@ -116,18 +118,6 @@ def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter
     assert max(counts) <= TAKE_BACK_HOLDS + 2, counts
 
 
-class Placed(LockObserver):
-    """Sets ``state["in line"]`` when a majority put the waiter in line (as ``InLine``)."""
-
-    def __init__(self, state: dict[str, bool]) -> None:
-        self._state = state
-
-    def on_round(self, event: RoundEvent) -> None:
-        needed = len(event.outcomes) // 2 + 1
-        if event.op in ("acquire", "queue") and sum(1 for o in event.outcomes if o.place) >= needed:
-            self._state["in line"] = True
-
-
 @pytest.mark.parametrize("ending", ["stops", "closes"])
 def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
     api: Api, servers: LocalServerGroup, lock_name: str, ending: str,
@@ -147,7 +137,8 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
 
     async def body() -> None:
         worker = api.redlock(servers.urls, retry_delay=SLOW_POLL)
-        other = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=Placed(state))
+        in_line = InLine(lambda: state.update({"in line": True}))
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=in_line)
         held = await _listen_and_hold(api, servers, lock_name, worker, other)
         kept = kept_releases(worker)
 
