@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 import hiredis
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.outcomes import NodeOutcome
+from quorumlock._algorithm.outcomes import NodeOutcome, Verdict, judge_acquire
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import ServerSpec
 from quorumlock._io.wakeups import (
@@ -34,7 +34,6 @@ from quorumlock._io.wakeups import (
     dismiss,
     enlist,
     enough,
-    granted,
     heard_everything,
     listen_in,
     may_keep,
@@ -225,7 +224,7 @@ class AsyncWakeups:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.attempted`."""
         now = time.monotonic()
         waiter.entry.attempted(waiter, outcomes, now, fair=fair)
-        if granted(outcomes):
+        if judge_acquire(outcomes, in_time=True) is Verdict.ACQUIRED:  # a hold begins
             self._turns.held(channel_key(waiter.channel), now)
 
     def keep_turn(self, key: str) -> bool:

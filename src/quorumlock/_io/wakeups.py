@@ -63,7 +63,7 @@ from typing import Any, Generic, Protocol, TypeVar
 import hiredis
 
 from quorumlock._algorithm.arithmetic import KEPT_WAKE, TAKE_BACK_HOLDS, TAKE_BACK_TURN, quorum
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
@@ -659,12 +659,6 @@ def channel_key(channel: bytes) -> str:
     return channel[len(RELEASED_PREFIX) :].decode()
 
 
-def granted(outcomes: Sequence[NodeOutcome]) -> bool:
-    """Whether an attempt was granted by a majority of the servers (its hold begins; the
-    acquire may still find its validity gone)."""
-    return sum(1 for o in outcomes if o.reply is Reply.GRANTED) >= quorum(len(outcomes))
-
-
 def new_member() -> str:
     """A process's id in the queues, the same for every name it waits on: a release
     that names it goes to the one channel this process listens on for that
@@ -987,7 +981,7 @@ class SyncWakeups:
         with self._cond:
             now = time.monotonic()
             waiter.entry.attempted(waiter, outcomes, now, fair=fair)
-            if granted(outcomes):
+            if judge_acquire(outcomes, in_time=True) is Verdict.ACQUIRED:  # a hold begins
                 self._turns.held(channel_key(waiter.channel), now)
 
     def keep_turn(self, key: str) -> bool:
