@@ -624,6 +624,13 @@ MUTANTS: Final = (
         "        pass\n",
         ("tests/core/test_turns.py",),
     ),
+    Mutant(
+        "a process that comes back after its wake-up was due still takes the lock back",
+        WAKEUPS,
+        "due is not None and (at_once or now < due)",
+        "due is not None",
+        ("tests/core/test_turns.py",),
+    ),
 )
 
 

@@ -292,14 +292,21 @@ class Turns:
     def asked(self, key: str, now: float) -> bool:
         """An acquire of ``key`` by this process starts at ``now``: it came at once after
         the last release, or not, and a wake-up owed for that release is off. Whether it
-        takes the lock back: it came at once after a release that kept the turn (its
-        attempt need not stand in line: the lock is free, but for a newcomer)."""
+        takes the lock back: a release that kept the turn owes a wake-up still, and the
+        acquire came at once or before that wake-up was due (its attempt need not stand
+        in line: the lock is free, but for a newcomer). After such a release, coming before
+        the wake-up is due counts as at once too: nobody else was told the lock is free,
+        whatever delayed the process (another thread, say, or the scheduler of a busy
+        host)."""
         turn = self._turns.get(key)
         if turn is None:
             return False
-        turn.looping = now - turn.released < turn.took
+        at_once = now - turn.released < turn.took
+        due = self._due.get(key)
+        owed = not turn.back and due is not None and (at_once or now < due)
+        turn.looping = at_once or owed
         turn.back = True
-        return turn.looping and key in self._due
+        return owed
 
     def held(self, key: str, now: float) -> None:
         """An attempt of this process was granted ``key`` at ``now``."""
