@@ -183,3 +183,39 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
     assert got
     # woken: not at its poll (30 s or more), nor by its acquire's last attempt (at 20 s)
     assert 0 < got[0] - stopped[0] < 10, got[0] - stopped[0]
+
+
+def test_a_worker_delayed_before_the_wake_up_it_owes_is_due_still_takes_the_lock_back(
+    api: Api, servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release that kept the turn owes its wake-up a while later: until then nobody was
+    told that the lock is free, so the worker's next acquire takes the lock back however
+    long after the release's round it came (on a busy host, the scheduler may run
+    something else in between). The wake-up and the holds in a row are put off for
+    longer than the test; the worker loops at once a few times, then pauses 50 ms (many
+    round trips here) before each acquire: every release of those holds keeps the turn."""
+    monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 3600.0)
+    monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_TURN", 3600.0)
+    at_once, delayed = 3, 4
+    assert at_once + delayed < TAKE_BACK_HOLDS
+
+    kept: list[bool] = []
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        lock = await _listen_and_hold(api, servers, lock_name, worker, other)
+        record = kept_releases(worker)
+        for i in range(at_once + delayed):
+            assert await call(lock.release())
+            if i >= at_once:
+                await asyncio.sleep(0.05)
+            lock = worker.lock(lock_name, ttl=30)
+            assert await call(lock.acquire(timeout=20))
+        assert await call(lock.release())
+        kept.extend(record)
+
+    api.run(body)
+    assert len(kept) == at_once + delayed + 1, kept
+    assert any(kept[:at_once]), kept  # the holds at once kept the turn
+    assert all(kept[at_once:]), kept  # and so did every hold after a pause
