@@ -280,7 +280,9 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         elif waiter is not None and step.member and step.joins:
             self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
         elif step.notify and step.op is Op.RELEASE and woke_the_line(round_.outcomes):
-            self._wakeups.woke(step.key, stood_behind(step, round_))
+            self._wakeups.woke(
+                step.key, stood_behind(step, round_), started=round_.started, token=step.token
+            )
         if kept is not None:
             self._wakeups.released(step.key, round_.started, round_.finished, kept=kept)
         self._after_round(step, round_)

@@ -22,6 +22,7 @@ from quorumlock._io.wakeups import (
     arrival,
     heard_everything,
     may_keep,
+    note_woke,
     release_channel,
     route,
     spot_behind,
@@ -344,6 +345,56 @@ def test_an_entry_named_before_the_release_that_put_it_in_line_returned_is_not_w
         since, lined = woke.since(key, 1.7)
         assert since == pytest.approx(0.1), key
         assert lined == stood
+
+
+def test_a_lingering_channel_remembers_which_releases_it_heard_and_when() -> None:
+    """What ``announced`` answers: a release other than the given token's, from a time
+    on; forgotten when the channel is taken up, left again or forgotten."""
+    lingering = Lingering(seconds=5.0)
+    lingering.heard(A, 1.0, b"tok1")  # not lingering: not kept
+    lingering.leave([A], now=1.0)
+    lingering.heard(A, 1.5, b"tok1:1700000000000.0001")  # the own release's, with arrival
+    lingering.heard(A, 1.6, b"tok2")
+    assert lingering.announced(A, 1.0, other_than=b"tok1")
+    assert lingering.announced(A, 1.0, other_than=b"tok2")  # tok1's, heard at 1.5
+    assert not lingering.announced(A, 1.55, other_than=b"tok2")
+    assert not lingering.announced(A, 1.7, other_than=b"tok1")  # nothing from then on
+    assert not lingering.announced(B, 0.0, other_than=b"tok1")
+    lingering.leave([A], now=2.0)  # left again: what was heard is forgotten
+    assert not lingering.announced(A, 0.0, other_than=b"tok1")
+    lingering.heard(A, 2.5, b"tok3")
+    assert lingering.take(A) == 2.5
+    assert not lingering.announced(A, 0.0, other_than=b"tok1")
+
+
+def test_a_release_that_woke_a_waiter_gone_already_is_not_stood_behind() -> None:
+    """The release put the process in no line, and while its round read its replies,
+    another release of the name announced to everyone (the waiter it woke came and
+    went): the next acquire tries at once, as nobody would wake it. Its own release's
+    announcements (a server whose queue was empty), or one before its round began, do
+    not count; a release that put the process in line is judged by what named its
+    entry (``Woke.note``)."""
+    for heard, stands_behind in (
+        ([(b"other-token", 1.05)], False),
+        ([(b"own-token", 1.05), (b"own-token:5.0000", 1.06)], True),
+        ([(b"other-token", 0.95)], True),  # before the release began
+        ([], True),
+    ):
+        lingering = Lingering(seconds=5.0)
+        lingering.leave([release_channel("a")], now=0.5)
+        for notice, at in heard:
+            lingering.heard(release_channel("a"), at, notice)
+        woke = Woke()
+        note_woke(woke, lingering, "a", None, started=1.0, token="own-token", servers=5)
+        since, _ = woke.since("a", time.monotonic())
+        assert (since is not None) is stands_behind, heard
+    stood = Stood("5.0000", 1.0, place=1)
+    lingering = Lingering(seconds=5.0)
+    lingering.leave([release_channel("a")], now=0.5)
+    lingering.heard(release_channel("a"), 1.05, b"other-token")
+    woke = Woke()
+    note_woke(woke, lingering, "a", stood, started=1.0, token="own-token", servers=5)
+    assert woke.since("a", time.monotonic())[1] == stood
 
 
 def test_a_waiter_takes_up_the_entry_its_process_release_put_in_line() -> None:

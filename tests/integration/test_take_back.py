@@ -73,13 +73,22 @@ def kept_releases(redlock: AnyRedlock) -> list[bool]:
 
 
 def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter(
-    api: Api, servers: LocalServerGroup, lock_name: str
+    api: Api, servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A worker loops on a name (release, acquire at once, release...) while another
     process comes for it now and then. Once that process is in line, the worker keeps
     the lock for a few more holds (more than one at some visit: the releases leave the
     waiter asleep), never for more than the most in a row, and then its release wakes the
-    waiter, which gets the lock while the worker still loops."""
+    waiter, which gets the lock while the worker still loops.
+
+    Each of the worker's holds lasts a millisecond or so, and the wake-up owed and the
+    holds in a row get 50 ms, not 1 and 5. On a busy host (the whole suite running at
+    once) the worker's next acquire may come later than 1 ms after its release (with
+    asyncio, the visitor's rounds run on the same event loop in between), and with
+    holds of no length the visitor found the lock free at every visit, so it never
+    waited in line."""
+    monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 0.05)
+    monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_TURN", 0.05)
     events: list[str] = []
 
     async def body() -> None:
@@ -97,6 +106,7 @@ def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter
                 lock = worker.lock(lock_name, ttl=30)
                 assert await call(lock.acquire(timeout=20))
                 events.append("worker")
+                await asyncio.sleep(0.001)
             assert await call(lock.release())
 
         async def visit() -> None:
@@ -196,7 +206,7 @@ def test_a_worker_delayed_before_the_wake_up_it_owes_is_due_still_takes_the_lock
     round trips here) before each acquire: every release of those holds keeps the turn."""
     monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 3600.0)
     monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_TURN", 3600.0)
-    at_once, delayed = 4, 4
+    at_once, delayed = 6, 4
     assert at_once + delayed < TAKE_BACK_HOLDS
 
     kept: list[bool] = []

@@ -631,6 +631,13 @@ MUTANTS: Final = (
         "due is not None",
         ("tests/core/test_turns.py",),
     ),
+    Mutant(
+        "the next acquire stands behind a woken waiter that came and went already",
+        WAKEUPS,
+        "    gone = stood is None and lingering.announced(\n",
+        "    gone = False and lingering.announced(\n",
+        ("tests/core/test_lingering.py",),
+    ),
 )
 
 

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 
 import hiredis
 
-from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.outcomes import NodeOutcome, Verdict, judge_acquire
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import ServerSpec
@@ -38,6 +37,7 @@ from quorumlock._io.wakeups import (
     listen_in,
     may_keep,
     new_member,
+    note_woke,
     parse,
     release_channel,
     route,
@@ -184,9 +184,12 @@ class AsyncWakeups:
         waiter.settle()
         return waiter.entry.join(waiter, lease_ms, time.monotonic())
 
-    def woke(self, key: str, stood: Stood | None = None) -> None:
+    def woke(self, key: str, stood: Stood | None, *, started: float, token: str) -> None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.woke`."""
-        self._woke.note(key, time.monotonic(), stood, needed=quorum(len(self._specs)))
+        note_woke(
+            self._woke, self._lingering, key, stood, started=started, token=token,
+            servers=len(self._specs),
+        )  # fmt: skip
 
     def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.stand_behind`."""

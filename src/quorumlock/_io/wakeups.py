@@ -85,6 +85,7 @@ __all__ = [
     "listening",
     "may_keep",
     "new_member",
+    "note_woke",
     "parse",
     "release_channel",
     "route",
@@ -123,6 +124,8 @@ class Lingering:
         self._most = most
         self._left: dict[bytes, float] = {}  # in the order they were left
         self._heard: dict[bytes, float] = {}
+        # the releases announced on each since it was left: when, and their notices
+        self._notices: dict[bytes, list[tuple[float, bytes]]] = {}
 
     def leave(self, channels: Sequence[bytes], now: float) -> None:
         """Nobody waits on ``channels`` any more."""
@@ -130,6 +133,7 @@ class Lingering:
             self._left.pop(channel, None)
             self._left[channel] = now
             self._heard.pop(channel, None)
+            self._notices.pop(channel, None)
         while len(self._left) > self._most:
             self._forget(next(iter(self._left)))
 
@@ -143,14 +147,27 @@ class Lingering:
         """Someone waits on ``channel`` again: it stops lingering. Returns when an
         announcement last came on it while it lingered (-inf: none came), or None when
         it was not lingering (left too long ago, or never)."""
+        self._notices.pop(channel, None)
         if self._left.pop(channel, None) is None:
             return None
         return self._heard.pop(channel, -math.inf)
 
-    def heard(self, channel: bytes, now: float) -> None:
-        """An announcement came on ``channel``, which nobody waits on."""
+    def heard(self, channel: bytes, now: float, notice: bytes = b"") -> None:
+        """An announcement came on ``channel``, which nobody waits on: of the release
+        ``notice``."""
         if channel in self._left:
             self._heard[channel] = now
+            notices = self._notices.setdefault(channel, [])
+            notices.append((now, notice))
+            del notices[:-NAMED_MOST]
+
+    def announced(self, channel: bytes, since: float, *, other_than: bytes) -> bool:
+        """Whether a release whose notice does not begin with ``other_than`` (a release's
+        token) was announced on ``channel`` from ``since`` on, while it lingered."""
+        return any(
+            at >= since and not notice.startswith(other_than)
+            for at, notice in self._notices.get(channel, ())
+        )
 
     def channels(self, now: float) -> set[bytes]:
         """The channels lingering at ``now``; those left longer ago are forgotten."""
@@ -164,10 +181,12 @@ class Lingering:
     def clear(self) -> None:
         self._left.clear()
         self._heard.clear()
+        self._notices.clear()
 
     def _forget(self, channel: bytes) -> None:
         del self._left[channel]
         self._heard.pop(channel, None)
+        self._notices.pop(channel, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,16 +219,28 @@ class Woke:
         # and the release's notice
         self._named: dict[str, list[tuple[float, bytes]]] = {}
 
-    def note(self, key: str, now: float, stood: Stood | None = None, *, needed: int = 1) -> None:
+    def note(
+        self,
+        key: str,
+        now: float,
+        stood: Stood | None = None,
+        *,
+        needed: int = 1,
+        gone: bool = False,
+    ) -> None:
         """A release of ``key`` by this process woke the head of the line at ``now``, and
         put the process in line behind it (``stood``), if it did. Not noted where a later
         release, announced by ``needed`` servers (a majority), named that entry already,
         before this release returned (a slow server kept it): the waiter it woke came
         and went, and the entry is off the line there, so the next acquire tries at
         once instead of waiting to be woken by nobody. (Named by fewer, where the
-        servers' queues disagree, the entry is still in line on a majority.)"""
+        servers' queues disagree, the entry is still in line on a majority.) Nor where
+        the caller saw that waiter come and go otherwise (``gone``: a later release
+        announced to everyone, the process not in line)."""
         named = self._named.pop(key, [])
         self._at.pop(key, None)
+        if gone:
+            return
         if stood is not None:
             since = collections.Counter(notice for at, notice in named if at >= stood.at)
             if since and max(since.values()) >= needed:
@@ -729,8 +760,30 @@ def route(
     if entry is not None:
         entry.deliver(payload)
     elif wakes_a_newcomer(payload):
-        lingering.heard(channel, now)
+        lingering.heard(channel, now, payload.partition(b" ")[2])
     return None
+
+
+def note_woke(
+    woke: Woke,
+    lingering: Lingering,
+    key: str,
+    stood: Stood | None,
+    *,
+    started: float,
+    token: str,
+    servers: int,
+) -> None:
+    """Note that a release of ``key`` by this process (its lock's ``token``, its round
+    begun at ``started``) woke the head of the line (:meth:`Woke.note`), unless that
+    waiter came and went already: the release put the process in no line, and another
+    release of the name, announced to everyone, came while the round was reading its
+    replies (its servers answer one after another). The next acquire would stand behind
+    a waiter that is gone, and nobody would wake it: it tries at once instead."""
+    gone = stood is None and lingering.announced(
+        release_channel(key), started, other_than=token.encode()
+    )
+    woke.note(key, time.monotonic(), stood, needed=quorum(servers), gone=gone)
 
 
 def listen_in(
@@ -930,11 +983,15 @@ class SyncWakeups:
                 self._cond.wait(left)
         return waiter, missed
 
-    def woke(self, key: str, stood: Stood | None = None) -> None:
-        """A release of ``key`` by this process woke the head of its queue of waiters,
-        and put the process's entry in line behind it (``stood``), if it did."""
+    def woke(self, key: str, stood: Stood | None, *, started: float, token: str) -> None:
+        """A release of ``key`` by this process (its lock's ``token``, its round begun at
+        ``started``) woke the head of its queue of waiters, and put the process's entry
+        in line behind it (``stood``), if it did (:func:`note_woke`)."""
         with self._cond:
-            self._woke.note(key, time.monotonic(), stood, needed=quorum(len(self._specs)))
+            note_woke(
+                self._woke, self._lingering, key, stood, started=started, token=token,
+                servers=len(self._specs),
+            )  # fmt: skip
 
     def stand_behind(self, key: str, lease_ms: int) -> tuple[str, str] | None:
         """The process's id and a new arrival, for a release of ``key`` that puts the
