@@ -113,12 +113,16 @@ def test_a_sentinel_master_follows_a_failover_and_the_promoted_replica_is_quaran
         assert got
         assert [o.reply for o in outcomes] == [G, G, G], outcomes
 
+        killed = time.monotonic()
         master.kill()
         history = await until_the_instance_answers(rl, limit=20.0)
+        since_kill = time.monotonic() - killed
         assert all(got for got, _ in history)  # 2 of 3 all along
         first = history[-1][1][0]
         assert first.reply is Q, history
-        assert 29.0 <= seconds_left(first) <= 30.0
+        # the whole quarantine from the promotion, which came after the kill (on a loaded
+        # machine the failover and the first answer after it may take seconds)
+        assert 30.0 - since_kill - 0.1 <= seconds_left(first) <= 30.0, since_kill
         assert sentinel.master_address() == (replica.host, replica.port)
         assert marker(replica)["run_id"] == run_id(replica)
         assert (
