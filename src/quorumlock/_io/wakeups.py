@@ -123,9 +123,8 @@ class Lingering:
         self._seconds = LINGER if seconds is None else seconds
         self._most = most
         self._left: dict[bytes, float] = {}  # in the order they were left
-        self._heard: dict[bytes, float] = {}
         # the releases announced on each since it was left: when, and their notices
-        self._notices: dict[bytes, list[tuple[float, bytes]]] = {}
+        self._heard: dict[bytes, list[tuple[float, bytes]]] = {}
 
     def leave(self, channels: Sequence[bytes], now: float) -> None:
         """Nobody waits on ``channels`` any more."""
@@ -133,7 +132,6 @@ class Lingering:
             self._left.pop(channel, None)
             self._left[channel] = now
             self._heard.pop(channel, None)
-            self._notices.pop(channel, None)
         while len(self._left) > self._most:
             self._forget(next(iter(self._left)))
 
@@ -147,26 +145,25 @@ class Lingering:
         """Someone waits on ``channel`` again: it stops lingering. Returns when an
         announcement last came on it while it lingered (-inf: none came), or None when
         it was not lingering (left too long ago, or never)."""
-        self._notices.pop(channel, None)
+        heard = self._heard.pop(channel, None)
         if self._left.pop(channel, None) is None:
             return None
-        return self._heard.pop(channel, -math.inf)
+        return heard[-1][0] if heard else -math.inf
 
     def heard(self, channel: bytes, now: float, notice: bytes = b"") -> None:
         """An announcement came on ``channel``, which nobody waits on: of the release
         ``notice``."""
         if channel in self._left:
-            self._heard[channel] = now
-            notices = self._notices.setdefault(channel, [])
-            notices.append((now, notice))
-            del notices[:-NAMED_MOST]
+            heard = self._heard.setdefault(channel, [])
+            heard.append((now, notice))
+            del heard[:-NAMED_MOST]
 
     def announced(self, channel: bytes, since: float, *, other_than: bytes) -> bool:
         """Whether a release whose notice does not begin with ``other_than`` (a release's
         token) was announced on ``channel`` from ``since`` on, while it lingered."""
         return any(
             at >= since and not notice.startswith(other_than)
-            for at, notice in self._notices.get(channel, ())
+            for at, notice in self._heard.get(channel, ())
         )
 
     def channels(self, now: float) -> set[bytes]:
@@ -181,12 +178,10 @@ class Lingering:
     def clear(self) -> None:
         self._left.clear()
         self._heard.clear()
-        self._notices.clear()
 
     def _forget(self, channel: bytes) -> None:
         del self._left[channel]
         self._heard.pop(channel, None)
-        self._notices.pop(channel, None)
 
 
 @dataclass(frozen=True, slots=True)
