@@ -20,6 +20,7 @@ from quorumlock._io.wakeups import (
     Waiter,
     Woke,
     arrival,
+    dismiss,
     heard_everything,
     may_keep,
     note_woke,
@@ -182,6 +183,54 @@ def test_a_release_that_finds_its_waiter_woken_already_wakes_it_again_after_its_
     route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-2", now=1.2)
     assert waiter.notified()
     assert waiter.alone
+
+
+def test_a_release_that_names_the_process_makes_a_waiter_woken_to_requeue_try() -> None:
+    """Two threads of a process wait on one name. The first's attempt takes the lock, so
+    the second is woken to put the process's entry back in line (``requeue``). Before it
+    has, the first thread's release names the entry: the second must try, not only join
+    again (the entry would then head the line with nobody trying, and every process
+    wait for a poll)."""
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    first = _waiting(entries, "acct", member)
+    second = _waiting(entries, "acct", member)
+    granted = [NodeOutcome(f"s{i}", Reply.GRANTED) for i in range(5)]
+    first.entry.attempted(first, granted, 0.0)
+    assert second.requeue  # the first took the lock: the second puts the entry back
+    dismiss(entries, first)  # and stops waiting
+    wake = wake_channel(member)
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-1", now=0.1)
+    assert second.notified()
+    assert second.alone  # named: it tries, and nobody else was woken
+    assert not second.requeue
+    second.settle()  # (what its join does first: a wake-up to try stays)
+    assert second.notified()
+
+
+def test_a_later_announcement_makes_its_waiter_try_again_if_it_was_woken_to_requeue() -> None:
+    """A release names the entry: its first announcement wakes one waiter, which tries
+    and fails (the release had not reached every server yet), and is then woken to put
+    the entry back in line by the other waiter's attempt, which took the lock. The
+    release's next announcement must wake it to try again, as it would have had it not
+    been woken in between."""
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    first = _waiting(entries, "acct", member)
+    second = _waiting(entries, "acct", member)
+    wake = wake_channel(member)
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-1", now=1.0)
+    assert first.alone
+    assert second.requeue
+    first.rearm()  # its attempt goes out (and fails)
+    second.rearm()  # the second's poll: its attempt goes out, and takes the lock
+    granted = [NodeOutcome(f"s{i}", Reply.GRANTED) for i in range(5)]
+    second.entry.attempted(second, granted, 1.1)
+    assert first.requeue
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-1", now=1.2)
+    assert first.notified()
+    assert first.alone
+    assert not first.requeue
 
 
 @pytest.mark.parametrize(

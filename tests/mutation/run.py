@@ -638,6 +638,13 @@ MUTANTS: Final = (
         "    gone = False and lingering.announced(\n",
         ("tests/core/test_lingering.py",),
     ),
+    Mutant(
+        "a release that names the process leaves a waiter woken to requeue only requeueing",
+        WAKEUPS,
+        "    return not waiter.notified() or waiter.requeue\n",
+        "    return not waiter.notified()\n",
+        ("tests/core/test_lingering.py",),
+    ),
 )
 
 

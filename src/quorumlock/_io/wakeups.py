@@ -473,12 +473,21 @@ class Notice(Protocol):
     arrival: float
     popped: bool
     queued: bool
+    requeue: bool
     channel: bytes
     channels: tuple[bytes, ...]
 
     def notify(self, *, alone: bool = False, requeue: bool = False) -> None: ...
 
     def notified(self) -> bool: ...
+
+
+def _untold(waiter: Notice) -> bool:
+    """Whether ``waiter`` has no wake-up to try pending: none at all, or one that only
+    asks it to put the process's entry back in line (``requeue``). A release that names
+    the process, told to such a waiter, must make it try: it joins again otherwise, and
+    the process's entry heads the line with nobody trying, until a poll."""
+    return not waiter.notified() or waiter.requeue
 
 
 def arrival() -> float:
@@ -621,10 +630,10 @@ class Entry(Generic[W]):
             # after the other: a waiter woken by the first may have tried before the
             # others had, and failed. Wake the same waiter again; nobody else.
             again = self.seen[notice]
-            if again is not None and again in self.waiters and not again.notified():
+            if again is not None and again in self.waiters and _untold(again):
                 again.notify(alone=named)
             return
-        waiting = [w for w in self.waiters if not w.notified()]
+        waiting = [w for w in self.waiters if _untold(w)]
         if named:
             # the place in line is the queued waiters': one of them takes the wake-up
             # (others, a set's waiters on this key, only if none is left)
