@@ -122,7 +122,7 @@ def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | 
             if spot is not None:
                 return dataclasses.replace(step, member=spot[0], arrival=spot[1])
         return step
-    if step.op is Op.QUEUE:
+    if step.op is Op.QUEUE and not step.arrival:  # a join (not a pass: see acquire_flow)
         place = wakeups.join(waiter, step.ttl_ms)
         if place is None:
             return None

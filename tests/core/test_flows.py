@@ -40,6 +40,7 @@ from quorumlock._algorithm.flows import (
     acquire_flow,
     announce_cleanup,
     line_place,
+    refused_while_free,
     release_flow,
     undo_targets,
     woke_the_line,
@@ -740,6 +741,54 @@ def test_a_fair_acquire_tries_at_once_after_its_release_woke_the_head() -> None:
     assert isinstance(step, Fanout)
     assert step.op is Op.ACQUIRE
     assert step.fair
+
+
+@pytest.mark.parametrize(
+    ("holders", "nudged"),
+    [
+        (("", "", "", "h", "h"), True),  # free on a majority: the head is not taking it
+        (("", "", "h", "h", "h"), False),  # held by another: its release names the head
+        (("", "", None, None, None), False),  # too few said: their state is unknown
+    ],
+)
+def test_a_fair_attempt_refused_while_the_lock_is_free_wakes_the_head(
+    holders: tuple[str | None, ...], nudged: bool
+) -> None:
+    """A fair attempt refused by a majority with nobody holding the lock: the head of
+    the line is not taking it (it became the head with no release to name it: a process
+    whose waiters come and go moves its entry in the line). The waiter wakes it, with
+    the queue script's pass of no entry, then waits as ever."""
+    flow = _listening_flow(fair=True)
+    attempt = flow.send(Woken(0.0, False, listening=True))
+    assert isinstance(attempt, Fanout)
+    assert attempt.op is Op.ACQUIRE
+    refused = Round(
+        0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder=h) for i, h in enumerate(holders))
+    )
+    assert refused_while_free(refused.outcomes) is nudged
+    step = flow.send(refused)
+    if nudged:
+        assert isinstance(step, Fanout)
+        assert step.op is Op.QUEUE
+        assert step.token == ""  # no entry of ours leaves the line
+        assert step.arrival.startswith("pass ")
+        done = tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5))
+        step = flow.send(Round(0.001, 0.002, done))
+    assert isinstance(step, Fanout | Wait | Watch)
+    assert not (isinstance(step, Fanout) and step.arrival.startswith("pass "))
+
+
+def test_a_fair_attempt_refused_just_after_its_own_release_named_the_head_wakes_nobody() -> None:
+    """The process's own release named the head a moment ago: the hand-over is under
+    way, and the head is coming. The attempt refused while the lock is free does not
+    wake it again (it would on a later attempt)."""
+    flow = _listening_flow(fair=True)
+    attempt = flow.send(Woken(0.0, False, listening=True, woke=0.001))
+    assert isinstance(attempt, Fanout)
+    assert attempt.op is Op.ACQUIRE
+    free = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="") for i in range(5)))
+    step = flow.send(free)
+    assert not (isinstance(step, Fanout) and step.arrival.startswith("pass "))
 
 
 def test_a_process_that_listens_to_nothing_never_stands_behind() -> None:

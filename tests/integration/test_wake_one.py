@@ -663,7 +663,8 @@ def test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first(
     free lock now (its arrival: a minute from now), and that waiter is not in line (its
     entry left, or never came): its attempt as a waiter is its turn, granted. Refused
     as a newcomer instead, it would join ahead of the head, which the servers then
-    refuse too, and both would wait for a poll (30 s or more here)."""
+    refuse too, and both would wait for a poll (30 s or more here). (Its first attempt,
+    a newcomer's, is refused with the lock free: it wakes the head, one queue round.)"""
     for url in servers.urls:
         client = redis.Redis.from_url(url)
         try:
@@ -685,7 +686,36 @@ def test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first(
         api.run(body)
     finally:
         _clear_queue(servers, lock_name)
-    assert ops[:3] == ["acquire", "acquire", "release"], ops
+    assert ops[:4] == ["acquire", "queue", "acquire", "release"], ops
+
+
+def test_a_fair_waiter_refused_while_the_lock_is_free_wakes_the_head(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The lock is free and a waiter that is not coming for it heads the line on every
+    server (it became the head with no release to name it: a process whose waiters come
+    and go moves its entry; or it died, its lease still running). A fair acquire is
+    refused with nobody holding the lock: it wakes the head, as a release would, which
+    takes it off the line, and gets the lock at its next attempt, not at a poll (30 s
+    or more here) nor once the head's lease has run out."""
+    put_first_in_line(servers, lock_name, "asleep-waiter", 60_000)
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL)
+        lock = rl.lock(lock_name, ttl=30)
+        with _overheard(servers, lock_name) as (_, pubsubs):
+            began = time.monotonic()
+            assert await call(lock.acquire(timeout=10))
+            assert time.monotonic() - began < 5
+            named = _announcements(pubsubs)
+        assert (WAKE_PREFIX + "asleep-waiter").encode() in {channel for channel, _ in named}
+        assert all("asleep-waiter" not in line for line in _members(servers, lock_name))
+        assert await call(lock.release())
+
+    try:
+        api.run(body)
+    finally:
+        _clear_queue(servers, lock_name)
 
 
 def test_fair_needs_the_queue(servers: LocalServerGroup) -> None:

@@ -645,6 +645,17 @@ MUTANTS: Final = (
         "    return not waiter.notified()\n",
         ("tests/core/test_lingering.py",),
     ),
+    Mutant(
+        "a fair attempt refused while the lock is free leaves the head asleep",
+        FLOWS,
+        "            if fair and not just_woke and refused_while_free(round_.outcomes):\n",
+        "            if False and not just_woke and refused_while_free(round_.outcomes):\n",
+        (
+            "tests/core/test_flows.py",
+            "tests/integration/test_wake_one.py::"
+            "test_a_fair_waiter_refused_while_the_lock_is_free_wakes_the_head",
+        ),
+    ),
 )
 
 

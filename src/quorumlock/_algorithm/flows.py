@@ -339,6 +339,14 @@ def announce_cleanup(outcomes: Sequence[NodeOutcome]) -> bool:
     return max(holders.values(), default=0) < quorum(len(outcomes))
 
 
+def refused_while_free(outcomes: Sequence[NodeOutcome]) -> bool:
+    """Whether a majority of the servers refused a fair attempt with the lock free: the
+    fair acquire script, refused to all but the head of the line, names no holder
+    (``""``) where nobody holds the key."""
+    free = sum(1 for o in outcomes if o.reply is Reply.TAKEN and o.holder == "")
+    return free >= quorum(len(outcomes))
+
+
 def undo_targets(outcomes: Sequence[NodeOutcome], token: str) -> tuple[bool, ...]:
     """Which servers the undo of a failed attempt with ``token`` must reach (R6 step 5).
 
@@ -431,7 +439,7 @@ def acquire_flow(
     # attempt (most acquires never wait)
     lease_ms = queue_lease_ms(config.retry_delay) if blocking and queue else 0
     join: Fanout | None = None
-    watching = behind = False
+    watching = behind = just_woke = False
     place: int | None = None  # in the queue of waiters, as a majority last told it
     if blocking and queue and config.wake_on_release:
         heard = yield Watch(key, 0.0, already=True)
@@ -441,7 +449,8 @@ def acquire_flow(
         # fair lock's attempt races nobody: the servers refuse it to all but the head,
         # and where it is refused it stands in line in the same round; where the head
         # came and went meanwhile, it takes the free lock instead of waiting for a poll)
-        behind = watching and not fair and heard.woke is not None and heard.woke < HAND_OVER
+        just_woke = watching and heard.woke is not None and heard.woke < HAND_OVER
+        behind = just_woke and not fair
         place = heard.place  # where that release put this process in line, if it did
         now = heard.now
     misses = 0  # announcements that woke us without bringing us the lock
@@ -501,6 +510,18 @@ def acquire_flow(
                 )  # fmt: skip
                 assert isinstance(cleanup, Round)
                 now = cleanup.finished
+            if fair and not just_woke and refused_while_free(round_.outcomes):
+                # Not our turn, and nobody holds the lock: the head of the line is not
+                # taking it (unless our own release just named it: a hand-over under
+                # way). It became the head with no release to name it (a process whose
+                # waiters come and go moves its entry in the line). Wake it: the queue
+                # script's pass of no entry, as a release would.
+                nudge = yield Fanout(
+                    Op.QUEUE, key, "", 0, timeout_each, arrival=f"pass {token}:{attempts}"
+                )
+                assert isinstance(nudge, Round)
+                now = nudge.finished
+            just_woke = False
             out_of_retries = config.retry_count is not None and attempts > config.retry_count
             if not blocking or verdict is Verdict.FATAL or out_of_retries:
                 return AcquireResult(verdict, None, round_.outcomes, attempts)
