@@ -659,18 +659,20 @@ def test_a_fair_acquire_waits_for_the_head_of_the_line(
 def test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
-    """The head of the line on every server arrived after the waiter that comes for the
-    free lock now (its arrival: a minute from now), and that waiter is not in line (its
-    entry left, or never came): its attempt as a waiter is its turn, granted. Refused
-    as a newcomer instead, it would join ahead of the head, which the servers then
-    refuse too, and both would wait for a poll (30 s or more here). (Its first attempt,
-    a newcomer's, is refused with the lock free: it wakes the head, one queue round.)"""
+    """The two waiters in line on every server arrived after the waiter that comes for
+    the free lock now (their arrivals: a minute from now), and that waiter is not in
+    line (its entry left, or never came): its attempt as a waiter is its turn, granted.
+    Refused as a newcomer instead, it would join ahead of the head, which the servers
+    then refuse too, and both would wait for a poll (30 s or more here). (Its first
+    attempt, a newcomer's, is refused with the lock free: it wakes the head, which
+    leaves the line, one queue round; the other is the head then.)"""
     for url in servers.urls:
         client = redis.Redis.from_url(url)
         try:
             late = _server_ms(client) + 60_000
-            client.zadd(QUEUE_PREFIX + lock_name, {"later-waiter": late})
-            client.zadd(QUEUE_EXPIRY_PREFIX + lock_name, {"later-waiter": late})
+            for waiter, arrival in (("later-waiter", late), ("latest-waiter", late + 1)):
+                client.zadd(QUEUE_PREFIX + lock_name, {waiter: arrival})
+                client.zadd(QUEUE_EXPIRY_PREFIX + lock_name, {waiter: late})
         finally:
             client.close()
     ops: list[str] = []

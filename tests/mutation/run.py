@@ -268,7 +268,7 @@ MUTANTS: Final = (
     Mutant(
         "a process whose release woke a waiter races it for the lock",
         FLOWS,
-        "behind = watching and not fair and heard.woke is not None and heard.woke < HAND_OVER",
+        "behind = just_woke and not fair",
         "behind = False",
         (
             "tests/integration/test_wake_one.py::test_a_process_that_releases_and_acquires"
@@ -278,8 +278,8 @@ MUTANTS: Final = (
     Mutant(
         "a fair lock's acquire stands behind the head its release woke, as the default's",
         FLOWS,
-        "behind = watching and not fair and heard.woke",
-        "behind = watching and heard.woke",
+        "behind = just_woke and not fair",
+        "behind = just_woke",
         (
             "tests/core/test_flows.py"
             "::test_a_fair_acquire_tries_at_once_after_its_release_woke_the_head",
