@@ -28,7 +28,7 @@ from typing import Any, Generic, NoReturn, ParamSpec, Protocol, SupportsIndex, T
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, LockOptions, RedlockConfig, seconds, shown
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, line_place
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, line_place, pass_turn
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
@@ -146,8 +146,7 @@ def pass_step(config: RedlockConfig, key: str, member: str) -> Fanout:
     leaves the queue, and where the lock is free the next waiter is woken
     (:meth:`~quorumlock._io.wakeups.Woke.passing`). Its announcements carry a name of
     their own, the same on every server."""
-    notice = f"{member}:{secrets.token_hex(4)}"
-    return Fanout(Op.QUEUE, key, member, 0, config.timeout_for(0), arrival=f"pass {notice}")
+    return pass_turn(key, member, f"{member}:{secrets.token_hex(4)}", config.timeout_for(0))
 
 
 def kept_turn(step: Fanout, sent: Fanout) -> bool | None:

@@ -65,6 +65,7 @@ __all__ = [
     "announce_cleanup",
     "extend_flow",
     "line_place",
+    "pass_turn",
     "probe_flow",
     "release_flow",
     "undo_targets",
@@ -339,6 +340,13 @@ def announce_cleanup(outcomes: Sequence[NodeOutcome]) -> bool:
     return max(holders.values(), default=0) < quorum(len(outcomes))
 
 
+def pass_turn(key: str, member: str, notice: str, timeout: float) -> Fanout:
+    """The queue script's pass: ``member``'s entry of ``key`` leaves the line (none for
+    ""), and where the lock is free the head is woken, its announcement called
+    ``notice`` (the same on every server)."""
+    return Fanout(Op.QUEUE, key, member, 0, timeout, arrival=f"pass {notice}")
+
+
 def refused_while_free(outcomes: Sequence[NodeOutcome]) -> bool:
     """Whether a majority of the servers refused a fair attempt with the lock free: the
     fair acquire script, refused to all but the head of the line, names no holder
@@ -516,9 +524,7 @@ def acquire_flow(
                 # way). It became the head with no release to name it (a process whose
                 # waiters come and go moves its entry in the line). Wake it: the queue
                 # script's pass of no entry, as a release would.
-                nudge = yield Fanout(
-                    Op.QUEUE, key, "", 0, timeout_each, arrival=f"pass {token}:{attempts}"
-                )
+                nudge = yield pass_turn(key, "", f"{token}:{attempts}", timeout_each)
                 assert isinstance(nudge, Round)
                 now = nudge.finished
             just_woke = False
