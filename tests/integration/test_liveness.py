@@ -1,0 +1,245 @@
+"""No lost wake-up: a waiter never sleeps through a free lock.
+
+A blocking acquire that finds the lock taken waits to be woken by the release that frees
+it (docs/algorithm.md, "Waiting"); the poll every ``retry_delay`` is only the fallback.
+Here several processes, each with several threads (or asyncio tasks) sharing one
+``Redlock``, take one name again and again with short holds and pauses, while their
+polls are set far apart (``retry_delay`` 30 s: 15 to 30 s), longer than any acquire's
+timeout. A wake-up lost then shows as the lock left free while somebody waits: every
+hold of every process is recorded, and no gap between holds may last long while a
+blocking acquire was waiting across it.
+
+Both lost wake-ups this found were in how one process's waiters share its entry in the
+line: a waiter woken only to put the entry back in line that then never tried, and, with
+``fair=True``, a new head of the line asleep while the lock was free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import os
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import pytest
+
+from quorumlock import Redlock
+from quorumlock.asyncio import Redlock as AsyncRedlock
+from quorumlock.testing import LocalServerGroup
+from tests.conftest import values
+
+if TYPE_CHECKING:
+    from multiprocessing.queues import Queue
+
+Interval = tuple[float, float]
+#: A worker's report: its pid, its holds, its blocking acquires' waits, an error or "".
+Report = tuple[int, list[Interval], list[Interval], str]
+
+PROCESSES = 4
+WAITERS = 3  # threads or tasks per process, sharing the process's Redlock
+SECONDS = 8.0
+TTL = 30.0
+RETRY_DELAY = 30.0  # polls 15 to 30 s apart: only a wake-up gets a waiter in
+TIMEOUT = 5.0  # a blocking acquire's; shorter than any poll
+#: The longest the lock may be free while a blocking acquire waits across it. A
+#: hand-over takes a millisecond or so; a lost wake-up leaves it free until a timeout.
+LONGEST_FREE = 2.0
+HOLDS = (0.0, 0.0, 0.0005, 0.002, 0.01, 0.02)
+PAUSES = (0.0005, 0.005, 0.05)
+
+
+@dataclass(frozen=True)
+class Churn:
+    """What one worker process does: its waiters take ``name`` from ``start_at`` for
+    :data:`SECONDS`, a tenth of their acquires not blocking."""
+
+    urls: list[str]
+    name: str
+    fair: bool
+    asyncio_api: bool
+    start_at: float
+    seed: int
+
+    def choices(self, waiter: int) -> random.Random:
+        return random.Random(self.seed * 31 + waiter)
+
+    def running(self) -> bool:
+        return time.monotonic() < self.start_at + SECONDS
+
+
+@dataclass
+class Record:
+    """A worker's holds, as (acquire returned, release returned), and its blocking
+    acquires' waits, as (called, returned). ``time.monotonic`` is one clock for every
+    process on Linux, so the records of all workers can be compared."""
+
+    holds: list[Interval] = field(default_factory=list)
+    waits: list[Interval] = field(default_factory=list)
+
+    def acquired(self, blocking: bool, called: float) -> float:
+        now = time.monotonic()
+        if blocking:
+            self.waits.append((called, now))
+        return now
+
+    def released(self, acquired: float, released: bool) -> None:
+        # A release that was not confirmed may have left the key on a majority: count
+        # the lock held until its ttl ran out, so that a wait behind it is no stall.
+        self.holds.append((acquired, time.monotonic() if released else acquired + TTL))
+
+
+def churn(plan: Churn, results: Queue[Report]) -> None:
+    """Worker process (module level, so that "spawn" can import it)."""
+    record = Record()
+    error = ""
+    try:
+        if plan.asyncio_api:
+            asyncio.run(_churn_tasks(plan, record))
+        else:
+            _churn_threads(plan, record)
+    except Exception as exc:
+        error = repr(exc)
+    results.put((os.getpid(), record.holds, record.waits, error))
+
+
+def _churn_threads(plan: Churn, record: Record) -> None:
+    redlock = Redlock(plan.urls, retry_delay=RETRY_DELAY, fair=plan.fair)
+    errors: list[BaseException] = []
+
+    def one(rng: random.Random) -> None:
+        try:
+            while plan.running():
+                lock = redlock.lock(plan.name, ttl=TTL)
+                blocking = rng.random() >= 0.1
+                called = time.monotonic()
+                got = lock.acquire(timeout=TIMEOUT) if blocking else lock.acquire(False)
+                acquired = record.acquired(blocking, called)
+                if got:
+                    time.sleep(rng.choice(HOLDS))
+                    record.released(acquired, lock.release())
+                if rng.random() < 0.2:
+                    time.sleep(rng.choice(PAUSES))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=one, args=(plan.choices(k),)) for k in range(WAITERS)]
+    time.sleep(max(0.0, plan.start_at - time.monotonic()))
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(SECONDS + TIMEOUT + 30)
+    redlock.close()
+    if errors:
+        raise errors[0]
+    if any(thread.is_alive() for thread in threads):
+        raise RuntimeError("a waiter thread did not finish")
+
+
+async def _churn_tasks(plan: Churn, record: Record) -> None:
+    redlock = AsyncRedlock(plan.urls, retry_delay=RETRY_DELAY, fair=plan.fair)
+
+    async def one(rng: random.Random) -> None:
+        while plan.running():
+            lock = redlock.lock(plan.name, ttl=TTL)
+            blocking = rng.random() >= 0.1
+            called = time.monotonic()
+            got = await (lock.acquire(timeout=TIMEOUT) if blocking else lock.acquire(False))
+            acquired = record.acquired(blocking, called)
+            if got:
+                await asyncio.sleep(rng.choice(HOLDS))
+                record.released(acquired, await lock.release())
+            if rng.random() < 0.2:
+                await asyncio.sleep(rng.choice(PAUSES))
+
+    await asyncio.sleep(max(0.0, plan.start_at - time.monotonic()))
+    try:
+        async with asyncio.timeout(SECONDS + TIMEOUT + 30):
+            await asyncio.gather(*(one(plan.choices(k)) for k in range(WAITERS)))
+    finally:
+        await redlock.close()
+
+
+def free_gaps(holds: list[Interval]) -> list[Interval]:
+    """The times nobody held the lock, as far as the holds recorded tell: the gaps
+    between them, and before the first and after the last (open-ended)."""
+    gaps = []
+    covered = -math.inf
+    for begin, end in sorted(holds):
+        if begin > covered:
+            gaps.append((covered, begin))
+        covered = max(covered, end)
+    gaps.append((covered, math.inf))
+    return gaps
+
+
+def stalls(holds: list[Interval], waits: list[Interval]) -> list[tuple[float, Interval]]:
+    """The blocking acquires that waited while the lock was free, without a hold in
+    between, for more than :data:`LONGEST_FREE`: (how long, the wait)."""
+    found = []
+    for begin, end in free_gaps(holds):
+        for called, returned in waits:
+            free = min(end, returned) - max(begin, called)
+            if free > LONGEST_FREE:
+                found.append((round(free, 3), (called, returned)))
+    return found
+
+
+def test_free_gaps_and_stalls_are_measured_across_every_process() -> None:
+    holds = [(5.0, 6.0), (0.0, 1.0), (0.5, 2.0), (6.001, 7.0), (10.0, 11.0)]
+    assert free_gaps(holds) == [
+        (-math.inf, 0.0), (2.0, 5.0), (6.0, 6.001), (7.0, 10.0), (11.0, math.inf)
+    ]  # fmt: skip
+    waits = [(1.5, 5.0), (6.5, 9.5), (3.1, 3.2), (6.9, 8.0), (10.5, 14.0), (-3.0, 0.0)]
+    assert stalls(holds, waits) == [
+        (3.0, (-3.0, 0.0)),
+        (3.0, (1.5, 5.0)),
+        (2.5, (6.5, 9.5)),
+        (3.0, (10.5, 14.0)),
+    ]
+    assert stalls(holds, [(3.0, 5.0), (0.0, 1.0), (6.0, 9.0), (-2.0, 0.0)]) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fair", [False, True], ids=["default", "fair"])
+@pytest.mark.parametrize("asyncio_api", [False, True], ids=["threads", "tasks"])
+def test_no_waiter_sleeps_through_a_free_lock(
+    servers: LocalServerGroup, lock_name: str, fair: bool, asyncio_api: bool
+) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    results: Queue[Report] = ctx.Queue()
+    start_at = time.monotonic() + 2.0  # time for the interpreters to start and import
+    workers = [
+        ctx.Process(
+            target=churn,
+            args=(Churn(servers.urls, lock_name, fair, asyncio_api, start_at, i), results),
+            name=f"churn-{i}",
+        )
+        for i in range(PROCESSES)
+    ]
+    reports: list[Report] = []
+    try:
+        for worker in workers:
+            worker.start()
+        for _ in workers:
+            limit = start_at + SECONDS + TIMEOUT + 40 - time.monotonic()
+            reports.append(results.get(timeout=max(1.0, limit)))
+        for worker in workers:
+            worker.join(timeout=5)
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+                worker.join(timeout=5)
+    assert [error for *_, error in reports if error] == []
+    holds = [hold for _, process_holds, _, _ in reports for hold in process_holds]
+    waits = [wait for *_, process_waits, _ in reports for wait in process_waits]
+    for pid, process_holds, _, _ in reports:
+        assert process_holds, f"process {pid} never got the lock"
+    assert stalls(holds, waits) == []
+    assert len(waits) > 10 * PROCESSES * WAITERS
+    assert values(servers, lock_name) == [None] * len(servers)
