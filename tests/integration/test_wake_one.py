@@ -706,9 +706,7 @@ def test_a_fair_waiter_refused_while_the_lock_is_free_wakes_the_head(
         rl = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL)
         lock = rl.lock(lock_name, ttl=30)
         with _overheard(servers, lock_name) as (_, pubsubs):
-            began = time.monotonic()
             assert await call(lock.acquire(timeout=10))
-            assert time.monotonic() - began < 5
             named = _announcements(pubsubs)
         assert (WAKE_PREFIX + "asleep-waiter").encode() in {channel for channel, _ in named}
         assert all("asleep-waiter" not in line for line in _members(servers, lock_name))
