@@ -351,7 +351,8 @@ def settled_values(
 
 def decided(replies: Sequence[object], expected: Sequence[Reply]) -> bool:
     """``replies`` are ``expected`` but for servers the round did not wait for (``not
-    read``): an acquire or an extension that a majority decided, fewer than half."""
+    read``): an acquire, an extension or a release that a majority decided, fewer
+    than half."""
     unread = sum(1 for r in replies if r is Reply.UNREAD)
     return (
         len(replies) == len(expected)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.fencing import draw_fence
-from quorumlock._algorithm.flows import Fanout, Op
+from quorumlock._algorithm.flows import Fanout, Op, woke_the_line
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.round import (
     EARLY_OPS,
@@ -67,9 +67,11 @@ class Checker:
         needed = quorum(self.n)
         return first and self.ok < needed <= self.ok + self.owing
 
-    def answered(self, index: int, ok: bool, action: object) -> None:
+    def answered(self, index: int, ok: bool, action: object, *, woke: bool = False) -> None:
         assert self.state[index] != "answered", "a server got two outcomes"
         self.state[index] = "answered"
+        if woke:  # a release that named the head of the line: every answer is read
+            self.early = False
         if ok:
             self.ok += 1
         if ok and self.early and self.ok >= quorum(self.n):
@@ -118,9 +120,15 @@ def test_round_rules_hold_under_any_interleaving(data: st.DataObject) -> None:
     ]
     op = data.draw(st.sampled_from([Op.ACQUIRE, Op.RELEASE, Op.EXTEND]), label="op")
     connect_timeout = data.draw(st.sampled_from([0.01, 0.05, 0.5]), label="connect_timeout")
-    step = Fanout(op, "k", "t", 1000, TIMEOUT)
-    machine = RoundMachine(step, members, now=START, connect_timeout=connect_timeout)
-    checker = Checker(n, TIMEOUT, connect_timeout, early=op in EARLY_OPS)
+    notify = op is Op.RELEASE and data.draw(st.booleans(), label="notify")
+    release_early = data.draw(st.booleans(), label="release_early")
+    step = Fanout(op, "k", "t", 1000, TIMEOUT, notify=notify)
+    machine = RoundMachine(
+        step, members, now=START, connect_timeout=connect_timeout, release_early=release_early
+    )
+    # a release ends early only where every server is known to hold its script
+    early = op in EARLY_OPS and (release_early or op is not Op.RELEASE)
+    checker = Checker(n, TIMEOUT, connect_timeout, early=early)
     ready = [data.draw(st.booleans()) for _ in range(n)]
     checker.first_contact = any(not r and not m.tried for r, m in zip(ready, members, strict=True))
     # a round that opens connections waits for them: it is never decided early
@@ -165,11 +173,13 @@ def test_round_rules_hold_under_any_interleaving(data: st.DataObject) -> None:
                 failed = machine.connect_failed(i, Reply.ERROR, "refused")
                 checker.answered(i, False, failed)
             continue
-        event = data.draw(st.sampled_from(["ok", "refused", "error", "noscript", "moved"]))
-        if event in ("ok", "refused"):
-            raw = ok_raw if event == "ok" else refused_raw
+        events = ["ok", "refused", "error", "noscript", "moved"] + ["woke"] * notify
+        event = data.draw(st.sampled_from(events))
+        if event in ("ok", "refused", "woke"):
+            # "woke": a release's answer that it deleted the key and named the head
+            raw = {"ok": ok_raw, "refused": refused_raw, "woke": 2}[event]
             replied = machine.reply(i, raw, now)
-            checker.answered(i, event == "ok", replied)
+            checker.answered(i, event != "refused", replied, woke=event == "woke")
         elif event == "error":
             broken = machine.error(i, Reply.ERROR, "broken")
             checker.answered(i, False, broken)
@@ -286,9 +296,11 @@ def test_a_server_the_step_does_not_target_gets_nothing_and_counts_as_not_held()
     assert outcomes[1].detail == "not sent: nothing to undo"
 
 
-def _five(step: Fanout) -> RoundMachine:
+def _five(step: Fanout, *, release_early: bool = False) -> RoundMachine:
     members = [Member(f"s{i}") for i in range(5)]
-    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    machine = RoundMachine(
+        step, members, now=START, connect_timeout=1.0, release_early=release_early
+    )
     assert machine.start([True] * 5) == [Send(i) for i in range(5)]
     return machine
 
@@ -311,10 +323,58 @@ def test_an_acquire_is_decided_by_the_third_grant_of_five() -> None:
     assert not Reply.UNREAD.ok
 
 
-@pytest.mark.parametrize("op", [Op.RELEASE, Op.COMMIT_FENCE, Op.QUEUE, Op.RW_READ])
+def test_a_release_is_decided_by_the_third_confirmation_of_five() -> None:
+    """Where no answer read named the head of the queue of waiters, the two servers left
+    unread cannot make a majority that did: the release need not wait for them."""
+    machine = _five(Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT, notify=True), release_early=True)
+    assert machine.reply(3, 1, START + 0.001) is None
+    assert machine.reply(0, 0, START + 0.002) is None  # not held there
+    assert machine.reply(1, 1, START + 0.003) is None
+    assert machine.reply(4, 1, START + 0.004) is FINISH
+    assert machine.decided
+    outcomes = machine.result(START + 0.004).outcomes
+    assert [o.reply for o in outcomes] == [
+        Reply.NOT_HELD, Reply.DONE, Reply.UNREAD, Reply.DONE, Reply.DONE
+    ]  # fmt: skip
+    assert not woke_the_line(outcomes)
+
+
+@pytest.mark.parametrize("named", [1, 3, 5])
+def test_a_release_that_named_the_head_reads_every_answer(named: int) -> None:
+    """Whether a majority of the servers named the head of the line decides whether the
+    process stands in line behind the waiter it woke: once one answer read says it did,
+    the release waits for every answer, whatever a majority confirmed."""
+    machine = _five(Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT, notify=True), release_early=True)
+    answers = [2] * named + [1] * (5 - named)  # 2: deleted, and named the head
+    for i in range(4):
+        assert machine.reply(i, answers[i], START + 0.001) is None
+    assert machine.reply(4, answers[4], START + 0.002) is FINISH
+    assert not machine.decided
+    outcomes = machine.result(START + 0.002).outcomes
+    assert [o.reply for o in outcomes] == [Reply.DONE] * 5
+    assert woke_the_line(outcomes) is (named >= 3)
+
+
+@pytest.mark.parametrize("keys", [(), ("k", "l")], ids=["lock", "set"])
+def test_a_release_reads_every_answer_where_a_server_may_lack_its_script(
+    keys: tuple[str, ...],
+) -> None:
+    """A server that lost the release script (a restart) answers NOSCRIPT, and only a
+    round that reads that answer sends the script again: unless the transport knows
+    that every server holds it and that none lags (``release_early``), a release waits
+    for every answer; so does a multi-resource lock's, whose script it does not track."""
+    step = Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT, notify=True, keys=keys)
+    machine = _five(step, release_early=bool(keys))
+    for i in range(4):
+        assert machine.reply(i, 1, START + 0.001) is None
+    assert machine.reply(4, 1, START + 0.002) is FINISH
+    assert not machine.decided
+
+
+@pytest.mark.parametrize("op", [Op.COMMIT_FENCE, Op.QUEUE, Op.RW_READ])
 def test_other_commands_wait_for_every_reply(op: Op) -> None:
-    """A release's answers say who was woken and who is in line; the lock family's
-    scripts count their own way: none of them ends at a majority."""
+    """A join's answers say where the entry stands in line; the fence's commit and the
+    lock family's scripts count their own way: none of them ends at a majority."""
     machine = _five(Fanout(op, "k", "t", 1000, TIMEOUT))
     raw: object = b"OK" if op is Op.RW_READ else 1
     for i in range(4):

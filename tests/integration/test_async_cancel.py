@@ -237,23 +237,21 @@ def test_cancelling_a_slow_release_completes_it_then_propagates(
     make_servers: ServerFactory, lock_name: str
 ) -> None:
     group = make_servers(3)
-    live = list(group)[:2]
+    live, frozen = list(group)[:1], list(group)[1:]
 
     async def body() -> None:
         rl = Redlock(group.urls, instance_timeout=0.3)
         try:
-            warm = rl.lock(lock_name, ttl=10)  # connections up to all three, then freeze
-            assert await warm.acquire()
-            assert await warm.release()
-            group[2].pause()
             lock = rl.lock(lock_name, ttl=10)
             assert await lock.acquire()
-            assert values(live, lock_name) == [lock.token] * 2
+            assert values(group, lock_name) == [lock.token] * 3
+            for server in frozen:  # no majority can confirm the release: it waits
+                server.pause()
             started = time.monotonic()
             was_cancelled, _ = await cancel_after(lock.release, loop_steps=1, delay=0.05)
             assert was_cancelled, "CancelledError did not propagate"
             # It came out once the release round was over (it waits for the frozen
-            # server up to the instance timeout), not as soon as it was cancelled.
+            # servers up to the instance timeout), not as soon as it was cancelled.
             assert time.monotonic() - started >= 0.2
             assert no_key(live, lock_name)
             assert not lock.held
@@ -263,7 +261,8 @@ def test_cancelling_a_slow_release_completes_it_then_propagates(
     try:
         run(body)
     finally:
-        group[2].resume()
+        for server in frozen:
+            server.resume()
 
 
 def test_cancelling_release_of_an_auto_extended_lock_still_releases(

@@ -656,6 +656,31 @@ MUTANTS: Final = (
             "test_a_fair_waiter_refused_while_the_lock_is_free_wakes_the_head",
         ),
     ),
+    Mutant(
+        "a release that named the head of the line ends at a majority all the same",
+        ALGO + "round.py",
+        "            # what the process does next, so every answer is read.\n"
+        "            self._early = False\n",
+        "            pass\n",
+        ("tests/core/test_round.py",),
+    ),
+    Mutant(
+        "a release ends at a majority where a server may have lost its script",
+        ALGO + "round.py",
+        "if step.op is Op.RELEASE and (step.keys or not release_early):",
+        "if step.op is Op.RELEASE and step.keys:",
+        ("tests/core/test_round.py",),
+    ),
+    Mutant(
+        "asyncio: a release that answered NOSCRIPT after its round ended is not sent again",
+        "src/quorumlock/_io/async_fanout.py",
+        "        if self.step.op is Op.RELEASE:\n            pipe.request(",
+        "        if False:\n            pipe.request(",
+        (
+            "tests/integration/test_quorum.py::"
+            "test_a_release_a_majority_confirmed_runs_again_where_the_script_was_flushed",
+        ),
+    ),
 )
 
 

@@ -39,20 +39,28 @@ The rules owned here:
   the ``EVAL`` form once, within the same deadline; a second NOSCRIPT is its outcome.
 - **MOVED**: a cluster instance whose slot moved gets the command at the new owner once
   per round, within the same deadline; a second MOVED is its outcome.
-- **Decided early**: an acquire or an extension ends as soon as a majority granted (or
-  confirmed) it: the round costs the round trip to the slowest server of the fastest
-  majority, not to the slowest server (docs/algorithm.md, "N servers"). The servers
-  that had not answered get ``UNREAD``; their replies are read later by the transport,
-  and dropped. These wait for every reply (or the deadline) as before: every other
-  command (a release's and a refusal's answers say who was woken and who is in line,
-  an undo needs to know where a grant may have been written); an acquire with fencing
-  on (its token is the largest counter among every grant: a server whose counter
-  jumped after a restart sets it at once); a waiter's attempt (``Fanout.joins``: each
-  answer says where its entry stands in line, which the process keeps track of); a
-  lease renewal (``Fanout.every``: in the background, its latency costs nobody); a
-  round that is not succeeding; and a round that opens a connection (a new connection
-  is checked for being a server already named under another URL, and a restarted
-  server's first answer says whether it is in quarantine).
+- **Decided early**: an acquire, an extension or a release ends as soon as a majority
+  granted (or confirmed) it: the round costs the round trip to the slowest server of the
+  fastest majority, not to the slowest server (docs/algorithm.md, "N servers"). The
+  servers that had not answered get ``UNREAD``; their replies are read later by the
+  transport, and dropped. These wait for every reply (or the deadline) as before: a
+  release once an answer read named the head of the queue of waiters (whether a majority
+  named it decides whether the process stands in line behind the waiter it woke; while
+  no answer read has, the servers left unread, fewer than a majority, cannot make one
+  that did); a release to a server not known to hold the release script (a server that
+  lost it answers NOSCRIPT, and only a round that reads that answer sends the script
+  again) or that lags (its connection owes the replies of earlier rounds: a release that
+  waits for it reads them all), or over a multi-resource lock's set; every other command
+  (a join's answers say where the entry stands in line; the fence's commit and the lock
+  family's scripts count their own way); an acquire with fencing on (its token is the
+  largest counter among every grant: a server whose counter jumped after a restart sets
+  it at once); a waiter's attempt (``Fanout.joins``: each answer says where its entry
+  stands in line, which the process keeps track of); a lease renewal (``Fanout.every``:
+  in the background, its latency costs nobody); a round that is not succeeding (a
+  refusal's answers say who holds the key, and an undo needs to know where a grant may
+  have been written); and a round that opens a connection (a new connection is checked
+  for being a server already named under another URL, and a restarted server's first
+  answer says whether it is in quarantine).
 """
 
 from __future__ import annotations
@@ -142,7 +150,7 @@ def _send(index: int) -> Send:
 
 
 #: The commands whose round ends once a majority made it succeed ("Decided early").
-EARLY_OPS = frozenset({Op.ACQUIRE, Op.EXTEND})
+EARLY_OPS = frozenset({Op.ACQUIRE, Op.EXTEND, Op.RELEASE})
 
 # Where each server stands in the round.
 _SENDING = 0  # a command is (to be) written on a ready connection
@@ -155,6 +163,9 @@ class RoundMachine:
 
     ``now`` is the monotonic time just before the first send; the deadline is
     ``now + step.timeout``; ``connect_timeout`` bounds the first-contact grace.
+    ``release_early``: the transport lets a release end at a majority: every server
+    holds the release script (it answered it since its connection was made) and none
+    lags (owes the replies of more than the rounds of one hold).
     """
 
     __slots__ = (
@@ -180,7 +191,13 @@ class RoundMachine:
     )
 
     def __init__(
-        self, step: Fanout, members: Sequence[Member], *, now: float, connect_timeout: float
+        self,
+        step: Fanout,
+        members: Sequence[Member],
+        *,
+        now: float,
+        connect_timeout: float,
+        release_early: bool = False,
     ) -> None:
         n = len(members)
         self.step = step
@@ -203,6 +220,11 @@ class RoundMachine:
         self._early = (
             step.op in EARLY_OPS and not step.every and not step.fencing and not step.joins
         )
+        if step.op is Op.RELEASE and (step.keys or not release_early):
+            # A server that lost the release script answers NOSCRIPT, and only a round
+            # that reads that answer sends the script again; a server that lags would
+            # owe ever more replies: see ``release_early``.
+            self._early = False
         self._fresh: set[int] = set()  # connected during this round, reply still due
         self._scripted: set[int] = set()  # got the EVAL form after a NOSCRIPT
         self._moved: set[int] = set()  # followed a MOVED
@@ -365,6 +387,10 @@ class RoundMachine:
         self._state[index] = _ANSWERED
         self._fresh.discard(index)
         self._missing -= 1
+        if outcome.woke:
+            # A release that named the head of the line: whether a majority did decides
+            # what the process does next, so every answer is read.
+            self._early = False
         if outcome.reply.ok:
             self._done += 1
             if self._early and self._done >= self._needed and not self.finished:

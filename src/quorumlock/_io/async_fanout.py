@@ -42,6 +42,7 @@ from redis.exceptions import NoScriptError
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
     Fanout,
+    Op,
     Round,
     Session,
 )
@@ -81,6 +82,9 @@ class _Pipe:
         # scripts (their source) the server answered NOSCRIPT to after their round had
         # ended: the next command of one of them goes in its EVAL form, which caches it
         self.unloaded: set[str | int] = set()
+        # The server answered the release script on this connection: a release may end
+        # without reading its answer (see ``_releases_early``).
+        self.holds_release = False
         self.reader = asyncio.get_running_loop().create_task(self._read())
         # Commands requested since the first one of this turn of the event loop, which
         # was written at once: written together at the end of the turn (None: nothing
@@ -255,6 +259,15 @@ class _AsyncNode:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = forks.PID
         self.tried = False  # a connection attempt has ended (either way) at least once
+
+    @property
+    def live_pipe(self) -> _Pipe | None:
+        """The pipe of the running event loop and process, if it is alive (no check
+        that the server is still there: :meth:`pipe` makes those)."""
+        pipe = self._pipe
+        if pipe is None or pipe.dead is not None or self._pid != forks.PID:
+            return None
+        return pipe if self._loop is asyncio.get_running_loop() else None
 
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
         """The live pipe, or the task that is opening one (shared by all waiters)."""
@@ -474,6 +487,27 @@ class AsyncFanout:
             await node.close()
 
 
+#: A pipe that waits for more replies of earlier rounds than this lags: a release does
+#: not end without it (and so reads them all). An acquire and an extension of one hold
+#: leave one each where they ended at a majority.
+_LAG = 2
+
+
+def _releases_early(step: Fanout, nodes: Sequence[_Target]) -> bool:
+    """Whether ``step`` is a release that may end at a majority (``RoundMachine``'s
+    ``release_early``): every server's live connection answered the release script, and
+    none lags (:data:`_LAG`). Otherwise a server without the script would answer
+    NOSCRIPT to a round that is over (which :meth:`_Round._lost_script` mends), and a
+    server always slower than the majority would have ever more requests in flight."""
+    if step.op is not Op.RELEASE:
+        return False
+    for node in nodes:
+        pipe = node.live_pipe if isinstance(node, _AsyncNode) else None
+        if pipe is None or not pipe.holds_release or len(pipe.queue) > _LAG:
+            return False
+    return True
+
+
 class _Round:
     """One round's transport: writes what the :class:`RoundMachine` asks on the pipes,
     and feeds it the replies the reader tasks deliver, the connections as they open and
@@ -486,7 +520,13 @@ class _Round:
         self.step = step
         # Packed once for all servers, by hiredis (redis-py's asyncio packer is Python).
         self.packer = RoundPacker(step)
-        self.machine = RoundMachine(step, nodes, now=now, connect_timeout=connect_timeout)
+        self.machine = RoundMachine(
+            step,
+            nodes,
+            now=now,
+            connect_timeout=connect_timeout,
+            release_early=_releases_early(step, nodes),
+        )
         # Per server: its pipe, or the task opening one.
         self.pipes: list[_Pipe | asyncio.Task[_Pipe]] = []
         self.waits: list[asyncio.Future[_Pipe]] = []
@@ -585,6 +625,10 @@ class _Round:
         action: Action | None
         if machine.finished and isinstance(reply, NoScriptError):
             self._lost_script(index)
+        elif self.step.op is Op.RELEASE and not isinstance(reply, BaseException):
+            pipe = self.pipes[index]
+            if isinstance(pipe, _Pipe):
+                pipe.holds_release = True
         if machine.decided:
             # Decided early: the servers still owing a reply stay "not read", as on the
             # sync transport, even when it comes before this round's task resumes.
@@ -603,10 +647,16 @@ class _Round:
         """Server ``index`` lost its script cache and answered NOSCRIPT after the round
         ended (decided early, or past its deadline): its pipe's next command of that
         script goes in the EVAL form, so that a server always slower than the majority
-        still gets the script back."""
+        still gets the script back. A release is sent again at once, in that form: it
+        did not run there (its answer, to a round that is over, is dropped)."""
         pipe = self.pipes[index]
-        if isinstance(pipe, _Pipe):
-            pipe.unloaded.add(self._eval_form(index, pipe)[1])
+        if not isinstance(pipe, _Pipe):
+            return
+        pipe.holds_release = False
+        if self.step.op is Op.RELEASE:
+            pipe.request(self, index, pack(self._eval_form(index, pipe)))
+            return
+        pipe.unloaded.add(self._eval_form(index, pipe)[1])
 
     def _eval_form(self, index: int, pipe: _Pipe) -> tuple[str | int, ...]:
         """The ``EVAL`` form of this round's command on server ``index`` (``ValueError``

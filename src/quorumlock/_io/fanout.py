@@ -3,9 +3,9 @@
 One command goes to every server at once: it is written on every server's connection,
 then the replies are read as they arrive, each under the round's deadline. There is no
 thread per request; a round costs about one round trip to the slowest server it waits
-for, whatever N: for an acquire or an extension that a majority decided, the slowest of
-that majority. A reply the round did not wait for is owed by its connection (``_OWED``),
-which reads it first thing in its next round, and drops it.
+for, whatever N: for an acquire, an extension or a release that a majority decided, the
+slowest of that majority. A reply the round did not wait for is owed by its connection
+(``_OWED``), which reads it first thing in its next round, and drops it.
 
 Connections are our own (one small LIFO pool per server, safe across threads), never
 shared with the application's pools. Establishing a connection is the one thing that runs
@@ -152,6 +152,10 @@ class _Node:
         self._mutex = threading.Lock()
         self.tried = False  # a connection attempt has ended (either way) at least once
         self._pid = forks.PID
+        # The server answered the release script since the last connection was made (a
+        # new one may reach a restarted server, whose script cache is empty): a release
+        # may end without reading its answer (see ``_releases_early``).
+        self.holds_release = False
 
     def take(self) -> RedisConnection | None:
         """An idle, connected connection, or None."""
@@ -199,6 +203,7 @@ class _Node:
                 self.sessions[conn] = session
             if self._noted is not None:
                 self._noted(session)
+            self.holds_release = False
             self._idle.append((conn, time.monotonic()))
         finally:
             self.tried = True
@@ -387,6 +392,10 @@ def _settle(conn: RedisConnection) -> bool | None:
         step, node = owed.pop(0)  # the reply (or error reply) of a round that is over
         if isinstance(response, NoScriptError):
             _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
+            if isinstance(node, _Node):
+                # Its script cache was flushed: a release that a majority decided did
+                # not run there (its key expires with its ttl), and the next reads all.
+                node.holds_release = False
     _OWED.pop(conn, None)
     return True
 
@@ -542,6 +551,32 @@ def _drop_closed(
     return conns
 
 
+#: A connection that owes more replies of earlier rounds than this lags: a release does
+#: not end without it (and so reads them all). An acquire and an extension of one hold
+#: leave one each where they ended at a majority.
+_LAG = 2
+
+
+def _releases_early(nodes: Sequence[_Node], conns: Sequence[RedisConnection | None]) -> bool:
+    """Whether a release may end at a majority (``RoundMachine``'s ``release_early``):
+    every server answered the release script since its last connection was made, and no
+    connection lags (:data:`_LAG`). Otherwise a server without the script would answer
+    NOSCRIPT to a round that is over, and a server always slower than the majority would
+    owe ever more replies, until its connection is closed (``_MAX_OWED``)."""
+    for node, conn in zip(nodes, conns, strict=True):
+        if not node.holds_release or conn is None:
+            return False
+        # What came of the replies owed is read now (they come before this round's
+        # reply, which was written already): only those still on their way count.
+        if (
+            _OWED_REFS
+            and len(_OWED.get(conn, ())) > _LAG
+            and (_settle(conn) is None or len(_OWED.get(conn, ())) > _LAG)
+        ):
+            return False
+    return True
+
+
 class _PollRound:
     """One round's transport: writes what the :class:`RoundMachine` asks, polls the
     connections and feeds it what happens.
@@ -561,6 +596,7 @@ class _PollRound:
         "packed",
         "packer",
         "poller",
+        "releases",
         "reusable",
         "step",
         "waiting",
@@ -580,6 +616,8 @@ class _PollRound:
         self.attempts: dict[int, Future[None]] = {}
         self.waiting: dict[int, int] = {}  # file descriptor -> server, a reply is due
         self.poller = select.poll()
+        # The plain servers of a release, whose answers tell which hold its script.
+        self.releases: list[_Node] | None = None
         # Connections in step once the round is over, and the pool each goes back to.
         self.reusable: list[tuple[_Target, RedisConnection]] = []
 
@@ -599,8 +637,15 @@ class _PollRound:
             if not targets and self.fanout.nodes is not None and not _UNLOADED_REFS and all(ready)
             else None
         )
+        # A release's answers tell which servers hold its script (``_releases_early``).
+        plain = self.fanout.nodes if self.step.op is Op.RELEASE else None
+        self.releases = plain
         self.machine = RoundMachine(
-            self.step, self.nodes, now=self.now, connect_timeout=self.fanout.config.connect_timeout
+            self.step,
+            self.nodes,
+            now=self.now,
+            connect_timeout=self.fanout.config.connect_timeout,
+            release_early=plain is not None and _releases_early(plain, conns),
         )
         try:
             for action in self.machine.start(ready):
@@ -818,6 +863,8 @@ class _PollRound:
             return
         else:
             action = machine.reply(i, raw, time.monotonic())
+            if self.releases is not None:
+                self.releases[i].holds_release = True
             if action is None:  # the usual reply: in step, and the round goes on
                 self.reusable.append((node, conn))
                 return
