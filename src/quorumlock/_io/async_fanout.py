@@ -636,6 +636,9 @@ class _Round:
         if not isinstance(reply, BaseException):
             action = machine.reply(index, reply, time.monotonic())
         elif isinstance(reply, NoScriptError):
+            pipe = self.pipes[index]
+            if isinstance(pipe, _Pipe) and self.step.op is Op.RELEASE:
+                pipe.holds_release = False  # its script cache was emptied
             action = machine.noscript(index, *translate(reply))
         elif (moved := moved_to(reply)) is not None:
             action = machine.moved(index, *moved, *translate(reply))
@@ -652,8 +655,8 @@ class _Round:
         pipe = self.pipes[index]
         if not isinstance(pipe, _Pipe):
             return
-        pipe.holds_release = False
         if self.step.op is Op.RELEASE:
+            pipe.holds_release = False
             pipe.request(self, index, pack(self._eval_form(index, pipe)))
             return
         pipe.unloaded.add(self._eval_form(index, pipe)[1])

@@ -392,7 +392,7 @@ def _settle(conn: RedisConnection) -> bool | None:
         step, node = owed.pop(0)  # the reply (or error reply) of a round that is over
         if isinstance(response, NoScriptError):
             _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
-            if isinstance(node, _Node):
+            if step.op is Op.RELEASE and isinstance(node, _Node):
                 # Its script cache was flushed: a release that a majority decided did
                 # not run there (its key expires with its ttl), and the next reads all.
                 node.holds_release = False
@@ -557,24 +557,26 @@ def _drop_closed(
 _LAG = 2
 
 
-def _releases_early(nodes: Sequence[_Node], conns: Sequence[RedisConnection | None]) -> bool:
+def _releases_early(nodes: Sequence[_Node], conns: list[RedisConnection | None]) -> bool:
     """Whether a release may end at a majority (``RoundMachine``'s ``release_early``):
     every server answered the release script since its last connection was made, and no
     connection lags (:data:`_LAG`). Otherwise a server without the script would answer
     NOSCRIPT to a round that is over, and a server always slower than the majority would
-    owe ever more replies, until its connection is closed (``_MAX_OWED``)."""
-    for node, conn in zip(nodes, conns, strict=True):
-        if not node.holds_release or conn is None:
-            return False
-        # What came of the replies owed is read now (they come before this round's
-        # reply, which was written already): only those still on their way count.
-        if (
-            _OWED_REFS
-            and len(_OWED.get(conn, ())) > _LAG
-            and (_settle(conn) is None or len(_OWED.get(conn, ())) > _LAG)
-        ):
-            return False
-    return True
+    owe ever more replies, until its connection is closed (``_MAX_OWED``). Before the
+    round writes anything: what came of the replies a connection owes is read first,
+    and only those still on their way count; a connection that broke meanwhile is
+    replaced by None in ``conns`` (it is closed)."""
+    early = True
+    for i, (node, conn) in enumerate(zip(nodes, conns, strict=True)):
+        if conn is not None and _OWED_REFS and len(_OWED.get(conn, ())) > _LAG:
+            if _settle(conn) is None:
+                conns[i] = None
+                early = False
+            elif len(_OWED.get(conn, ())) > _LAG:
+                early = False
+        if conn is None or not node.holds_release:
+            early = False
+    return early
 
 
 class _PollRound:
@@ -628,6 +630,10 @@ class _PollRound:
         else:
             taken = [node.take_idle() for node in self.nodes]
         self.conns = conns = _drop_closed(taken)
+        # A release's answers tell which servers hold its script (``_releases_early``).
+        plain = self.fanout.nodes if self.step.op is Op.RELEASE else None
+        self.releases = plain
+        release_early = plain is not None and _releases_early(plain, conns)
         ready = [conn is not None for conn in conns]
         # The usual round (plain servers, every one connected and targeted, no script to
         # cache again) writes its command before anything else: what the round machine
@@ -637,15 +643,12 @@ class _PollRound:
             if not targets and self.fanout.nodes is not None and not _UNLOADED_REFS and all(ready)
             else None
         )
-        # A release's answers tell which servers hold its script (``_releases_early``).
-        plain = self.fanout.nodes if self.step.op is Op.RELEASE else None
-        self.releases = plain
         self.machine = RoundMachine(
             self.step,
             self.nodes,
             now=self.now,
             connect_timeout=self.fanout.config.connect_timeout,
-            release_early=plain is not None and _releases_early(plain, conns),
+            release_early=release_early,
         )
         try:
             for action in self.machine.start(ready):
@@ -848,6 +851,8 @@ class _PollRound:
         try:
             raw = _read_ready(conn, machine.deadline, first)
         except NoScriptError as exc:
+            if self.releases is not None:
+                self.releases[i].holds_release = False  # its script cache was emptied
             action: Action | None = machine.noscript(i, *translate(exc))
         except ResponseError as exc:  # an error *reply* leaves the stream in step
             moved = moved_to(exc)
