@@ -25,7 +25,7 @@ import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import hypothesis
 import pytest
@@ -40,6 +40,10 @@ from quorumlock.testing import (
     path_server_binary,
     server_version,
 )
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
+    from multiprocessing.queues import Queue
 
 ServerFactory = Callable[..., LocalServerGroup]
 T = TypeVar("T")
@@ -314,6 +318,33 @@ def make_servers() -> Iterator[ServerFactory]:
 @pytest.fixture
 def lock_name() -> str:
     return f"test:{uuid.uuid4().hex[:12]}"
+
+
+def reports_of(
+    workers: Sequence[BaseProcess],
+    results: Queue[T],
+    until: float,
+    started: Callable[[], object] = lambda: None,
+) -> list[T]:
+    """Start ``workers``, processes that each put one report on ``results``, call
+    ``started()``, and take one report per worker by the monotonic time ``until`` (each
+    waited for at least 1 s); then join them, killing any still running (these
+    processes only, by their handles)."""
+    reports: list[T] = []
+    try:
+        for worker in workers:
+            worker.start()
+        started()
+        for _ in workers:
+            reports.append(results.get(timeout=max(1.0, until - time.monotonic())))
+        for worker in workers:
+            worker.join(timeout=5)
+    finally:
+        for worker in workers:
+            if worker.is_alive():
+                worker.kill()
+                worker.join(timeout=5)
+    return reports
 
 
 def client_of(server: LocalServer) -> redis.Redis:

@@ -21,7 +21,7 @@ import pytest
 
 from quorumlock import LockLost, LockNotAcquired, QuorumUnavailable, Redlock, Reply
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import ServerFactory, client_of, slack, values
+from tests.conftest import ServerFactory, client_of, reports_of, slack, values
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
@@ -212,19 +212,7 @@ def test_processes_never_hold_together(servers: LocalServerGroup, lock_name: str
         )
         for i in range(4)
     ]
-    collected: list[WorkerResult] = []
-    try:
-        for worker in workers:
-            worker.start()
-        for _ in workers:
-            collected.append(results.get(timeout=max(1.0, stop_at + 20 - time.monotonic())))
-        for worker in workers:
-            worker.join(timeout=5)
-    finally:
-        for worker in workers:
-            if worker.is_alive():
-                worker.kill()
-                worker.join(timeout=5)
+    collected = reports_of(workers, results, until=stop_at + 20)
     assert [error for _, _, error in collected if error] == []
     assert sorted(pid for pid, _, _ in collected) == sorted(w.pid for w in workers if w.pid)
     for pid, intervals, _ in collected:

@@ -32,7 +32,7 @@ import pytest
 from quorumlock import Redlock
 from quorumlock.asyncio import Redlock as AsyncRedlock
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import values
+from tests.conftest import reports_of, values
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
@@ -234,20 +234,7 @@ def test_no_waiter_sleeps_through_a_free_lock(
         )
         for i in range(PROCESSES)
     ]
-    reports: list[Report] = []
-    try:
-        for worker in workers:
-            worker.start()
-        for _ in workers:
-            limit = start_at + SECONDS + TIMEOUT + 40 - time.monotonic()
-            reports.append(results.get(timeout=max(1.0, limit)))
-        for worker in workers:
-            worker.join(timeout=5)
-    finally:
-        for worker in workers:
-            if worker.is_alive():
-                worker.kill()
-                worker.join(timeout=5)
+    reports = reports_of(workers, results, until=start_at + SECONDS + TIMEOUT + 40)
     assert [error for *_, error in reports if error] == []
     holds = [hold for _, process_holds, _, _ in reports for hold in process_holds]
     waits = [wait for *_, process_waits, _ in reports for wait in process_waits]

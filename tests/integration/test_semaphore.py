@@ -41,7 +41,7 @@ from quorumlock._algorithm.semaphore import _best_granted, _for_slot, semaphore_
 from quorumlock._algorithm.wire import eval_args, interpret
 from quorumlock.testing import Hold as Record
 from quorumlock.testing import LocalServer, LocalServerGroup, check_k_exclusion
-from tests.conftest import ServerFactory, client_of, values
+from tests.conftest import ServerFactory, client_of, reports_of, values
 from tests.integration.apis import Api, call, holding
 
 if TYPE_CHECKING:
@@ -194,20 +194,10 @@ def test_processes_never_exceed_k(servers: LocalServerGroup) -> None:
         ctx.Process(target=contend, args=(servers.urls, name, start, 3.0, results))
         for _ in range(5)
     ]
-    collected = []
-    try:
-        for worker in workers:
-            worker.start()
-        start.wait(timeout=120)
-        for _ in workers:
-            collected.append(results.get(timeout=60))
-        for worker in workers:
-            worker.join(timeout=5)
-    finally:
-        for worker in workers:
-            if worker.is_alive():
-                worker.kill()
-                worker.join(timeout=5)
+    # the barrier within 120 s (the interpreters start and import), then the reports
+    collected = reports_of(
+        workers, results, until=time.monotonic() + 180, started=lambda: start.wait(timeout=120)
+    )
     assert [error for _, _, error in collected if error] == []
     holds = [hold for _, mine, _ in collected for hold in mine]
     assert all(mine for _, mine, _ in collected), "a process never got a permit"
