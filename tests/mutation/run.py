@@ -674,8 +674,9 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: a release that answered NOSCRIPT after its round ended is not sent again",
         "src/quorumlock/_io/async_fanout.py",
-        "        if self.step.op is Op.RELEASE:\n            pipe.request(",
-        "        if False:\n            pipe.request(",
+        "            pipe.request(self, index, pack(self._eval_form(index, pipe)))\n"
+        "            return\n",
+        "",
         (
             "tests/integration/test_quorum.py::"
             "test_a_release_a_majority_confirmed_runs_again_where_the_script_was_flushed",
