@@ -78,6 +78,7 @@ from quorumlock._algorithm.wire import interpret, queue_answer
 __all__ = [
     "EARLY_OPS",
     "FINISH",
+    "RELEASE_LAG",
     "Action",
     "Connect",
     "Finish",
@@ -151,6 +152,11 @@ def _send(index: int) -> Send:
 
 #: The commands whose round ends once a majority made it succeed ("Decided early").
 EARLY_OPS = frozenset({Op.ACQUIRE, Op.EXTEND, Op.RELEASE})
+
+#: A connection still owed more replies of earlier rounds than this lags: a release does
+#: not end without it (``RoundMachine``'s ``release_early``), and so reads them all. An
+#: acquire and an extension of one hold leave one each where they ended at a majority.
+RELEASE_LAG = 2
 
 # Where each server stands in the round.
 _SENDING = 0  # a command is (to be) written on a ready connection

@@ -47,7 +47,16 @@ from quorumlock._algorithm.flows import (
     Session,
 )
 from quorumlock._algorithm.outcomes import Reply
-from quorumlock._algorithm.round import FINISH, Action, Connect, Finish, Member, RoundMachine, Send
+from quorumlock._algorithm.round import (
+    FINISH,
+    RELEASE_LAG,
+    Action,
+    Connect,
+    Finish,
+    Member,
+    RoundMachine,
+    Send,
+)
 from quorumlock._algorithm.wire import eval_args
 from quorumlock._io import forks
 from quorumlock._io.cluster import (
@@ -487,23 +496,17 @@ class AsyncFanout:
             await node.close()
 
 
-#: A pipe that waits for more replies of earlier rounds than this lags: a release does
-#: not end without it (and so reads them all). An acquire and an extension of one hold
-#: leave one each where they ended at a majority.
-_LAG = 2
-
-
 def _releases_early(step: Fanout, nodes: Sequence[_Target]) -> bool:
     """Whether ``step`` is a release that may end at a majority (``RoundMachine``'s
     ``release_early``): every server's live connection answered the release script, and
-    none lags (:data:`_LAG`). Otherwise a server without the script would answer
+    none lags (``RELEASE_LAG``). Otherwise a server without the script would answer
     NOSCRIPT to a round that is over (which :meth:`_Round._lost_script` mends), and a
     server always slower than the majority would have ever more requests in flight."""
     if step.op is not Op.RELEASE:
         return False
     for node in nodes:
         pipe = node.live_pipe if isinstance(node, _AsyncNode) else None
-        if pipe is None or not pipe.holds_release or len(pipe.queue) > _LAG:
+        if pipe is None or not pipe.holds_release or len(pipe.queue) > RELEASE_LAG:
             return False
     return True
 

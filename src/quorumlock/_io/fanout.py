@@ -46,6 +46,7 @@ from quorumlock._algorithm.flows import (
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._algorithm.round import (
     FINISH,
+    RELEASE_LAG,
     Action,
     Connect,
     Finish,
@@ -551,16 +552,10 @@ def _drop_closed(
     return conns
 
 
-#: A connection that owes more replies of earlier rounds than this lags: a release does
-#: not end without it (and so reads them all). An acquire and an extension of one hold
-#: leave one each where they ended at a majority.
-_LAG = 2
-
-
 def _releases_early(nodes: Sequence[_Node], conns: list[RedisConnection | None]) -> bool:
     """Whether a release may end at a majority (``RoundMachine``'s ``release_early``):
     every server answered the release script since its last connection was made, and no
-    connection lags (:data:`_LAG`). Otherwise a server without the script would answer
+    connection lags (``RELEASE_LAG``). Otherwise a server without the script would answer
     NOSCRIPT to a round that is over, and a server always slower than the majority would
     owe ever more replies, until its connection is closed (``_MAX_OWED``). Before the
     round writes anything: what came of the replies a connection owes is read first,
@@ -568,11 +563,11 @@ def _releases_early(nodes: Sequence[_Node], conns: list[RedisConnection | None])
     replaced by None in ``conns`` (it is closed)."""
     early = True
     for i, (node, conn) in enumerate(zip(nodes, conns, strict=True)):
-        if conn is not None and _OWED_REFS and len(_OWED.get(conn, ())) > _LAG:
+        if conn is not None and _OWED_REFS and len(_OWED.get(conn, ())) > RELEASE_LAG:
             if _settle(conn) is None:
                 conns[i] = None
                 early = False
-            elif len(_OWED.get(conn, ())) > _LAG:
+            elif len(_OWED.get(conn, ())) > RELEASE_LAG:
                 early = False
         if conn is None or not node.holds_release:
             early = False
