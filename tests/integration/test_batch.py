@@ -16,7 +16,7 @@ from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.round import RoundMachine
 from quorumlock._io import fanout as fanout_module
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of, decided, values
+from tests.conftest import client_of, decided, settled_values, values
 from tests.integration.test_exclusion import pttls
 
 
@@ -100,8 +100,13 @@ def test_a_batch_of_releases_deletes_only_our_keys(
         for i, lock in enumerate(locks)
     ]
     rounds = rl._fanout.run_batch(steps)
-    assert [r.outcomes[0].reply for r in rounds] == [Reply.NOT_HELD, Reply.DONE] * 2
-    assert values(servers, locks[1].name) == [None] * 5
+    # (a release that NOSCRIPT sent the careful way may end at a majority: the first
+    # server's answer may be left unread)
+    firsts = [r.outcomes[0].reply for r in rounds]
+    assert firsts[0::2] == [Reply.NOT_HELD] * 2
+    assert all(reply in (Reply.DONE, Reply.UNREAD) for reply in firsts[1::2]), firsts
+    assert all(r.count(Reply.DONE) >= 3 for r in rounds[1::2])
+    assert settled_values(servers, locks[1].name, [None] * 5) == [None] * 5
     assert values(servers, locks[0].name) == [locks[0].token] * 5
 
 
