@@ -161,8 +161,8 @@ def test_the_lease_and_check_cover_the_whole_hold(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
     """With auto_extend, an rlock re-entered and held for several ttls stays held:
-    check() passes in the innermost block, and the lease renewed it. Catches a re-entry
-    or an inner exit that stops the lease."""
+    check() passes in the innermost block, and the lease renewed it on a majority.
+    Catches a re-entry or an inner exit that stops the lease."""
 
     async def body() -> None:
         rl = api.redlock(servers.urls[:3])
@@ -174,7 +174,10 @@ def test_the_lease_and_check_cover_the_whole_hold(
                 await asyncio.sleep(0.7)
                 assert lock.check() > 0
             assert lock.extensions >= 2
-            assert values(list(servers)[:3], lock_name) == [lock.token] * 3
+            # A majority: a renewal that timed out on one server under load leaves the
+            # key to expire there (an extension never re-creates a key), and the lock
+            # is still held.
+            assert values(list(servers)[:3], lock_name).count(lock.token) >= 2
 
     api.run(body)
 
