@@ -17,6 +17,7 @@ import pytest
 import redis
 
 import quorumlock
+from quorumlock._io import fanout
 from quorumlock.benchmarks import (
     _plots,
     asyncio_cycles,
@@ -265,10 +266,20 @@ def _figure1(medians: dict[str, float]) -> dict[str, Any]:
 def test_the_uncontended_target_falls_back_to_the_floor_only_when_the_floor_is_above_it(
     floor: float, ours: float, results: list[str]
 ) -> None:
-    medians = {"quorumlock-n5": ours, "floor-n5": floor, "redis-py-n1": 100.0}
+    medians = {
+        "quorumlock-n5": ours,
+        "floor-n5": floor,
+        "floor-scripts-n5": 120.0,
+        "redis-py-n1": 100.0,
+    }
     run = suite.Run(figures={"uncontended": _figure1(medians)})
     rows = [row for row in suite.issue_targets(run) if row["name"].startswith("1.")]
-    assert [row["result"] for row in rows] == results
+    assert [row["result"] for row in rows] == [*results, "info", "info"]
+    # what is left of the gap to the floor: the client's part, then the scripts'
+    assert [row["value"] for row in rows[3:]] == [
+        pytest.approx(ours / 120.0),
+        pytest.approx(120.0 / floor),
+    ]
 
 
 def test_the_contention_and_many_lock_targets() -> None:
@@ -321,6 +332,40 @@ def test_the_contention_and_many_lock_targets() -> None:
 def five() -> Iterator[LocalServerGroup]:
     with LocalServerGroup(5) as group:
         yield group
+
+
+def test_the_floor_with_scripts_sends_what_quorumlock_sends(
+    five: LocalServerGroup, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Byte for byte, the scripted floor's acquire (to each server) and release are the
+    commands quorumlock writes in the uncontended cycle, its token aside; and its cycle
+    succeeds, leaving no key."""
+    name = f"{uncontended.KEY_PREFIX}:scripts"
+    written: list[bytes] = []
+    write = fanout._write
+
+    def recording(conn: Any, data: bytes) -> None:
+        written.append(data)
+        write(conn, data)
+
+    ours = uncontended.QuorumlockRunner(five.urls, name)
+    floor = uncontended.ScriptedFloorRunner(five.urls, name)
+    try:
+        assert ours.cycle()  # connects, and each server's session is known
+        monkeypatch.setattr(fanout, "_write", recording)
+        assert ours.cycle()
+        monkeypatch.undo()
+        assert len(written) == 10
+        start = len(floor._acquires[0][0])  # the cycle's token, where the floor puts it
+        token = written[0][start : start + len(uncontended._MARK)]
+        assert written[:5] == [token.join(parts) for parts in floor._acquires]
+        assert written[5:] == [token.join(floor._release)] * 5
+        assert floor.cycle()
+        assert floor.cycle()
+    finally:
+        ours.close()
+        floor.close()
+    assert [redis.Redis.from_url(url).exists(name) for url in five.urls] == [0] * 5
 
 
 def test_the_checks_catch_a_lock_that_excludes_nobody(five: LocalServerGroup) -> None:
@@ -474,11 +519,13 @@ def test_the_profile_shares_time_out_by_where_the_code_lives(
 
 
 def test_the_cycle_profile_runs(five: LocalServerGroup, capsys: pytest.CaptureFixture[str]) -> None:
-    """A short run: both contenders measured and profiled; no time asserted."""
+    """A short run: the three loops measured and profiled; no time asserted."""
     assert profile_cycle.main(["--servers", ",".join(five.urls), "--cycles", "50"]) == 0
     out = capsys.readouterr().out
     assert "quorumlock / bare floor:" in out
-    assert out.count("profiled (") == 2
+    assert "(the client's part)" in out
+    assert "(the scripts' part)" in out
+    assert out.count("profiled (") == 3
     assert "writing to the servers" in out
 
 

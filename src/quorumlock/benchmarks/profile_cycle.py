@@ -1,10 +1,12 @@
 """Where one uncontended cycle's time goes: ``python -m quorumlock.benchmarks.profile_cycle``.
 
 Runs quorumlock's uncontended cycle (``Redlock(urls).lock(name, ttl=10.0)``, a
-non-blocking acquire and a release, as in figure 1 of the suite) and the bare floor's
+non-blocking acquire and a release, as in figure 1 of the suite), the bare floor's
 (``SET NX PX`` then the compare-and-delete, written on every raw connection before any
-reply is read) at N = 5, first unprofiled (cycles per second of this process, wall
-and CPU time per cycle), then under :mod:`cProfile`. The profile's own time is shared
+reply is read) and the bare floor's loop sending quorumlock's own two scripts (the
+client's part of the gap is quorumlock's to the latter, the scripts' part the latter's
+to the floor), at N = 5, first unprofiled (wall and CPU time per cycle of this
+process), then under :mod:`cProfile`. The profile's own time is shared
 out by where the code lives: quorumlock, redis-py, writing to the servers
 (``sendall``, or the ``write`` of a plain socket), waiting on them (the socket reads
 and ``select``/``poll``), the benchmark's own loop, the rest of the standard library
@@ -24,7 +26,11 @@ from collections.abc import Sequence
 from typing import Final
 
 from quorumlock.benchmarks._common import local_servers
-from quorumlock.benchmarks.uncontended import BareFloorRunner, QuorumlockRunner
+from quorumlock.benchmarks.uncontended import (
+    BareFloorRunner,
+    QuorumlockRunner,
+    ScriptedFloorRunner,
+)
 
 __all__ = ["main", "measure", "where"]
 
@@ -93,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m quorumlock.benchmarks.profile_cycle",
         description="Where one uncontended acquire+release cycle's time goes, N = 5: "
-        "quorumlock next to the bare floor, then a profile of each.",
+        "quorumlock next to the bare floor and to the bare floor sending quorumlock's "
+        "scripts, then a profile of each.",
     )
     parser.add_argument("--servers", help=f"{SERVERS} comma-separated URLs (default: local)")
     parser.add_argument(
@@ -113,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         runners: dict[str, QuorumlockRunner | BareFloorRunner] = {
             "quorumlock": QuorumlockRunner(urls[:SERVERS], key + ":q"),
             "bare floor": BareFloorRunner(urls[:SERVERS], key + ":f"),
+            "floor with scripts": ScriptedFloorRunner(urls[:SERVERS], key + ":s"),
         }
         try:
             for runner in runners.values():
@@ -120,9 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"one uncontended cycle, N = {SERVERS}, {args.cycles} cycles, unprofiled:")
             timed = {name: measure(runner, args.cycles) for name, runner in runners.items()}
             for name, (wall, cpu) in timed.items():
-                print(f"  {name:<11} {wall:8.1f} us wall  {cpu:8.1f} us CPU (this process)")
-            floor_wall = timed["bare floor"][0]
-            print(f"  quorumlock / bare floor: {timed['quorumlock'][0] / floor_wall:.2f}x wall")
+                print(f"  {name:<18} {wall:8.1f} us wall  {cpu:8.1f} us CPU (this process)")
+            ours, floor, scripted = (
+                timed[name][0] for name in ("quorumlock", "bare floor", "floor with scripts")
+            )
+            print(f"  quorumlock / bare floor: {ours / floor:.2f}x wall")
+            print(f"  quorumlock / floor with scripts (the client's part): {ours / scripted:.2f}x")
+            print(f"  floor with scripts / bare floor (the scripts' part): {scripted / floor:.2f}x")
             for name, runner in runners.items():
                 parts, top = where(runner, args.cycles)
                 total = sum(parts.values())

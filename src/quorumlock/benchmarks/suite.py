@@ -368,6 +368,17 @@ def issue_targets(run: Run) -> list[dict[str, Any]]:
             TARGET_VS_FLOOR if by_floor else None,
             at_least=False,
         ),
+        # what is left of the gap to the floor, in two parts
+        target_row(
+            "1. uncontended: quorumlock N=5 median / floor with quorumlock's scripts N=5 "
+            "median (the client's part)",
+            ratio(ours, medians.get("floor-scripts-n5")),
+        ),
+        target_row(
+            "1. uncontended: floor with quorumlock's scripts N=5 median / bare floor N=5 "
+            "median (the scripts' part)",
+            ratio(medians.get("floor-scripts-n5"), floor),
+        ),
     ]
     fig2 = run.figures.get("handover")
     handed = [r for r in handover.targets(fig2) if r["target"]] if fig2 else []

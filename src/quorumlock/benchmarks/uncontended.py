@@ -13,7 +13,12 @@ Contenders (N = how many servers the lock uses):
 * a bare floor, N = 1 and N = 5: ``SET key token NX PX 10000`` then ``EVALSHA`` of the
   compare-and-delete script, each written on every server's raw redis-py
   ``Connection`` before any reply is read. No library around it: what a Redlock cycle
-  costs in this process with redis-py's parser, and nothing else.
+  costs in this process with redis-py's parser, and nothing else;
+* the bare floor with quorumlock's scripts, N = 5: the floor's loop sending the two
+  commands quorumlock sends (the acquire script that checks the server's restart
+  quarantine, the release script that announces the release to waiters). From the bare
+  floor to it: what those scripts cost the servers; from it to quorumlock: what
+  quorumlock's client costs.
 
 The machine this runs on is noisy (a shared 2-core VM drifts by +-30 % from one minute to
 the next), so the method is built for fairness rather than for long runs: every contender
@@ -43,6 +48,13 @@ from typing import Any, Final, Protocol, cast
 import redis
 
 from quorumlock import Redlock
+from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.flows import Fanout, Op
+from quorumlock._algorithm.lockstate import new_token
+from quorumlock._algorithm.scripts import ACQUIRE, RELEASE
+from quorumlock._algorithm.wire import command_args
+from quorumlock._io.incarnation import open_session
+from quorumlock._io.packing import pack
 from quorumlock.benchmarks._common import (
     SOCKET_TIMEOUT,
     NotInstalled,
@@ -260,6 +272,63 @@ class BareFloorRunner:
             conn.disconnect()
 
 
+class ScriptedFloorRunner(BareFloorRunner):
+    """The bare floor's loop with quorumlock's own commands, as a default ``Redlock``
+    sends them in this cycle (its wire encoding builds them): the acquire script, which
+    checks the restart quarantine and names each server's process, and the release
+    script, which announces the release to waiters. Each cycle's token goes into bytes
+    packed once per server; every reply is read, in server order, as the floor reads
+    them. Success needs a majority of 1 (granted, released without waking anyone).
+    """
+
+    def __init__(self, urls: Sequence[str], key: str) -> None:
+        super().__init__(urls, key)
+        config = RedlockConfig()
+        timeout = config.timeout_for(TTL_MS)
+        acquire = Fanout(
+            Op.ACQUIRE, key, _MARK, TTL_MS, timeout,
+            max_ttl_ms=config.max_ttl_ms, fencing=config.fencing,
+        )  # fmt: skip
+        release = Fanout(Op.RELEASE, key, _MARK, TTL_MS, timeout, notify=True)
+        self._acquires: list[list[bytes]] = []
+        for conn in self._conns:
+            for script in (ACQUIRE, RELEASE):
+                conn.send_command("SCRIPT", "LOAD", script.source)
+                conn.read_response()
+            session = open_session(cast(Any, conn), SOCKET_TIMEOUT)
+            self._acquires.append(_template(command_args(acquire, session)))
+        self._release = _template(command_args(release))
+
+    def cycle(self) -> bool:
+        conns = self._conns
+        token = new_token().encode()
+        for conn, parts in zip(conns, self._acquires, strict=True):
+            conn.send_packed_command([token.join(parts)], check_health=False)
+        granted = 0
+        for conn in conns:
+            if conn.read_response() == 1:  # the usual grant; a refusal answers a table
+                granted += 1
+        packed = token.join(self._release)
+        for conn in conns:
+            conn.send_packed_command([packed], check_health=False)
+        released = 0
+        for conn in conns:
+            if conn.read_response() == 1:
+                released += 1
+        return granted >= self._quorum and released >= self._quorum
+
+
+#: What stands for the token in a template packed once (``_template``): as long as a
+#: token, and never one.
+_MARK: Final = "\x00" * len(new_token())
+
+
+def _template(args: tuple[str | int, ...]) -> list[bytes]:
+    """The packed command ``args`` (with ``_MARK`` for the token), split where the token
+    goes: ``token.join(parts)`` is the command with that token."""
+    return pack(args).split(_MARK.encode())
+
+
 def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -283,12 +352,20 @@ CONTENDERS: Final[tuple[Contender, ...]] = (
     Contender("python-redis-lock", "redis-lock-n1", 1, "python-redis-lock", RedisLockRunner),
     Contender("bare floor, redis-py", "floor-n1", 1, "redis", BareFloorRunner),
     Contender("bare floor, redis-py", "floor-n5", 5, "redis", BareFloorRunner),
+    Contender(
+        "bare floor with quorumlock's scripts, redis-py",
+        "floor-scripts-n5",
+        5,
+        "redis",
+        ScriptedFloorRunner,
+    ),
 )
 
 
 def contenders_for(counts: Sequence[int]) -> tuple[Contender, ...]:
     """The Redlocks (quorumlock, pottery, the bare floor) at each server count in
-    ``counts``, then the single-instance locks (redis-py, python-redis-lock) at N = 1."""
+    ``counts``, the bare floor with quorumlock's scripts at N = 5 (if 5 is one of them),
+    then the single-instance locks (redis-py, python-redis-lock) at N = 1."""
     multi = (
         ("quorumlock", "quorumlock", "quorumlock", QuorumlockRunner),
         ("bare floor, redis-py", "floor", "redis", BareFloorRunner),
@@ -299,6 +376,8 @@ def contenders_for(counts: Sequence[int]) -> tuple[Contender, ...]:
         for label, slug, package, build in multi
         for n in counts
     ]
+    if 5 in counts:
+        chosen += [c for c in CONTENDERS if c.slug == "floor-scripts-n5"]
     single = [c for c in CONTENDERS if c.slug in ("redis-py-n1", "redis-lock-n1")]
     return (*chosen, *single)
 
@@ -550,6 +629,19 @@ RATIOS: Final[tuple[Ratio, ...]] = (
         "floor-n1",
         "redis-py-n1",
         "cycles_per_second",
+    ),
+    # What is left between quorumlock and the bare floor, in two parts.
+    Ratio(
+        "quorumlock N=5 median / floor with scripts N=5 median (the client's part)",
+        "quorumlock-n5",
+        "floor-scripts-n5",
+        "median_us",
+    ),
+    Ratio(
+        "floor with scripts N=5 median / bare floor N=5 median (the scripts' part)",
+        "floor-scripts-n5",
+        "floor-n5",
+        "median_us",
     ),
 )
 
