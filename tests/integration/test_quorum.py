@@ -411,6 +411,46 @@ def test_a_release_a_majority_confirmed_runs_again_where_the_script_was_flushed(
     asyncio.run(body())
 
 
+def test_a_sync_release_a_majority_confirmed_runs_again_where_the_script_was_flushed(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """The sync API, as in the asyncio test above: the release ends at the other three's
+    confirmations. The next round on the two connections reads their NOSCRIPT answers
+    and sends the release there again, in its EVAL form, after its own command, so that
+    no key of ours is left; the release after it reads every reply."""
+    group = make_servers(5)
+    late = list(group)[3:]
+    rl = quorumlock.Redlock(group.urls, instance_timeout=1.0)
+    try:
+        asyncio.run(warm_up(rl))
+        lock = rl.lock(lock_name, ttl=30)
+        assert lock.acquire(blocking=False)
+        for server in late:
+            client = client_of(server)
+            client.script_flush()
+            client.close()
+            server.pause()
+        try:
+            assert lock.release()
+            assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
+        finally:
+            for server in late:
+                server.resume()
+        assert values(group, lock_name) == [None] * 3 + [lock.token] * 2
+        other = rl.lock(lock_name + ":other", ttl=30)
+        assert other.acquire(blocking=False)  # reads the NOSCRIPT answers, then sends
+        give_up = time.monotonic() + 2.0  # the servers run what was sent after it
+        while values(group, lock_name) != [None] * 5 and time.monotonic() < give_up:
+            time.sleep(0.01)
+        assert values(group, lock_name) == [None] * 5
+        assert other.release()
+        # every reply read (the acquire ran nowhere its script was flushed either)
+        assert Reply.UNREAD not in replies(other.outcomes)
+        assert values(group, lock_name + ":other") == [None] * 5
+    finally:
+        rl.close()
+
+
 def test_blocking_acquire_rides_through_a_restart_of_the_only_server(
     api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:

@@ -682,6 +682,16 @@ MUTANTS: Final = (
             "test_a_release_a_majority_confirmed_runs_again_where_the_script_was_flushed",
         ),
     ),
+    Mutant(
+        "sync: a release that answered NOSCRIPT after its round ended is not sent again",
+        "src/quorumlock/_io/fanout.py",
+        "    lost = _RESEND.pop(conn, None)\n",
+        "    lost = _RESEND.pop(conn, None) and None\n",
+        (
+            "tests/integration/test_quorum.py::"
+            "test_a_sync_release_a_majority_confirmed_runs_again_where_the_script_was_flushed",
+        ),
+    ),
 )
 
 

@@ -357,14 +357,22 @@ _OWED: WeakKeyDictionary[RedisConnection, list[tuple[Fanout, _Target]]] = WeakKe
 #: form, which caches it again (as a round does for a NOSCRIPT it reads itself). Without
 #: this, a server always slower than the majority would never get the script back.
 _UNLOADED: WeakKeyDictionary[RedisConnection, set[str | int]] = WeakKeyDictionary()
+#: The releases a connection's server answered NOSCRIPT to among the owed replies: its
+#: script cache was emptied (``SCRIPT FLUSH``) under the live connection, and a release
+#: that a majority decided ran nothing there. Each goes again, in its ``EVAL`` form, once
+#: the round that read that answer is done with the connection (``_resend``), as the
+#: asyncio transport sends one again at once; without it, its key would stay on that
+#: server until its ttl.
+_RESEND: WeakKeyDictionary[RedisConnection, list[tuple[Fanout, _Target]]] = WeakKeyDictionary()
 #: A connection owing this many is closed instead (a server that lags that far).
 _MAX_OWED = 8
-#: The plain dicts under ``_OWED`` and ``_UNLOADED``, for the test "is anything owed or
-#: unloaded at all?" that every send and read makes: a WeakKeyDictionary's ``len()`` is
-#: Python code, a dict's is not (a weak reference whose connection is gone may linger
-#: in them a moment: then the lookup proper answers).
+#: The plain dicts under ``_OWED``, ``_UNLOADED`` and ``_RESEND``, for the test "is
+#: anything owed, unloaded or to be sent again at all?" that every round makes: a
+#: WeakKeyDictionary's ``len()`` is Python code, a dict's is not (a weak reference whose
+#: connection is gone may linger in them a moment: then the lookup proper answers).
 _OWED_REFS: dict[Any, Any] = _OWED.data  # type: ignore[attr-defined]  # (untyped there)
 _UNLOADED_REFS: dict[Any, Any] = _UNLOADED.data  # type: ignore[attr-defined]
+_RESEND_REFS: dict[Any, Any] = _RESEND.data  # type: ignore[attr-defined]
 
 
 def _pipelined(conn: RedisConnection) -> bool:
@@ -388,16 +396,43 @@ def _settle(conn: RedisConnection) -> bool | None:
             return False
         if response is _PARTIAL or response is _GONE or isinstance(response, RedisConnectionError):
             _OWED.pop(conn, None)
+            _RESEND.pop(conn, None)
             conn.disconnect()
             return None
         step, node = owed.pop(0)  # the reply (or error reply) of a round that is over
         if isinstance(response, NoScriptError):
-            _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
-            if step.op is Op.RELEASE and isinstance(node, _Node):
-                # Its script cache was flushed: a release that a majority decided did
-                # not run there (its key expires with its ttl), and the next reads all.
-                node.holds_release = False
+            _unloaded(conn, step, node)
     _OWED.pop(conn, None)
+    return True
+
+
+def _unloaded(conn: RedisConnection, step: Fanout, node: _Target) -> None:
+    """An owed reply of ``step`` on ``conn`` was NOSCRIPT: the next command of that script
+    on ``conn`` goes in its ``EVAL`` form (``_UNLOADED``). A release ran nothing there:
+    it goes again (``_RESEND``), and the next release on that server reads every reply
+    (``_Node.holds_release``)."""
+    _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
+    if step.op is Op.RELEASE and isinstance(node, _Node):
+        node.holds_release = False
+        _RESEND.setdefault(conn, []).append((step, node))
+
+
+def _resend(conn: RedisConnection) -> bool:
+    """Write again, in their ``EVAL`` form, the releases ``conn``'s server answered
+    NOSCRIPT to after their rounds (``_RESEND``), their replies owed: on a connection in
+    step, after the command of the round that read those answers. False when the write
+    failed (the connection is then closed)."""
+    lost = _RESEND.pop(conn, None)
+    if not lost:
+        return True
+    try:
+        for step, node in lost:
+            conn.send_packed_command(conn.pack_command(*_eval_form(conn, step, node)), False)
+            _OWED.setdefault(conn, []).append((step, node))
+    except Exception:  # (a compare-and-delete of our own token: its loss costs its ttl)
+        _OWED.pop(conn, None)
+        conn.disconnect()
+        return False
     return True
 
 
@@ -677,7 +712,8 @@ class _PollRound:
                 conn.disconnect()
         round_ = self.machine.result(time.monotonic())
         for node, conn in self.reusable:
-            node.give(conn)
+            if not _RESEND_REFS or conn not in _RESEND or _resend(conn):
+                node.give(conn)
         return round_
 
     def _collect(self) -> None:
@@ -1045,7 +1081,9 @@ class SyncFanout:
                         batch.machine(j).error(i, *failed)
             while sent:
                 i, conn = sent[0]
-                if self._read_batch(i, conn, batch):
+                if self._read_batch(i, conn, batch) and (
+                    not _RESEND_REFS or conn not in _RESEND or _resend(conn)
+                ):
                     nodes[i].give(conn)
                 sent.pop(0)
         except BaseException:
@@ -1090,7 +1128,7 @@ class SyncFanout:
                 try:
                     _read_ready(conn, deadline)
                 except NoScriptError:
-                    _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
+                    _unloaded(conn, step, node)
                 except ResponseError:
                     continue
             except Exception as exc:
