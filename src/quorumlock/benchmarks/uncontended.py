@@ -278,7 +278,8 @@ class ScriptedFloorRunner(BareFloorRunner):
     checks the restart quarantine and names each server's process, and the release
     script, which announces the release to waiters. Each cycle's token goes into bytes
     packed once per server; every reply is read, in server order, as the floor reads
-    them. Success needs a majority of 1 (granted, released without waking anyone).
+    them. Success needs a majority of answers 1 to each: granted, then released
+    without waking anyone.
     """
 
     def __init__(self, urls: Sequence[str], key: str) -> None:
