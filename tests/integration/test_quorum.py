@@ -78,6 +78,18 @@ def frozen(servers: Sequence[LocalServer]) -> Iterator[None]:
             server.resume()
 
 
+@contextlib.contextmanager
+def flushed_and_frozen(servers: Sequence[LocalServer]) -> Iterator[None]:
+    """Empty ``servers``' script caches (``SCRIPT FLUSH``) under the client's live
+    connections, then SIGSTOP them for the block (:func:`frozen`)."""
+    for server in servers:
+        client = client_of(server)
+        client.script_flush()
+        client.close()
+    with frozen(servers):
+        yield
+
+
 async def timed_acquire(
     lock: AnyLock, *, blocking: bool = True, timeout: float | None = None
 ) -> tuple[bool, float]:
@@ -390,17 +402,9 @@ def test_a_release_a_majority_confirmed_runs_again_where_the_script_was_flushed(
             lock = rl.lock(lock_name, ttl=30)
             assert await lock.acquire(blocking=False)
             assert values(group, lock_name) == [lock.token] * 5
-            for server in late:
-                client = client_of(server)
-                client.script_flush()
-                client.close()
-                server.pause()
-            try:
+            with flushed_and_frozen(late):
                 assert await lock.release()
                 assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
-            finally:
-                for server in late:
-                    server.resume()
             give_up = time.monotonic() + 2.0  # the event loop must run to read them
             while values(group, lock_name) != [None] * 5 and time.monotonic() < give_up:
                 await asyncio.sleep(0.01)
@@ -425,17 +429,9 @@ def test_a_sync_release_a_majority_confirmed_runs_again_where_the_script_was_flu
         asyncio.run(warm_up(rl))
         lock = rl.lock(lock_name, ttl=30)
         assert lock.acquire(blocking=False)
-        for server in late:
-            client = client_of(server)
-            client.script_flush()
-            client.close()
-            server.pause()
-        try:
+        with flushed_and_frozen(late):
             assert lock.release()
             assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
-        finally:
-            for server in late:
-                server.resume()
         assert values(group, lock_name) == [None] * 3 + [lock.token] * 2
         other = rl.lock(lock_name + ":other", ttl=30)
         assert other.acquire(blocking=False)  # reads the NOSCRIPT answers, then sends
