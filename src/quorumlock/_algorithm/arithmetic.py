@@ -177,9 +177,13 @@ HAND_OVER = 0.05
 #: (:data:`HAND_OVER`). A hand-over costs a wake-up and a round of the waiter woken
 #: besides the release; taking the lock back costs one round. "At once" is sooner than
 #: its release round took: anything in between that waits for the network is not.
-TAKE_BACK_HOLDS = 16
+#: The turn trades the waiters' latency (up to a turn more per looping process ahead of
+#: them) for throughput: each hand-over also moves the work to another process, whose
+#: first rounds run slower than a process that kept going (docs/benchmarks.md, "Longer
+#: turns").
+TAKE_BACK_HOLDS = 64
 #: See :data:`TAKE_BACK_HOLDS` (seconds).
-TAKE_BACK_TURN = 0.005
+TAKE_BACK_TURN = 0.02
 #: A release that did not wake the next waiter because its process was expected to take
 #: the lock back (:data:`TAKE_BACK_HOLDS`) wakes it this long after it returned (seconds)
 #: unless the process asked for the name again by then: the lock is free, and the
