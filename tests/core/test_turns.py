@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quorumlock._algorithm.arithmetic import KEPT_WAKE, TAKE_BACK_HOLDS, TAKE_BACK_TURN
+from quorumlock._algorithm.arithmetic import KEPT_LOOK, KEPT_WAKE, TAKE_BACK_HOLDS, TAKE_BACK_TURN
 from quorumlock._io.wakeups import Turns
 
 ROUND = 0.0001  # how long a release round takes here
@@ -111,7 +111,7 @@ def test_a_kept_release_owes_a_wake_up_unless_the_process_asks_again() -> None:
 
 
 def test_a_wake_up_called_off_stays_on_the_schedule_while_the_holds_may_go_on() -> None:
-    """Whoever sends the wake-ups looks again one ``KEPT_WAKE`` later, not at every
+    """Whoever sends the wake-ups looks again one ``KEPT_LOOK`` later, not at every
     release; the schedule ends with the holds in a row."""
     turns = Turns()
     now = looping(turns, 1.0)
@@ -119,9 +119,87 @@ def test_a_wake_up_called_off_stays_on_the_schedule_while_the_holds_may_go_on() 
     due = turns.next_due()
     assert due is not None
     assert turns.due(due) == []
-    assert turns.next_due() == pytest.approx(due + KEPT_WAKE)
+    assert turns.next_due() == pytest.approx(due + KEPT_LOOK)
     assert turns.due(due + TAKE_BACK_TURN) == []  # the turn is over: off the schedule
     assert turns.next_due() is None
+
+
+def test_a_later_release_leaves_the_look_on_the_schedule_where_it_is() -> None:
+    turns = Turns()
+    now = take_back(turns, looping(turns, 1.0))
+    look = turns.next_due()
+    for _ in range(5):
+        now = take_back(turns, now)
+        assert turns.next_due() == look
+
+
+def test_a_look_before_the_last_release_is_old_enough_waits_for_it() -> None:
+    """The look comes sooner than ``KEPT_WAKE`` after the last release: the process may
+    still come back (and takes the lock back if it does); the wake-up is sent once the
+    release is that old."""
+    turns = Turns()
+    take_back(turns, looping(turns, 1.0))
+    look = turns.next_due()
+    assert look is not None
+    last = look - ROUND - AT_ONCE  # the last release returns just before the look
+    turns.released("k", last - ROUND, last, kept=True)
+    assert turns.due(look) == []
+    assert turns.next_due() == pytest.approx(last + KEPT_WAKE)
+    assert turns.due(last + KEPT_WAKE) == ["k"]
+    assert turns.next_due() is None
+
+    turns = Turns()
+    take_back(turns, looping(turns, 1.0))
+    look = turns.next_due()
+    assert look is not None
+    last = look - ROUND - AT_ONCE
+    turns.released("k", last - ROUND, last, kept=True)
+    assert turns.due(look) == []
+    assert turns.asked("k", last + KEPT_WAKE - AT_ONCE)  # came back in time: takes it back
+
+
+@given(
+    gaps=st.lists(st.floats(0, KEPT_WAKE * 0.9), min_size=1, max_size=40),
+    hold=st.floats(0, KEPT_WAKE),
+)
+def test_a_loop_that_stops_is_woken_after_between_kept_wake_and_kept_look(
+    gaps: list[float], hold: float
+) -> None:
+    """Whatever the pauses of a loop of holds taken back (each shorter than
+    ``KEPT_WAKE``, so that none owes its wake-up) and whenever whoever sends the
+    wake-ups looks as the schedule says: nothing is sent while the loop goes on, and
+    after the loop's last release (it kept the turn) the wake-up is sent no sooner than
+    ``KEPT_WAKE`` and no later than ``KEPT_LOOK`` after it."""
+    turns = Turns()
+    now = looping(turns, 1.0)
+    sent: list[float] = []
+
+    def look_until(at: float) -> None:
+        while (due := turns.next_due()) is not None and due <= at:
+            sent.extend(due for _ in turns.due(due))
+
+    last = now
+    for gap in gaps:
+        now += hold
+        if not turns.keep("k", now):
+            return  # the turn is over: the next release wakes the line itself
+        turns.released("k", now, now + ROUND, kept=True)
+        last = now = now + ROUND
+        look_until(now + gap)
+        now += gap
+        assert turns.asked("k", now)
+        turns.held("k", now + ROUND)
+        now += ROUND
+        look_until(now)
+    assert sent == []
+    now += hold
+    if not turns.keep("k", now):
+        return
+    turns.released("k", now, now + ROUND, kept=True)
+    last = now + ROUND
+    look_until(last + 1.0)
+    assert len(sent) == 1
+    assert last + KEPT_WAKE <= sent[0] <= last + max(KEPT_WAKE, KEPT_LOOK)
 
 
 def test_a_release_that_wakes_the_line_owes_nothing() -> None:

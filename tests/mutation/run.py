@@ -611,8 +611,8 @@ MUTANTS: Final = (
     Mutant(
         "a release that left the next waiter asleep never wakes it",
         WAKEUPS,
-        "            self._due[key] = finished + KEPT_WAKE\n",
-        "            pass\n",
+        "self._due.setdefault(key, finished + KEPT_WAKE)",
+        "pass",
         (
             f"{TAKE_BACK}::test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops",
         ),
@@ -627,8 +627,8 @@ MUTANTS: Final = (
     Mutant(
         "a process that comes back after its wake-up was due still takes the lock back",
         WAKEUPS,
-        "due is not None and (at_once or now < due)",
-        "due is not None",
+        "key in self._due and (at_once or now < due)",
+        "key in self._due",
         ("tests/core/test_turns.py",),
     ),
     Mutant(
@@ -691,6 +691,20 @@ MUTANTS: Final = (
             "tests/integration/test_quorum.py::"
             "test_a_sync_release_a_majority_confirmed_runs_again_where_the_script_was_flushed",
         ),
+    ),
+    Mutant(
+        "a look for the wake-up a release owes sends it before the release is KEPT_WAKE old",
+        WAKEUPS,
+        "                if now is not None and now < (due := turn.released + KEPT_WAKE):\n",
+        "                if False:\n",
+        ("tests/core/test_turns.py",),
+    ),
+    Mutant(
+        "every release that keeps the turn moves the look for its wake-up",
+        WAKEUPS,
+        "self._due.setdefault(key, finished + KEPT_WAKE)",
+        "self._due[key] = finished + KEPT_WAKE",
+        ("tests/core/test_turns.py",),
     ),
 )
 

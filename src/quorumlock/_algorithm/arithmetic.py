@@ -24,6 +24,7 @@ from __future__ import annotations
 __all__ = [
     "DRIFT_FLOOR",
     "HAND_OVER",
+    "KEPT_LOOK",
     "KEPT_WAKE",
     "TAKE_BACK_HOLDS",
     "TAKE_BACK_TURN",
@@ -187,5 +188,12 @@ TAKE_BACK_TURN = 0.02
 #: A release that did not wake the next waiter because its process was expected to take
 #: the lock back (:data:`TAKE_BACK_HOLDS`) wakes it this long after it returned (seconds)
 #: unless the process asked for the name again by then: the lock is free, and the
-#: waiters would otherwise wait for their next poll.
+#: waiters would otherwise wait for their next poll. At most :data:`KEPT_LOOK` after it:
+#: see there.
 KEPT_WAKE = 0.001
+#: While a process goes on taking a name back, whoever sends the wake-ups its releases
+#: owe (:data:`KEPT_WAKE`) looks once per this many seconds, not once per release: each
+#: look wakes the process's subscriber thread, which takes the interpreter from the loop
+#: (docs/benchmarks.md, "Fewer looks"). So a process that stops looping wakes the next
+#: waiter at least ``KEPT_WAKE`` and at most this long after its last release.
+KEPT_LOOK = 0.004

@@ -62,7 +62,13 @@ from typing import Any, Generic, Protocol, TypeVar
 
 import hiredis
 
-from quorumlock._algorithm.arithmetic import KEPT_WAKE, TAKE_BACK_HOLDS, TAKE_BACK_TURN, quorum
+from quorumlock._algorithm.arithmetic import (
+    KEPT_LOOK,
+    KEPT_WAKE,
+    TAKE_BACK_HOLDS,
+    TAKE_BACK_TURN,
+    quorum,
+)
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io.packing import pack
@@ -305,15 +311,17 @@ class Turns:
     process asked for the name again by then. At most :data:`LINGER_MOST` names, the one
     released longest ago forgotten first. Pure: the caller passes the time.
 
-    A wake-up called off by an acquire stays on the schedule (:meth:`next_due`) until it
-    is due, and is then put off by another ``KEPT_WAKE`` while the holds in a row may go
-    on: in a loop of holds taken back, whoever sends the wake-ups looks once per
-    :data:`~quorumlock._algorithm.arithmetic.KEPT_WAKE`, not once per release."""
+    The schedule (:meth:`next_due`) holds one look per name, which a later release
+    leaves where it is: in a loop of holds taken back, whoever sends the wake-ups looks
+    once per :data:`~quorumlock._algorithm.arithmetic.KEPT_LOOK`, not once per release.
+    At a look, a wake-up called off by an acquire is put off by another ``KEPT_LOOK``
+    while the holds in a row may go on, and one whose release is not ``KEPT_WAKE`` old
+    yet is put off until it is."""
 
     def __init__(self, most: int = LINGER_MOST) -> None:
         self._most = most
         self._turns: dict[str, _Turn] = {}  # in the order of their last release
-        self._due: dict[str, float] = {}  # name -> when its wake-up is owed
+        self._due: dict[str, float] = {}  # name -> when to look whether a wake-up is owed
 
     def asked(self, key: str, now: float) -> bool:
         """An acquire of ``key`` by this process starts at ``now``: it came at once after
@@ -328,8 +336,8 @@ class Turns:
         if turn is None:
             return False
         at_once = now - turn.released < turn.took
-        due = self._due.get(key)
-        owed = not turn.back and due is not None and (at_once or now < due)
+        due = turn.released + KEPT_WAKE
+        owed = not turn.back and key in self._due and (at_once or now < due)
         turn.looping = at_once or owed
         turn.back = True
         return owed
@@ -363,7 +371,7 @@ class Turns:
             if not turn.kept:
                 turn.since = turn.held
             turn.kept += 1
-            self._due[key] = finished + KEPT_WAKE
+            self._due.setdefault(key, finished + KEPT_WAKE)  # a look on the schedule stays
         else:
             turn.kept = 0
             self._due.pop(key, None)
@@ -371,21 +379,27 @@ class Turns:
         turn.looping, turn.held, turn.back = False, -math.inf, False
 
     def next_due(self) -> float | None:
-        """When the earliest wake-up on the schedule is due; None when none is."""
+        """When the earliest look on the schedule is due; None when none is."""
         return min(self._due.values()) if self._due else None
 
     def due(self, now: float | None = None) -> list[str]:
         """The names whose wake-ups are due at ``now`` (all of them: None) and still
-        owed; taken off the schedule."""
+        owed, taken off the schedule; the looks due at ``now`` that found none put off
+        (see above)."""
         keys = [k for k, at in self._due.items() if now is None or at <= now]
         owed = []
         for key in keys:
             del self._due[key]
             turn = self._turns.get(key)
-            if turn is None or not turn.back:
+            if turn is None:
                 owed.append(key)
+            elif not turn.back:
+                if now is not None and now < (due := turn.released + KEPT_WAKE):
+                    self._due[key] = due  # the process may still come back for it
+                else:
+                    owed.append(key)
             elif now is not None and turn.kept and now - turn.since < TAKE_BACK_TURN:
-                self._due[key] = now + KEPT_WAKE  # the next release may owe one soon
+                self._due[key] = now + KEPT_LOOK  # the next release may owe one
         return owed
 
     def clear(self) -> None:
@@ -1078,7 +1092,8 @@ class SyncWakeups:
                 return
             self._turns.released(key, started, finished, kept=kept)
             # the thread waits until then at most: look again only if that is too late
-            late = kept and mux.until > finished + KEPT_WAKE
+            due = self._turns.next_due()
+            late = kept and due is not None and mux.until > due
         if late:
             mux.poke()
 
