@@ -8,7 +8,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from quorumlock._algorithm.arithmetic import KEPT_LOOK, KEPT_WAKE, TAKE_BACK_HOLDS, TAKE_BACK_TURN
+from quorumlock._algorithm.arithmetic import (
+    KEPT_LOOK,
+    KEPT_WAKE,
+    TAKE_BACK_HOLD,
+    TAKE_BACK_HOLDS,
+    TAKE_BACK_TURN,
+)
 from quorumlock._io.wakeups import Turns
 
 ROUND = 0.0001  # how long a release round takes here
@@ -65,11 +71,40 @@ def test_a_hold_whose_grant_is_unknown_does_not_take_back() -> None:
     assert not turns.keep("k", 1.0 + 2 * ROUND)
 
 
-def test_a_hold_longer_than_the_turn_wakes_the_line() -> None:
+def test_a_long_hold_wakes_the_line() -> None:
     turns = Turns()
     now = looping(turns, 1.0)
-    assert turns.keep("k", now + TAKE_BACK_TURN - ROUND)
-    assert not turns.keep("k", now + TAKE_BACK_TURN + ROUND)
+    assert turns.keep("k", now + TAKE_BACK_HOLD - ROUND)
+    assert not turns.keep("k", now + TAKE_BACK_HOLD + ROUND)
+
+
+def test_holds_taken_back_with_a_plain_attempt_are_timed_from_their_acquire() -> None:
+    """A hold taken back is granted to a plain attempt, which tells nobody when the hold
+    began: its length counts from its acquire's start."""
+    turns = Turns()
+    now = looping(turns, 1.0)
+    for _ in range(3):
+        assert turns.keep("k", now)
+        turns.released("k", now, now + ROUND, kept=True)
+        now += ROUND + AT_ONCE
+        assert turns.asked("k", now)  # no grant is told: no held()
+        now += ROUND
+    assert turns.keep("k", now + TAKE_BACK_HOLD - 2 * ROUND)
+    assert not turns.keep("k", now + TAKE_BACK_HOLD)
+
+
+def test_an_acquire_at_once_then_a_wait_in_line_keeps_a_short_hold_only() -> None:
+    """A process that asked again soon after a release that woke the line (sooner than
+    that release's round took: "at once") stood in line and got the lock much later.
+    A short hold then starts its turn (a loop of short holds whose turn came round
+    again); a long one is not a loop's: its release wakes the line."""
+    for hold, kept in ((TAKE_BACK_HOLD / 2, True), (5 * TAKE_BACK_HOLD, False)):
+        turns = Turns()
+        turns.released("k", 1.0, 1.0 + 10 * ROUND, kept=False)
+        turns.asked("k", 1.0 + 10 * ROUND + 5 * ROUND)  # at once, by the round's length
+        granted = 1.5  # after the others' turns
+        turns.held("k", granted)
+        assert turns.keep("k", granted + hold) is kept
 
 
 def test_holds_in_a_row_end_at_the_most_then_start_afresh() -> None:
@@ -92,7 +127,7 @@ def test_holds_in_a_row_end_when_the_turn_is_over() -> None:
     first = now - ROUND  # when the first hold began
     kept = 0
     while turns.keep("k", now):
-        now = take_back(turns, now + TAKE_BACK_TURN / 4)  # holds a quarter of the turn
+        now = take_back(turns, now + TAKE_BACK_HOLD / 2)  # short holds, but many
         kept += 1
     assert 1 <= kept < TAKE_BACK_HOLDS
     assert now - first >= TAKE_BACK_TURN

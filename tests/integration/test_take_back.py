@@ -21,7 +21,7 @@ from quorumlock import LockObserver, RoundEvent
 from quorumlock._algorithm.arithmetic import TAKE_BACK_HOLDS
 from quorumlock._io.wakeups import Turns
 from quorumlock.testing import LocalServerGroup
-from tests.integration.apis import AnyRedlock, Api, call
+from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 from tests.integration.test_wake_one import SLOW_POLL, _listen_and_hold
 
 #: How many times the waiter comes for the lock while the worker loops.
@@ -72,6 +72,45 @@ def kept_releases(redlock: AnyRedlock) -> list[bool]:
     return record
 
 
+async def loop_and_visit(
+    api: Api,
+    name: str,
+    worker: AnyRedlock,
+    other: AnyRedlock,
+    held: AnyLock,
+    *,
+    hold: float,
+    note: Callable[[str], object],
+) -> None:
+    """``worker`` loops on ``name`` from ``held`` (release, acquire at once, hold for
+    ``hold`` seconds) while ``other`` comes for it :data:`VISITS` times, 20 ms apart, and
+    until it has. ``note`` gets "worker" after each of the worker's acquires and
+    "waiter" after each of the other's."""
+    visits: list[bool] = []
+
+    async def loop() -> None:
+        lock = held
+        give_up = time.monotonic() + 30
+        while len(visits) < VISITS and time.monotonic() < give_up:
+            assert await call(lock.release())
+            lock = worker.lock(name, ttl=30)
+            assert await call(lock.acquire(timeout=20))
+            note("worker")
+            await asyncio.sleep(hold)
+        assert await call(lock.release())
+
+    async def visit() -> None:
+        for _ in range(VISITS):
+            await asyncio.sleep(0.02)
+            lock = other.lock(name, ttl=30)
+            assert await call(lock.acquire(timeout=20))
+            note("waiter")
+            assert await call(lock.release())
+            visits.append(True)
+
+    await api.concurrently([loop, visit], limit=90)
+
+
 def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter(
     api: Api, servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -81,14 +120,15 @@ def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter
     waiter asleep), never for more than the most in a row, and then its release wakes the
     waiter, which gets the lock while the worker still loops.
 
-    Each of the worker's holds lasts a millisecond or so, and the wake-up owed and the
-    holds in a row get 50 ms, not 1 and 5. On a busy host (the whole suite running at
-    once) the worker's next acquire may come later than 1 ms after its release (with
-    asyncio, the visitor's rounds run on the same event loop in between), and with
-    holds of no length the visitor found the lock free at every visit, so it never
-    waited in line."""
+    Each of the worker's holds lasts a millisecond or so, and the wake-up owed, the
+    holds in a row and a hold that may be taken back get 50 ms, not 1, 20 and 2. On a
+    busy host (the whole suite running at once) the worker's next acquire may come
+    later than 1 ms after its release (with asyncio, the visitor's rounds run on the
+    same event loop in between), and with holds of no length the visitor found the
+    lock free at every visit, so it never waited in line."""
     monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 0.05)
     monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_TURN", 0.05)
+    monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_HOLD", 0.05)
     events: list[str] = []
 
     async def body() -> None:
@@ -96,29 +136,7 @@ def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter
         in_line = InLine(lambda: events.append("in line"))
         other = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=in_line)
         held = await _listen_and_hold(api, servers, lock_name, worker, other)
-        visits: list[bool] = []
-
-        async def loop() -> None:
-            lock = held
-            give_up = time.monotonic() + 30
-            while len(visits) < VISITS and time.monotonic() < give_up:
-                assert await call(lock.release())
-                lock = worker.lock(lock_name, ttl=30)
-                assert await call(lock.acquire(timeout=20))
-                events.append("worker")
-                await asyncio.sleep(0.001)
-            assert await call(lock.release())
-
-        async def visit() -> None:
-            for _ in range(VISITS):
-                await asyncio.sleep(0.02)
-                lock = other.lock(lock_name, ttl=30)
-                assert await call(lock.acquire(timeout=20))
-                events.append("waiter")
-                assert await call(lock.release())
-                visits.append(True)
-
-        await api.concurrently([loop, visit], limit=90)
+        await loop_and_visit(api, lock_name, worker, other, held, hold=0.001, note=events.append)
 
     api.run(body)
     counts = holds_in_a_row(events)
@@ -126,6 +144,30 @@ def test_a_worker_asking_again_at_once_takes_the_lock_back_then_wakes_the_waiter
     assert max(counts) >= 2, counts  # taken back at least once with the waiter in line
     # the holds in a row when it came, then at most the most (and the one in progress)
     assert max(counts) <= TAKE_BACK_HOLDS + 2, counts
+
+
+def test_a_loop_of_long_holds_wakes_the_line_at_every_release(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A worker loops on a name (release, acquire at once), but holds it 10 ms each time,
+    while another process comes for it now and then: no release of those holds keeps
+    the turn (a hold that long is not taken back, though shorter than the turn), and
+    the other process gets the lock at each visit."""
+    kept: list[bool] = []
+    events: list[str] = []
+
+    async def body() -> None:
+        worker = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        other = api.redlock(servers.urls, retry_delay=SLOW_POLL)
+        held = await _listen_and_hold(api, servers, lock_name, worker, other)
+        record = kept_releases(worker)
+        await loop_and_visit(api, lock_name, worker, other, held, hold=0.01, note=events.append)
+        kept.extend(record[1:])  # the first release ends the hold of no length it began
+
+    api.run(body)
+    assert events.count("waiter") == VISITS
+    assert len(kept) >= VISITS, kept
+    assert not any(kept), kept
 
 
 @pytest.mark.parametrize("ending", ["stops", "closes"])
@@ -137,7 +179,9 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
     until a release of the worker leaves that process asleep in line; then the worker
     does not come back. The waiter is woken soon after (``stops``), or, with the wake-up
     put off for longer than the test, when the worker's Redlock is closed (``closes``:
-    the waiter is seen asleep for 0.2 s first)."""
+    the waiter is seen asleep for 0.2 s first). A hold may be taken back however long
+    it took: on a busy host an acquire's round alone may take milliseconds."""
+    monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_HOLD", 3600.0)
     if ending == "closes":
         monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 3600.0)
     state: dict[str, bool] = {}
@@ -203,9 +247,12 @@ def test_a_worker_delayed_before_the_wake_up_it_owes_is_due_still_takes_the_lock
     long after the release's round it came (on a busy host, the scheduler may run
     something else in between). The wake-up and the holds in a row are put off for
     longer than the test; the worker loops at once a few times, then pauses 50 ms (many
-    round trips here) before each acquire: every release of those holds keeps the turn."""
+    round trips here) before each acquire: every release of those holds keeps the turn
+    (a hold may be taken back however long it took: on a busy host an acquire's round
+    alone may take milliseconds)."""
     monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 3600.0)
     monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_TURN", 3600.0)
+    monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_HOLD", 3600.0)
     at_once, delayed = 6, 4
     assert at_once + delayed < TAKE_BACK_HOLDS
 

@@ -706,6 +706,23 @@ MUTANTS: Final = (
         "self._due[key] = finished + KEPT_WAKE",
         ("tests/core/test_turns.py",),
     ),
+    Mutant(
+        "a long hold is taken back",
+        WAKEUPS,
+        "        if now - max(turn.held, turn.asked) >= TAKE_BACK_HOLD:\n",
+        "        if False:\n",
+        (
+            "tests/core/test_turns.py",
+            f"{TAKE_BACK}::test_a_loop_of_long_holds_wakes_the_line_at_every_release",
+        ),
+    ),
+    Mutant(
+        "a hold taken back with a plain attempt is timed from a grant nobody told",
+        WAKEUPS,
+        "        if now - max(turn.held, turn.asked) >= TAKE_BACK_HOLD:\n",
+        "        if now - turn.held >= TAKE_BACK_HOLD:\n",
+        ("tests/core/test_turns.py",),
+    ),
 )
 
 

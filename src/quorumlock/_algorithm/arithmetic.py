@@ -26,6 +26,7 @@ __all__ = [
     "HAND_OVER",
     "KEPT_LOOK",
     "KEPT_WAKE",
+    "TAKE_BACK_HOLD",
     "TAKE_BACK_HOLDS",
     "TAKE_BACK_TURN",
     "deadline",
@@ -185,6 +186,14 @@ HAND_OVER = 0.05
 TAKE_BACK_HOLDS = 64
 #: See :data:`TAKE_BACK_HOLDS` (seconds).
 TAKE_BACK_TURN = 0.02
+#: Only a hold shorter than this, from its acquire's start to its release's, may be
+#: taken back (seconds): a hand-over costs about a millisecond at most on a LAN, which a
+#: longer hold makes small beside it, while the turn would keep the waiters waiting. It
+#: also keeps a process that asks again soon after its release but not in a loop (it
+#: waited for something in between: "at once" is only a guess from the release round's
+#: duration) from keeping the lock after a wait in line (docs/benchmarks.md, "Long
+#: holds are not taken back").
+TAKE_BACK_HOLD = 0.002
 #: A release that did not wake the next waiter because its process was expected to take
 #: the lock back (:data:`TAKE_BACK_HOLDS`) wakes it this long after it returned (seconds)
 #: unless the process asked for the name again by then: the lock is free, and the

@@ -65,6 +65,7 @@ import hiredis
 from quorumlock._algorithm.arithmetic import (
     KEPT_LOOK,
     KEPT_WAKE,
+    TAKE_BACK_HOLD,
     TAKE_BACK_HOLDS,
     TAKE_BACK_TURN,
     quorum,
@@ -297,6 +298,7 @@ class _Turn:
     released: float = -math.inf  # when its last release returned
     took: float = 0.0  # how long that release's round took
     looping: bool = False  # the acquire since came at once
+    asked: float = -math.inf  # when that acquire began
     held: float = -math.inf  # when the current hold began (an attempt granted)
     kept: int = 0  # releases in a row that did not wake the line
     since: float = 0.0  # when the first of their holds began
@@ -339,7 +341,7 @@ class Turns:
         due = turn.released + KEPT_WAKE
         owed = not turn.back and key in self._due and (at_once or now < due)
         turn.looping = at_once or owed
-        turn.back = True
+        turn.back, turn.asked = True, now
         return owed
 
     def held(self, key: str, now: float) -> None:
@@ -351,10 +353,14 @@ class Turns:
     def keep(self, key: str, now: float) -> bool:
         """Whether the release of ``key`` starting at ``now`` may leave the next waiter
         asleep: the hold's acquire came at once after the process's last release of it,
-        and the holds in a row so far are fewer than the most and began less than the
-        turn ago."""
+        the hold was short (:data:`~quorumlock._algorithm.arithmetic.TAKE_BACK_HOLD`,
+        from when it was granted, or from its acquire's start where no waiter's attempt
+        was granted it), and the holds in a row so far are fewer than the most and
+        began less than the turn ago."""
         turn = self._turns.get(key)
         if turn is None or not turn.looping:
+            return False
+        if now - max(turn.held, turn.asked) >= TAKE_BACK_HOLD:
             return False
         began = turn.since if turn.kept else turn.held
         return turn.kept < TAKE_BACK_HOLDS and now - began < TAKE_BACK_TURN
@@ -377,6 +383,7 @@ class Turns:
             self._due.pop(key, None)
         turn.released, turn.took = finished, finished - started
         turn.looping, turn.held, turn.back = False, -math.inf, False
+        turn.asked = -math.inf
 
     def next_due(self) -> float | None:
         """When the earliest look on the schedule is due; None when none is."""
