@@ -186,8 +186,9 @@ HAND_OVER = 0.05
 TAKE_BACK_HOLDS = 64
 #: See :data:`TAKE_BACK_HOLDS` (seconds).
 TAKE_BACK_TURN = 0.02
-#: Only a hold shorter than this, from its acquire's start to its release's, may be
-#: taken back (seconds): a hand-over costs about a millisecond at most on a LAN, which a
+#: Only a hold shorter than this may be taken back (seconds), from when it was granted
+#: (or its acquire's start, where a plain attempt took it back and nobody told when) to
+#: its release's start: a hand-over costs about a millisecond at most on a LAN, which a
 #: longer hold makes small beside it, while the turn would keep the waiters waiting. It
 #: also keeps a process that asks again soon after its release but not in a loop (it
 #: waited for something in between: "at once" is only a guess from the release round's
