@@ -620,8 +620,8 @@ MUTANTS: Final = (
     Mutant(
         "an acquire does not call off the wake-up its process's release owes",
         WAKEUPS,
-        "        turn.back = True\n",
-        "        pass\n",
+        "        turn.back, turn.asked = True, now\n",
+        "        turn.asked = now\n",
         ("tests/core/test_turns.py",),
     ),
     Mutant(
