@@ -304,6 +304,12 @@ class _Turn:
     since: float = 0.0  # when the first of their holds began
     back: bool = False  # an acquire came after the last release: no wake-up owed
 
+    @property
+    def wake_at(self) -> float:
+        """When a wake-up the last release owes is due (:data:`~quorumlock._algorithm.
+        arithmetic.KEPT_WAKE` after it returned)."""
+        return self.released + KEPT_WAKE
+
 
 class Turns:
     """Whether a release of a name by this process may leave the next waiter asleep,
@@ -338,8 +344,7 @@ class Turns:
         if turn is None:
             return False
         at_once = now - turn.released < turn.took
-        due = turn.released + KEPT_WAKE
-        owed = not turn.back and key in self._due and (at_once or now < due)
+        owed = not turn.back and key in self._due and (at_once or now < turn.wake_at)
         turn.looping = at_once or owed
         turn.back, turn.asked = True, now
         return owed
@@ -401,8 +406,8 @@ class Turns:
             if turn is None:
                 owed.append(key)
             elif not turn.back:
-                if now is not None and now < (due := turn.released + KEPT_WAKE):
-                    self._due[key] = due  # the process may still come back for it
+                if now is not None and now < turn.wake_at:
+                    self._due[key] = turn.wake_at  # the process may still come back for it
                 else:
                     owed.append(key)
             elif now is not None and turn.kept and now - turn.since < TAKE_BACK_TURN:
@@ -1099,8 +1104,7 @@ class SyncWakeups:
                 return
             self._turns.released(key, started, finished, kept=kept)
             # the thread waits until then at most: look again only if that is too late
-            due = self._turns.next_due()
-            late = kept and due is not None and mux.until > due
+            late = kept and mux.until > (self._turns.next_due() or math.inf)
         if late:
             mux.poke()
 
