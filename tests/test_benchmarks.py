@@ -9,6 +9,7 @@ import importlib.util
 import math
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,9 @@ from quorumlock.benchmarks import (
     versions,
 )
 from quorumlock.benchmarks._common import (
+    START,
     Table,
+    WorkersNotReady,
     environment,
     handovers,
     judge,
@@ -578,6 +581,18 @@ def test_the_chain_benchmark_overhears_whom_each_release_named(five: LocalServer
     rendered = chain.render([result])
     assert "releases heard" in rendered.splitlines()[4]
     assert rendered.splitlines()[6].split()[:2] == ["2", f"{heard:,}"]
+
+
+def test_the_chain_benchmark_stops_when_a_process_cannot_start_its_loop() -> None:
+    """A process that gets no lock before its loop (no server answers) stops the run at
+    once with ``WorkersNotReady``: the others do not wait for it, nor loop alone."""
+    with refused_ports(5) as ports:
+        urls = [f"redis://127.0.0.1:{port}/0" for port in ports]
+        began = time.monotonic()
+        with pytest.raises(WorkersNotReady):
+            chain.measure(urls, 2, 1.0, warm_up=0.2)
+    # not the time the others are given to start: the failing one let them go
+    assert time.monotonic() - began < START / 2
 
 
 def test_the_chain_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:

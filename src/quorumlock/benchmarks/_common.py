@@ -18,6 +18,8 @@ import multiprocessing
 import os
 import platform
 import statistics
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -274,34 +276,74 @@ def bounded(
     return value
 
 
-#: Seconds the worker processes of a benchmark get to start and connect before its clock
-#: starts (``worker_processes``).
-START: Final = 3.0
+#: Seconds the worker processes of a benchmark get to start (import everything, connect)
+#: and reach the gate (:class:`Workers`) before the benchmark gives up on them. The loops
+#: start when the last one is there, however long the others took: on a slow host,
+#: sixteen processes importing at once can take longer than a short run.
+START: Final = 120.0
 
 #: Seconds after the end of its loop a worker process has to report before it is stopped.
 GRACE: Final = 20.0
 
 
+class WorkersNotReady(RuntimeError):
+    """A worker process did not reach the gate: it failed before its loop, or took
+    longer than :data:`START` to start."""
+
+
+class Workers:
+    """The worker processes of :func:`worker_processes`, seen from the benchmark."""
+
+    def __init__(self, gate: Any, out: Any, count: int) -> None:
+        self._gate = gate
+        self._out = out
+        self._count = count
+
+    def start(self) -> float:
+        """Wait until every worker is at the gate, then let them all go: the wall clock
+        at which their loops start. Raises :class:`WorkersNotReady` when one is not there
+        within :data:`START` seconds (their reports say why)."""
+        try:
+            self._gate.wait(timeout=START)
+        except threading.BrokenBarrierError:
+            raise WorkersNotReady("a worker process did not start its loop") from None
+        return time.time()
+
+    def collect(self, timeout: float) -> list[Any]:
+        """Every worker's report, waited for up to ``timeout`` seconds each."""
+        return [self._out.get(timeout=timeout) for _ in range(self._count)]
+
+
+def through_gate(gate: Any) -> float | None:
+    """In a worker process, once it is ready for its loop: wait for the others, and
+    return the wall clock at which the loops start; None if one of them never came (the
+    worker then reports without looping)."""
+    try:
+        gate.wait(timeout=START)
+    except threading.BrokenBarrierError:
+        return None
+    return time.time()
+
+
 @contextmanager
 def worker_processes(
     target: Callable[..., None], jobs: Sequence[tuple[Any, ...]]
-) -> Iterator[Callable[[float], list[Any]]]:
-    """One fresh (spawned) process per job, each running ``target(*job, out)``, where
-    ``out`` is a queue it puts its report on. Yields ``collect(timeout)``: every report,
-    waited for up to ``timeout`` seconds each. On leaving, every process is joined, and
-    one still alive after :data:`GRACE` seconds is terminated (ours, by its PID)."""
+) -> Iterator[Workers]:
+    """One fresh (spawned) process per job, each running ``target(*job, out, gate)``,
+    where ``out`` is a queue it puts its report on and ``gate`` what it passes to
+    :func:`through_gate` when ready to loop (or ``gate.abort()`` if it cannot). Yields
+    the :class:`Workers`. On leaving, every process is joined, and one still alive after
+    :data:`GRACE` seconds is terminated (ours, by its PID)."""
     context = multiprocessing.get_context("spawn")
     out = context.Queue()
-    workers = [context.Process(target=target, args=(*job, out), daemon=True) for job in jobs]
+    gate = context.Barrier(len(jobs) + 1)
+    workers = [context.Process(target=target, args=(*job, out, gate), daemon=True) for job in jobs]
     for worker in workers:
         worker.start()
-
-    def collect(timeout: float) -> list[Any]:
-        return [out.get(timeout=timeout) for _ in workers]
-
     try:
-        yield collect
+        yield Workers(gate, out, len(workers))
     finally:
+        gate.abort()  # a worker still waiting (the benchmark failed first) goes on
         for worker in workers:
             worker.join(timeout=GRACE)
             if worker.is_alive():

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import resource
 import sys
@@ -51,11 +52,12 @@ from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io.wakeups import split_wake
 from quorumlock.benchmarks._common import (
     GRACE,
-    START,
+    WorkersNotReady,
     bounded,
     local_servers,
     percentile,
     table,
+    through_gate,
     worker_processes,
 )
 from quorumlock.benchmarks._common import handovers as gaps
@@ -64,6 +66,9 @@ from quorumlock.testing import Hold
 __all__ = ["ChainResult", "main", "measure"]
 
 SERVERS: Final = 5
+
+#: Seconds a worker process's first acquire (on a name of its own) may take.
+WARM_UP: Final = 10.0
 
 #: ``Redlock``'s default ``busy_poll``.
 BUSY_POLL: Final = 0.0002
@@ -116,11 +121,11 @@ class ChainResult:
 @dataclass(frozen=True, slots=True)
 class _Job:
     urls: list[str]
-    start: float  # wall clock, when the loop starts
-    stop: float
+    seconds: float  # how long the loop runs, from the gate
     index: int
     busy_poll: float
     fair: bool
+    warm_up: float  # seconds its first acquire may take
 
 
 class _Rounds(LockObserver):
@@ -147,13 +152,22 @@ class _Rounds(LockObserver):
                 counts["acquire failed"] = counts.get("acquire failed", 0) + 1
 
 
-def _loop(job: _Job, out: Any) -> None:
-    start, stop, index = job.start, job.stop, job.index
+def _loop(job: _Job, out: Any, gate: Any) -> None:
+    index = job.index
     rounds = _Rounds()
     redlock = Redlock(job.urls, busy_poll=job.busy_poll, observer=rounds, fair=job.fair)
     holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
-    time.sleep(max(0.0, start - time.time()))
+    try:  # a first cycle on another name: connected, the scripts loaded
+        warm_up = redlock.lock(f"{NAME}:warm-up", ttl=10.0)
+        if not warm_up.acquire(timeout=job.warm_up):
+            raise RuntimeError(f"no lock on the servers within {job.warm_up:g} s")
+        warm_up.release()
+    except BaseException:
+        gate.abort()  # the benchmark stops at once instead of waiting for this worker
+        raise
+    start = through_gate(gate)
+    stop = -math.inf if start is None else start + job.seconds
     rounds.clear()  # the loop's rounds only
     while time.time() < stop:
         lock = redlock.lock(NAME, ttl=10.0)
@@ -287,19 +301,22 @@ def measure(
     busy_poll: float = BUSY_POLL,
     fair: bool = False,
     overhear: bool = False,
+    warm_up: float = WARM_UP,
 ) -> ChainResult:
     """Run the loop in ``processes`` fresh processes for ``seconds``, each with
     ``Redlock(urls, busy_poll=busy_poll, fair=fair)``; ``overhear``: tally how the servers'
-    announcements of each release agreed (:class:`_Overheard`)."""
-    start = time.time() + START
-    jobs = [(_Job(urls, start, start + seconds, i, busy_poll, fair),) for i in range(processes)]
+    announcements of each release agreed (:class:`_Overheard`). The loops start together
+    once every process has connected, by a first acquire on a name of its own; raises
+    :class:`~quorumlock.benchmarks._common.WorkersNotReady` where one got no lock within
+    ``warm_up`` seconds (or failed otherwise; its error is on standard error)."""
+    jobs = [(_Job(urls, seconds, i, busy_poll, fair, warm_up),) for i in range(processes)]
     listening = _Overheard(urls, NAME) if overhear else contextlib.nullcontext()
-    with listening, worker_processes(_loop, jobs) as collect:
-        time.sleep(max(0.0, start - time.time()))
+    with listening, worker_processes(_loop, jobs) as workers:
+        start = workers.start()
         cpu_before = _server_cpu(urls)
         time.sleep(max(0.0, start + seconds - time.time()))
         cpu_after = _server_cpu(urls)
-        reports = collect(START + seconds + GRACE)
+        reports = workers.collect(seconds + GRACE)
         agreement, announcers = Counter[str](), Counter[int]()
         if isinstance(listening, _Overheard):
             agreement, announcers = listening.tally(start, start + seconds)
@@ -445,16 +462,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--servers needs {SERVERS} URLs, not {len(urls)}")
         results = []
         for count in args.processes:
-            results.append(
-                measure(
-                    urls,
-                    count,
-                    args.seconds,
-                    busy_poll=args.busy_poll,
-                    fair=args.fair,
-                    overhear=args.overhear,
+            try:
+                results.append(
+                    measure(
+                        urls,
+                        count,
+                        args.seconds,
+                        busy_poll=args.busy_poll,
+                        fair=args.fair,
+                        overhear=args.overhear,
+                    )
                 )
-            )
+            except WorkersNotReady as exc:
+                raise SystemExit(f"error: P = {count}: {exc} (its error is above)") from None
             print(f"P = {count}: done", file=sys.stderr)
     print(
         f"N = {SERVERS}, one name, {args.seconds:g} s per count, busy_poll={args.busy_poll:g}"

@@ -20,6 +20,7 @@ refused it for another holder). Numbers only: nothing here is judged against a t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 import time
@@ -31,10 +32,11 @@ from typing import Any
 from quorumlock import LockObserver, Redlock, RoundEvent
 from quorumlock.benchmarks._common import (
     GRACE,
-    START,
+    WorkersNotReady,
     bounded,
     local_servers,
     table,
+    through_gate,
     worker_processes,
 )
 from quorumlock.benchmarks.uncontended import CONTENDERS, TTL_SECONDS, Contender
@@ -74,8 +76,7 @@ class _Job:
     contender: Contender
     urls: list[str]
     key: str
-    start: float  # wall clock, when the loop starts
-    stop: float
+    seconds: float  # how long the loop runs, from the gate
     counting: bool  # quorumlock with an observer counting its rounds
 
 
@@ -102,7 +103,7 @@ def _cycle(job: _Job, rounds: _Rounds) -> tuple[Callable[[], bool], Callable[[],
     return cycle, redlock.close
 
 
-def _loop(job: _Job, out: Any) -> None:
+def _loop(job: _Job, out: Any, gate: Any) -> None:
     logging.disable(logging.WARNING)  # python-redis-lock warns of every refusal
     rounds = _Rounds()
     attempts = granted = 0
@@ -110,16 +111,23 @@ def _loop(job: _Job, out: Any) -> None:
         cycle, close = _cycle(job, rounds)
     except Exception as exc:  # reported in the table: a peer may not be installed
         out.put((0, 0, 0, f"{type(exc).__name__}: {exc}"))
+        gate.abort()  # the others stop waiting for this one
         return
     try:
-        time.sleep(max(0.0, job.start - time.time()))
+        cycle()  # connected before the loops start together
+        start = through_gate(gate)
+        if start is None:
+            out.put((0, 0, 0, "another worker process did not start"))
+            return
+        stop = start + job.seconds
         rounds.count = 0  # the loop's rounds only
-        while time.time() < job.stop:
+        while time.time() < stop:
             attempts += 1
             if cycle():
                 granted += 1
     except Exception as exc:
         out.put((attempts, granted, rounds.count, f"{type(exc).__name__}: {exc}"))
+        gate.abort()  # where it failed before the loop: the others stop waiting
         return
     finally:
         close()
@@ -131,11 +139,12 @@ def measure(
 ) -> RefusalResult:
     """Run ``contender``'s cycle in ``processes`` fresh processes for ``seconds``
     (``counting``: quorumlock's, counting its rounds)."""
-    start = time.time() + START
     key = f"quorumlock-bench:refusals:{uuid.uuid4().hex}"
-    job = _Job(contender, urls, key, start, start + seconds, counting)
-    with worker_processes(_loop, [(job,)] * processes) as collect:
-        reports = collect(START + seconds + GRACE)
+    job = _Job(contender, urls, key, seconds, counting)
+    with worker_processes(_loop, [(job,)] * processes) as workers:
+        with contextlib.suppress(WorkersNotReady):  # their reports say why
+            workers.start()
+        reports = workers.collect(seconds + GRACE)
     errors = [report[3] for report in reports if report[3]]
     return RefusalResult(
         contender=contender,
