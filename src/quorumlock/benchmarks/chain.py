@@ -2,7 +2,8 @@
 
 P processes loop on one name, N = 5 (``Redlock(urls).lock(name, ttl=10.0)``, a blocking
 acquire, nothing held, a release, straight back to acquire), as figure 3 of the suite
-does, and each records when its calls returned and how much CPU its main thread spent
+does, all starting once every process has connected (a first acquire on a name of its
+own), and each records when its calls returned and how much CPU its main thread spent
 in them. Reported per P: critical sections per second; the hand-overs (the next holder
 is another process) and the take-backs (the releasing process is next), each with the
 median and p90 of the time from the release's return to the next acquire's return;

@@ -7,7 +7,8 @@ process holds the name. Every contender of ``quorumlock bench`` runs it in turn,
 same local servers, with a fresh name: quorumlock at N = 1 and N = 5, pottery at N = 5,
 redis-py's ``Lock`` and python-redis-lock at N = 1, and the bare floor at N = 1 and 5
 (which releases on every server after every attempt, granted or not: two commands per
-server per attempt).
+server per attempt). The loops start together once every process has made a first
+attempt (connected).
 
 Reported per contender: attempts per second (all processes) and critical sections per
 second (the granted ones). Then, for quorumlock, a second pass of the same loop counts
