@@ -32,6 +32,7 @@ from quorumlock.benchmarks import (
     rwlock_cycles,
     semaphore,
     suite,
+    trace,
     uncontended,
     versions,
 )
@@ -593,6 +594,48 @@ def test_the_chain_benchmark_stops_when_a_process_cannot_start_its_loop() -> Non
             chain.measure(urls, 2, 1.0, warm_up=0.2)
     # not the time the others are given to start: the failing one let them go
     assert time.monotonic() - began < START / 2
+
+
+def test_the_trace_benchmark_splits_each_hand_over_into_its_parts(
+    five: LocalServerGroup, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One waiter and a holder for two seconds: every hand-over goes to the other
+    process, its parts add up to it, and the rounds around the slowest are the holder's
+    release and the next holder's acquire among others; no time asserted."""
+    result = trace.measure(five.urls, 1, 2.0, slowest=1)
+    assert result.handovers, "two processes on one name never handed the lock over"
+    assert list(result.handovers) == sorted(result.handovers)
+    assert result.parts, "no hand-over's acquire round was found"
+    assert len(result.parts) <= len(result.handovers)
+    for part in result.parts:
+        assert part.before_round + part.round + part.after_round == pytest.approx(
+            part.total, abs=1e-3
+        )
+        assert 3 <= len(part.latencies) <= 5  # a granted round: a majority answered
+        assert list(part.latencies) == sorted(part.latencies)
+    ((gap, before, after, window),) = result.slowest
+    assert gap == result.handovers[-1]
+    assert before.worker != after.worker
+    ops = {(r.worker, r.op) for r in window}
+    assert (before.worker, "release") in ops
+    assert (after.worker, "acquire") in ops
+    rendered = trace.render([result])
+    assert rendered.startswith(f"W = 1: {len(result.handovers):,} hand-overs in 2 s;")
+    assert "a slow hand-over" in rendered
+    assert trace.main(["--servers", ",".join(five.urls), "--waiters", "1", "--seconds",
+                       "0.5", "--slowest", "0"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert "W = 1:" in out
+    assert "a slow hand-over" not in out
+
+
+def test_the_trace_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    bad = (["--waiters", "0"], ["--waiters", "x"], ["--seconds", "-1"], ["--slowest", "-1"])
+    for argv in bad:
+        with pytest.raises(SystemExit) as exc:
+            trace.main(argv)
+        assert exc.value.code == 2
+        assert "error:" in capsys.readouterr().err
 
 
 def test_the_chain_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,12 +28,17 @@ from typing import Any, Final, TypeVar
 
 import redis
 
+from quorumlock import Redlock
 from quorumlock.testing import Hold, LocalServerGroup, ServerBinaryNotFound
 
 __all__ = [
+    "GRACE",
     "SOCKET_TIMEOUT",
+    "START",
     "NotInstalled",
     "Table",
+    "Workers",
+    "WorkersNotReady",
     "bounded",
     "client",
     "clip",
@@ -48,13 +53,16 @@ __all__ = [
     "on_sigterm",
     "percentile",
     "ratio",
+    "ready_to_loop",
     "rotated",
     "server_description",
     "shares",
     "table",
     "target_row",
     "targets_table",
+    "through_gate",
     "version",
+    "worker_processes",
 ]
 
 #: Socket timeouts for every redis-py client a benchmark opens, so that no cycle can hang
@@ -323,6 +331,24 @@ def through_gate(gate: Any) -> float | None:
     except threading.BrokenBarrierError:
         return None
     return time.time()
+
+
+def ready_to_loop(redlock: Redlock, name: str, seconds: float, gate: Any) -> float:
+    """In a worker process, before its loop: a first acquire and release of ``name``
+    (connected, the scripts loaded) within ``seconds``, then :func:`through_gate`.
+    Returns the wall clock at which the loops start, or -inf where another worker never
+    came (the caller then does not loop). Where this worker cannot start, it aborts the
+    gate (the benchmark stops at once instead of waiting for it) and raises."""
+    try:
+        warm_up = redlock.lock(name, ttl=10.0)
+        if not warm_up.acquire(timeout=seconds):
+            raise RuntimeError(f"no lock on the servers within {seconds:g} s")
+        warm_up.release()
+    except BaseException:
+        gate.abort()
+        raise
+    start = through_gate(gate)
+    return -math.inf if start is None else start
 
 
 @contextmanager

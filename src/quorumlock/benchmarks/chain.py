@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import resource
 import sys
@@ -57,8 +56,8 @@ from quorumlock.benchmarks._common import (
     bounded,
     local_servers,
     percentile,
+    ready_to_loop,
     table,
-    through_gate,
     worker_processes,
 )
 from quorumlock.benchmarks._common import handovers as gaps
@@ -159,16 +158,8 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     redlock = Redlock(job.urls, busy_poll=job.busy_poll, observer=rounds, fair=job.fair)
     holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
-    try:  # a first cycle on another name: connected, the scripts loaded
-        warm_up = redlock.lock(f"{NAME}:warm-up", ttl=10.0)
-        if not warm_up.acquire(timeout=job.warm_up):
-            raise RuntimeError(f"no lock on the servers within {job.warm_up:g} s")
-        warm_up.release()
-    except BaseException:
-        gate.abort()  # the benchmark stops at once instead of waiting for this worker
-        raise
-    start = through_gate(gate)
-    stop = -math.inf if start is None else start + job.seconds
+    # a first cycle on another name: connected, the scripts loaded
+    stop = ready_to_loop(redlock, f"{NAME}:warm-up", job.warm_up, gate) + job.seconds
     rounds.clear()  # the loop's rounds only
     while time.time() < stop:
         lock = redlock.lock(NAME, ttl=10.0)
