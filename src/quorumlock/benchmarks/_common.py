@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import platform
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -43,6 +44,7 @@ __all__ = [
     "client",
     "clip",
     "describe_environment",
+    "each_count",
     "environment",
     "handovers",
     "import_peer",
@@ -349,6 +351,20 @@ def ready_to_loop(redlock: Redlock, name: str, seconds: float, gate: Any) -> flo
         raise
     start = through_gate(gate)
     return -math.inf if start is None else start
+
+
+def each_count(counts: Sequence[int], label: str, run: Callable[[int], T]) -> list[T]:
+    """``run(count)`` for each count, in order, saying "<label> = <count>: done" on
+    standard error after each; a run whose workers did not start ends the benchmark
+    with a one-line error (:class:`WorkersNotReady`; the worker's own error is above)."""
+    results = []
+    for count in counts:
+        try:
+            results.append(run(count))
+        except WorkersNotReady as exc:
+            raise SystemExit(f"error: {label} = {count}: {exc} (its error is above)") from None
+        print(f"{label} = {count}: done", file=sys.stderr)
+    return results
 
 
 @contextmanager

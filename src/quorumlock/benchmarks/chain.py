@@ -52,8 +52,8 @@ from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io.wakeups import split_wake
 from quorumlock.benchmarks._common import (
     GRACE,
-    WorkersNotReady,
     bounded,
+    each_count,
     local_servers,
     percentile,
     ready_to_loop,
@@ -452,22 +452,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     with local_servers(args.servers, SERVERS) as (urls, _):
         if len(urls) != SERVERS:
             parser.error(f"--servers needs {SERVERS} URLs, not {len(urls)}")
-        results = []
-        for count in args.processes:
-            try:
-                results.append(
-                    measure(
-                        urls,
-                        count,
-                        args.seconds,
-                        busy_poll=args.busy_poll,
-                        fair=args.fair,
-                        overhear=args.overhear,
-                    )
-                )
-            except WorkersNotReady as exc:
-                raise SystemExit(f"error: P = {count}: {exc} (its error is above)") from None
-            print(f"P = {count}: done", file=sys.stderr)
+        results = each_count(
+            args.processes,
+            "P",
+            lambda count: measure(
+                urls, count, args.seconds, busy_poll=args.busy_poll, fair=args.fair,
+                overhear=args.overhear,
+            ),
+        )  # fmt: skip
     print(
         f"N = {SERVERS}, one name, {args.seconds:g} s per count, busy_poll={args.busy_poll:g}"
         + (", fair=True" if args.fair else "")

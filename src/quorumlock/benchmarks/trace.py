@@ -24,7 +24,6 @@ import math
 import multiprocessing
 import random
 import statistics
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,8 +32,8 @@ from typing import Any, Final
 from quorumlock import LockObserver, Redlock, RoundEvent
 from quorumlock.benchmarks._common import (
     GRACE,
-    WorkersNotReady,
     bounded,
+    each_count,
     local_servers,
     percentile,
     ready_to_loop,
@@ -275,13 +274,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     with local_servers(args.servers, SERVERS) as (urls, _):
         if len(urls) != SERVERS:
             parser.error(f"--servers needs {SERVERS} URLs, not {len(urls)}")
-        results = []
-        for count in args.waiters:
-            try:
-                results.append(measure(urls, count, args.seconds, slowest=args.slowest))
-            except WorkersNotReady as exc:
-                raise SystemExit(f"error: W = {count}: {exc} (its error is above)") from None
-            print(f"W = {count}: done", file=sys.stderr)
+        slowest = args.slowest
+        results = each_count(
+            args.waiters, "W", lambda count: measure(urls, count, args.seconds, slowest=slowest)
+        )
     print(f"N = {SERVERS}, one name, holds U[{HOLD[0] * 1e3:g}, {HOLD[1] * 1e3:g}] ms")
     print(render(results))
     return 0
