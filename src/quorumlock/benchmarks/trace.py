@@ -150,14 +150,19 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     out.put((holds, observer.rounds))
 
 
+def _released(hold: Hold) -> float:
+    """When ``hold``'s release call returned."""
+    return hold.end if hold.released is None else hold.released
+
+
 def _parts(before: Hold, after: Hold, rounds: Sequence[Round]) -> Parts | None:
     """Where the hand-over from ``before`` to ``after`` went, from ``after``'s process's
     rounds (None where its successful acquire round is not among them)."""
-    released = before.end if before.released is None else before.released
+    released = _released(before)
     granted = [
         r for r in rounds
         if r.worker == after.worker and r.op == "acquire" and r.ok * 2 > SERVERS
-        and released - REJOIN_AFTER * 1e9 < r.ended <= after.start
+        and before.start < r.ended <= after.start
     ]  # fmt: skip
     if not granted:
         return None
@@ -190,14 +195,14 @@ def measure(
     for before, after in itertools.pairwise(holds):
         if before.worker == after.worker:
             continue
-        released = before.end if before.released is None else before.released
+        released = _released(before)
         gaps.append(((after.start - released) / 1e6, before, after))
         found = _parts(before, after, rounds)
         if found is not None:
             parts.append(found)
     worst = []
     for gap, before, after in sorted(gaps, key=lambda g: g[0], reverse=True)[:slowest]:
-        released = before.end if before.released is None else before.released
+        released = _released(before)
         window = tuple(r for r in rounds if released - 2e6 <= r.ended <= after.start + 1e6)
         worst.append((gap, before, after, window))
     return TraceResult(
@@ -236,7 +241,7 @@ def render(results: Sequence[TraceResult]) -> str:
             f"(replies 1-{SERVERS}: {replies}); then {_median([p.after_round for p in parts])}"
         )
         for gap, before, after, window in r.slowest:
-            released = before.end if before.released is None else before.released
+            released = _released(before)
             lines.append(
                 f"  a slow hand-over, {gap:.2f} ms: process {before.worker} released, "
                 f"process {after.worker} acquired; the rounds that ended around it:"
