@@ -6,15 +6,17 @@ Usage (from the repository root, in the project's virtualenv)::
     python tests/mutation/run.py --list     # the list, nothing run
     python tests/mutation/run.py 3 7        # mutants 3 and 7 only
     python tests/mutation/run.py --no-baseline   # CI: the tests just passed unmutated
+    python tests/mutation/run.py --jobs 2   # two mutants at once (CI: one per CPU)
 
 The list covers the critical lines of ``src/quorumlock/_algorithm/`` (quorum, drift,
 deadlines, the acquire and extension verdicts, the renewal's give-up boundaries), the
 Lua scripts, and doctor's clock-rate verdict.
 
-The tree (``git ls-files``) is copied once into a temporary directory; each mutant is
-applied to the copy, its named tests run there against the copy's ``src`` (checked:
-the import must resolve into the copy), and the file is restored. The worktree is never
-written. Before any mutant, the named tests must pass on the unmutated copy (unless
+The tree (``git ls-files``) is copied into a temporary directory, once per job
+(``--jobs``); each mutant is applied to a copy no other job is using, its named tests
+run there against that copy's ``src`` (checked: the import must resolve into the copy),
+and the file is restored. The verdicts are printed in the list's order. The worktree is
+never written. Before any mutant, the named tests must pass on the unmutated copy (unless
 ``--no-baseline``: CI runs the check right after the whole suite passed). The exit
 status is non-zero if a mutant survives or the baseline fails twice in a row (a single
 failure is printed as a flaky test and the baseline runs once more).
@@ -28,11 +30,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -777,6 +781,25 @@ def check_imports_from(tree: Path) -> None:
         raise SystemExit(f"quorumlock is imported from {where}, not from the copy {tree}")
 
 
+def run_mutant(tree: Path, number: int, mutant: Mutant) -> tuple[bool, str]:
+    """Apply ``mutant`` to ``tree``, run its tests there, restore the file; whether it
+    survived (its tests passed) and the line that reports it."""
+    path = tree / mutant.path
+    original = path.read_text()
+    found = original.count(mutant.before)
+    if found != 1:
+        return True, f"{number:2} ERROR: the snippet occurs {found} times in {mutant.path}"
+    path.write_text(original.replace(mutant.before, mutant.after))
+    started = time.monotonic()
+    try:
+        passed, tail = run_tests(tree, mutant.tests)
+    finally:
+        path.write_text(original)
+    verdict = "SURVIVED" if passed else "killed"
+    took = time.monotonic() - started
+    return passed, f"{number:2} {verdict:8} {mutant.path}: {mutant.why} ({took:.0f} s; {tail})"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("only", nargs="*", type=int, help="numbers of the mutants to run")
@@ -787,17 +810,29 @@ def main(argv: list[str] | None = None) -> int:
         help="skip the run of the named tests without any mutant (CI: they have just "
         "passed in the whole suite, on the same code)",
     )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="mutants tested at once, each in a copy of the tree of its own (default 1)",
+    )
     args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
     chosen = [(i, m) for i, m in enumerate(MUTANTS, 1) if not args.only or i in args.only]
     if args.list:
         for i, mutant in chosen:
             print(f"{i:2} {mutant.path}: {mutant.why}\n   tests: {', '.join(mutant.tests)}")
         return 0
     with tempfile.TemporaryDirectory(prefix="quorumlock-mutants-") as temp:
-        tree = Path(temp)
-        copy_tree(tree)
-        check_imports_from(tree)
+        trees: queue.SimpleQueue[Path] = queue.SimpleQueue()
+        for job in range(min(args.jobs, len(chosen)) or 1):
+            tree = Path(temp) / f"tree-{job}"
+            copy_tree(tree)
+            check_imports_from(tree)
+            trees.put(tree)
         baseline = tuple(dict.fromkeys(t for _, m in chosen for t in m.tests))
+        tree = trees.get()
         passed, tail = (True, "") if args.no_baseline else run_tests(tree, baseline)
         if not passed:
             # One more run tells a flaky test (named loudly, to be fixed) from a broken
@@ -808,25 +843,22 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"baseline: they fail again: {tail}")
                 return 1
             print("baseline: WARNING: they passed on a second run: the failure above is flaky")
-        survivors = 0
-        for i, mutant in chosen:
-            path = tree / mutant.path
-            original = path.read_text()
-            found = original.count(mutant.before)
-            if found != 1:
-                print(f"{i:2} ERROR: the snippet occurs {found} times in {mutant.path}")
-                survivors += 1
-                continue
-            path.write_text(original.replace(mutant.before, mutant.after))
-            started = time.monotonic()
+        trees.put(tree)
+
+        def in_a_free_tree(number: int, mutant: Mutant) -> tuple[bool, str]:
+            # each job takes a copy no other job is using, and gives it back after
+            tree = trees.get()
             try:
-                passed, tail = run_tests(tree, mutant.tests)
+                return run_mutant(tree, number, mutant)
             finally:
-                path.write_text(original)
-            verdict = "SURVIVED" if passed else "killed"
-            survivors += passed
-            took = time.monotonic() - started
-            print(f"{i:2} {verdict:8} {mutant.path}: {mutant.why} ({took:.0f} s; {tail})")
+                trees.put(tree)
+
+        survivors = 0
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            # in the list's order, each as soon as it and those before it are done
+            for survived, line in pool.map(lambda chosen: in_a_free_tree(*chosen), chosen):
+                survivors += survived
+                print(line, flush=True)
     print(f"{len(chosen) - survivors} of {len(chosen)} mutants killed")
     return 1 if survivors else 0
 

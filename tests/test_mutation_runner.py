@@ -1,0 +1,74 @@
+"""The mutation check's runner (tests/mutation/run.py): run two jobs at once, it still
+reports every mutant, in the list's order, and fails on a survivor."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+RUNNER = Path(__file__).parent / "mutation" / "run.py"
+
+
+def load_runner() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("quorumlock_mutation_runner", RUNNER)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        del sys.modules[spec.name]
+    return module
+
+
+def test_two_jobs_report_every_mutant_in_order_and_fail_on_a_survivor(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runner = load_runner()
+    arith = runner.ARITH
+    mutants = (
+        runner.Mutant(
+            "a majority is n // 2",
+            arith,
+            "return n // 2 + 1",
+            "return n // 2",
+            ("tests/core/test_arithmetic.py::test_quorum_is_a_strict_majority",),
+        ),
+        runner.Mutant(
+            "a comment only: its test passes",
+            arith,
+            "QUEUE_BACKOFF_MAX = 3\n",
+            "QUEUE_BACKOFF_MAX = 3  # changed\n",
+            ("tests/core/test_flows.py::test_a_waiter_far_back_in_line_polls_less_often",),
+        ),
+        runner.Mutant(
+            "a snippet that is not there",
+            arith,
+            "no such line in the file",
+            "",
+            ("tests/core/test_arithmetic.py::test_quorum_is_a_strict_majority",),
+        ),
+    )
+    monkeypatch.setattr(runner, "MUTANTS", mutants)
+
+    assert runner.main(["--no-baseline", "--jobs", "2"]) == 1
+
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[:2] for line in lines[:3]] == [
+        ["1", "killed"],
+        ["2", "SURVIVED"],
+        ["3", "ERROR:"],
+    ]
+    assert lines[-1] == "1 of 3 mutants killed"
+
+
+def test_jobs_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        load_runner().main(["--jobs", "0", "--list"])
+    assert exited.value.code == 2
+    assert "--jobs must be at least 1, not 0" in capsys.readouterr().err
