@@ -619,14 +619,33 @@ def test_the_trace_benchmark_splits_each_hand_over_into_its_parts(
     ops = {(r.worker, r.op) for r in window}
     assert (before.worker, "release") in ops
     assert (after.worker, "acquire") in ops
+    probe = result.probe
+    assert probe is not None
+    assert probe.wake_ups > 0
+    assert 0 <= probe.late <= probe.wake_ups
     rendered = trace.render([result])
     assert rendered.startswith(f"W = 1: {len(result.handovers):,} hand-overs in 2 s;")
     assert "a slow hand-over" in rendered
+    assert f"late {probe.late:,} times of {probe.wake_ups:,}," in rendered
     assert trace.main(["--servers", ",".join(five.urls), "--waiters", "1", "--seconds",
                        "0.5", "--slowest", "0"]) == 0  # fmt: skip
     out = capsys.readouterr().out
     assert "W = 1:" in out
     assert "a slow hand-over" not in out
+
+
+def test_the_run_queue_probe_counts_the_wake_ups_that_came_late(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every sleep of the probe ends 2 ms past the lateness it counts: every wake-up is
+    counted late, and the latest is at least that late."""
+    real_sleep = time.sleep
+    late_by = trace.PROBE_LATE + 0.002
+    monkeypatch.setattr(time, "sleep", lambda seconds: real_sleep(seconds + late_by))
+    probe = trace.probe_run_queue(0.05)
+    assert probe.wake_ups >= 1
+    assert probe.late == probe.wake_ups
+    assert probe.latest >= late_by * 1e3
 
 
 def test_the_trace_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:

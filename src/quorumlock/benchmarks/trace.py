@@ -11,9 +11,12 @@ largest; then where the median hand-over's time goes: when the next holder's
 successful acquire round began, from the release's return (negative: before it
 returned), how long that round took and the latency of its first to fifth reply, and
 the time from the round's end to the acquire call's return (medians over the
-hand-overs); and for the slowest hand-overs, every round of every process that ended
-in its window. This is where docs/benchmarks.md's numbers on a hand-over's parts come
-from. Numbers only: nothing here is judged against a time.
+hand-overs); for the slowest hand-overs, every round of every process that ended in
+its window; and how crowded the host's run queue was meanwhile: the benchmark's own
+process sleeps 1 ms at a time while the others loop, and counts the wake-ups that came
+more than 3 ms late (a process runnable, waiting for a core). This is where
+docs/benchmarks.md's numbers on a hand-over's parts come from. Numbers only: nothing
+here is judged against a time.
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from quorumlock.benchmarks._common import (
 )
 from quorumlock.testing import Hold
 
-__all__ = ["Round", "TraceResult", "main", "measure", "render"]
+__all__ = ["Probe", "Round", "TraceResult", "main", "measure", "probe_run_queue", "render"]
 
 SERVERS: Final = 5
 NAME: Final = "trace"
@@ -57,6 +60,11 @@ REJOIN_POLL: Final = 0.001
 
 #: Seconds a worker process's first acquire (on a name of its own) may take.
 WARM_UP: Final = 10.0
+
+#: The run queue's probe sleeps this long at a time (seconds) ...
+PROBE_SLEEP: Final = 0.001
+#: ... and counts the wake-ups later than this after a sleep's end (seconds).
+PROBE_LATE: Final = 0.003
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +99,32 @@ class Parts:
     latencies: tuple[float, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """What :func:`probe_run_queue` saw."""
+
+    wake_ups: int
+    late: int  # wake-ups more than PROBE_LATE after their sleep's end
+    latest: float  # ms: how late the latest wake-up came
+
+
+def probe_run_queue(seconds: float) -> Probe:
+    """Sleep :data:`PROBE_SLEEP` at a time for ``seconds``, and count the wake-ups that
+    came more than :data:`PROBE_LATE` after the sleep's end: a sleeping process woken
+    that late was runnable, waiting for a core (on an idle machine none is)."""
+    wake_ups = late = 0
+    latest = 0.0
+    end = time.monotonic() + seconds
+    while (began := time.monotonic()) < end:
+        time.sleep(PROBE_SLEEP)
+        behind = time.monotonic() - began - PROBE_SLEEP
+        wake_ups += 1
+        if behind > PROBE_LATE:
+            late += 1
+        latest = max(latest, behind)
+    return Probe(wake_ups, late, latest * 1e3)
+
+
 @dataclass(frozen=True)
 class TraceResult:
     waiters: int
@@ -98,6 +132,7 @@ class TraceResult:
     handovers: tuple[float, ...]  # ms, sorted
     parts: tuple[Parts, ...]
     slowest: tuple[tuple[float, Hold, Hold, tuple[Round, ...]], ...] = field(default=())
+    probe: Probe | None = None  # the run queue while the processes looped
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +222,7 @@ def measure(
     jobs = [(_Job(urls, seconds, i, holder, warm_up),) for i in range(waiters + 1)]
     with worker_processes(_loop, jobs) as workers:
         workers.start()
+        probe = probe_run_queue(seconds)  # while they loop
         reports = workers.collect(seconds + GRACE)
     holds = sorted((h for report in reports for h in report[0]), key=lambda h: h.start)
     rounds = sorted((r for report in reports for r in report[1]), key=lambda r: r.ended)
@@ -211,6 +247,7 @@ def measure(
         handovers=tuple(sorted(g[0] for g in gaps)),
         parts=tuple(parts),
         slowest=tuple(worst),
+        probe=probe,
     )
 
 
@@ -240,6 +277,12 @@ def render(results: Sequence[TraceResult]) -> str:
             f"({early:,} began before); the round {_median([p.round for p in parts])} "
             f"(replies 1-{SERVERS}: {replies}); then {_median([p.after_round for p in parts])}"
         )
+        if r.probe is not None:
+            lines.append(
+                f"  the run queue meanwhile: a process sleeping {PROBE_SLEEP * 1e3:g} ms at a "
+                f"time woke more than {PROBE_LATE * 1e3:g} ms late {r.probe.late:,} times of "
+                f"{r.probe.wake_ups:,}, at most {r.probe.latest:.1f} ms late"
+            )
         for gap, before, after, window in r.slowest:
             released = _released(before)
             lines.append(
