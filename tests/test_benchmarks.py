@@ -637,8 +637,8 @@ def test_the_trace_benchmark_splits_each_hand_over_into_its_parts(
 def test_the_run_queue_probe_counts_the_wake_ups_that_came_late(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Every sleep of the probe ends 2 ms past the lateness it counts: every wake-up is
-    counted late, and the latest is at least that late."""
+    """Each of the probe's sleeps made 2 ms longer than the lateness it counts: every
+    wake-up is counted late, and the latest is at least that late."""
     real_sleep = time.sleep
     late_by = trace.PROBE_LATE + 0.002
     monkeypatch.setattr(time, "sleep", lambda seconds: real_sleep(seconds + late_by))
