@@ -10,7 +10,7 @@ import math
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -648,20 +648,26 @@ def test_the_run_queue_probe_counts_the_wake_ups_that_came_late(
     assert probe.latest >= late_by * 1e3
 
 
-def test_the_trace_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
-    bad = (["--waiters", "0"], ["--waiters", "x"], ["--seconds", "-1"], ["--slowest", "-1"])
+@pytest.mark.parametrize(
+    ("main", "bad"),
+    [
+        (trace.main, (["--waiters", "0"], ["--waiters", "x"], ["--seconds", "-1"],
+                      ["--slowest", "-1"])),
+        (chain.main, (["--processes", "0"], ["--processes", "x"], ["--seconds", "-1"],
+                      ["--busy-poll", "1"])),
+        (refusals.main, (["--processes", "0"], ["--seconds", "nan"],
+                         ["--only", "quorumlock-n9"])),
+    ],
+    ids=["trace", "chain", "refusals"],
+)  # fmt: skip
+def test_the_benchmark_refuses_bad_arguments(
+    main: Callable[[list[str]], int],
+    bad: tuple[list[str], ...],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     for argv in bad:
         with pytest.raises(SystemExit) as exc:
-            trace.main(argv)
-        assert exc.value.code == 2
-        assert "error:" in capsys.readouterr().err
-
-
-def test_the_chain_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
-    bad = (["--processes", "0"], ["--processes", "x"], ["--seconds", "-1"], ["--busy-poll", "1"])
-    for argv in bad:
-        with pytest.raises(SystemExit) as exc:
-            chain.main(argv)
+            main(argv)
         assert exc.value.code == 2
         assert "error:" in capsys.readouterr().err
 
@@ -693,15 +699,6 @@ def test_the_refusals_benchmark_reports_a_contender_that_fails() -> None:
     assert "ConnectionError" in result.error
     assert result.per_refusal is None
     assert "-" in refusals.render([result], []).splitlines()[2]
-
-
-def test_the_refusals_benchmark_refuses_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
-    bad = (["--processes", "0"], ["--seconds", "nan"], ["--only", "quorumlock-n9"])
-    for argv in bad:
-        with pytest.raises(SystemExit) as exc:
-            refusals.main(argv)
-        assert exc.value.code == 2
-        assert "error:" in capsys.readouterr().err
 
 
 def test_the_rwlock_cycles_benchmark_measures_every_contender(five: LocalServerGroup) -> None:
