@@ -140,3 +140,32 @@ def test_verify_one_kind_of_lock_at_a_time() -> None:
         result = run_cli("verify", "--lock-many", *extra)
         assert result.returncode == 2, result.stderr
         assert named in assert_one_line_error(result)
+
+
+def test_verify_a_fair_lock_beside_the_legacy_one() -> None:
+    result = run_cli(
+        "verify", "--fair", "--compare", "legacy", "--nemesis", "pause-clients",
+        "--duration", "2", "--count", "3", "--json",
+        timeout=180,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout + result.stderr
+    ours, legacy = json.loads(result.stdout)["reports"]
+    assert (ours["config"], ours["fair"], ours["overlaps"]) == ("fair, safe", True, 0)
+    assert ours["acquisitions"] > 0
+    assert (legacy["config"], legacy["fair"]) == ("legacy SETNX", False)
+
+
+def test_verify_a_fair_election() -> None:
+    result = run_cli(
+        "verify", "--fair", "--election", "--nemesis", "none", "--duration", "1", timeout=120
+    )
+    assert result.returncode == 0, result.stderr
+    assert "| none | election, fair, safe |" in result.stdout
+
+
+def test_fair_orders_a_lock_or_an_election_only() -> None:
+    for extra in (["--rwlock"], ["--lock-many"], ["--permits", "2"]):
+        result = run_cli("verify", "--fair", *extra)
+        assert result.returncode == 2, result.stderr
+        message = assert_one_line_error(result)
+        assert f"--fair orders the waiters of a lock or an election: drop {extra[0]}" in message

@@ -47,11 +47,17 @@ def explain(report: VerifyReport) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("fair", [False, True], ids=["default", "fair"])
 @pytest.mark.parametrize("nemesis", NEMESES)
-def test_the_safe_configuration_survives_every_nemesis(nemesis: str) -> None:
+def test_the_safe_configuration_survives_every_nemesis(nemesis: str, fair: bool) -> None:
+    """Also with ``fair=True``: its own acquire script (refused to all but the head of
+    the line), its waiters' entries lost with a restarted server's memory or left in
+    line by a paused process, and still the same."""
     before = children()
-    report = verify(nemesis=nemesis, duration=DURATION)
-    assert (report.config, report.quarantine, report.fencing) == ("safe", True, True)
+    report = verify(nemesis=nemesis, duration=DURATION, fair=fair)
+    config = "fair, safe" if fair else "safe"
+    assert (report.config, report.quarantine, report.fencing) == (config, True, True)
+    assert report.fair is fair  # as every worker ran it
     assert report.overlaps == 0, explain(report)
     assert report.stale_writes_accepted == 0, explain(report)
     assert report.token_order_violations == 0, explain(report)
@@ -203,6 +209,11 @@ def test_verify_refuses_bad_arguments() -> None:
         verify(nemesis="none", lock="many", election=True)
     with pytest.raises(ValueError, match="a semaphore runs on quorumlock only"):
         verify(nemesis="none", lock="many", permits=2)
+    with pytest.raises(ValueError, match="fair must be True or False, not 1"):
+        verify(nemesis="none", fair=1)  # type: ignore[arg-type]
+    for other in ({"lock": "rw"}, {"lock": "many"}, {"permits": 2}, {"contender": "legacy"}):
+        with pytest.raises(ValueError, match="fair orders the waiters of quorumlock's lock"):
+            verify(nemesis="none", fair=True, **other)
 
 
 def test_the_nemeses() -> None:

@@ -66,6 +66,7 @@ examples:
   quorumlock verify --compare legacy --nemesis kill-restart --count 3
   quorumlock verify --rwlock --nemesis pause-clients   # readers and writers
   quorumlock verify --lock-many --nemesis kill-restart  # overlapping sets of names
+  quorumlock verify --fair --nemesis pause-clients  # waiters served in arrival order
   quorumlock verify --json > verify.json
 """
 
@@ -163,6 +164,12 @@ def add_parser(subparsers: Any) -> Parser:
         help="contend for K permits of a counting semaphore instead of a lock, and "
         "count the holders beyond K (in the overlaps column)",
     )
+    parser.add_argument(
+        "--fair",
+        action="store_true",
+        help="the workers' Redlock serves waiters in arrival order (fair=True): the lock's, "
+        "or with --election the campaign's",
+    )
     parser.add_argument("--seed", metavar="N", type=int, default=None, help="random seed")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.set_defaults(handler=verify)
@@ -180,6 +187,11 @@ def verify(args: argparse.Namespace) -> int:
     if args.permits is not None and (args.election or args.compare or kind):
         other = "--election" if args.election else kind or "--compare"
         raise CliError(f"--permits runs on its own: drop {other}", EXIT_USAGE)
+    if args.fair and (kind or args.permits is not None):
+        other = kind or "--permits"
+        raise CliError(
+            f"--fair orders the waiters of a lock or an election: drop {other}", EXIT_USAGE
+        )
     if kind and (args.election or args.compare):
         other = "--election" if args.election else f"--compare {args.compare}"
         raise CliError(f"{kind} runs on its own: drop {other}", EXIT_USAGE)
@@ -224,6 +236,7 @@ def verify(args: argparse.Namespace) -> int:
                     election=args.election,
                     lock=args.lock,
                     permits=args.permits,
+                    fair=args.fair and contender == "quorumlock",
                 )
             except (ServerBinaryNotFound, ServerStartError, RuntimeError, TimeoutError) as exc:
                 raise CliError(f"verify {nemesis}: {exc}") from None

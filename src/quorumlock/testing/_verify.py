@@ -130,6 +130,9 @@ class VerifyReport:
     #: A semaphore run (``verify(permits=K)``): ``overlaps`` then counts the holds that
     #: began while K others were open (:func:`~quorumlock.testing.check_k_exclusion`).
     permits: int | None = None
+    #: Every worker's ``Redlock`` had ``fair=True`` (``verify(fair=True)``), as the
+    #: workers reported it.
+    fair: bool = False
 
     @property
     def safe(self) -> bool:
@@ -175,6 +178,7 @@ def verify(
     election: bool = False,
     lock: str = "mutex",
     permits: int | None = None,
+    fair: bool = False,
 ) -> VerifyReport:
     """Run ``workers`` processes contending for one lock on ``servers`` real servers for
     ``duration`` seconds under ``nemesis``, and check the history.
@@ -218,6 +222,10 @@ def verify(
             (:func:`~quorumlock.testing.check_k_exclusion`; ``overlaps`` counts the
             holders beyond K). Several holders write at once then, so the resource's
             order and the fencing tokens' order are not checked.
+        fair: the workers' ``Redlock`` has ``fair=True`` (docs/algorithm.md, "Fair
+            locks"): the lock, or the election's campaign, serves its waiters in
+            arrival order; checked as without it (the faults may reorder the line, never
+            let two hold at once). The report's configuration begins with "fair".
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
@@ -256,6 +264,13 @@ def verify(
         raise ValueError(f"permits must be an int >= 1 or None, not {permits!r}")
     if permits is not None and (election or lock != "mutex" or contender != "quorumlock"):
         raise ValueError("a semaphore runs on quorumlock only, as neither election nor rwlock")
+    if not isinstance(fair, bool):
+        raise ValueError(f"fair must be True or False, not {fair!r}")
+    if fair and (lock != "mutex" or permits is not None or contender != "quorumlock"):
+        raise ValueError(
+            "fair orders the waiters of quorumlock's lock or election only: not a "
+            "read-write lock, a multi-resource lock, a semaphore or another contender"
+        )
     if seed is None:
         seed = random.SystemRandom().randrange(2**32)
     say = progress or (lambda _message: None)
@@ -264,6 +279,8 @@ def verify(
         label = LEGACY_LABEL
     else:
         label = config_label(quarantine=quarantine, fencing=fencing)
+    if fair:
+        label = f"fair, {label}"
     if election:
         label = f"election, {label}"
     if lock != "mutex":
@@ -312,6 +329,7 @@ def verify(
                 election=election,
                 lock=lock,
                 permits=permits or 0,
+                fair=fair,
             )
             for index in range(workers)
         ]
@@ -353,6 +371,7 @@ def verify(
         records = list(pool.records())
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
+        ran_fair = [bool(r["fair"]) for r in records if r.get("kind") == "config"]
         holds = pool.holds()
         if lock == "many":
             check = _check_sets(pool, resource, start=start, end=stop, rejected=rejected)
@@ -394,6 +413,7 @@ def verify(
             longest_gap=check.longest_gap,
             contender=contender,
             permits=permits,
+            fair=bool(ran_fair) and all(ran_fair),
         )
         say(report.summary())
     return report

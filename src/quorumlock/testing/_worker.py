@@ -12,7 +12,9 @@ The protocol, through files in a private run directory and the pool's pipes:
    times) on each child's stdin and closes it. EOF instead means "exit now";
 4. from T0 until T1 the child loops: acquire, record, work, write, release, rest. Every
    finished acquisition is appended to the record file as one JSON line, flushed at
-   once, so a child killed later loses at most the acquisition in progress;
+   once, so a child killed later loses at most the acquisition in progress (before
+   the loop, a quorumlock worker records its ``Redlock``'s ``fair`` as it runs, with
+   ``{"kind": "config"}``);
 5. the child appends ``{"kind": "done"}`` and exits by itself shortly after T1.
 
 The worker's loop (see :func:`_contend`) is where the faults bite::
@@ -113,6 +115,7 @@ class WorkerSpec:
     lock: str = "mutex"
     #: > 0: contend for one of this many permits of a semaphore named ``lock_name``.
     permits: int = 0
+    fair: bool = False  # Redlock(fair=True): a single lock's waiters served in arrival order
 
     def to_json(self) -> str:
         return json.dumps(asdict(self))
@@ -213,7 +216,10 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
             fencing=spec.fencing,
             instance_timeout=spec.instance_timeout,
             retry_delay=spec.retry_delay,
+            fair=spec.fair,
         )
+        # what the report's configuration says is what the workers ran
+        records.add(kind="config", fair=redlock.config.fair)
     flags_fd = os.open(spec.flags, os.O_RDWR)
     flags = mmap.mmap(flags_fd, 0)
     os.close(flags_fd)
