@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
 import time
+from pathlib import Path
 
 import redis
 
+from quorumlock._algorithm.wire import queue_keys
 from quorumlock.testing import LocalServerGroup
 from tests.cli.conftest import Cli, assert_one_line_error, run_cli, spawn_cli
-from tests.conftest import ServerFactory
+from tests.cli.test_run_rw import until_file, wait_for
+from tests.conftest import ServerFactory, client_of
 
 
 def test_status_of_a_free_lock(cli: Cli, lock_name: str) -> None:
@@ -156,3 +160,76 @@ def test_doctor_fails_two_urls_of_one_server(servers: LocalServerGroup, lock_nam
     assert "same server" in table.stdout
     healthy = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=servers.urls[:3])
     assert checks_of(healthy.stdout)[("same server", "(all)")] == "pass"
+
+
+def test_status_shows_the_processes_in_line(
+    cli: Cli, servers: LocalServerGroup, lock_name: str, tmp_path: Path
+) -> None:
+    done = tmp_path / "done"
+    holder = spawn_cli("run", lock_name, "--", *until_file(done), servers=servers.urls)
+    waiters: list[subprocess.Popen[str]] = []
+    try:
+        wait_for(lambda: json.loads(cli("status", lock_name, "--json").stdout)["holder"])
+        # each waiter is its own process: its own entry in the name's queue of waiters
+        waiters = [
+            spawn_cli("run", lock_name, "--wait", "30", "--", "true", servers=servers.urls)
+            for _ in range(2)
+        ]
+
+        def two_in_line_everywhere() -> bool:
+            data = json.loads(cli("status", lock_name, "--json").stdout)
+            return all(len(server["in_line"]) == 2 for server in data["servers"])
+
+        wait_for(two_in_line_everywhere)
+        data = json.loads(cli("status", lock_name, "--json").stdout)
+        head = data["head"]
+        assert (data["in_line"], len(head)) == (2, 8)
+        assert all(server["in_line"][0] == head for server in data["servers"])
+        table = cli("status", lock_name).stdout
+        assert "in line" in table.splitlines()[0]
+        assert table.count(f"2, head {head}…") == 5
+        assert f"2 process(es) in line on a majority, the head {head}… on 5 of 5" in table
+    finally:
+        done.touch()
+        assert holder.wait(timeout=30) == 0
+        for waiter in waiters:
+            assert waiter.wait(timeout=30) == 0
+    # the waiters took the lock in turn and left the line
+    data = json.loads(cli("status", lock_name, "--json").stdout)
+    assert (data["in_line"], data["head"]) == (0, None)
+    assert "in line" not in cli("status", lock_name).stdout
+
+
+def test_status_counts_the_live_entries_only_and_says_where_it_cannot_see(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    queue, expiry = queue_keys(lock_name)
+    for server in servers:
+        client = client_of(server)
+        now_ms = int(client.time()[0]) * 1000
+        client.zadd(queue, {"aaaaaaaa11111111": 1, "bbbbbbbb22222222": 2, "cccccccc3333": 3})
+        # the second one's lease ran out: the next script on the server sweeps it away
+        client.zadd(
+            expiry,
+            {"aaaaaaaa11111111": now_ms + 60_000, "bbbbbbbb22222222": now_ms - 1_000,
+             "cccccccc3333": now_ms + 60_000},
+        )  # fmt: skip
+        # a user who may read the lock's key but not its queue (on the first server only)
+        keys = f"~{lock_name}" if server is servers[0] else "~*"
+        client.acl_setuser(
+            "viewer", enabled=True, passwords=["+secret"], commands=["+@all"], keys=[keys]
+        )
+        client.close()
+    result = run_cli("status", lock_name, "--json", servers=servers.urls)
+    data = json.loads(result.stdout)
+    assert [s["in_line"] for s in data["servers"]] == [["aaaaaaaa", "cccccccc"]] * 5
+    assert (data["in_line"], data["head"]) == (2, "aaaaaaaa")
+    urls = [url.replace("redis://", "redis://viewer:secret@") for url in servers.urls]
+    result = run_cli("status", lock_name, "--json", servers=urls)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    assert [s["in_line"] for s in data["servers"]] == [None] + [["aaaaaaaa", "cccccccc"]] * 4
+    assert (data["in_line"], data["head"]) == (2, "aaaaaaaa")
+    rows = run_cli("status", lock_name, servers=urls).stdout.splitlines()
+    assert rows[2].rstrip().endswith("unknown")
+    assert rows[3].rstrip().endswith("2, head aaaaaaaa…")

@@ -14,6 +14,7 @@ fatal outcome that names what is missing, at the first attempt, and no lock is l
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import shlex
 import time
@@ -24,7 +25,9 @@ import redis
 
 from quorumlock import LockObserver, QuorumUnavailable, Reply, RoundEvent
 from quorumlock._algorithm.scripts import MARKER_KEY, RELEASED_PREFIX
+from quorumlock._algorithm.wire import queue_keys
 from quorumlock.testing import LocalServer, LocalServerGroup, server_version
+from tests.cli.conftest import run_cli
 from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
 from tests.integration.apis import Api, call
 
@@ -422,3 +425,49 @@ def test_a_server_with_the_rule_from_before_the_queues_grants_a_waiter_in_line(
 
     api.run(body)
     assert values(servers, "locks:mixed") == [None, None, None]
+
+
+#: What docs/deployment.md adds to the rule for the command line tool's `status` and
+#: `doctor` (``+hgetall``), and for status's read-write columns.
+INSPECTION = ("+hgetall",)
+RW_KEYS = "~quorumlock:rw:*"
+
+
+@pytest.mark.parametrize("rw", [True, False], ids=["rw-keys", "no-rw-keys"])
+def test_status_and_doctor_as_the_documented_user(
+    make_servers: ServerFactory, kind: ServerKind, rw: bool
+) -> None:
+    """``quorumlock status`` and ``quorumlock doctor`` as a user with the documented rule
+    and what the document adds for them: every server answers, and status shows the
+    name's queue of waiters. With the read-write lock's keys too, the ACL LOG stays
+    empty; without them, status answers all the same, without its read-write columns,
+    and what was refused is that key alone (it once took such a user's servers for
+    unreachable)."""
+    binary = binary_of(kind)
+    servers: LocalServerGroup = make_servers(3, binary=binary)
+    queue, leases = queue_keys("locks:seen")
+    for server in servers:
+        add_user(server, [*rule_for(server), *INSPECTION, *([RW_KEYS] if rw else [])])
+        client = client_of(server)
+        try:  # a waiter in line, its lease a minute from now by the server's clock
+            client.zadd(queue, {"0123456789abcdef": 1})
+            client.zadd(leases, {"0123456789abcdef": int(client.time()[0]) * 1000 + 60_000})
+        finally:
+            client.close()
+    urls = [as_user(server) for server in servers]
+    status = run_cli("status", "locks:seen", "--json", servers=urls)
+    assert status.returncode == 0, status.stdout + status.stderr
+    data = json.loads(status.stdout)
+    assert [s["reachable"] for s in data["servers"]] == [True] * 3
+    assert [s["in_line"] for s in data["servers"]] == [["01234567"]] * 3
+    assert (data["in_line"], data["head"]) == (1, "01234567")
+    doctor = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=urls)
+    assert json.loads(doctor.stdout)["checks"], doctor.stderr
+    assert all(c["result"] != "fail" for c in json.loads(doctor.stdout)["checks"]), doctor.stdout
+    refused = {
+        entry[b"object"].decode()
+        for server in servers
+        for entry in acl_log(server)
+        if isinstance(entry, dict)
+    }
+    assert refused == (set() if rw else {"quorumlock:rw:{locks:seen}"})

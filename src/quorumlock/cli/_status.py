@@ -12,6 +12,7 @@ import redis
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
 from quorumlock._algorithm.rwlock import rw_key
+from quorumlock._algorithm.wire import queue_keys
 from quorumlock.cli._common import (
     EXIT_ERROR,
     Parser,
@@ -36,6 +37,11 @@ quarantine: a server that restarted and may have forgotten its locks stays out o
 quorum for max_ttl seconds, and this says how long it still has to wait and why. A name
 that nobody holds while too few servers are out of quarantine is reported as free but
 unavailable (docs/safety.md, B1).
+
+When processes wait in line for NAME (a blocking acquire joins the name's queue of
+waiters, docs/algorithm.md, "Waiting"), a column shows how many are in line on each
+server and the head of the line (the first 8 characters of its process's id), and a
+line says how many a majority has in line and which head it names.
 
 When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwlock),
 two more columns show its live readers and its writer (with the writers waiting) on
@@ -65,6 +71,9 @@ class ServerStatus:
     readers: list[str] = field(default_factory=list)
     writer: str | None = None
     waiting_writers: int = 0
+    # the processes in NAME's queue of waiters (docs/algorithm.md, "Waiting"), in line
+    # order: the first 8 characters of each one's id; None where the server did not say
+    in_line: list[str] | None = field(default_factory=list)
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -97,19 +106,28 @@ def query(servers: Servers, name: str, max_ttl: float = 60.0) -> list[ServerStat
 
 
 def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerStatus:
+    queue, leases = queue_keys(name)
     try:
         pipe = client.pipeline(transaction=False)
         pipe.get(name)
         pipe.pttl(name)
         pipe.time()
+        # Keys a user's ACL rule may leave out (the read-write lock's, the queue's: the
+        # rule of docs/deployment.md covers the queue only): read where it allows.
         pipe.zrange(rw_key(name), 0, -1, withscores=True)
-        value, pttl, (now_s, now_us), holds = pipe.execute()
+        pipe.zrange(queue, 0, -1)
+        pipe.zrange(leases, 0, -1, withscores=True)
+        replies = pipe.execute(raise_on_error=False)
     except redis.RedisError as exc:
-        return ServerStatus(label, False, error=error_reply(exc))
+        return ServerStatus(label, False, error=error_reply(exc), in_line=None)
+    value, pttl, clock, holds, members, leased = replies
+    failed = next((r for r in (value, pttl, clock) if isinstance(r, Exception)), None)
+    if failed is not None:
+        return ServerStatus(label, False, error=error_reply(failed), in_line=None)
     result = ServerStatus(label, True)
-    now_ms = int(now_s) * 1000 + int(now_us) // 1000
-    for member, expiry in holds:  # a member is a mode letter and a token
-        text = member.decode("utf-8", "replace") if isinstance(member, bytes) else str(member)
+    now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
+    for member, expiry in () if isinstance(holds, Exception) else holds:
+        text = _text(member)  # a mode letter and a token
         if expiry <= now_ms:
             continue  # expired: the next script on this server drops it
         if text[0] == "r":
@@ -119,9 +137,10 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         else:
             result.waiting_writers += 1
     if value is not None:
-        token = value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+        token = _text(value)
         result.holder = token[:12]
         result.remaining_ttl = int(pttl) / 1000 if int(pttl) >= 0 else None
+    result.in_line = _in_line(members, leased, now_ms)
     state = server_state(client, max_ttl)
     if state is not None:
         result.quarantined_for = state.quarantined_for
@@ -130,6 +149,21 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         result.fence = state.fence
         result.durable = state.durable
     return result
+
+
+def _in_line(members: object, leased: object, now_ms: int) -> list[str] | None:
+    """The processes waiting in line on a server: the entries of the name's queue of
+    waiters (``members``, in line order) whose lease (``leased``: each entry with the
+    server's ms at which it runs out) has not run out by the server's clock (``now_ms``),
+    each as its id's first 8 characters; None where the server refused to show them."""
+    if not isinstance(members, list) or not isinstance(leased, list):
+        return None  # an error reply in their place
+    alive = {member for member, until in leased if until > now_ms}
+    return [_text(member)[:8] for member in members if member in alive]
+
+
+def _text(raw: object) -> str:
+    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
 
 
 def status(args: argparse.Namespace) -> int:
@@ -148,6 +182,8 @@ def status(args: argparse.Namespace) -> int:
     available = usable >= needed
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
+    in_line, head, heading = _line(results, needed)
+    line_seen = any(r.in_line for r in results)
     if args.json:
         emit_json(
             {
@@ -159,6 +195,8 @@ def status(args: argparse.Namespace) -> int:
                 "available": available,
                 "readers": readers,
                 "writer": writer,
+                "in_line": in_line,
+                "head": head,
             }
         )
     else:
@@ -178,6 +216,10 @@ def status(args: argparse.Namespace) -> int:
             for row, r in zip(rows, results, strict=True):
                 waiting = f" ({r.waiting_writers} waiting)" if r.waiting_writers else ""
                 row += [str(len(r.readers)), (f"{r.writer}…" if r.writer else "-") + waiting]
+        if line_seen:
+            headers.append("in line")
+            for row, r in zip(rows, results, strict=True):
+                row.append(_line_text(r))
         print_table(headers, rows)
         if rw_seen:
             say(_rw_line(args.name, readers, writer, len(results)))
@@ -191,6 +233,9 @@ def status(args: argparse.Namespace) -> int:
             say(f"\n{args.name!r} is free")
         else:
             say(_unavailable(args.name, results, usable, needed))
+        if in_line:
+            said = f", the head {head}… on {heading} of {len(results)}" if head else ""
+            say(f"{in_line} process(es) in line on a majority{said}")
     if reachable < needed:
         say(
             f"quorumlock: error: only {reachable} of {len(results)} servers reachable, "
@@ -199,6 +244,28 @@ def status(args: argparse.Namespace) -> int:
         )
         return EXIT_ERROR
     return 0
+
+
+def _line(results: list[ServerStatus], needed: int) -> tuple[int, str | None, int]:
+    """How many processes a majority of the servers has in line for the name (at
+    least), and the head of the line that most servers name, if a majority does, with
+    how many name it."""
+    counts = sorted((len(r.in_line) for r in results if r.in_line is not None), reverse=True)
+    in_line = counts[needed - 1] if len(counts) >= needed else 0
+    heads = [r.in_line[0] for r in results if r.in_line]
+    head = max(set(heads), key=heads.count) if heads else None
+    heading = heads.count(head) if head else 0
+    return in_line, head if heading >= needed else None, heading
+
+
+def _line_text(result: ServerStatus) -> str:
+    if not result.reachable:
+        return "-"
+    if result.in_line is None:
+        return "unknown"
+    if not result.in_line:
+        return "0"
+    return f"{len(result.in_line)}, head {result.in_line[0]}…"
 
 
 def _rw_holders(results: list[ServerStatus], needed: int) -> tuple[list[str], str | None]:
