@@ -182,7 +182,7 @@ def status(args: argparse.Namespace) -> int:
     available = usable >= needed
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
-    in_line, head, heading = _line(results, needed)
+    in_line, head, agreeing = _line(results, needed)
     line_seen = any(r.in_line for r in results)
     if args.json:
         emit_json(
@@ -234,7 +234,7 @@ def status(args: argparse.Namespace) -> int:
         else:
             say(_unavailable(args.name, results, usable, needed))
         if in_line:
-            said = f", the head {head}… on {heading} of {len(results)}" if head else ""
+            said = f", the head {head}… on {agreeing} of {len(results)}" if head else ""
             say(f"{in_line} process(es) in line on a majority{said}")
     if reachable < needed:
         say(
@@ -254,8 +254,8 @@ def _line(results: list[ServerStatus], needed: int) -> tuple[int, str | None, in
     in_line = counts[needed - 1] if len(counts) >= needed else 0
     heads = [r.in_line[0] for r in results if r.in_line]
     head = max(set(heads), key=heads.count) if heads else None
-    heading = heads.count(head) if head else 0
-    return in_line, head if heading >= needed else None, heading
+    agreeing = heads.count(head) if head else 0
+    return in_line, head if agreeing >= needed else None, agreeing
 
 
 def _line_text(result: ServerStatus) -> str:

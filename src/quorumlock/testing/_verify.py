@@ -225,7 +225,7 @@ def verify(
         fair: the workers' ``Redlock`` has ``fair=True`` (docs/algorithm.md, "Fair
             locks"): the lock, or the election's campaign, serves its waiters in
             arrival order; checked as without it (the faults may reorder the line, never
-            let two hold at once). The report's configuration begins with "fair".
+            let two hold at once). The report's configuration says so ("fair, safe").
 
     Returns:
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
