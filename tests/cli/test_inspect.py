@@ -63,6 +63,7 @@ def test_status_with_some_servers_down(make_servers: ServerFactory, lock_name: s
     assert result.returncode == 0  # a majority answered
     data = json.loads(result.stdout)
     assert [s["reachable"] for s in data["servers"]] == [True, True, False]
+    assert [s["in_line"] for s in data["servers"]] == [[], [], None]  # None: did not say
     group[1].kill()
     result = run_cli("status", lock_name, servers=group.urls)
     assert result.returncode == 1
