@@ -221,16 +221,23 @@ def test_status_counts_the_live_entries_only_and_says_where_it_cannot_see(
             "viewer", enabled=True, passwords=["+secret"], commands=["+@all"], keys=[keys]
         )
         client.close()
-    result = run_cli("status", lock_name, "--json", servers=servers.urls)
-    data = json.loads(result.stdout)
-    assert [s["in_line"] for s in data["servers"]] == [["aaaaaaaa", "cccccccc"]] * 5
-    assert (data["in_line"], data["head"]) == (2, "aaaaaaaa")
-    urls = [url.replace("redis://", "redis://viewer:secret@") for url in servers.urls]
-    result = run_cli("status", lock_name, "--json", servers=urls)
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
-    assert [s["in_line"] for s in data["servers"]] == [None] + [["aaaaaaaa", "cccccccc"]] * 4
-    assert (data["in_line"], data["head"]) == (2, "aaaaaaaa")
-    rows = run_cli("status", lock_name, servers=urls).stdout.splitlines()
-    assert rows[2].rstrip().endswith("unknown")
-    assert rows[3].rstrip().endswith("2, head aaaaaaaa…")
+    try:
+        result = run_cli("status", lock_name, "--json", servers=servers.urls)
+        data = json.loads(result.stdout)
+        assert [s["in_line"] for s in data["servers"]] == [["aaaaaaaa", "cccccccc"]] * 5
+        assert (data["in_line"], data["head"]) == (2, "aaaaaaaa")
+        urls = [url.replace("redis://", "redis://viewer:secret@") for url in servers.urls]
+        result = run_cli("status", lock_name, "--json", servers=urls)
+        assert result.returncode == 0, result.stderr
+        data = json.loads(result.stdout)
+        lines = [s["in_line"] for s in data["servers"]]
+        assert lines == [None] + [["aaaaaaaa", "cccccccc"]] * 4
+        assert (data["in_line"], data["head"]) == (2, "aaaaaaaa")
+        rows = run_cli("status", lock_name, servers=urls).stdout.splitlines()
+        assert rows[2].rstrip().endswith("unknown")
+        assert rows[3].rstrip().endswith("2, head aaaaaaaa…")
+    finally:  # the servers are shared: the user goes (their data goes before each test)
+        for server in servers:
+            client = client_of(server)
+            client.acl_deluser("viewer")
+            client.close()
