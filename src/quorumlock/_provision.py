@@ -17,6 +17,7 @@ from typing import Literal
 import redis
 
 from quorumlock._algorithm.scripts import MARKER_KEY, PROVISION
+from quorumlock._algorithm.wire import text
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.servers import ServerSpec, parse_servers
 
@@ -44,28 +45,21 @@ class Provisioned:
         return self.status in ("marked", "known")
 
 
-def _text(value: object) -> str:
-    return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
-
-
 def _client(item: object, spec: ServerSpec, timeout: float) -> tuple[redis.Redis, bool]:
     """A client for one server, and whether it is ours to close."""
     if isinstance(item, redis.Redis):
         return item, False
-    kwargs = dict(spec.kwargs)
-    kwargs.update(socket_timeout=timeout, socket_connect_timeout=timeout)
-    pool = redis.ConnectionPool(connection_class=spec.connection_class, **kwargs)
-    return redis.Redis(connection_pool=pool), True
+    return spec.client(timeout=timeout), True
 
 
 def _one(client: redis.Redis, label: str) -> Provisioned:
     reply = client.eval(PROVISION.source, 1, MARKER_KEY)
-    status, value = _text(reply[0]), reply[1]
+    status, value = text(reply[0]), reply[1]
     if status == "marked":
         return Provisioned(
             label,
             "marked",
-            f"{label}: marked as new (run_id {_text(value)[:8]}…): no restart quarantine "
+            f"{label}: marked as new (run_id {text(value)[:8]}…): no restart quarantine "
             "at its first use",
         )
     if status == "known":
@@ -75,7 +69,7 @@ def _one(client: redis.Redis, label: str) -> Provisioned:
             f"{label}: already used by quorumlock, left as it is (a quarantine it is in stands)",
         )
     count = int(value)
-    names = [_text(k) for k in client.scan(0, count=100)[1][:_SAMPLE]]
+    names = [text(k) for k in client.scan(0, count=100)[1][:_SAMPLE]]
     sample = ", ".join([repr(n) for n in names] + (["…"] if count > len(names) else []))
     return Provisioned(
         label,

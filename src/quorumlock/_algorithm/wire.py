@@ -52,6 +52,7 @@ __all__ = [
     "session_args",
     "shared_args",
     "slot_keys",
+    "text",
 ]
 
 
@@ -297,7 +298,8 @@ def queue_answer(step: Fanout, raw: object) -> tuple[object, int | None, bool]:
     return raw, None, False
 
 
-def _text(value: object) -> str:
+def text(value: object) -> str:
+    """A server's reply as text (bytes decoded, an undecodable byte replaced)."""
     return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
 
 
@@ -323,7 +325,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
         if isinstance(raw, list) and len(raw) >= 5 and isinstance(raw[0], int):
             reply, detail, fence, _ = interpret(Op.ACQUIRE, raw[2:])
             if reply is not Reply.ERROR:
-                return reply, detail, fence, f"{raw[0]}:{_text(raw[1])}"
+                return reply, detail, fence, f"{raw[0]}:{text(raw[1])}"
     elif op is Op.ACQUIRE or op is Op.RW_READ or op is Op.RW_WRITE:
         if raw == 1 or raw in (b"OK", "OK"):  # the script's short answer, or a SET's
             return Reply.GRANTED, "", None, None
@@ -344,7 +346,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
                 holder = value[:HOLDER_PREFIX]
             if left_ms > 0:
                 recorded = "granted" if granted else "taken"
-                lost, since = (_text(x) for x in raw[4:6]) if len(raw) == 6 else ("", "")
+                lost, since = (text(x) for x in raw[4:6]) if len(raw) == 6 else ("", "")
                 cause = quarantine_cause(lost, int(since) if since.isdigit() else None)
                 detail = (
                     f"restart quarantine: {cause}; {left_ms / 1000:.1f} s left; {recorded} here"
@@ -365,7 +367,7 @@ def interpret(op: Op, raw: object) -> tuple[Reply, str, int | None, str | None]:
         if raw is None:
             return Reply.NOT_HELD, "", None, None
         if isinstance(raw, bytes | str):
-            return Reply.TAKEN, "", None, _text(raw)
+            return Reply.TAKEN, "", None, text(raw)
     else:
         return _yes_no(raw)
     return Reply.ERROR, f"unexpected reply {raw!r}", None, None

@@ -123,6 +123,17 @@ _CLUSTER_OWN = frozenset(
     }
 )
 
+try:  # redis-py 7 and later
+    from redis.maint_notifications import MaintNotificationsConfig
+except ImportError:  # (no such notices, nor their handshake)
+    _NO_MAINTENANCE_NOTICES: dict[str, Any] = {}
+else:
+    # A pool's connections ask a RESP3 server for redis-py's maintenance notices (a
+    # managed service's) with `CLIENT MAINT_NOTIFICATIONS`, one command more than the ACL
+    # rule of docs/deployment.md allows: plain commands need no such notices. (The
+    # connections of a round are made without a pool, and never ask.)
+    _NO_MAINTENANCE_NOTICES = {"maint_notifications_config": MaintNotificationsConfig(False)}
+
 _SCHEMES = ("redis", "rediss", "unix")
 # Where a URL starts in a text: a scheme at the start or after a space, quote, bracket,
 # comma or "=" (a password may hold "://" itself, never a space, which is not allowed).
@@ -224,6 +235,16 @@ class ServerSpec:
         return ServerSpec(
             self.label, ("tcp", host.lower(), str(port)), self.connection_class, kwargs
         )
+
+    def client(self, *, timeout: float) -> redis.Redis:
+        """A redis-py client with a connection pool of its own, for plain commands (the
+        command line tool's, ``provision()``'s); ``timeout`` bounds the connect and every
+        reply."""
+        kwargs = {**self.kwargs, "socket_timeout": timeout, "socket_connect_timeout": timeout}
+        pool = redis.ConnectionPool(
+            connection_class=self.connection_class, **kwargs, **_NO_MAINTENANCE_NOTICES
+        )
+        return redis.Redis(connection_pool=pool)
 
     def connection(self, *, connect_timeout: float) -> RedisConnection:
         """A new, not yet connected connection of our own (never from a shared pool).

@@ -190,12 +190,7 @@ class Servers:
         return [self.client(spec) for spec in self.specs]
 
     def client(self, spec: ServerSpec) -> redis.Redis:
-        kwargs = dict(spec.kwargs)
-        kwargs.update(socket_timeout=self.timeout, socket_connect_timeout=self.timeout)
-        pool = redis.ConnectionPool(
-            connection_class=spec.connection_class, **kwargs, **_NO_MAINTENANCE_NOTICES
-        )
-        return redis.Redis(connection_pool=pool)
+        return spec.client(timeout=self.timeout)
 
     @contextmanager
     def connected(self) -> Iterator[list[redis.Redis]]:
@@ -205,17 +200,6 @@ class Servers:
         finally:
             for client in clients:
                 client.close()
-
-
-try:  # redis-py 7 and later
-    from redis.maint_notifications import MaintNotificationsConfig
-except ImportError:  # (no such notices, nor their handshake)
-    _NO_MAINTENANCE_NOTICES: dict[str, Any] = {}
-else:
-    # A pool's connections ask a RESP3 server for redis-py's maintenance notices (a
-    # managed service's) with `CLIENT MAINT_NOTIFICATIONS`, one command more than the ACL
-    # rule of docs/deployment.md allows: the commands here need no such notices.
-    _NO_MAINTENANCE_NOTICES = {"maint_notifications_config": MaintNotificationsConfig(False)}
 
 
 def make_redlock(servers: Servers, **options: Any) -> Redlock:

@@ -12,7 +12,7 @@ import redis
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
 from quorumlock._algorithm.rwlock import rw_key
-from quorumlock._algorithm.wire import queue_keys
+from quorumlock._algorithm.wire import queue_keys, text
 from quorumlock.cli._common import (
     EXIT_ERROR,
     Parser,
@@ -127,17 +127,17 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
     result = ServerStatus(label, True)
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
     for member, expiry in () if isinstance(holds, Exception) else holds:
-        text = _text(member)  # a mode letter and a token
+        held = text(member)  # a mode letter and a token
         if expiry <= now_ms:
             continue  # expired: the next script on this server drops it
-        if text[0] == "r":
-            result.readers.append(text[1:13])
-        elif text[0] == "w":
-            result.writer = text[1:13]
+        if held[0] == "r":
+            result.readers.append(held[1:13])
+        elif held[0] == "w":
+            result.writer = held[1:13]
         else:
             result.waiting_writers += 1
     if value is not None:
-        token = _text(value)
+        token = text(value)
         result.holder = token[:12]
         result.remaining_ttl = int(pttl) / 1000 if int(pttl) >= 0 else None
     result.in_line = _in_line(members, leased, now_ms)
@@ -159,11 +159,7 @@ def _in_line(members: object, leased: object, now_ms: int) -> list[str] | None:
     if not isinstance(members, list) or not isinstance(leased, list):
         return None  # an error reply in their place
     alive = {member for member, until in leased if until > now_ms}
-    return [_text(member)[:8] for member in members if member in alive]
-
-
-def _text(raw: object) -> str:
-    return raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+    return [text(member)[:8] for member in members if member in alive]
 
 
 def status(args: argparse.Namespace) -> int:
