@@ -169,8 +169,7 @@ def status(args: argparse.Namespace) -> int:
     reachable = sum(r.reachable for r in results)
     needed = quorum(len(results))
     holders: list[str] = [r.holder for r in results if r.holder is not None]
-    top = max(set(holders), key=holders.count) if holders else ""
-    agreeing = holders.count(top) if top else 0
+    top, agreeing = _most_named(holders)
     held_by_majority = agreeing >= needed
     # Out of quarantine, or unknown (an ACL without INFO): counted as usable, as the
     # acquire would fail on it otherwise, not wait.
@@ -178,7 +177,7 @@ def status(args: argparse.Namespace) -> int:
     available = usable >= needed
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
-    in_line, head, agreeing = _line(results, needed)
+    in_line, head, lined_up = _line(results, needed)
     line_seen = any(r.in_line for r in results)
     if args.json:
         emit_json(
@@ -230,7 +229,7 @@ def status(args: argparse.Namespace) -> int:
         else:
             say(_unavailable(args.name, results, usable, needed))
         if in_line:
-            said = f", the head {head}… on {agreeing} of {len(results)}" if head else ""
+            said = f", the head {head}… on {lined_up} of {len(results)}" if head else ""
             say(f"{in_line} process(es) in line on a majority{said}")
     if reachable < needed:
         say(
@@ -248,10 +247,14 @@ def _line(results: list[ServerStatus], needed: int) -> tuple[int, str | None, in
     how many name it."""
     counts = sorted((len(r.in_line) for r in results if r.in_line is not None), reverse=True)
     in_line = counts[needed - 1] if len(counts) >= needed else 0
-    heads = [r.in_line[0] for r in results if r.in_line]
-    head = max(set(heads), key=heads.count) if heads else None
-    agreeing = heads.count(head) if head else 0
+    head, agreeing = _most_named([r.in_line[0] for r in results if r.in_line])
     return in_line, head if agreeing >= needed else None, agreeing
+
+
+def _most_named(named: list[str]) -> tuple[str, int]:
+    """The value the most servers named ("" for none), and how many named it."""
+    top = max(set(named), key=named.count) if named else ""
+    return top, named.count(top) if top else 0
 
 
 def _line_text(result: ServerStatus) -> str:
