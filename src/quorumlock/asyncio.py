@@ -38,7 +38,7 @@ from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, W
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
-from quorumlock._exceptions import LockLost
+from quorumlock._exceptions import LockLost, LockNotHeld
 from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._fence import AsyncRedisFence as RedisFence
 from quorumlock._frontend import (
@@ -365,7 +365,9 @@ class Lock(LockBase):
     acquisition of this object is in progress or held, until that one is released,
     within its own ``timeout`` (``blocking=False`` returns False at once). A task
     cancelled while it waits leaves no key behind. Any task may release it; the task
-    that holds it gets :class:`LockNotReentrant` from a second acquire.
+    that holds it gets :class:`LockNotReentrant` from a second acquire. A release while
+    another task's acquire or release of this object is under way raises
+    :class:`LockNotHeld` and leaves that acquire or release alone.
     """
 
     _redlock: Redlock
@@ -379,6 +381,7 @@ class Lock(LockBase):
         self._owner_cancelling = 0
         self._cancelled_owner = False
         self._handed_over = False  # exported inside ``async with``: leaving it does nothing
+        self._releasing = False  # a release() of this object is under way
         self._lost = asyncio.Event()
 
     @property
@@ -461,12 +464,24 @@ class Lock(LockBase):
         A lease extension in flight is stopped first, and none happens after. The release
         completes even if the awaiting task is cancelled.
         """
+        # Nothing to release here (never acquired, released already, or another task's
+        # acquire or release of this object under way): raise before anything changes,
+        # and leave the object to the task whose acquire or release it is.
+        if self._releasing:
+            raise LockNotHeld(
+                f"cannot release lock {shown(self.name)}: another task is releasing it "
+                "with this Lock object",
+                name=self.name,
+            )
+        self._state.check_release()
         started = time.monotonic() if self._observer is not None else 0.0
         self._enter_held = False
         was_lost = self._state.lost
+        self._releasing = True
         try:
             released: bool = await _complete(self._release())
         finally:
+            self._releasing = False
             self._vacate()
         self._release_ended(released, was_lost, started)
         return released

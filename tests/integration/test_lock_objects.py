@@ -208,6 +208,63 @@ def test_cancelled_waiter_leaves_no_key(servers: LocalServerGroup, lock_name: st
     asyncio.run(body())
 
 
+def test_a_release_leaves_another_tasks_acquire_alone(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """asyncio: a release of a shared object while another task's acquire of it waits for
+    the name raises LockNotHeld and frees nothing: a third task still finds the object
+    taken, and the acquire goes on to hold the lock with its own token."""
+
+    async def body() -> None:
+        async with quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl:
+            other = rl.lock(lock_name, ttl=10)
+            assert await other.acquire()
+            lk = rl.lock(lock_name, ttl=10)
+            acquiring = asyncio.create_task(lk.acquire(timeout=20))
+            await asyncio.sleep(0.2)
+            assert not acquiring.done()
+            with pytest.raises(LockNotHeld):
+                await asyncio.create_task(lk.release())
+            assert await asyncio.create_task(lk.acquire(blocking=False)) is False
+            assert await other.release() is True
+            assert await asyncio.wait_for(acquiring, 25) is True
+            assert majority_value(servers, lock_name) == lk.token
+            assert await lk.release() is True
+            assert values(servers, lock_name) == [None] * len(servers)
+
+    asyncio.run(body())
+
+
+@pytest.mark.parametrize("auto_extend", [False, True], ids=["plain", "lease"])
+def test_two_releases_at_once_free_the_object_once(
+    servers: LocalServerGroup, lock_name: str, auto_extend: bool
+) -> None:
+    """asyncio: two tasks release one held object at once: one releases, the other gets
+    LockNotHeld (also while the first stops the lock's lease task, before its round).
+    The object is freed once: of two tasks acquiring it next, one holds it and the
+    other finds it taken."""
+
+    async def body() -> None:
+        async with quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl:
+            lk = rl.lock(lock_name, ttl=10, auto_extend=auto_extend, max_hold=30)
+            assert await lk.acquire()
+            first = asyncio.create_task(lk.release())
+            second = asyncio.create_task(lk.release())
+            results = await asyncio.gather(first, second, return_exceptions=True)
+            assert results[0] is True
+            assert isinstance(results[1], LockNotHeld)
+            assert values(servers, lock_name) == [None] * len(servers)
+            taker = asyncio.create_task(lk.acquire(timeout=5))
+            await asyncio.sleep(0)  # the taker occupies the object
+            assert await asyncio.create_task(lk.acquire(blocking=False)) is False
+            assert await taker is True
+            assert majority_value(servers, lock_name) == lk.token
+            assert await lk.release() is True
+            assert values(servers, lock_name) == [None] * len(servers)
+
+    asyncio.run(body())
+
+
 def test_shared_object_with_lease(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
     """An auto-extended shared object: each holder keeps it past the ttl through its own
     lease, and the next holder's lease is its own."""

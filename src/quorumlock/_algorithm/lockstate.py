@@ -380,6 +380,12 @@ class LockState:
     def lost_error(self) -> LockLost:
         return LockLost(f"lock {shown(self.name)} was lost", name=self.name, outcomes=self.outcomes)
 
+    def check_release(self) -> None:
+        """Raise what :meth:`release` raises before its round (:class:`LockNotHeld`,
+        :class:`LockLost`), changing nothing."""
+        if not (self.lost and self.token is not None):
+            self._require_held("release")
+
     def release(self) -> Flow[bool]:
         """Release on all servers (R9). True iff a majority still held our key.
 
