@@ -458,17 +458,22 @@ class Lock(LockBase):
             now=time.monotonic(),  # the wait for the object was taken off ``timeout``
             raise_on_failure=raise_on_failure,
         )
+        acquired = False
         try:
             acquired = self._redlock._run(flow)
+            return self._acquire_ended(acquired, started)
         except BaseException as exc:
+            if acquired:  # raised as it began to hold the lock: it does not hold it
+                self._generation += 1  # the lease thread forgets it
+                _HELD.discard(self)
             self._acquire_failed(exc, started)
-            if not isinstance(exc, Exception):
-                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit): some servers
-                # may have granted the lock already. Delete our keys before leaving.
+            if acquired or not isinstance(exc, Exception):
+                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit), or after the
+                # round: some servers may have granted the lock already. Delete our keys
+                # before leaving.
                 self._cleanup()
             self._vacate()
             raise
-        return self._acquire_ended(acquired, started)
 
     def _open_gate(self) -> None:
         _BUSY.discard(self)

@@ -235,6 +235,39 @@ def test_a_release_leaves_another_tasks_acquire_alone(
     asyncio.run(body())
 
 
+def test_an_interrupt_as_the_acquire_ends_leaves_no_key(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sync: a KeyboardInterrupt that comes after the acquire's round, as the object
+    begins to hold the lock (its lease scheduled), deletes the keys the round set: the
+    object holds nothing, is free for the next acquire, and no key is left."""
+    begin_holding = quorumlock.Lock._start_holding
+
+    def interrupted(lock: quorumlock.Lock) -> None:
+        begin_holding(lock)
+        raise KeyboardInterrupt
+
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    try:
+        lk = rl.lock(lock_name, ttl=10, auto_extend=True, max_hold=30)
+        monkeypatch.setattr(quorumlock.Lock, "_start_holding", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            lk.acquire()
+        monkeypatch.undo()
+        assert not lk.held
+        assert values(servers, lock_name) == [None] * len(servers)
+        taken: list[bool] = []
+        other = threading.Thread(target=lambda: taken.append(lk.acquire(timeout=5)))
+        other.start()
+        other.join(timeout=10)
+        assert taken == [True]
+        assert majority_value(servers, lock_name) == lk.token
+        assert lk.release() is True
+        assert values(servers, lock_name) == [None] * len(servers)
+    finally:
+        rl.close()
+
+
 @pytest.mark.parametrize("auto_extend", [False, True], ids=["plain", "lease"])
 def test_two_releases_at_once_free_the_object_once(
     servers: LocalServerGroup, lock_name: str, auto_extend: bool
