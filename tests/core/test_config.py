@@ -13,6 +13,7 @@ from quorumlock._algorithm.config import (
     QUEUE_RESERVED_PREFIX,
     RESERVED_PREFIX,
     RESERVED_PREFIXES,
+    check_wait,
     seconds,
     to_ttl_ms,
     validate_name,
@@ -78,6 +79,22 @@ def test_zero_allowed_only_where_asked() -> None:
     assert seconds(0, "timeout", allow_zero=True) == 0.0
     with pytest.raises(ConfigurationError, match=">= 0"):
         seconds(-1, "timeout", allow_zero=True)
+
+
+@pytest.mark.parametrize(
+    ("blocking", "timeout", "wait"),
+    [(True, None, None), (True, math.inf, None), (True, 1.5, 1.5), (True, 0, 0.0),
+     (False, None, None), (False, math.inf, None)],
+)  # fmt: skip
+def test_wait_bounds(blocking: bool, timeout: float | None, wait: float | None) -> None:
+    """``math.inf`` is no limit, as None is, with ``blocking=False`` too."""
+    assert check_wait(blocking, timeout) == wait
+
+
+@pytest.mark.parametrize("timeout", [0, 1.5, timedelta(seconds=1)])
+def test_a_finite_timeout_with_blocking_false_is_refused(timeout: object) -> None:
+    with pytest.raises(ConfigurationError, match="blocking=False"):
+        check_wait(False, timeout)
 
 
 def test_config_defaults() -> None:

@@ -277,9 +277,10 @@ def check_wait(blocking: object, timeout: object) -> float | None:
     ``blocking=False``, and what :func:`wait_seconds` raises."""
     if not isinstance(blocking, bool):
         raise TypeError(f"blocking must be a bool, not {blocking!r}")
-    if timeout is not None and not blocking:
+    wait = wait_seconds(timeout)
+    if wait is not None and not blocking:
         raise ConfigurationError("a timeout cannot be given with blocking=False")
-    return wait_seconds(timeout)
+    return wait
 
 
 @dataclass(frozen=True, slots=True)
