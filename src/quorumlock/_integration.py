@@ -10,6 +10,7 @@ import string
 from collections.abc import Mapping
 from typing import TypedDict
 
+from quorumlock._algorithm.config import shown, validate_name
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._observe import LockObserver
 
@@ -41,7 +42,9 @@ class NameTemplate:
 
     Only plain names are allowed between braces (no ``{0}``, ``{a.b}``, ``{a[0]}``, no
     conversion or format spec): the values come from requests, and attribute or index
-    lookups on them have no place in a key. ``{{`` and ``}}`` are literal braces.
+    lookups on them have no place in a key. ``{{`` and ``}}`` are literal braces. A
+    template whose fixed text makes every name invalid (a prefix of quorumlock's own keys,
+    a NUL, more than 4096 bytes) is refused here, not at every request.
     """
 
     def __init__(self, template: str) -> None:
@@ -53,15 +56,15 @@ class NameTemplate:
         try:
             parsed = list(string.Formatter().parse(template))
         except ValueError as exc:
-            raise ConfigurationError(f"lock name template {template!r}: {exc}") from None
+            raise ConfigurationError(f"lock name template {shown(template)}: {exc}") from None
         for _, field, spec, conversion in parsed:
             if field is None:
                 continue
             if not field.isidentifier() or spec or conversion:
-                shown = "{" + field + ("!" + conversion if conversion else "")
-                shown += (":" + spec if spec else "") + "}"
+                placeholder = "{" + field + ("!" + conversion if conversion else "")
+                placeholder += (":" + spec if spec else "") + "}"
                 raise ConfigurationError(
-                    f"lock name template {template!r}: {shown} is not a plain "
+                    f"lock name template {template!r}: {placeholder} is not a plain "
                     "{name} placeholder (no positions, attributes, indexes, conversions "
                     "or format specs)"
                 )
@@ -69,6 +72,14 @@ class NameTemplate:
                 fields.append(field)
         self.template = template
         self.fields: tuple[str, ...] = tuple(fields)
+        # Rendered with "0" (in none of the reserved prefixes) for every field: a name
+        # refused whatever the values are.
+        try:
+            validate_name(self.render(dict.fromkeys(fields, "0")))
+        except ConfigurationError as exc:
+            raise ConfigurationError(
+                f"lock name template {shown(template)} makes no valid name: {exc}"
+            ) from None
 
     def render(self, values: Mapping[str, object]) -> str:
         """The name with every placeholder replaced by ``str(values[field])``.

@@ -21,10 +21,12 @@ and only when this module is.
 
 from __future__ import annotations
 
+import enum
+import typing
 import warnings
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any, Final, Literal, TypeAlias, Unpack
+from typing import Any, Final, Literal, TypeAlias, Unpack, cast
 
 from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection
@@ -136,11 +138,12 @@ def locked(
     """A dependency that holds the lock ``name`` while the request is handled.
 
     ``name`` is a template: ``{field}`` is replaced by the request's path parameter of
-    that name, else its query parameter (``"orders:{order_id}"``); a request without
-    one is answered 422. The lock is acquired before the handler runs, waiting up to
-    ``timeout`` seconds (0, the default: one attempt; None: no limit) and released
-    after the response is sent (with ``Depends(..., scope="function")``: before it is
-    sent).
+    that name, else its query parameter (``"orders:{order_id}"``), converted to the type
+    the handler declares for it (``/orders/08`` locks ``orders:8`` for ``order_id:
+    int``); a request without one is answered 422. The lock is acquired before the
+    handler runs, waiting up to ``timeout`` seconds (0, the default: one attempt; None:
+    no limit) and released after the response is sent (with ``Depends(...,
+    scope="function")``: before it is sent).
 
     - Taken for all of ``timeout``: the request is answered ``status_code`` (409
       Conflict by default; 423 Locked, 429 or 503 if you prefer), and the handler does
@@ -183,8 +186,18 @@ def locked(
         on_lost=None,
     )
 
+    typed: dict[tuple[object, str], Callable[[object], object] | None] = {}
+
     async def hold(request: HTTPConnection) -> AsyncIterator[Lock]:
-        values = {**request.query_params, **request.path_params}
+        values: dict[str, object] = {**request.query_params, **request.path_params}
+        # The values as the handler receives them: "/orders/08" and "/orders/+8" are
+        # order 8, one lock, as "/orders/8" is.
+        endpoint = request.scope.get("endpoint")
+        for field in template.fields:
+            if field in values:
+                if (endpoint, field) not in typed:
+                    typed[endpoint, field] = _converter(endpoint, field)
+                values[field] = _as_declared(typed[endpoint, field], values[field])
         try:
             lock_name = template.render(values)
         except KeyError as exc:
@@ -204,7 +217,6 @@ def locked(
         # client would be answered while the thread goes on); its lock.check() raises.
         # A loss found only at the end is logged by the release: the response may be
         # sent already (the default scope), too late to change it.
-        endpoint = request.scope.get("endpoint")
         cancellable = endpoint is None or is_async_callable(endpoint)
         acquired = False
         try:
@@ -240,6 +252,42 @@ def locked(
     hold.__name__ = f"locked_{'_'.join(template.fields) or 'name'}"
     hold.__qualname__ = hold.__name__
     return hold
+
+
+def _converter(endpoint: object, field: str) -> Callable[[object], object] | None:
+    """How FastAPI turns the request's text for ``field`` into the value the handler
+    ``endpoint`` declares (pydantic, in its lax mode, as FastAPI validates parameters);
+    None where there is nothing to convert: no such parameter, no type, ``str``, or no
+    pydantic (Starlette alone: its path convertors, ``{order_id:int}``, type the path
+    parameters already)."""
+    if not callable(endpoint):
+        return None
+    try:
+        declared = typing.get_type_hints(endpoint, include_extras=True).get(field)
+    except Exception:  # an annotation that does not resolve here: FastAPI's own matter
+        return None
+    if declared is None or declared is str:
+        return None
+    try:
+        from pydantic import TypeAdapter  # noqa: PLC0415 (FastAPI's; Starlette has none)
+    except ImportError:
+        return None
+    try:
+        return cast(Callable[[object], object], TypeAdapter(declared).validate_python)
+    except Exception:  # a type pydantic cannot validate: the text, as FastAPI gets it
+        return None
+
+
+def _as_declared(convert: Callable[[object], object] | None, text: object) -> object:
+    """``text`` as the handler's declared type, for the lock name; the text itself where
+    it does not convert (FastAPI answers such a request 422)."""
+    if convert is None:
+        return text
+    try:
+        value = convert(text)
+    except Exception:
+        return text
+    return value.value if isinstance(value, enum.Enum) else value
 
 
 def _lease(max_hold: Duration | None) -> dict[str, Any]:

@@ -4,9 +4,11 @@
 # annotations, and some name objects local to the test.
 
 import asyncio
+import enum
 import importlib.util
 import math
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -229,6 +231,64 @@ def test_name_from_a_query_parameter_and_a_missing_one(servers: LocalServerGroup
     assert seen == ["user:ann"]
 
 
+class Shelf(enum.Enum):
+    TOP = "top"
+    LOW = "low"
+
+
+def test_the_name_uses_the_values_the_handler_receives(servers: LocalServerGroup) -> None:
+    """ "/orders/08/pay" and "/orders/+8/pay" pay order 8, as "/orders/8/pay" does: the
+    same lock, "orders:8", held elsewhere refuses all three. A str parameter keeps its
+    text; an enum gives its value; a value the handler's type refuses keeps its text
+    (FastAPI answers 422)."""
+    app = FastAPI(lifespan=lifespan(servers.urls))
+    seen: list[str] = []
+
+    @app.post("/orders/{order_id}/pay")
+    async def pay(
+        order_id: int, lock: Annotated[Lock, Depends(locked("orders:{order_id}", ttl=5))]
+    ) -> int:
+        seen.append(lock.name)
+        return order_id
+
+    @app.post("/notes/{note}")
+    async def note(
+        note: str, lock: Annotated[Lock, Depends(locked("notes:{note}", ttl=5))]
+    ) -> None:
+        seen.append(lock.name)
+
+    @app.post("/shelves")
+    async def shelf(
+        shelf: Shelf,
+        day: uuid.UUID,
+        lock: Annotated[Lock, Depends(locked("s:{shelf}:{day}", ttl=5))],
+    ) -> None:
+        seen.append(lock.name)
+
+    day = "A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11"
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
+            for text in ("8", "08", "+8"):
+                reply = await http.post(f"/orders/{text}/pay")
+                assert reply.status_code == 200, reply.text
+                assert reply.json() == 8
+            other = quorumlock.Redlock(servers.urls)
+            with other.lock("orders:8", ttl=10):
+                for text in ("8", "08", "+8"):
+                    reply = await http.post(f"/orders/{text}/pay")
+                    assert reply.status_code == 409, reply.text
+            other.close()
+            assert (await http.post("/orders/eight/pay")).status_code == 422
+            assert (await http.post("/notes/08")).status_code == 200
+            reply = await http.post("/shelves", params={"shelf": "top", "day": day})
+            assert reply.status_code == 200, reply.text
+
+    run(body)
+    assert seen == ["orders:8"] * 3 + ["notes:08", f"s:top:{day.lower()}"]
+    assert values(servers, "orders:8") == [None] * len(servers)
+
+
 def test_too_few_servers_answers_503(servers: LocalServerGroup) -> None:
     # Ports with nothing listening, held for the test: every server refuses the connection.
     with refused_ports(3) as ports:
@@ -281,6 +341,12 @@ def test_bad_arguments_are_refused_when_the_route_is_declared() -> None:
         locked("orders:{order.id}", ttl=5)
     with pytest.raises(ConfigurationError, match="empty"):
         locked("", ttl=5)
+    # Fixed text that every name starts with, kept for quorumlock's own keys.
+    with pytest.raises(ConfigurationError, match=r"makes no valid name.*quorumlock:rw:"):
+        locked("quorumlock:rw:{doc}", ttl=5)
+    with pytest.raises(ConfigurationError, match=r"makes no valid name.*4096"):
+        locked("x" * 5000 + "{doc}", ttl=5)
+    locked("quorumlock:jobs:{doc}", ttl=5)  # not one of them
     with pytest.raises(ConfigurationError, match="status_code"):
         locked("a", ttl=5, status_code=200)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="lost_status_code"):
