@@ -23,9 +23,10 @@ from django.core.management import call_command
 from django.core.management.base import SystemCheckError
 from django.db import connections
 from django.test import Client, override_settings
+from django.views import View
 
 import quorumlock
-from quorumlock.django import get_redlock, locked
+from quorumlock.django import LockedViewMixin, get_redlock, locked
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
 
@@ -153,6 +154,30 @@ def test_decorated_function_raises_as_with_does(configured: LocalServerGroup) ->
 
     with pytest.raises(quorumlock.ConfigurationError, match="plain"):
         locked("a:{0}", ttl=5)
+    with pytest.raises(quorumlock.ConfigurationError, match="makes no valid name"):
+        locked("quorumlock:rw:{pk}", ttl=5)
+
+
+def test_the_mixins_methods_are_checked_when_the_class_is_defined() -> None:
+    """A str would be taken letter by letter, and the lock never taken."""
+
+    class Upper(LockedViewMixin, View):
+        lock_name = "invoice:{pk}"
+        lock_methods = ("POST", "put")
+
+    methods: object = Upper.lock_methods
+    assert methods == frozenset({"post", "put"})
+    with pytest.raises(TypeError, match="collection of HTTP method names"):
+
+        class OneString(LockedViewMixin, View):
+            lock_name = "invoice:{pk}"
+            lock_methods = "post"
+
+    with pytest.raises(quorumlock.ConfigurationError, match="'pots'"):
+
+        class Misspelt(LockedViewMixin, View):
+            lock_name = "invoice:{pk}"
+            lock_methods = frozenset({"pots"})
 
 
 def test_one_redlock_per_process_rebuilt_in_a_fork(configured: LocalServerGroup) -> None:

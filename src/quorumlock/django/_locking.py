@@ -248,7 +248,7 @@ class LockedViewMixin(View):
             lost_status_code=cls.lock_lost_status_code,
         )
         if cls.lock_methods is not None:
-            cls.lock_methods = frozenset(m.lower() for m in cls.lock_methods)
+            cls.lock_methods = _methods(cls.lock_methods, getattr(cls, "http_method_names", None))
 
     def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         policy = type(self)._lock_policy
@@ -265,3 +265,23 @@ class LockedViewMixin(View):
             return super(LockedViewMixin, self).dispatch(request, *args, **kwargs)
 
         return policy.run(values, request, handle)
+
+
+def _methods(given: object, known: Collection[str] | None) -> frozenset[str]:
+    """``lock_methods`` as lower-case names, checked: a str would be taken letter by
+    letter (``"post"``: the methods p, o, s, t, and the lock never taken)."""
+    if isinstance(given, str | bytes) or not isinstance(given, Collection):
+        raise TypeError(
+            f"lock_methods must be a collection of HTTP method names, such as "
+            f"{{'post'}}, not {given!r}"
+        )
+    methods = frozenset(m.lower() if isinstance(m, str) else m for m in given)
+    for method in methods:
+        if not isinstance(method, str):
+            raise TypeError(f"lock_methods holds {method!r}, not an HTTP method name")
+        if known is not None and method not in known:
+            raise ConfigurationError(
+                f"lock_methods names {method!r}, which the view does not handle "
+                f"(http_method_names: {', '.join(sorted(known))})"
+            )
+    return methods
