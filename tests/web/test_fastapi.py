@@ -7,6 +7,9 @@ import asyncio
 import enum
 import importlib.util
 import math
+import socket
+import subprocess
+import sys
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Coroutine
@@ -30,8 +33,11 @@ from tests.web.asgi import serving
 EXAMPLE = Path(__file__).parents[2] / "examples" / "fastapi_app.py"
 
 
-def load_example(monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup) -> ModuleType:
+def load_example(
+    monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup, orders: Path
+) -> ModuleType:
     monkeypatch.setenv("QUORUMLOCK_SERVERS", ",".join(servers.urls))
+    monkeypatch.setenv("ORDERS_DB", str(orders))
     spec = importlib.util.spec_from_file_location("fastapi_example", EXAMPLE)
     assert spec is not None
     assert spec.loader is not None
@@ -49,9 +55,9 @@ def run(body: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 
 def test_example_charges_each_order_once(
-    monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup
+    monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup, tmp_path: Path
 ) -> None:
-    example = load_example(monkeypatch, servers)
+    example = load_example(monkeypatch, servers, tmp_path / "orders.sqlite3")
 
     async def body() -> None:
         async with serving(example.app) as url, httpx.AsyncClient(base_url=url, timeout=30) as http:
@@ -61,7 +67,7 @@ def test_example_charges_each_order_once(
             # give up (409); none may charge a second time.
             assert {r.status_code for r in replies} <= {200, 409}
             assert statuses.count("paid") == 1, statuses
-            assert example.charges == {7: 1}
+            assert example.times_charged(7) == 1
 
             # The report's lock taken elsewhere: 423 at once, and the handler never ran.
             other = quorumlock.Redlock(servers.urls)
@@ -76,6 +82,50 @@ def test_example_charges_each_order_once(
 
     run(body)
     assert values(servers, "orders:7") == [None] * len(servers)
+
+
+def test_example_charges_once_across_four_worker_processes(
+    monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup, tmp_path: Path
+) -> None:
+    """The example as its docs run it, `uvicorn ... --workers 4`: eight concurrent
+    payments of one order, spread over the four processes, charge the card once."""
+    orders = tmp_path / "orders.sqlite3"
+    example = load_example(monkeypatch, servers, orders)  # reads the file as they do
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "uvicorn", "examples.fastapi_app:app", "--workers", "4"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--log-level", "info"]
+    log = tmp_path / "uvicorn.log"
+    with log.open("wb") as out:
+        uvicorn = subprocess.Popen(command, cwd=EXAMPLE.parents[1], stderr=out)
+    try:
+        deadline = time.monotonic() + 60
+        # Every worker started (each logs this once its lifespan ran): the requests below
+        # are spread over all four, not served by the first one up.
+        while log.read_text().count("Application startup complete") < 4:
+            assert uvicorn.poll() is None, log.read_text()
+            assert time.monotonic() < deadline, log.read_text()
+            time.sleep(0.1)
+
+        async def body() -> None:
+            base = f"http://127.0.0.1:{port}"
+            async with httpx.AsyncClient(base_url=base, timeout=30) as http:
+                replies = await asyncio.gather(*(http.post("/orders/9/pay") for _ in range(8)))
+            assert {r.status_code for r in replies} <= {200, 409}, [r.text for r in replies]
+            statuses = [r.json()["status"] for r in replies if r.status_code == 200]
+            assert statuses.count("paid") == 1, statuses
+
+        run(body)
+    finally:
+        uvicorn.terminate()
+        try:
+            uvicorn.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            uvicorn.kill()
+            uvicorn.wait()
+    assert example.times_charged(9) == 1
+    assert values(servers, "orders:9") == [None] * len(servers)
 
 
 def counter_app(servers: list[str], **lock_options: Any) -> tuple[FastAPI, dict[str, int]]:
