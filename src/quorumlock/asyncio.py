@@ -433,6 +433,18 @@ class Lock(LockBase):
     def _open_gate(self) -> None:
         self._gate.give()
 
+    def _adopt(self, handle: LockHandle, *, validity: float, now: float) -> None:
+        if self._needs_keeper:
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                raise RuntimeError(
+                    f"adopting lock {shown(self.name)} with auto_extend or on_lost needs a "
+                    "running event loop (its lease is a task of that loop): call adopt() "
+                    "from a coroutine"
+                ) from None
+        super()._adopt(handle, validity=validity, now=now)
+
     def _occupy_adopted(self) -> None:
         if not self._gate.try_take():  # a fresh object: never taken
             raise RuntimeError("an adopted lock object was already taken")

@@ -323,6 +323,34 @@ def test_adopt_validates_before_holding(
     api.run(body)
 
 
+def test_asyncio_adopt_with_a_lease_outside_the_loop(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """asyncio: adopt() with a lease (its task lives on the loop) outside a running loop
+    says so, and leaves the handle adoptable; a plain adoption needs no loop."""
+    rl = quorumlock.asyncio.Redlock(servers.urls)
+    handle = asyncio.run(_exported(rl, lock_name))
+    with pytest.raises(RuntimeError, match=r"call adopt\(\) from a coroutine"):
+        rl.adopt(handle, auto_extend=True, max_hold=30)
+    with pytest.raises(RuntimeError, match=r"call adopt\(\) from a coroutine"):
+        rl.adopt(handle, on_lost=lambda lock: None)
+    plain = rl.adopt(handle)
+    assert plain.held
+
+    async def release() -> None:
+        assert await plain.release()
+        await rl.close()
+
+    asyncio.run(release())
+    assert values(servers, lock_name) == [None] * len(servers)
+
+
+async def _exported(rl: quorumlock.asyncio.Redlock, name: str) -> LockHandle:
+    lock = rl.lock(name, ttl=10)
+    assert await lock.acquire()
+    return await lock.export()
+
+
 def test_clock_skew_and_a_handle_from_the_future(
     api: Api, servers: LocalServerGroup, lock_name: str, caplog: pytest.LogCaptureFixture
 ) -> None:
