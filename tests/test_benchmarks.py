@@ -31,6 +31,7 @@ from quorumlock.benchmarks import (
     refusals,
     rwlock_cycles,
     semaphore,
+    server_cost,
     suite,
     trace,
     uncontended,
@@ -818,3 +819,11 @@ def test_the_versions_benchmark_refuses_what_it_cannot_load(
             versions.main(argv)
         assert exc.value.code == 2
         assert "error:" in capsys.readouterr().err
+
+
+def test_the_server_cost_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """A short run on its own server: every variant measured; no time asserted."""
+    assert server_cost.main(["--seconds", "0.1", "--cycles", "20"]) == 0
+    out = capsys.readouterr().out
+    for name, _, _ in server_cost.VARIANTS:
+        assert f"  {name} " in out

@@ -1,0 +1,222 @@
+"""What one uncontended cycle's commands cost a server: ``python -m
+quorumlock.benchmarks.server_cost``.
+
+The scripts' part of the uncontended gap (figure 1: the bare floor's loop sending
+quorumlock's two scripts, against the bare floor) is the servers' work, on the cores the
+client shares with them. This measures that work on one local server, part by part:
+each cycle is an acquire and a release, each command sent alone and its reply read
+before the next (one round trip each, as in a real cycle), and the server process's CPU
+time is read from ``/proc/<pid>/schedstat`` (nanoseconds, kernel time included) around
+slices of cycles. The variants, one slice each per round, in an order rotated from round
+to round:
+
+* the floor: ``SET key token NX PX`` and the compare-and-delete script;
+* a ``SET`` in a script: the floor with its ``SET`` sent as a one-line script instead,
+  the cost of calling a script at all;
+* ``+ HMGET`` of the marker: that script reading the incarnation marker first, as the
+  acquire script does;
+* the acquire script, as quorumlock sends it (the restart quarantine's check), with the
+  floor's release;
+* the release script, as quorumlock sends it (announcing the release to waiters), after
+  the floor's ``SET``;
+* both scripts: what quorumlock's cycle asks of each server.
+
+Each variant's cost is given as its median server CPU time per cycle and as the median,
+over rounds, of its difference from the floor's slice of the same round. Linux only (the
+schedstat file); the server is started here, as its process must be known. Numbers only:
+nothing is judged against a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final, cast
+
+import redis
+
+from quorumlock._algorithm.config import RedlockConfig
+from quorumlock._algorithm.flows import Fanout, Op
+from quorumlock._algorithm.lockstate import new_token
+from quorumlock._algorithm.scripts import ACQUIRE, RELEASE
+from quorumlock._algorithm.wire import command_args
+from quorumlock._io.incarnation import open_session
+from quorumlock._io.packing import pack
+from quorumlock.benchmarks._common import SOCKET_TIMEOUT, bounded
+from quorumlock.benchmarks.uncontended import RawConnection
+from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound, server_version
+
+__all__ = ["VARIANTS", "main", "measure"]
+
+TTL_MS: Final = 10_000
+
+#: The floor's release, as in the uncontended benchmark's bare floor.
+BARE_RELEASE: Final = (
+    "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) "
+    "else return 0 end"
+)
+
+#: The acquire scripts of the probes, called with the acquire script's own arguments.
+SET_IN_A_SCRIPT: Final = (
+    "if redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end return 0"
+)
+HMGET_AND_SET: Final = (
+    "redis.call('hmget', KEYS[2], 'run_id', 'since', 'max_ttl', 'fence', 'promotion', "
+    "'lost') " + SET_IN_A_SCRIPT
+)
+
+#: Each variant's name and its acquire and release, by the names :func:`_commands` gives.
+VARIANTS: Final[tuple[tuple[str, str, str], ...]] = (
+    ("the floor", "set", "bare release"),
+    ("a SET in a script", "set in a script", "bare release"),
+    ("+ HMGET of the marker", "hmget and set", "bare release"),
+    ("the acquire script", "acquire", "bare release"),
+    ("the release script", "set", "release"),
+    ("both scripts", "acquire", "release"),
+)
+
+#: What stands for the token in a command packed once: as long as a token, never one.
+_MARK: Final = "\x00" * len(new_token())
+
+
+def _cpu_ns(pid: int) -> int:
+    """The process's time on a CPU so far, in ns (user and kernel)."""
+    return int(Path(f"/proc/{pid}/schedstat").read_text().split()[0])
+
+
+def _commands(conn: RawConnection, key: str) -> dict[str, list[bytes]]:
+    """Each command of the variants, packed once and split where the token goes."""
+    shas: dict[str, str] = {}
+    for name, source in (
+        ("bare release", BARE_RELEASE),
+        ("set in a script", SET_IN_A_SCRIPT),
+        ("hmget and set", HMGET_AND_SET),
+        ("acquire", ACQUIRE.source),
+        ("release", RELEASE.source),
+    ):
+        conn.send_command("SCRIPT", "LOAD", source)
+        reply = conn.read_response()
+        shas[name] = reply.decode() if isinstance(reply, bytes) else str(reply)
+    config = RedlockConfig()
+    timeout = config.timeout_for(TTL_MS)
+    acquire = Fanout(
+        Op.ACQUIRE, key, _MARK, TTL_MS, timeout,
+        max_ttl_ms=config.max_ttl_ms, fencing=config.fencing,
+    )  # fmt: skip
+    release = Fanout(Op.RELEASE, key, _MARK, TTL_MS, timeout, notify=True)
+    acquire_args = list(command_args(acquire, open_session(cast(Any, conn), SOCKET_TIMEOUT)))
+    commands = {
+        "set": pack(("SET", key, _MARK, "NX", "PX", TTL_MS)),
+        "bare release": pack(("EVALSHA", shas["bare release"], 1, key, _MARK)),
+        "acquire": pack(tuple(acquire_args)),
+        "release": pack(command_args(release)),
+    }
+    for probe in ("set in a script", "hmget and set"):
+        args = list(acquire_args)
+        args[1] = shas[probe]  # the acquire script's keys and arguments, another script
+        commands[probe] = pack(tuple(args))
+    return {name: packed.split(_MARK.encode()) for name, packed in commands.items()}
+
+
+def _slice(
+    conn: RawConnection, pid: int, acquire: list[bytes], release: list[bytes], cycles: int
+) -> float:
+    """The server's CPU microseconds per cycle over ``cycles`` cycles."""
+    started = _cpu_ns(pid)
+    for _ in range(cycles):
+        token = new_token().encode()
+        conn.send_packed_command([token.join(acquire)], check_health=False)
+        granted = conn.read_response()
+        conn.send_packed_command([token.join(release)], check_health=False)
+        released = conn.read_response()
+        if granted not in (1, b"OK") or released != 1:
+            raise RuntimeError(f"an uncontended cycle failed: {granted!r}, {released!r}")
+    return (_cpu_ns(pid) - started) / cycles / 1000
+
+
+def measure(
+    conn: RawConnection, pid: int, key: str, *, cycles: int, seconds: float
+) -> tuple[int, dict[str, list[float]]]:
+    """Rounds of one slice per variant until ``seconds`` passed (at least one round):
+    the number of rounds and each variant's server CPU microseconds per cycle, by
+    round."""
+    commands = _commands(conn, key)
+    names = [name for name, _, _ in VARIANTS]
+    parts = {name: (commands[a], commands[r]) for name, a, r in VARIANTS}
+    for acquire, release in parts.values():  # warm-up
+        _slice(conn, pid, acquire, release, min(cycles, 100))
+    costs: dict[str, list[float]] = {name: [] for name in names}
+    rounds = 0
+    deadline = time.monotonic() + seconds
+    while rounds == 0 or time.monotonic() < deadline:
+        shift = rounds % len(names)
+        for name in names[shift:] + names[:shift]:
+            costs[name].append(_slice(conn, pid, *parts[name], cycles))
+        rounds += 1
+    return rounds, costs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m quorumlock.benchmarks.server_cost",
+        description="What an uncontended cycle's commands cost one server, part by part: "
+        "the server process's CPU time per cycle, each command a round trip.",
+    )
+    parser.add_argument(
+        "--seconds",
+        type=lambda text: bounded(text, float, 3600, unit="s"),
+        default=30.0,
+        help="how long to measure (default 30)",
+    )
+    parser.add_argument(
+        "--cycles",
+        type=lambda text: bounded(text, int, 100_000),
+        default=400,
+        help="cycles per slice (default 400)",
+    )
+    args = parser.parse_args(argv)
+    if not Path("/proc/self/schedstat").exists():
+        print("error: this needs Linux's /proc/<pid>/schedstat", file=sys.stderr)
+        return 2
+    try:
+        group = LocalServerGroup(1)
+    except ServerBinaryNotFound as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    with group:
+        server = group[0]
+        pid = server.pid
+        if pid is None:
+            raise RuntimeError("the server started for this benchmark has no process")
+        conn = cast(
+            RawConnection,
+            redis.Connection(  # type: ignore[no-untyped-call]
+                host=server.host, port=server.port, socket_timeout=SOCKET_TIMEOUT, protocol=2
+            ),
+        )
+        conn.connect()
+        try:
+            rounds, costs = measure(
+                conn, pid, "quorumlock-bench:server-cost", cycles=args.cycles,
+                seconds=args.seconds,
+            )  # fmt: skip
+        finally:
+            conn.disconnect()
+        version = server_version(server.binary)
+    floor = costs[VARIANTS[0][0]]
+    print(
+        f"one server ({version}), {rounds} rounds of {args.cycles} cycles per "
+        "variant; server CPU per cycle (acquire + release, a round trip each):"
+    )
+    for name, _, _ in VARIANTS:
+        extra = statistics.median(c - f for c, f in zip(costs[name], floor, strict=True))
+        print(f"  {name:<24} {statistics.median(costs[name]):7.1f} us   {extra:+6.1f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
