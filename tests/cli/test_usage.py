@@ -199,6 +199,15 @@ NOWHERE = ["redis://127.0.0.1:1"]  # never contacted: bad input is refused first
         (["verify", "--workers", "100000"], "--workers must be at most 64"),
         (["servers", "start", "--count", "33", "--dir", "{file}/d"], "--count must be at most 32"),
         (["servers", "start", "--dir", "{file}/d"], "cannot create --dir"),
+        (
+            ["run", "x", "--ttl", "1e12", "--max-ttl", "1e12", "--", "true"],
+            "--ttl must be at most 1e+09",
+        ),
+        (["run", "x", "--max-ttl", "1e16", "--", "true"], "--max-ttl must be at most 1e+09"),
+        (["run", "x", "--ttl", "1e308", "--", "true"], "--ttl must be at most 1e+09"),
+        (["doctor", "--ttl", "1e308"], "--ttl must be at most 1e+09"),
+        (["status", "x", "--max-ttl", "1e10"], "--max-ttl must be at most 1e+09"),
+        (["servers", "init", "--timeout", "1e20", "{url}"], "--timeout must be at most 3600"),
     ],
 )
 def test_bad_input_is_status_2_in_every_command(
@@ -208,7 +217,7 @@ def test_bad_input_is_status_2_in_every_command(
     binary, file = tmp_path / "binary", tmp_path / "file"
     binary.write_bytes(b"\xff\xfe\x00pw\n")
     file.write_text("a file, not a directory")
-    words = [w.format(binary=binary, file=file) for w in words]
+    words = [w.format(binary=binary, file=file, url=NOWHERE[0]) for w in words]
     result = run_cli(*words, servers=NOWHERE, timeout=30)
     assert result.returncode == 2, result.stderr
     assert message in assert_one_line_error(result)

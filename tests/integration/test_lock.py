@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 import socket
 import threading
@@ -20,6 +21,7 @@ from quorumlock import (
     Redlock,
     Reply,
 )
+from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.scripts import EXTEND, RELEASE
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, decided, settled, values
@@ -322,3 +324,27 @@ def test_configuration_errors_are_quorumlock_and_value_errors() -> None:
     with pytest.raises(QuorumLockError) as info:
         Redlock([])
     assert isinstance(info.value, ValueError)
+
+
+def test_ttls_beyond_the_bound_are_refused_and_the_longest_is_kept(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    # A ttl of 1e12 s was granted, then its lease thread died (a wait beyond time_t); one
+    # of 1e16 s was refused by the servers (PX overflows); neither is a lock to keep.
+    for too_long in (MAX_TTL_SECONDS * 1.001, 1e12, 1e16, 1e308):
+        with pytest.raises(ConfigurationError, match="max_ttl must be at most 1e"):
+            Redlock(servers.urls, max_ttl=too_long)
+    with Redlock(servers.urls, instance_timeout=1.0, max_ttl=None) as rl:
+        for too_long in (MAX_TTL_SECONDS * 1.001, 1e12, 1e16, 1e308):
+            with pytest.raises(ConfigurationError, match="ttl must be at most 1e"):
+                rl.lock(lock_name, ttl=too_long)
+        assert values(servers, lock_name) == [None] * len(servers)
+    with Redlock(servers.urls, instance_timeout=1.0, max_ttl=MAX_TTL_SECONDS) as rl:
+        lock = rl.lock(lock_name, ttl=MAX_TTL_SECONDS, auto_extend=True, max_hold=math.inf)
+        assert lock.acquire(blocking=False)
+        assert lock.extend(MAX_TTL_SECONDS) > MAX_TTL_SECONDS * 0.98  # less the drift
+        longest = MAX_TTL_SECONDS * 1000
+        ttls = [client_of(server).pttl(lock_name) for server in servers]
+        assert all(longest - 60_000 < ttl <= longest for ttl in ttls)
+        lock.release()
+    assert values(servers, lock_name) == [None] * len(servers)

@@ -17,11 +17,13 @@ from quorumlock._exceptions import ConfigurationError
 
 __all__ = [
     "MAX_NAME_BYTES",
+    "MAX_TTL_SECONDS",
     "NO_LEASE",
     "Duration",
     "LeasePolicy",
     "LockOptions",
     "RedlockConfig",
+    "bounded_ttl",
     "check_wait",
     "seconds",
     "shown",
@@ -68,13 +70,31 @@ def wait_seconds(value: object, what: str = "timeout") -> float | None:
     return seconds(value, what, allow_zero=True)
 
 
+#: The longest ttl and ``max_ttl``, in seconds (about 31 years). Far longer ones fail
+#: later and worse: a wait of the lease thread can be no longer than
+#: ``threading.TIMEOUT_MAX`` (292 years on 64-bit Linux and macOS), and the servers
+#: refuse a ``PX`` whose expiry would overflow a 64-bit count of milliseconds.
+MAX_TTL_SECONDS = 1e9
+
+
+def bounded_ttl(value: object, what: str) -> float:
+    """A ttl or ``max_ttl`` as seconds (:func:`seconds`), at most :data:`MAX_TTL_SECONDS`."""
+    result = seconds(value, what)
+    if result > MAX_TTL_SECONDS:
+        raise ConfigurationError(
+            f"{what} must be at most {MAX_TTL_SECONDS:g} s (about 31 years), not {value!r}"
+        )
+    return result
+
+
 def to_ttl_ms(value: object, clock_drift_factor: float) -> int:
     """A ttl as whole milliseconds (the unit of ``PX``), checked to leave some validity.
 
-    A ttl no longer than its own drift (``ttl * factor + 2 ms``) could never be acquired:
-    that is a :class:`ConfigurationError` rather than a lock that always fails.
+    A ttl no longer than its own drift (``ttl * factor + 2 ms``) could never be acquired,
+    and one longer than :data:`MAX_TTL_SECONDS` could not be kept: each is a
+    :class:`ConfigurationError` rather than a lock that always fails.
     """
-    ttl_ms = round(seconds(value, "ttl") * 1000)
+    ttl_ms = round(bounded_ttl(value, "ttl") * 1000)
     if ttl_ms / 1000 * (1 - clock_drift_factor) <= DRIFT_FLOOR:
         raise ConfigurationError(
             f"ttl {value!r} is too short: it must exceed its clock drift allowance "
@@ -186,7 +206,8 @@ class RedlockConfig:
       waiter it wakes, never spin.
     - ``max_ttl`` (60.0 s): the longest ttl any lock may have, extensions included, and
       the length of the restart quarantine: a server that restarted or lost its
-      data counts toward no quorum until ``max_ttl`` has passed since. Every client of
+      data counts toward no quorum until ``max_ttl`` has passed since. At most
+      :data:`MAX_TTL_SECONDS` (1e9 s), as is every ttl. Every client of
       the same servers should use the same value. None turns the quarantine off: unsafe
       after a restart unless the servers fsync every write (docs/safety.md).
     - ``fencing`` (False): draw a fencing token with every acquisition,
@@ -237,7 +258,7 @@ class RedlockConfig:
         busy = seconds(self.busy_poll, "busy_poll", allow_zero=True)
         object.__setattr__(self, "busy_poll", busy)
         if self.max_ttl is not None:
-            object.__setattr__(self, "max_ttl", seconds(self.max_ttl, "max_ttl"))
+            object.__setattr__(self, "max_ttl", bounded_ttl(self.max_ttl, "max_ttl"))
         if not isinstance(self.fencing, bool):
             raise TypeError(f"fencing must be True or False, not {self.fencing!r}")
         if not isinstance(self.wake_on_release, bool):

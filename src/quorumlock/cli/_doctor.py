@@ -40,6 +40,7 @@ from typing import Any, Final, Literal
 import redis
 
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
+from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.incarnation import SameServerCheck, eviction_risk, session_from
 from quorumlock.cli._common import (
@@ -111,7 +112,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--ttl",
         metavar="S",
-        type=positive("--ttl"),
+        type=positive("--ttl", maximum=MAX_TTL_SECONDS),
         default=10.0,
         help="the ttl your locks use, for the round-trip check (default 10)",
     )

@@ -46,6 +46,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any, Final
 
+from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock._exceptions import QuorumUnavailable
 from quorumlock.cli._common import (
@@ -145,7 +146,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--ttl",
         metavar="S",
-        type=positive("--ttl"),
+        type=positive("--ttl", maximum=MAX_TTL_SECONDS),
         default=30.0,
         help="lease time in seconds, renewed while CMD runs (default 30); another client "
         "can take the lock at most this long after this machine stops renewing it",
@@ -172,7 +173,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--max-ttl",
         metavar="S",
-        type=positive("--max-ttl"),
+        type=positive("--max-ttl", maximum=MAX_TTL_SECONDS),
         default=60.0,
         help="the longest ttl any client uses: a restarted server is kept out of quorums "
         "this long (default 60; --ttl must not exceed it)",

@@ -37,6 +37,7 @@ from quorumlock.cli._common import (
     EXIT_ERROR,
     EXIT_USAGE,
     MAX_SERVERS,
+    MAX_TIMEOUT,
     CliError,
     Parser,
     count,
@@ -140,7 +141,7 @@ def add_parser(subparsers: Any) -> Parser:
     init.add_argument(
         "--timeout",
         metavar="S",
-        type=positive("--timeout"),
+        type=positive("--timeout", maximum=MAX_TIMEOUT),
         default=2.0,
         help="seconds to wait to connect to a server or for its reply (default 2)",
     )

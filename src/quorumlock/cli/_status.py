@@ -10,6 +10,7 @@ from typing import Any
 import redis
 
 from quorumlock._algorithm.arithmetic import quorum
+from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
 from quorumlock._algorithm.rwlock import rw_key
 from quorumlock._algorithm.wire import queue_keys, text
@@ -88,7 +89,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--max-ttl",
         metavar="S",
-        type=positive("--max-ttl"),
+        type=positive("--max-ttl", maximum=MAX_TTL_SECONDS),
         default=60.0,
         help="the max_ttl your clients use: how long a restarted server stays out (default 60)",
     )
