@@ -58,6 +58,7 @@ def test_readers_run_together_and_a_writer_waits_for_them(
         assert report["writer"] is None
         table = cli("status", lock_name)
         assert "held for reading by 2 reader(s)" in table.stdout
+        assert "unavailable" not in table.stdout, table.stdout
         busy = cli("run", "--write", lock_name, "--wait", "0", "--", "true")
         assert busy.returncode == 75
         done.touch()
@@ -76,7 +77,13 @@ def test_a_writer_excludes_readers_and_status_names_it(
     writer = spawn_cli("run", "--write", lock_name, "--", *until_file(done), servers=servers.urls)
     try:
         wait_for(lambda: sum("w" in m for m in members_on(servers, lock_name)) >= 3)
-        assert "held for writing" in cli("status", lock_name).stdout
+        table = cli("status", lock_name)
+        assert table.returncode == 0
+        assert "held for writing" in table.stdout
+        # The servers are usable: the plain lock NAME is neither "unavailable" nor said
+        # to be "free" beside a held read-write lock.
+        assert "unavailable" not in table.stdout, table.stdout
+        assert "is free" not in table.stdout, table.stdout
         assert cli("run", "--read", lock_name, "--wait", "0", "--", "true").returncode == 75
         # The plain lock of the same name is another lock.
         assert cli("run", lock_name, "--wait", "0", "--", "true").returncode == 0

@@ -225,8 +225,9 @@ def status(args: argparse.Namespace) -> int:
             say(f"\n{args.name!r}: unknown, too few servers answered")
         elif holders:
             say(f"\n{args.name!r} is not held by a majority ({len(holders)} key(s) left)")
-        elif available and not rw_seen:
-            say(f"\n{args.name!r} is free")
+        elif available:
+            if not rw_seen:  # else the read-write line says it, and "free" would mislead
+                say(f"\n{args.name!r} is free")
         else:
             say(_unavailable(args.name, results, usable, needed))
         if in_line:
