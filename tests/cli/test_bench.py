@@ -7,7 +7,8 @@ import os
 import subprocess
 from pathlib import Path
 
-from tests.cli.conftest import clean_env, command, run_cli
+from quorumlock.testing import LocalServerGroup
+from tests.cli.conftest import assert_one_line_error, clean_env, command, run_cli
 
 
 def test_bench_quick_json() -> None:
@@ -73,3 +74,27 @@ def test_bench_suite_options_need_suite_and_vice_versa() -> None:
     result = run_cli("bench", "--suite", "--only", "nonsense", timeout=60)
     assert result.returncode == 2
     assert "unknown figure" in result.stderr
+
+
+def test_bench_on_servers_that_do_not_answer_fails_before_running() -> None:
+    # It measured nothing, showed every contender failed, and exited 0.
+    unreachable = ["redis://127.0.0.1:1", "redis://127.0.0.1:2", "redis://127.0.0.1:3"]
+    result = run_cli("bench", "--quick", servers=unreachable, timeout=60)
+    assert result.returncode == 1, result.stderr
+    line = assert_one_line_error(result)
+    assert "cannot bench on redis://127.0.0.1:1: unreachable" in line
+    assert result.stdout == ""
+
+
+def test_bench_on_given_servers_that_answer(servers: LocalServerGroup) -> None:
+    result = run_cli("bench", "--quick", "--json", servers=servers.urls, timeout=120)
+    assert result.returncode == 0, result.stderr
+    slugs = {r["slug"]: r for r in json.loads(result.stdout)["results"]}
+    assert slugs["quorumlock-n5"]["status"] == "ok", slugs["quorumlock-n5"]
+
+
+def test_bench_rounds_have_a_bound() -> None:
+    # --rounds 100000000 --slice 1e-9 --warmup 0 ran for ever.
+    result = run_cli("bench", "--rounds", "100000000", "--slice", "1e-9", "--warmup", "0")
+    assert result.returncode == 2
+    assert "--rounds must be at most 100" in assert_one_line_error(result)

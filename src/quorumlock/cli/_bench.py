@@ -20,12 +20,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import redis
 from tqdm import tqdm
 
 from quorumlock.benchmarks import suite
 from quorumlock.benchmarks import uncontended as bench
 from quorumlock.benchmarks.suite import FIGURES
 from quorumlock.cli._common import (
+    EXIT_ERROR,
     EXIT_USAGE,
     CliError,
     Parser,
@@ -34,6 +36,7 @@ from quorumlock.cli._common import (
     count,
     embedded_server_binary,
     emit_json,
+    error_reply,
     positive,
     resolve_servers,
     say,
@@ -41,6 +44,10 @@ from quorumlock.cli._common import (
 from quorumlock.testing import LocalServerGroup
 
 __all__ = ["add_parser"]
+
+#: Upper bound of --rounds: a typo must not run for days (each round is a slice of up
+#: to 60 s per contender, plus the overhead of a slice however short).
+MAX_ROUNDS = 100
 
 _EPILOG = """\
 Every contender runs the same cycle (new lock object, acquire without blocking, release)
@@ -72,7 +79,12 @@ def add_parser(subparsers: Any) -> Parser:
         "servers unless --servers or $QUORUMLOCK_SERVERS name others).",
         epilog=_EPILOG,
     )
-    parser.add_argument("--rounds", metavar="N", type=count("--rounds"), help="rounds (default 7)")
+    parser.add_argument(
+        "--rounds",
+        metavar="N",
+        type=count("--rounds", maximum=MAX_ROUNDS),
+        help=f"rounds (default 7, at most {MAX_ROUNDS})",
+    )
     parser.add_argument(
         "--slice",
         metavar="S",
@@ -157,11 +169,25 @@ def _urls(servers: Servers | None) -> Iterator[tuple[list[str], bool]]:
     if servers is not None:
         if any(spec.kwargs.get("password") for spec in servers.specs):
             raise CliError("bench runs on servers without a password", EXIT_USAGE)
+        _check_answering(servers)
         yield servers.labels, False
         return
     group = LocalServerGroup(5, binary=embedded_server_binary())
     with group:
         yield group.urls, True
+
+
+def _check_answering(servers: Servers) -> None:
+    """Raise :class:`CliError` (exit status 1) unless every server answers a PING: on
+    one that does not, the contenders using it could only fail."""
+    for spec in servers.specs:
+        client = servers.client(spec)
+        try:
+            client.ping()
+        except redis.RedisError as exc:
+            raise CliError(f"cannot bench on {spec.label}: {error_reply(exc)}") from None
+        finally:
+            client.close()
 
 
 def _suite_argv(args: argparse.Namespace, json_path: str | None) -> list[str]:
@@ -263,4 +289,7 @@ def run_bench(args: argparse.Namespace) -> int:
                 f"\nnot installed, left out: {', '.join(missing)} (pip install 'quorumlock[bench]')"
             )
         say(f"(wall time {meta['wall_seconds']:.1f} s)")
+    if not any(r.measured for r in results):
+        say("quorumlock: error: no contender could be measured (see their status)", err=True)
+        return EXIT_ERROR
     return 0
