@@ -223,8 +223,19 @@ def test_bad_input_is_status_2_in_every_command(
     assert message in assert_one_line_error(result)
 
 
-def test_the_demo_and_bench_refuse_servers_with_a_password_as_bad_input() -> None:
+def test_the_demo_and_bench_refuse_servers_with_a_password_as_bad_input(
+    tmp_path: Path,
+) -> None:
+    password = tmp_path / "pw"
+    password.write_text("pw\n")
     for words in (["demo", "--seconds", "1"], ["bench", "--quick"]):
         result = run_cli(*words, servers=["redis://:pw@127.0.0.1:1"], timeout=30)
         assert result.returncode == 2, result.stderr
         assert "without a password" in assert_one_line_error(result)
+        # Nor do they offer --password-file (it was offered, and always refused).
+        usage = run_cli(words[0], "--help")
+        assert "--password-file" not in usage.stdout
+        assert "without a password" in usage.stdout
+        result = run_cli(*words, "--password-file", str(password), servers=NOWHERE)
+        assert result.returncode == 2, result.stderr
+        assert "unrecognized arguments: --password-file" in assert_one_line_error(result)

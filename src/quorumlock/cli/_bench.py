@@ -141,7 +141,9 @@ def add_parser(subparsers: Any) -> Parser:
         metavar="PATH",
         help="with --suite: rewrite the generated section of docs/benchmarks.md (or PATH)",
     )
-    add_server_options(parser)
+    # Their servers' URLs go to worker processes (demo) and to other libraries (bench)
+    # as they are: no password to pass on with them.
+    add_server_options(parser, passwords=False)
     parser.set_defaults(handler=run_bench)
     return parser
 

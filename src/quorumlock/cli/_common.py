@@ -149,19 +149,24 @@ class Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see: {self.prog} --help)", EXIT_USAGE)
 
 
-def add_server_options(parser: argparse.ArgumentParser, *, timeout: float = 1.0) -> None:
+def add_server_options(
+    parser: argparse.ArgumentParser, *, timeout: float = 1.0, passwords: bool = True
+) -> None:
+    """``--servers``, ``--timeout`` and, with ``passwords``, ``--password-file``."""
     group = parser.add_argument_group("servers")
     group.add_argument(
         "--servers",
         metavar="URLS",
-        help=f"comma-separated server URLs (redis://, rediss://, unix://); default: ${ENV_SERVERS}",
+        help=f"comma-separated server URLs (redis://, rediss://, unix://"
+        f"{'' if passwords else '; without a password'}); default: ${ENV_SERVERS}",
     )
-    group.add_argument(
-        "--password-file",
-        metavar="FILE",
-        type=Path,
-        help="read the password (ACL or requirepass) from FILE, for URLs that carry none",
-    )
+    if passwords:
+        group.add_argument(
+            "--password-file",
+            metavar="FILE",
+            type=Path,
+            help="read the password (ACL or requirepass) from FILE, for URLs that carry none",
+        )
     group.add_argument(
         "--timeout",
         metavar="S",
@@ -285,7 +290,7 @@ def resolve_servers(args: argparse.Namespace, *, required: bool = True) -> Serve
         specs = parse_servers(urls)
     except ConfigurationError as exc:
         raise CliError(str(exc), EXIT_USAGE) from None
-    password_file: Path | None = args.password_file
+    password_file: Path | None = getattr(args, "password_file", None)
     if password_file is not None:
         password = _read_password(password_file)
         add_secret(password)

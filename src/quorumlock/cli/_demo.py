@@ -105,7 +105,9 @@ def add_parser(subparsers: Any) -> Parser:
         default=4,
         help="worker processes (default 4)",
     )
-    add_server_options(parser)
+    # Their servers' URLs go to worker processes (demo) and to other libraries (bench)
+    # as they are: no password to pass on with them.
+    add_server_options(parser, passwords=False)
     parser.set_defaults(handler=demo)
     return parser
 
