@@ -177,6 +177,8 @@ def test_no_server_binary(words: list[str], monkeypatch: pytest.MonkeyPatch) -> 
 
 
 NOWHERE = ["redis://127.0.0.1:1"]  # never contacted: bad input is refused first
+# A short run, should verify start one: a bad --ttl failed in every worker, not at once.
+VERIFY_SHORT = ["verify", "--nemesis", "none", "--count", "3", "--workers", "2", "--duration", "1"]
 
 
 @pytest.mark.parametrize(
@@ -208,6 +210,9 @@ NOWHERE = ["redis://127.0.0.1:1"]  # never contacted: bad input is refused first
         (["doctor", "--ttl", "1e308"], "--ttl must be at most 1e+09"),
         (["status", "x", "--max-ttl", "1e10"], "--max-ttl must be at most 1e+09"),
         (["servers", "init", "--timeout", "1e20", "{url}"], "--timeout must be at most 3600"),
+        ([*VERIFY_SHORT, "--ttl", "0.001"], "ttl 0.001 is too short"),
+        ([*VERIFY_SHORT, "--ttl", "1e308"], "--ttl must be at most 1e+09"),
+        ([*VERIFY_SHORT, "--ttl", "6e8"], "ttl must be at most 5e+08 s with the restart"),
     ],
 )
 def test_bad_input_is_status_2_in_every_command(

@@ -23,6 +23,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock.cli._common import (
     EXIT_USAGE,
@@ -113,7 +114,11 @@ def add_parser(subparsers: Any) -> Parser:
         help="seconds per nemesis (default 4)",
     )
     parser.add_argument(
-        "--ttl", metavar="S", type=positive("--ttl"), default=1.0, help="lock ttl (default 1)"
+        "--ttl",
+        metavar="S",
+        type=positive("--ttl", maximum=MAX_TTL_SECONDS),
+        default=1.0,
+        help="lock ttl (default 1)",
     )
     parser.add_argument(
         "--no-quarantine",

@@ -46,6 +46,8 @@ from typing import Final
 
 import redis
 
+from quorumlock._algorithm.config import MAX_TTL_SECONDS, RedlockConfig, to_ttl_ms
+from quorumlock._exceptions import ConfigurationError
 from quorumlock.testing._checker import (
     HistoryCheck,
     Write,
@@ -232,7 +234,10 @@ def verify(
 
     Raises:
         ValueError: unknown ``nemesis`` or ``contender``, or ``servers``/``workers`` < 1,
-            or ``duration`` or ``ttl`` not positive and finite.
+            or ``duration`` or ``ttl`` not positive and finite; a
+            :class:`~quorumlock.ConfigurationError` for a ttl the workers' ``Redlock``
+            would refuse (too short to leave any validity, longer than 1e9 s, or half
+            that with ``quarantine``).
         ServerBinaryNotFound: no server binary is available.
         ServerStartError: a server could not be started.
         RuntimeError: a worker or the nemesis failed (not a safety violation: the run
@@ -249,6 +254,15 @@ def verify(
     for what, value in (("duration", duration), ("ttl", ttl)):
         if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
+    if contender == "quorumlock":
+        # What every worker's Redlock would refuse, each with a traceback: refused here,
+        # before any server starts.
+        to_ttl_ms(ttl, RedlockConfig().clock_drift_factor)
+        if quarantine and _REJOIN_FACTOR * ttl > MAX_TTL_SECONDS:
+            raise ConfigurationError(
+                f"ttl must be at most {MAX_TTL_SECONDS / _REJOIN_FACTOR:g} s with the restart "
+                f"quarantine on (its max_ttl is {_REJOIN_FACTOR:g} ttls), not {ttl!r}"
+            )
     if contender not in CONTENDERS:
         raise ValueError(f"unknown contender {contender!r}; choose one of {', '.join(CONTENDERS)}")
     if election and not fencing:
