@@ -241,3 +241,25 @@ def test_status_counts_the_live_entries_only_and_says_where_it_cannot_see(
             client = client_of(server)
             client.acl_deluser("viewer")
             client.close()
+
+
+def test_status_of_a_key_of_another_type(
+    cli: Cli, servers: LocalServerGroup, lock_name: str
+) -> None:
+    # Each server answered WRONGTYPE to the GET, shown as unreachable: exit status 1.
+    for server in list(servers)[1:]:
+        client = client_of(server)
+        client.hset(lock_name, "field", "value")
+        client.close()
+    result = cli("status", lock_name)
+    assert result.returncode == 0, result.stderr
+    assert "WRONGTYPE" not in result.stdout + result.stderr
+    assert result.stdout.count("not a lock: hash") == 4, result.stdout
+    assert (
+        f"{lock_name!r} is not a quorumlock lock, nor held by quorumlock: the key is a hash "
+        "on 4 of 5 servers"
+    ) in result.stdout
+    data = json.loads(cli("status", lock_name, "--json").stdout)
+    assert data["reachable"] == 5
+    assert [s["other_type"] for s in data["servers"]] == [None] + ["hash"] * 4
+    assert all(s["reachable"] and s["holder"] is None for s in data["servers"])

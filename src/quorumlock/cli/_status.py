@@ -44,6 +44,9 @@ waiters, docs/algorithm.md, "Waiting"), a column shows how many are in line on e
 server and the head of the line (the first 8 characters of its process's id), and a
 line says how many a majority has in line and which head it names.
 
+A key NAME of another type than a lock's (a hash, a list, ...) is shown as no
+quorumlock lock, in the holder column and in a line.
+
 When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwlock),
 two more columns show its live readers and its writer (with the writers waiting) on
 each server, and a line says who holds it on a majority.
@@ -75,6 +78,8 @@ class ServerStatus:
     # the processes in NAME's queue of waiters (docs/algorithm.md, "Waiting"), in line
     # order: the first 8 characters of each one's id; None where the server did not say
     in_line: list[str] | None = field(default_factory=list)
+    # the type of a key NAME that is no lock (a hash, a list, ...): not quorumlock's
+    other_type: str | None = None
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -122,10 +127,15 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
     except redis.RedisError as exc:
         return ServerStatus(label, False, error=error_reply(exc), in_line=None)
     value, pttl, clock, holds, members, leased = replies
+    other_type: str | None = None
+    if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
+        # The server answered: NAME is a key of another type, which no lock can take.
+        # Which type, asked only then: the ACL rule of docs/deployment.md has no TYPE.
+        value, other_type = None, _key_type(client, name)
     failed = next((r for r in (value, pttl, clock) if isinstance(r, Exception)), None)
     if failed is not None:
         return ServerStatus(label, False, error=error_reply(failed), in_line=None)
-    result = ServerStatus(label, True)
+    result = ServerStatus(label, True, other_type=other_type)
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
     for member, expiry in () if isinstance(holds, Exception) else holds:
         held = text(member)  # a mode letter and a token
@@ -163,6 +173,15 @@ def _in_line(members: object, leased: object, now_ms: int) -> list[str] | None:
     return [text(member)[:8] for member in members if member in alive]
 
 
+def _key_type(client: redis.Redis, name: str) -> str:
+    """The type of the key ``name`` (a hash, a list, ...), or "another type" where the
+    server does not say."""
+    try:
+        return text(client.type(name))
+    except redis.RedisError:
+        return "another type"
+
+
 def status(args: argparse.Namespace) -> int:
     servers = resolve_servers(args)
     assert servers is not None
@@ -179,6 +198,7 @@ def status(args: argparse.Namespace) -> int:
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
     in_line, head, lined_up = _line(results, needed)
+    other_type, others = _most_named([r.other_type for r in results if r.other_type])
     line_seen = any(r.in_line for r in results)
     if args.json:
         emit_json(
@@ -200,7 +220,11 @@ def status(args: argparse.Namespace) -> int:
             [
                 r.server,
                 "yes" if r.reachable else f"no: {r.error}",
-                f"{r.holder}…" if r.holder else "-",
+                f"{r.holder}…"
+                if r.holder
+                else f"not a lock: {r.other_type}"
+                if r.other_type
+                else "-",
                 f"{r.remaining_ttl:.3f} s" if r.remaining_ttl is not None else "-",
                 _quarantine_text(r),
             ]
@@ -223,6 +247,11 @@ def status(args: argparse.Namespace) -> int:
             say(f"\n{args.name!r} is held: token {top}… on {agreeing} of {len(results)}")
         elif reachable < needed:
             say(f"\n{args.name!r}: unknown, too few servers answered")
+        elif other_type:
+            say(
+                f"\n{args.name!r} is not a quorumlock lock, nor held by quorumlock: the key "
+                f"is a {other_type} on {others} of {len(results)} servers"
+            )
         elif holders:
             say(f"\n{args.name!r} is not held by a majority ({len(holders)} key(s) left)")
         elif available:
