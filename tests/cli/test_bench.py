@@ -89,8 +89,16 @@ def test_bench_on_servers_that_do_not_answer_fails_before_running() -> None:
 def test_bench_on_given_servers_that_answer(servers: LocalServerGroup) -> None:
     result = run_cli("bench", "--quick", "--json", servers=servers.urls, timeout=120)
     assert result.returncode == 0, result.stderr
-    slugs = {r["slug"]: r for r in json.loads(result.stdout)["results"]}
+    data = json.loads(result.stdout)
+    slugs = {r["slug"]: r for r in data["results"]}
     assert slugs["quorumlock-n5"]["status"] == "ok", slugs["quorumlock-n5"]
+    # They came from $QUORUMLOCK_SERVERS, which the report said was --servers.
+    assert data["meta"]["servers"]["description"].endswith("(given by $QUORUMLOCK_SERVERS)")
+    urls = ",".join(servers.urls)
+    result = run_cli("bench", "--quick", "--json", "--servers", urls, timeout=120)
+    assert result.returncode == 0, result.stderr
+    description = json.loads(result.stdout)["meta"]["servers"]["description"]
+    assert description.endswith("(given by --servers)")
 
 
 def test_bench_rounds_have_a_bound() -> None:

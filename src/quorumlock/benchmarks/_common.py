@@ -223,8 +223,12 @@ def describe_environment(env: Mapping[str, Any]) -> str:
     )
 
 
-def server_description(urls: Sequence[str], started: bool) -> dict[str, Any]:
-    """The servers of a run: URLs, each one's name and version, a one-line description."""
+def server_description(
+    urls: Sequence[str], started: bool, given_by: str = "--servers"
+) -> dict[str, Any]:
+    """The servers of a run: URLs, each one's name and version, a one-line description
+    that says where they came from: started here, or ``given_by`` an option or a
+    variable."""
     versions = []
     for url in urls:
         conn = client(url)
@@ -238,7 +242,7 @@ def server_description(urls: Sequence[str], started: bool) -> dict[str, Any]:
         finally:
             conn.close()
     kinds = sorted(set(versions))
-    origin = "local, started by quorumlock.testing" if started else "given by --servers"
+    origin = "local, started by quorumlock.testing" if started else f"given by {given_by}"
     return {
         "urls": list(urls),
         "versions": versions,

@@ -850,8 +850,11 @@ def _config(args: argparse.Namespace) -> Config:
     return config
 
 
-def run_metadata(config: Config, urls: list[str], started: bool) -> dict[str, Any]:
-    """What a run's report says about itself: its settings, its servers, the machine."""
+def run_metadata(
+    config: Config, urls: list[str], started: bool, given_by: str = "--servers"
+) -> dict[str, Any]:
+    """What a run's report says about itself: its settings, its servers (``given_by``:
+    where servers that were not ``started`` came from), the machine."""
     return {
         "config": {
             "rounds": config.rounds,
@@ -861,7 +864,7 @@ def run_metadata(config: Config, urls: list[str], started: bool) -> dict[str, An
             "gc_collect": config.collect_garbage,
             "ttl_seconds": TTL_SECONDS,
         },
-        "servers": server_description(urls, started),
+        "servers": server_description(urls, started, given_by),
         **environment(),
     }
 

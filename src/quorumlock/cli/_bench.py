@@ -27,6 +27,7 @@ from quorumlock.benchmarks import suite
 from quorumlock.benchmarks import uncontended as bench
 from quorumlock.benchmarks.suite import FIGURES
 from quorumlock.cli._common import (
+    ENV_SERVERS,
     EXIT_ERROR,
     EXIT_USAGE,
     CliError,
@@ -247,7 +248,8 @@ def run_bench(args: argparse.Namespace) -> int:
     started_at = time.monotonic()
     live = sys.stderr.isatty()
     with _urls(servers) as (urls, started):
-        meta = bench.run_metadata(config, urls, started)
+        given_by = "--servers" if args.servers is not None else f"${ENV_SERVERS}"
+        meta = bench.run_metadata(config, urls, started, given_by)
         progress = tqdm(
             total=config.rounds,
             desc="warming up",
