@@ -136,6 +136,13 @@ def test_bad_option_values(cli: Cli, words: list[str], message: str) -> None:
     assert message in assert_one_line_error(result)
 
 
+def test_a_debug_in_the_wrong_place_is_refused_and_turns_nothing_on() -> None:
+    # It was refused, after a traceback it had turned on.
+    result = run_cli("--debug", "status", "x", servers=NOWHERE)
+    assert result.returncode == 2
+    assert "unrecognized arguments: --debug" in assert_one_line_error(result)
+
+
 def test_debug_shows_the_traceback() -> None:
     result = run_cli("status", "x", "--servers", "http://x", "--debug")
     assert result.returncode == 2

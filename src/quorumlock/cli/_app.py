@@ -92,10 +92,14 @@ def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     options, command = _split_command(list(sys.argv[1:] if argv is None else argv))
-    debug = "--debug" in options
+    debug = False
     setup_logging(debug)
     try:
         args, extras = build_parser().parse_known_args(options)
+        # Only a --debug that the command took: one in the wrong place is refused below
+        # and turns nothing on.
+        debug = bool(getattr(args, "debug", False))
+        setup_logging(debug)
         if extras:
             if args.command == "run" and command is None:
                 raise CliError(
