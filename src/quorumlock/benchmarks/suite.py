@@ -60,7 +60,7 @@ from quorumlock.benchmarks._common import (
 from quorumlock.benchmarks._workers import WorkerPool, warm_up
 from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
 
-__all__ = ["FIGURES", "SuiteConfig", "main", "quick_config", "run_suite"]
+__all__ = ["FIGURES", "SuiteConfig", "figures", "main", "quick_config", "run_suite"]
 
 FIGURES: Final = ("uncontended", "handover", "contention", "many", "asyncio")
 #: Server counts of figure 1; the suite starts as many servers as the largest.
@@ -537,12 +537,23 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         help="rewrite the generated section of docs/benchmarks.md (or PATH)",
     )
     args = parser.parse_args(argv)
-    chosen = [f.strip() for f in args.only.split(",") if f.strip()]
+    try:
+        args.only = figures(args.only)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return args
+
+
+def figures(only: str) -> list[str]:
+    """The figures that ``--only`` names (comma-separated), in the suite's order.
+
+    Raises ``ValueError`` for an unknown figure, or none.
+    """
+    chosen = [f.strip() for f in only.split(",") if f.strip()]
     unknown = sorted(set(chosen) - set(FIGURES))
     if unknown or not chosen:
-        parser.error(f"--only: unknown figure(s) {unknown}; choose from {','.join(FIGURES)}")
-    args.only = [f for f in FIGURES if f in chosen]
-    return args
+        raise ValueError(f"--only: unknown figure(s) {unknown}; choose from {','.join(FIGURES)}")
+    return [f for f in FIGURES if f in chosen]
 
 
 def _progress(message: str) -> None:

@@ -208,6 +208,10 @@ def _suite_argv(args: argparse.Namespace, json_path: str | None) -> list[str]:
         raise CliError(f"--suite sets its own figures and servers: drop {', '.join(given)}", 2)
     argv = ["--quick"] if args.quick else []
     if args.only:
+        try:  # here, for one line: the suite's parser would print its usage too
+            suite.figures(args.only)
+        except ValueError as exc:
+            raise CliError(str(exc), EXIT_USAGE) from None
         argv += ["--only", args.only]
     if args.plots:
         argv += ["--plots", args.plots]
