@@ -42,6 +42,9 @@ from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where the quorumlock under test is imported from (the worktree's src/ with PYTHONPATH):
+# the worker processes import that one, not whichever one the environment has installed.
+PACKAGE_ROOT = Path(quorumlock.__file__).resolve().parents[1]
 WAIT = 30.0  # the longest any wait of these tests lasts (on a loaded machine)
 
 
@@ -129,7 +132,7 @@ def env(group: LocalServerGroup) -> Iterator[dict[str, str]]:
     }
     saved = {name: os.environ.get(name) for name in names}
     os.environ.update(names)
-    yield {**os.environ, "PYTHONPATH": str(ROOT)}
+    yield {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(PACKAGE_ROOT)])}
     for name, value in saved.items():
         if value is None:
             os.environ.pop(name, None)
@@ -454,7 +457,7 @@ def test_example_runs_as_written(group: LocalServerGroup, tmp_path: Path) -> Non
         "QUORUMLOCK_SERVERS": ",".join(group.urls[:3]),
         "CELERY_BROKER_URL": f"{group.urls[3]}/1",
     }
-    env.pop("PYTHONPATH", None)
+    env["PYTHONPATH"] = str(PACKAGE_ROOT)  # quorumlock only, not the tests
     example_worker = Worker(
         "celery_reports", env, tmp_path / "example.log", pool="threads", cwd=EXAMPLE.parent
     )
