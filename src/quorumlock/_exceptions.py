@@ -23,7 +23,11 @@ Wrong *types* (a name that is not a ``str``, a ttl that is not a number) raise t
 
 Every exception that concerns a lock carries ``name`` (the lock name) and ``outcomes``: what
 each server answered in the last round (see :class:`quorumlock.NodeOutcome`). All of them
-pickle, so they can cross process boundaries (multiprocessing, task queues).
+pickle, so they can cross process boundaries (multiprocessing, task queues), and each
+can be rebuilt as ``type(exc)(*exc.args)``, as Celery's result backends rebuild a task's
+exception with the JSON serializer: ``args`` holds the message and the fields that a
+serializer can carry (``name``; ``token`` and ``highest``; ``resource``), not
+``outcomes``, and ``str(exc)`` is the message alone.
 """
 
 from __future__ import annotations
@@ -64,10 +68,15 @@ class ConfigurationError(QuorumLockError, ValueError):
 class _LockError(QuorumLockError):
     """A lock-level error: carries the lock name and the per-server outcomes."""
 
-    def __init__(self, message: str, *, name: str, outcomes: Sequence[NodeOutcome] = ()) -> None:
+    def __init__(self, message: str, name: str, *, outcomes: Sequence[NodeOutcome] = ()) -> None:
         super().__init__(message)
+        # args, not the message alone: rebuilt as cls(*args), the exception keeps its name
+        self.args = (message, name)
         self.name = name
         self.outcomes: tuple[NodeOutcome, ...] = tuple(outcomes)
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Keyword-only constructor arguments do not survive the default exception pickling.
@@ -147,10 +156,14 @@ class StaleFencingToken(QuorumLockError):
     not applied. ``token`` is the refused token, ``highest`` the largest one seen.
     """
 
-    def __init__(self, message: str, *, token: int, highest: int) -> None:
+    def __init__(self, message: str, token: int, highest: int) -> None:
         super().__init__(message)
+        self.args = (message, token, highest)  # see _LockError
         self.token = token
         self.highest = highest
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_stale, (str(self), self.token, self.highest))
@@ -170,9 +183,13 @@ class FenceError(QuorumLockError):
     error. ``resource`` is the fenced resource's name.
     """
 
-    def __init__(self, message: str, *, resource: str) -> None:
+    def __init__(self, message: str, resource: str) -> None:
         super().__init__(message)
+        self.args = (message, resource)  # see _LockError
         self.resource = resource
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_fence, (str(self), self.resource))

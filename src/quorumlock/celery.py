@@ -100,24 +100,24 @@ end), or also by Celery's revoke with terminate (prefork pool)."""
 class TaskLocked(LockNotAcquired):
     """A singleton task's lock was taken (``on_taken="raise"``): raised by the run, or by
     ``delay()``/``apply_async()`` in enqueue mode. A :class:`quorumlock.LockNotAcquired`
-    whose constructor takes the message alone, as Celery's result backends rebuild a
-    task's exception (``.name`` is then empty)."""
+    whose constructor also takes the message alone (``.name`` is then empty); Celery's
+    result backends rebuild it with its name, as every quorumlock exception."""
 
     def __init__(
-        self, message: str, *, name: str = "", outcomes: Sequence[NodeOutcome] = ()
+        self, message: str, name: str = "", *, outcomes: Sequence[NodeOutcome] = ()
     ) -> None:
-        super().__init__(message, name=name, outcomes=outcomes)
+        super().__init__(message, name, outcomes=outcomes)
 
 
 class TaskLockLost(LockLost):
     """A singleton task's lease was lost while it ran: raised by
     ``current_lock().check()`` and at the end of the run. A :class:`quorumlock.LockLost`
-    whose constructor takes the message alone (see :class:`TaskLocked`)."""
+    whose constructor also takes the message alone (see :class:`TaskLocked`)."""
 
     def __init__(
-        self, message: str, *, name: str = "", outcomes: Sequence[NodeOutcome] = ()
+        self, message: str, name: str = "", *, outcomes: Sequence[NodeOutcome] = ()
     ) -> None:
-        super().__init__(message, name=name, outcomes=outcomes)
+        super().__init__(message, name, outcomes=outcomes)
 
 
 _MODES: Final = ("run", "enqueue")

@@ -9,6 +9,7 @@ broker's server (``started:<tag>``) and wait for the test to open their gate
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import os
 import pickle
@@ -27,6 +28,7 @@ from celery.result import AsyncResult, EagerResult
 from kombu.exceptions import EncodeError
 
 import quorumlock
+import quorumlock.celery
 from quorumlock import ConfigurationError, LockNotAcquired, Redlock
 from quorumlock.celery import (
     HANDLE_HEADER,
@@ -361,6 +363,91 @@ def test_errors_survive_pickle() -> None:
         assert type(copy) is type(error)
         assert (str(copy), copy.name) == (str(error), "k")
     assert TaskLocked("rebuilt from a message alone").name == ""
+
+
+@contextlib.contextmanager
+def majority_paused(group: LocalServerGroup) -> Iterator[None]:
+    """Two of the three lock servers frozen (SIGSTOP): no lock can be decided."""
+    frozen = list(group)[:2]
+    for server in frozen:
+        server.pause()
+    try:
+        yield
+    finally:
+        for server in frozen:
+            server.resume()
+
+
+def test_quorum_unavailable_reaches_the_caller(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """A run whose lock cannot be decided fails with QuorumUnavailable, and the caller's
+    result.get() raises that very class, with the lock's name (JSON result backend)."""
+    with majority_paused(group):
+        result = tasks.hold.delay(tag, wait=False)
+        with pytest.raises(quorumlock.QuorumUnavailable) as raised:
+            get(result)
+    assert raised.value.name == f"hold:{tag}"
+    assert str(raised.value).startswith(f"could not acquire lock 'hold:{tag}'")
+    assert runs(tasks, tag) == 0
+
+
+def _errors() -> list[BaseException]:
+    """One of each exception class that quorumlock and quorumlock.celery make public."""
+    lock_errors = (
+        quorumlock.LockNotAcquired,
+        quorumlock.LockLost,
+        quorumlock.LockNotHeld,
+        quorumlock.LockNotReentrant,
+    )
+    fields: dict[str, dict[str, object]] = {
+        "StaleFencingToken": {"token": 3, "highest": 5},
+        "FenceError": {"resource": "ledger"},
+    }
+    made: list[BaseException] = []
+    for name in [*quorumlock.__all__, "TaskLocked", "TaskLockLost"]:
+        cls = getattr(quorumlock, name, None) or getattr(quorumlock.celery, name)
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            continue
+        options = {"name": "the:lock"} if issubclass(cls, lock_errors) else fields.get(name, {})
+        made.append(cls("the message", **options))
+    return made
+
+
+FIELDS = ("name", "token", "highest", "resource")
+
+
+@pytest.mark.parametrize("serializer", ["json", "pickle"])
+def test_every_error_survives_the_result_backend(group: LocalServerGroup, serializer: str) -> None:
+    """Each public exception class, stored as a task's failure in a Redis result backend
+    and read back by result.get(): the same class, message and fields (name, ...)."""
+    app = Celery(
+        "errors",
+        backend=f"{group.urls[3]}/2",
+        set_as_current=False,
+        result_serializer=serializer,
+        accept_content=["json", "pickle"],
+        result_accept_content=["json", "pickle"],
+    )
+    try:
+        errors = _errors()
+        assert {type(e).__name__ for e in errors} >= {"QuorumUnavailable", "StaleFencingToken"}
+        for error in errors:
+            task_id = uuid.uuid4().hex
+            app.backend.store_result(task_id, error, "FAILURE")
+            with pytest.raises(type(error), match=r"^the message$") as raised:
+                AsyncResult(task_id, app=app).get(timeout=WAIT)
+            copy = raised.value
+            assert type(copy) is type(error), (error, copy)
+            assert str(copy) == "the message"
+            for field_name in FIELDS:
+                assert getattr(copy, field_name, None) == getattr(error, field_name, None)
+            again = pickle.loads(pickle.dumps(error))
+            assert (type(again), str(again)) == (type(error), "the message")
+            for field_name in FIELDS:
+                assert getattr(again, field_name, None) == getattr(error, field_name, None)
+    finally:
+        app.close()
 
 
 def test_keep_after_success(
