@@ -320,6 +320,29 @@ def configure(
 _CURRENT: contextvars.ContextVar[Lock] = contextvars.ContextVar("quorumlock_celery_lock")
 
 
+#: The error that the run in this thread fails with, raised from inside Celery's autoretry
+#: wrapper of the task's ``run`` (see ``SingletonTask._unavailable``).
+_PENDING: contextvars.ContextVar[BaseException | None] = contextvars.ContextVar(
+    "quorumlock_celery_pending", default=None
+)
+
+
+class _Guarded:
+    """A task's ``_orig_run`` (the body that Celery's ``autoretry_for`` wrapper calls)
+    that raises the error pending in this thread, if any, instead of running the body."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: Callable[..., Any]) -> None:
+        self.body = body
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        pending = _PENDING.get()
+        if pending is not None:
+            raise pending
+        return self.body(*args, **kwargs)
+
+
 def _holding() -> bool:
     """Whether a singleton task's run in this thread holds its lock now."""
     lock = _CURRENT.get(None)
@@ -492,8 +515,8 @@ class SingletonTask(_Task):
             )
             try:
                 lock.__enter__()
-            except QuorumUnavailable:
-                raise
+            except QuorumUnavailable as exc:
+                self._unavailable(exc, args, kwargs)
             except LockNotAcquired:
                 return self._taken(plan, name, lock)
         else:
@@ -520,6 +543,25 @@ class SingletonTask(_Task):
         except LockLost as exc:
             _raise_lost(exc, lock)
         return result
+
+    def _unavailable(
+        self, exc: QuorumUnavailable, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> NoReturn:
+        """Fail the run with ``exc`` (its lock could not be decided) from inside Celery's
+        ``autoretry_for`` wrapper of ``run`` where the task has one: the lock is taken
+        before the body, outside that wrapper, and ``autoretry_for=(QuorumUnavailable,)``
+        (with its backoff and ``max_retries``) must apply to it as to the body's errors."""
+        body = getattr(self, "_orig_run", None)  # set by Celery for autoretry_for
+        if body is None:
+            raise exc
+        if not isinstance(body, _Guarded):
+            self._orig_run = _Guarded(body)
+        token = _PENDING.set(exc)
+        try:
+            self.run(*args, **kwargs)  # raises exc, or the Retry that autoretry made of it
+        finally:
+            _PENDING.reset(token)
+        raise exc  # (run was replaced by something that does not call _orig_run)
 
     def _revoker(self) -> Callable[[Lock], object] | None:
         """``on_lost`` for ``on_lost="revoke"``: revoke this run, terminating it."""

@@ -17,7 +17,7 @@ import time
 import redis
 from celery import Celery
 
-from quorumlock import Redlock
+from quorumlock import QuorumUnavailable, Redlock
 from quorumlock.celery import Singleton, SingletonTask, configure, current_lock
 
 BROKER = os.environ.get("QL_TEST_BROKER", "redis://127.0.0.1:6379/0")
@@ -156,3 +156,18 @@ def kept(tag: str) -> str:
     """Keeps its lock 3 s after a success."""
     _started(tag)
     return tag
+
+
+@app.task(
+    base=SingletonTask,
+    bind=True,
+    autoretry_for=(QuorumUnavailable,),
+    max_retries=200,
+    retry_kwargs={"countdown": 0.1},
+    singleton=Singleton("autoretry:{0}"),
+)
+def autoretried(self: SingletonTask, tag: str) -> int:
+    """Retried by Celery's autoretry_for while its lock cannot be decided."""
+    _started(tag)
+    retries: int = self.request.retries
+    return retries

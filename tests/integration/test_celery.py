@@ -366,16 +366,19 @@ def test_errors_survive_pickle() -> None:
 
 
 @contextlib.contextmanager
-def majority_paused(group: LocalServerGroup) -> Iterator[None]:
-    """Two of the three lock servers frozen (SIGSTOP): no lock can be decided."""
-    frozen = list(group)[:2]
-    for server in frozen:
-        server.pause()
+def majority_refusing(group: LocalServerGroup) -> Iterator[None]:
+    """Two of the three lock servers refuse every key to the default user (its ACL): a
+    majority refuses every acquire at once (QuorumUnavailable), and none leaves a key
+    behind (a paused server may apply a stale write when it wakes up, and a replica
+    promoted back is quarantined)."""
+    refusing = [client_of(server) for server in list(group)[:2]]
+    for client in refusing:
+        client.execute_command("ACL", "SETUSER", "default", "resetkeys", "~nothing-here")  # type: ignore[no-untyped-call]
     try:
         yield
     finally:
-        for server in frozen:
-            server.resume()
+        for client in refusing:
+            client.execute_command("ACL", "SETUSER", "default", "resetkeys", "~*")  # type: ignore[no-untyped-call]
 
 
 def test_quorum_unavailable_reaches_the_caller(
@@ -383,13 +386,30 @@ def test_quorum_unavailable_reaches_the_caller(
 ) -> None:
     """A run whose lock cannot be decided fails with QuorumUnavailable, and the caller's
     result.get() raises that very class, with the lock's name (JSON result backend)."""
-    with majority_paused(group):
+    with majority_refusing(group):
         result = tasks.hold.delay(tag, wait=False)
         with pytest.raises(quorumlock.QuorumUnavailable) as raised:
             get(result)
     assert raised.value.name == f"hold:{tag}"
     assert str(raised.value).startswith(f"could not acquire lock 'hold:{tag}'")
     assert runs(tasks, tag) == 0
+
+
+def test_autoretry_for_quorum_unavailable(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """autoretry_for=(QuorumUnavailable,): a run whose lock cannot be decided is retried
+    by Celery, and runs once the servers can decide it."""
+    with majority_refusing(group):
+        result = tasks.autoretried.delay(tag)
+        wait_until(lambda: result.state in {"RETRY", "FAILURE"}, "the run failed or retried")
+        assert result.state == "RETRY"
+        assert runs(tasks, tag) == 0
+    retries = get(result)
+    assert isinstance(retries, int)
+    assert retries >= 1
+    assert runs(tasks, tag) == 1
+    assert values(list(group)[:3], f"autoretry:{tag}") == [None, None, None]
 
 
 def _errors() -> list[BaseException]:
