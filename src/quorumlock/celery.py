@@ -49,7 +49,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TypeAlias
 
 try:
-    from celery import Celery, Task, states
+    from celery import Celery, Task, signature, states
+    from celery.app.task import Context
+    from celery.backends.base import DisabledBackend
     from celery.result import AsyncResult, EagerResult
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError(
@@ -692,8 +694,9 @@ class SingletonTask(_Task):
     ) -> AsyncResult[Any]:
         """Queue the task; in enqueue mode, take its lock first: a duplicate of a task
         queued or running is not queued, and per ``on_taken`` the call returns a result
-        that is already :data:`SKIPPED` (an ``EagerResult``: ``.get()`` returns it at
-        once) or raises :class:`TaskLocked`."""
+        that is already :data:`SKIPPED` (an ``EagerResult`` under the caller's
+        ``task_id``: ``.get()`` returns it at once; the result backend has it too, and
+        the task's callbacks and chain go on with it) or raises :class:`TaskLocked`."""
         plan = self._plan()
         sent = {
             "task_id": task_id,
@@ -723,7 +726,7 @@ class SingletonTask(_Task):
         if not lock.acquire(blocking=False):
             if plan.on_taken == "skip":
                 logger.info("task %s not queued: lock %s is held", self.name, shown(name))
-                return EagerResult(str(uuid.uuid4()), SKIPPED, states.SUCCESS, name=self.name)
+                return self._skipped(call_args or (), call_kwargs or {}, sent)
             raise TaskLocked(
                 f"task {self.name} not queued: lock {shown(name)} is held",
                 name=name,
@@ -739,3 +742,45 @@ class SingletonTask(_Task):
         if lock.held:  # (an eager run, in this process, may have outlasted the ttl)
             lock.export()  # this object lets go without releasing: the task's run releases it
         return result
+
+    def _skipped(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any], sent: Mapping[str, Any]
+    ) -> EagerResult[Any]:
+        """A duplicate that is not queued ends as a run skipped on a worker does: SKIPPED
+        under the caller's task id, stored in the result backend (``AsyncResult(id)``, a
+        group and a chord wait for it there), its callbacks and the rest of its chain
+        sent on with it."""
+        task_id = sent.get("task_id") or str(uuid.uuid4())
+        root_id = sent.get("root_id") or task_id
+        for callback in _listed(sent.get("link")):
+            signature(callback, app=self.app).apply_async(
+                (SKIPPED,), parent_id=task_id, root_id=root_id
+            )
+        chain = sent.get("chain")
+        if chain:
+            signature(chain[-1], app=self.app).apply_async(
+                (SKIPPED,), chain=chain[:-1], parent_id=task_id, root_id=root_id
+            )
+        if not isinstance(self.backend, DisabledBackend):
+            request = Context(
+                id=task_id,
+                task=self.name,
+                args=args,
+                kwargs=kwargs,
+                group=sent.get("group_id"),
+                group_index=sent.get("group_index"),
+                chord=sent.get("chord"),
+                root_id=root_id,
+                parent_id=sent.get("parent_id"),
+                ignore_result=bool(sent.get("ignore_result", self.ignore_result)),
+                delivery_info={},
+            )
+            self.backend.mark_as_done(task_id, SKIPPED, request=request)
+        return EagerResult(task_id, SKIPPED, states.SUCCESS, name=self.name)
+
+
+def _listed(value: object) -> list[Any]:
+    """A ``link`` option as a list: None, one signature, or several."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list | tuple) else [value]

@@ -171,3 +171,9 @@ def autoretried(self: SingletonTask, tag: str) -> int:
     _started(tag)
     retries: int = self.request.retries
     return retries
+
+
+@app.task
+def echo(value: object) -> object:
+    """A plain task: a chord's body, or the next step of a chain."""
+    return value

@@ -23,7 +23,8 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from celery import Celery
+from celery import Celery, chain, chord
+from celery import group as group_of
 from celery.result import AsyncResult, EagerResult
 from kombu.exceptions import EncodeError
 
@@ -264,6 +265,29 @@ def test_enqueue_mode(worker: Worker, tasks: ModuleType, group: LocalServerGroup
     again = tasks.queued.delay(failing)
     assert not isinstance(again, EagerResult)  # queued: the failed run released the lock
     assert get(again) == failing
+
+
+def test_enqueue_mode_skip_ends_in_the_result_backend(
+    worker: Worker, tasks: ModuleType, tag: str
+) -> None:
+    """A duplicate that is not queued keeps the caller's task id and its SKIPPED is in
+    the result backend: AsyncResult(id), a group, a chord and a chain that contain it
+    finish (they waited for ever), as with a run skipped on a worker."""
+    first = tasks.queued.delay(tag)
+    duplicate = tasks.queued.apply_async((tag,), task_id=f"dup-{tag}")
+    assert duplicate.id == f"dup-{tag}"
+    assert AsyncResult(f"dup-{tag}", app=tasks.app).get(timeout=WAIT) == SKIPPED
+    assert get(chain(tasks.queued.si(tag), tasks.echo.s()).apply_async()) == SKIPPED
+    in_group, in_chord = f"{tag}-group", f"{tag}-chord"
+    open_gate(tasks, in_group)
+    open_gate(tasks, in_chord)
+    both = group_of(tasks.queued.s(in_group), tasks.queued.s(in_group)).apply_async()
+    assert both.get(timeout=WAIT) == [in_group, SKIPPED]
+    gathered = chord([tasks.queued.s(in_chord), tasks.queued.s(in_chord)])(tasks.echo.s())
+    assert get(gathered) == [in_chord, SKIPPED]
+    open_gate(tasks, tag)
+    assert get(first) == tag
+    assert runs(tasks, tag) == runs(tasks, in_group) == runs(tasks, in_chord) == 1
 
 
 class Unsendable:
