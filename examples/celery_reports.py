@@ -54,7 +54,8 @@ def sync_user(self: SingletonTask, user_id: int, full: bool = False) -> str:
 @app.task(base=SingletonTask, singleton=Singleton("export:{0}", mode="enqueue"))
 def export(table: str) -> str:
     """Locked at enqueue: while one export of a table is queued or running, another is
-    not even queued. The worker that runs it releases the lock, whatever the outcome."""
+    not even queued. The worker that runs it releases the lock, whatever the outcome,
+    as does one that discards it (revoked, expired)."""
     time.sleep(0.3)
     return f"{table} exported"
 

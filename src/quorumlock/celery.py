@@ -24,7 +24,8 @@ lock when the task starts and renews its lease while the task runs: a worker kil
 mid-task leaves a lock that expires after its ttl. With ``mode="enqueue"`` the caller
 takes the lock in ``apply_async()``/``delay()``, so a duplicate is not even queued; the
 lock travels in the message (a :class:`quorumlock.LockHandle` in a header) to the worker
-that runs the task, which releases it when the task ends, whatever the outcome.
+that runs the task, which releases it when the task ends, whatever the outcome (a worker
+that discards the message, the task revoked or expired, releases it too).
 
 A task whose lock is taken is skipped (it returns :data:`SKIPPED`, logged), retried with
 Celery's own ``retry(countdown=...)``, or fails with :class:`TaskLocked` (a
@@ -49,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Literal, NoReturn, TypeAlias
 
 try:
-    from celery import Celery, Task, signature, states
+    from celery import Celery, Task, signals, signature, states
     from celery.app.task import Context
     from celery.backends.base import DisabledBackend
     from celery.result import AsyncResult, EagerResult
@@ -638,13 +639,33 @@ class SingletonTask(_Task):
 
     def _header(self, name: str) -> Any:
         """Header ``name`` of the message this run came from (None: absent)."""
-        request = self.request
-        value = getattr(request, name, None)
-        if value is None:
-            headers = getattr(request, "headers", None)
-            if isinstance(headers, Mapping):
-                value = headers.get(name)
-        return value
+        return _header_of(self.request, name)
+
+    def _release_discarded(self, request: Any) -> None:
+        """A worker discarded a message of this task without running it (revoked, or
+        expired): the lock it carries (enqueue mode) would otherwise stay until its ttl,
+        and every enqueue meanwhile would be skipped as a duplicate of nothing."""
+        data = _header_of(request, HANDLE_HEADER)
+        settings = _SETTINGS.get(self.app)
+        if not isinstance(data, Mapping) or settings is None:
+            return
+        try:
+            handle = LockHandle.from_dict(data)
+            settings.redlock.adopt(handle, clock_skew=settings.clock_skew).release()
+        except QuorumLockError as exc:  # expired in the queue already, or not released
+            logger.warning(
+                "task %s[%s] discarded; its lock was not released (%s)",
+                self.name,
+                getattr(request, "id", None),
+                exc,
+            )
+            return
+        logger.info(
+            "task %s[%s] discarded (revoked or expired): lock %s released",
+            self.name,
+            getattr(request, "id", None),
+            shown(handle.name),
+        )
 
     def _taken(self, plan: _Plan, name: str, lock: Lock) -> Any:
         """The lock of this run is held by another: skip, retry or fail."""
@@ -777,6 +798,29 @@ class SingletonTask(_Task):
             )
             self.backend.mark_as_done(task_id, SKIPPED, request=request)
         return EagerResult(task_id, SKIPPED, states.SUCCESS, name=self.name)
+
+
+def _header_of(request: Any, name: str) -> Any:
+    """Header ``name`` of a task's request (None: absent)."""
+    value = getattr(request, name, None)
+    if value is None:
+        headers = getattr(request, "headers", None)
+        if isinstance(headers, Mapping):
+            value = headers.get(name)
+    return value
+
+
+def _on_revoked(
+    sender: object = None, request: Any = None, terminated: bool = False, **_: Any
+) -> None:
+    """Celery's ``task_revoked``: a singleton task's message was discarded. A run that
+    was terminated (``revoke(terminate=True)``) is left alone: its process may not have
+    ended yet, and its lock expires after the ttl as a killed worker's does."""
+    if isinstance(sender, SingletonTask) and request is not None and not terminated:
+        sender._release_discarded(request)
+
+
+signals.task_revoked.connect(_on_revoked, weak=False, dispatch_uid="quorumlock.celery.revoked")
 
 
 def _listed(value: object) -> list[Any]:

@@ -290,6 +290,30 @@ def test_enqueue_mode_skip_ends_in_the_result_backend(
     assert runs(tasks, tag) == runs(tasks, in_group) == runs(tasks, in_chord) == 1
 
 
+@pytest.mark.parametrize("discarded", ["revoked", "expired"])
+def test_enqueue_mode_discarded_message_releases_its_lock(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str, discarded: str
+) -> None:
+    """A message that the worker discards without running it (revoked, or expired in the
+    queue) releases the lock it carries: the next enqueue is queued and runs (it was
+    skipped, and the lock held, until the ttl of 10 s)."""
+    key = f"enqueue:{tag}"
+    if discarded == "revoked":
+        result = tasks.queued.apply_async((tag,), countdown=1.0)
+        result.revoke()
+    else:
+        result = tasks.queued.apply_async((tag,), countdown=1.0, expires=0.5)
+    assert held_by(group, key) is not None
+    wait_until(lambda: result.state == "REVOKED", f"the task was discarded ({discarded})")
+    wait_until(lambda: held_by(group, key) is None, "the lock was released", timeout=3.0)
+    assert "discarded (revoked or expired): lock 'enqueue:" + tag in worker.output()
+    open_gate(tasks, tag)
+    again = tasks.queued.delay(tag)
+    assert not isinstance(again, EagerResult)
+    assert get(again) == tag
+    assert runs(tasks, tag) == 1
+
+
 class Unsendable:
     """An argument the JSON serializer refuses: the send fails after the lock was taken."""
 
