@@ -31,6 +31,7 @@ from kombu.exceptions import EncodeError
 import quorumlock
 import quorumlock.celery
 from quorumlock import ConfigurationError, LockNotAcquired, Redlock
+from quorumlock._algorithm.config import RESERVED_PREFIXES
 from quorumlock.celery import (
     HANDLE_HEADER,
     SKIPPED,
@@ -678,6 +679,25 @@ def test_key_templates_over_the_arguments(app: tuple[Celery, Redlock], tag: str)
     assert by_name(tag, part=5, flag=True) == f"user:{tag}:5"
     assert by_task_name() == by_task_name.name
     assert by_index(["a", tag]) == f"pair:{tag}:a"
+
+
+def test_names_under_reserved_prefixes(app: tuple[Celery, Redlock], tag: str) -> None:
+    """A name under a prefix of quorumlock's own keys is refused where the lock is taken
+    (ConfigurationError), another name under quorumlock: is not; docs/celery.md names
+    each of those prefixes."""
+    celery_app, _ = app
+
+    @celery_app.task(base=SingletonTask, singleton=Singleton("quorumlock:{0}"))
+    def under(x: str) -> str:
+        return current_lock().name
+
+    assert under(f"mine:{tag}") == f"quorumlock:mine:{tag}"
+    for prefix in RESERVED_PREFIXES:
+        with pytest.raises(ConfigurationError, match="which quorumlock keeps for its own keys"):
+            under(prefix.removeprefix("quorumlock:") + tag)
+    page = (ROOT / "docs" / "celery.md").read_text()
+    assert [p for p in RESERVED_PREFIXES if f"`{p}`" not in page] == []
+    assert "Other names under `quorumlock:` are not refused" in page
 
 
 def test_taken_in_a_direct_call(app: tuple[Celery, Redlock], tag: str) -> None:

@@ -222,6 +222,21 @@ def test_settings_are_checked() -> None:
             assert message.strip("'") in errors[0].msg or "URL" in errors[0].msg
 
 
+def test_the_docs_name_every_settings_key() -> None:
+    """docs/django.md names every key that QUORUMLOCK accepts (those its error lists)."""
+    setting = {"SERVERS": ["redis://127.0.0.1:1"], "COLOUR": 5}
+    with (
+        override_settings(QUORUMLOCK=setting),
+        pytest.raises(ImproperlyConfigured, match="the keys are ") as raised,
+    ):
+        get_redlock()
+    keys = str(raised.value).split("the keys are ", 1)[1].split(", ")
+    page = (ROOT / "docs" / "django.md").read_text()
+    section = page.split("## Settings: `QUORUMLOCK`", 1)[1].split("\n## ", 1)[0]
+    assert "FAIR" in keys
+    assert [key for key in keys if f"`{key}`" not in section] == []
+
+
 def test_system_checks_audit_the_servers(configured: LocalServerGroup) -> None:
     out = io.StringIO()
     call_command("check", "--deploy", "--tag", "quorumlock", stdout=out, stderr=out)
