@@ -346,6 +346,37 @@ def test_sigkill_to_run_kills_the_command_on_a_terminal(
             os.kill(child, signal.SIGKILL)
 
 
+def test_ctrl_c_on_a_terminal_reaches_the_command(
+    servers: LocalServerGroup, lock_name: str, tmp_path: Path
+) -> None:
+    """On a terminal the command shares run's process group, and Ctrl-C (the terminal's
+    SIGINT to that group, sent here with killpg) must end it: run may not pass SIGINT
+    on to it ignored (an ignored signal survives exec). The command dies of SIGINT, run
+    exits with 130 and releases the lock."""
+    ready = tmp_path / "ready"
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen(
+            [*command(), "run", lock_name, "--", "sh", "-c",
+             f"grep SigIgn /proc/self/status > {ready}; exec sleep 30"],
+            stdin=follower, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            env=clean_env(servers.urls), process_group=0,
+        )  # fmt: skip
+    finally:
+        os.close(follower)
+    try:
+        wait_for(lambda: ready.exists() and ready.read_text().strip() != "", timeout=30)
+        os.killpg(proc.pid, signal.SIGINT)  # the group of the run this test started
+        _, err = proc.communicate(timeout=10)
+        assert proc.returncode == 128 + signal.SIGINT, (ready.read_text(), err)
+        assert held_on(servers, lock_name) == 0
+    finally:
+        os.close(leader)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(timeout=10)
+
+
 # --------------------------------------------------------------------------------------
 # --permits K: a counting semaphore
 # --------------------------------------------------------------------------------------

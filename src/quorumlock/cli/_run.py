@@ -319,6 +319,10 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _ignore(signum: int, frame: FrameType | None) -> None:
+    pass
+
+
 def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: list[str]) -> int:
     own_group = not _stdin_is_terminal()
     spawned: list[subprocess.Popen[bytes]] = []
@@ -347,10 +351,14 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
     # must reach CMD (or stop it from being run), not end run with the lock held.
     if threading.current_thread() is threading.main_thread():
         for signum in _FORWARDED:
-            # With a terminal, CMD shares our process group: Ctrl-C reaches it directly.
-            handler: Callable[[int, FrameType | None], Any] | int = (
-                signal.SIG_IGN if signum == signal.SIGINT and not own_group else forward
-            )
+            handler: Callable[[int, FrameType | None], Any] | int = forward
+            if signum == signal.SIGINT and not own_group:
+                # With a terminal, CMD shares our process group: Ctrl-C reaches it
+                # directly, and run must only survive it. Not with SIG_IGN, which CMD
+                # would inherit through exec (a handler is reset to the default there),
+                # unless SIGINT was ignored already (a script's `cmd &`).
+                ignored = signal.getsignal(signum) == signal.SIG_IGN
+                handler = signal.SIG_IGN if ignored else _ignore
             previous[signum] = signal.signal(signum, handler)
     watchdog: _Watchdog | None = None
     try:
