@@ -142,6 +142,22 @@ def test_sigterm_to_quorumlock_reaches_the_command(
     assert held_on(servers, lock_name) == 0  # released once the command ended
 
 
+def test_a_server_error_is_shown_whole(servers: LocalServerGroup, cli: Cli, lock_name: str) -> None:
+    """A key of another type under the name: every server's error (its script's line,
+    '@user_script:N') follows the server's URL unmasked, as the library gave it."""
+    for url in servers.urls:
+        client = redis.Redis.from_url(url, socket_timeout=2)
+        client.hset(lock_name, "field", "value")
+        client.close()
+    result = cli("run", lock_name, "--wait", "0", "--", "true")
+    assert result.returncode == 69, result.stderr
+    line = assert_one_line_error(result)
+    assert "***" not in line
+    for url in servers.urls:
+        assert f"{url}: " in line
+    assert line.count("@user_script:") == len(servers.urls)
+
+
 STUBBORN = """
 echo $$ > {pidfile}
 trap 'echo TERM >> {log}' TERM

@@ -97,6 +97,28 @@ def test_malformed_urls(url: str, command: str) -> None:
     assert "malformed server URL" in assert_one_line_error(result)
 
 
+BAD_PORT = "the port must be a number in 1..65535"
+BAD_PATH = "the path must be a database number"
+
+
+@pytest.mark.parametrize(
+    ("url", "shown", "why"),
+    [
+        ("redis://127.0.0.1:abc", None, BAD_PORT),
+        ("redis://:pw@127.0.0.1:99999", "redis://:***@127.0.0.1:99999", BAD_PORT),
+        ("redis://127.0.0.1:6379/abc", None, BAD_PATH),
+        ("redis://127.0.0.1:6379/-1", None, BAD_PATH),
+    ],
+)
+def test_a_malformed_url_error_is_shown_whole(url: str, shown: str | None, why: str) -> None:
+    """The '@' of the message's hint is not the end of the URL's password: the mask
+    stops at the URL's end (a space), and hides nothing of the message but passwords."""
+    result = run_cli("run", "x", "--servers", url, "--", "true")
+    hint = "percent-encode any / ? # @ : in the user name or password"
+    line = assert_one_line_error(result)
+    assert line == f"quorumlock: error: malformed server URL {shown or url!r}: {why} ({hint})"
+
+
 def test_malformed_url_never_shows_its_password() -> None:
     result = run_cli("status", "x", "--servers", "redis://alice:hunter2@[::1:6379")
     line = assert_one_line_error(result)

@@ -142,6 +142,8 @@ _URL_START = re.compile(r"(?<![^\s'\"(\[,=])[A-Za-z][A-Za-z0-9+.-]*://")
 # A password in the query is masked with all that follows it in the URL: an ``&`` the
 # user forgot to percent-encode would otherwise end the mask inside the password.
 _QUERY_PASSWORD = re.compile(r"([?&](?:ssl_)?password=)[^\s'\"]*", re.IGNORECASE)
+# Where a URL in running text ends.
+_SPACE = re.compile(r"\s")
 # A user name shown as it is: one with a URL delimiter is more likely a mistyped password.
 _PLAIN_USER = re.compile(r"[^:/?#@\[\]\s]*")
 # TLS options that name files: checked when the server is given, not at the first connect.
@@ -152,12 +154,14 @@ def mask_url(text: str, *, whole: bool = False) -> str:
     """``text`` with the password of every URL in it replaced by ``***``.
 
     The userinfo of a URL runs to the *last* ``@`` before the next URL (a password may
-    hold ``@``, ``/``, ``?``, ``#`` or ``:`` that the user forgot to percent-encode), and
-    all of it is masked but a user name free of delimiters; so is the value of a
-    ``password=`` or ``ssl_password=`` query option (which may hold an ``@`` too), up to
-    the next space or quote, or to the end of ``text`` when it is one URL alone
-    (``whole``: everything after a query password may be part of it, and so may a
-    ``scheme://`` further on). Masking too much is safe.
+    hold ``@``, ``/``, ``?``, ``#`` or ``:`` that the user forgot to percent-encode) and
+    before the next space, where a URL in running text ends (an ``@`` in the words after
+    it is not part of it); all of it is masked but a user name free of delimiters; so
+    is the value of a ``password=`` or ``ssl_password=`` query option (which may hold an
+    ``@`` too), up to the next space or quote. When ``text`` is one URL alone
+    (``whole``), a space is part of it too: the userinfo runs to its last ``@``, a
+    query password to its end, and a ``scheme://`` further on may be part of a
+    password. Masking too much is safe.
     """
     urls = list(_URL_START.finditer(text))
     if whole:  # one URL: a "scheme://" further on is part of its password
@@ -174,7 +178,10 @@ def mask_url(text: str, *, whole: bool = False) -> str:
 def _masked_rest(rest: str, whole: bool) -> str:
     """What follows a URL's ``scheme://``, its passwords masked (see :func:`mask_url`)."""
     hidden = [False] * len(rest)
-    at = rest.rfind("@")
+    # One URL alone may hold an unencoded space in its password; in running text a
+    # space ends the URL, and an '@' of the words after it is not the userinfo's end.
+    space = None if whole else _SPACE.search(rest)
+    at = rest.rfind("@", 0, len(rest) if space is None else space.start())
     if at >= 0:
         user, colon, _ = rest[:at].partition(":")
         if not _PLAIN_USER.fullmatch(user):
