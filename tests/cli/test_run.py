@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pty
 import signal
@@ -241,6 +242,28 @@ def test_password_file_for_acl(make_servers: ServerFactory, tmp_path: Path, lock
     assert "s3cr3t-pw" not in shown.stdout + shown.stderr
     doctor = run_cli("doctor", "--clock-sample", "0.1", "--debug", servers=in_url)
     assert "s3cr3t-pw" not in doctor.stdout + doctor.stderr
+
+
+@pytest.mark.parametrize("password", ["e", "0", "null"])
+def test_a_short_password_masks_nothing_else(
+    make_servers: ServerFactory, tmp_path: Path, lock_name: str, password: str
+) -> None:
+    """A password of one letter, a digit, a JSON word: status's table and its --json
+    come out whole (a mask of every 'e' garbled the words, one of '0' or 'null' broke
+    the JSON)."""
+    group = make_servers(1, extra_args=("--requirepass", password))
+    secret = tmp_path / "pw"
+    secret.write_text(f"{password}\n")
+    words = ("status", lock_name, "--password-file", str(secret))
+    table = run_cli(*words, servers=group.urls)
+    assert table.returncode == 0, table.stderr
+    assert table.stdout.split()[:5] == ["server", "reachable", "holder", "ttl", "left"]
+    assert group.urls[0] in table.stdout
+    report = run_cli(*words, "--json", servers=group.urls)
+    assert report.returncode == 0, report.stderr
+    data = json.loads(report.stdout)
+    assert [(s["server"], s["reachable"]) for s in data["servers"]] == [(group.urls[0], True)]
+    assert data["holder"] is None
 
 
 def clients_on(group: LocalServerGroup) -> list[int]:

@@ -26,7 +26,7 @@ from quorumlock.cli._common import (
     CliError,
     Parser,
     one_line,
-    redact,
+    scrub,
     setup_logging,
 )
 
@@ -135,6 +135,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _fail(message: str, code: int, debug: bool) -> int:
     if debug:
-        sys.stderr.write(redact(traceback.format_exc()))
-    print(f"quorumlock: error: {redact(one_line(message))}", file=sys.stderr, flush=True)
+        sys.stderr.write(scrub(traceback.format_exc()))
+    print(f"quorumlock: error: {scrub(one_line(message))}", file=sys.stderr, flush=True)
     return code

@@ -1,7 +1,11 @@
 """What every command shares: errors and exit codes, servers and secrets, output.
 
-Every message the CLI prints goes through :func:`redact`, so a password given in a URL
-or in ``--password-file`` is never shown: not in errors, tables, JSON or log lines.
+Every message the CLI prints goes through :func:`redact`, which masks the password of
+every URL in it: in errors, tables, JSON values and log lines. A password given in a URL
+or in ``--password-file`` can otherwise appear only where a server (or a proxy) repeats
+it, in an error text: those texts, and every error line, go through :func:`scrub` too.
+Masking a known password in all the output instead would mask a short one in ordinary
+words, and break the syntax of ``--json``.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import json
 import logging
 import math
 import os
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -42,6 +47,7 @@ __all__ = [
     "redact",
     "resolve_servers",
     "say",
+    "scrub",
 ]
 
 ENV_SERVERS: Final = "QUORUMLOCK_SERVERS"
@@ -75,11 +81,22 @@ def add_secret(secret: str) -> None:
 
 
 def redact(text: str) -> str:
-    """``text`` with URL passwords and every known secret replaced by ``***``."""
-    text = mask_url(text)
+    """``text`` with the password of every URL in it replaced by ``***``."""
+    return mask_url(text)
+
+
+def scrub(text: str) -> str:
+    """An error text (a server's, redis-py's, a traceback) redacted, and with every known
+    secret replaced by ``***`` where it stands as a word of its own.
+
+    A secret within a longer word (``e`` in ``user``) is not a password shown: masking
+    it there would garble the text. One a server repeats is set off (``'e'``, ``:e``).
+    """
     for secret in sorted(_SECRETS, key=len, reverse=True):
-        text = text.replace(secret, "***")
-    return text
+        before = r"(?<!\w)" if re.match(r"\w", secret[0]) else ""
+        after = r"(?!\w)" if re.match(r"\w", secret[-1]) else ""
+        text = re.sub(before + re.escape(secret) + after, "***", text)
+    return redact(text)
 
 
 def one_line(text: str) -> str:
@@ -93,8 +110,19 @@ def say(message: str = "", *, err: bool = False) -> None:
 
 
 def emit_json(data: Any) -> None:
-    """Print ``data`` as JSON on stdout (redacted like everything else)."""
-    say(json.dumps(data, indent=2, sort_keys=False))
+    """Print ``data`` as JSON on stdout, every string in it redacted (not the JSON text:
+    a mask must not reach its syntax)."""
+    print(json.dumps(_redacted(data), indent=2, sort_keys=False), flush=True)
+
+
+def _redacted(data: Any) -> Any:
+    if isinstance(data, str):
+        return redact(data)
+    if isinstance(data, dict):
+        return {_redacted(key): _redacted(value) for key, value in data.items()}
+    if isinstance(data, list | tuple):
+        return [_redacted(item) for item in data]
+    return data
 
 
 def print_table(
@@ -358,12 +386,12 @@ def lock_name(text: str) -> str:
 
 
 def error_reply(exc: BaseException) -> str:
-    """A short, redacted description of a failed server call."""
+    """A short, scrubbed description of a failed server call."""
     if isinstance(exc, redis.exceptions.TimeoutError):
         return "timed out"
+    text = scrub(one_line(str(exc)))
     if isinstance(exc, redis.exceptions.AuthenticationError | redis.exceptions.NoPermissionError):
-        return f"refused: {one_line(str(exc))}"
+        return f"refused: {text}"
     if isinstance(exc, redis.exceptions.ConnectionError):
-        text = one_line(str(exc))
         return f"unreachable: {text}" if text else "unreachable"
-    return f"{type(exc).__name__}: {one_line(str(exc))}"
+    return f"{type(exc).__name__}: {text}"
