@@ -266,35 +266,42 @@ def test_a_short_password_masks_nothing_else(
     assert data["holder"] is None
 
 
-def clients_on(group: LocalServerGroup) -> list[int]:
-    counts = []
+def keys_of(group: LocalServerGroup, name: str) -> list[set[str]]:
+    """The keys of lock ``name`` on each server: its own, its queue of waiters'."""
+    found = []
     for url in group.urls:
-        client = redis.Redis.from_url(url, socket_timeout=2)
-        counts.append(len(client.client_list()) - 1)  # less this one
+        client = redis.Redis.from_url(url, socket_timeout=2, decode_responses=True)
+        found.append({key for key in map(str, client.keys("*")) if name in key})
         client.close()
-    return counts
+    return found
 
 
-def test_sigterm_while_waiting_leaves_no_key(servers: LocalServerGroup, lock_name: str) -> None:
-    """SIGTERM to a ``run`` that waits for the lock: it ends with status 130, never runs
-    its command, and leaves no key. The waiter is known to be waiting once it has
-    connected to every server (not after a fixed sleep: under load it may not have
-    started by then); the holder holds until told to stop."""
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=str)
+def test_a_signal_while_waiting_leaves_no_key(
+    servers: LocalServerGroup, lock_name: str, signum: signal.Signals
+) -> None:
+    """SIGTERM, SIGHUP or SIGINT to a ``run`` that waits for the lock: it ends with
+    status 128+N, naming the signal, never runs its command, and leaves no key, not
+    even its place in the queue of waiters. The waiter is known to be waiting once it
+    is in that queue (not after a fixed sleep: under load it may not have started by
+    then); the holder holds until told to stop."""
     holder = spawn_cli("run", lock_name, "--", "sleep", "60", servers=servers.urls)
     try:
         wait_for(lambda: held_on(servers, lock_name) >= 3, timeout=30)
-        before = clients_on(servers)
+        held = keys_of(servers, lock_name)
         waiter = spawn_cli("run", lock_name, "--", "echo", "ran", servers=servers.urls)
-        wait_for(
-            lambda: all(n > b for n, b in zip(clients_on(servers), before, strict=True)),
-            timeout=30,
-        )
-        time.sleep(0.2)  # its first attempt was refused: it waits now
-        waiter.send_signal(signal.SIGTERM)
+
+        def in_line() -> bool:
+            now = keys_of(servers, lock_name)
+            return sum(keys > was for keys, was in zip(now, held, strict=True)) >= 3
+
+        wait_for(in_line, timeout=30)
+        waiter.send_signal(signum)
         out, err = waiter.communicate(timeout=20)
-        assert waiter.returncode == 130, err
+        assert waiter.returncode == 128 + signum, err
         assert "ran" not in out
-        assert err.strip().splitlines() == ["quorumlock: error: interrupted"]
+        assert err.strip().splitlines() == [f"quorumlock: error: interrupted by {signum.name}"]
+        assert keys_of(servers, lock_name) == held
         assert held_on(servers, lock_name) >= 3  # the holder still holds it
     finally:
         holder.send_signal(signal.SIGTERM)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 import traceback
 from collections.abc import Callable, Sequence
@@ -24,6 +25,7 @@ from quorumlock.cli._common import (
     EXIT_ERROR,
     EXIT_USAGE,
     CliError,
+    Interrupted,
     Parser,
     one_line,
     scrub,
@@ -123,6 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(str(exc), EXIT_USAGE, debug)
     except QuorumLockError as exc:
         return _fail(str(exc), EXIT_ERROR, debug)
+    except Interrupted as exc:
+        name = signal.Signals(exc.signum).name
+        return _fail(f"interrupted by {name}", 128 + exc.signum, debug)
     except KeyboardInterrupt:
         _fail("interrupted", 130, debug)
         return 130

@@ -39,6 +39,7 @@ __all__ = [
     "EXIT_ERROR",
     "EXIT_USAGE",
     "CliError",
+    "Interrupted",
     "Parser",
     "Servers",
     "add_server_options",
@@ -71,6 +72,15 @@ class CliError(Exception):
     def __init__(self, message: str, code: int = EXIT_ERROR) -> None:
         super().__init__(message)
         self.code = code
+
+
+class Interrupted(KeyboardInterrupt):
+    """Signal ``signum`` stops the command as Ctrl-C does (so that clean-up runs); the
+    command exits with 128 + ``signum``, as a process killed by it would."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def add_secret(secret: str) -> None:

@@ -52,6 +52,7 @@ from quorumlock._exceptions import QuorumUnavailable
 from quorumlock.cli._common import (
     EXIT_USAGE,
     CliError,
+    Interrupted,
     Parser,
     add_server_options,
     count,
@@ -98,15 +99,17 @@ own process group (when stdin is not a terminal), so its children are signalled 
 If quorumlock itself is killed (even by SIGKILL), CMD and its process group are killed
 at once (see docs/cli.md, "If run is killed", for what escapes).
 SIGTERM, SIGHUP and SIGINT sent to quorumlock are passed on to CMD, and the lock is
-released once CMD exits. With --fencing, CMD finds its fencing token (an integer that
-grows with every acquisition of NAME) in ${FENCING_ENV}.
+released once CMD exits; while quorumlock waits for the lock, they stop the wait (what
+the servers granted is deleted, CMD is not run, the exit status is 128+N). With
+--fencing, CMD finds its fencing token (an integer that grows with every acquisition of
+NAME) in ${FENCING_ENV}.
 
 With --permits K, NAME is a counting semaphore instead: CMD runs under one of its K
 permits, so that at most K commands run at once across machines (every client of NAME
 should pass the same K); CMD finds which permit (0 to K-1) in ${SLOT_ENV}.
 
 exit statuses:
-  0-255  CMD's own status (128+N: CMD was killed by signal N)
+  0-255  CMD's own status (128+N: CMD was killed by signal N, or N stopped the wait)
   2      bad input: a missing '--', an empty NAME, a malformed URL, a bad option
   {EXIT_UNAVAILABLE}     too few servers reachable to form a majority (nothing was run)
   {EXIT_NOT_ACQUIRED}     NAME (or all K permits) was held by others all of --wait (nothing run)
@@ -287,12 +290,16 @@ def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
     can find every connection still being set up (its per-server timeout is a small
     share of the ttl), and those connections are ready for the next round.
 
-    SIGTERM while waiting interrupts the acquire like Ctrl-C does, so that keys a
-    minority already granted are deleted before the process ends.
+    SIGTERM, SIGHUP and SIGINT while waiting interrupt the acquire as Ctrl-C does, so
+    that the keys already granted (the lock's on a minority, the place in the queue of
+    waiters) are deleted before the process ends with 128+N; a signal ignored when run
+    started (``nohup``) stays ignored.
     """
-    previous = None
+    previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _interrupt)
+        for signum in _FORWARDED:
+            if signal.getsignal(signum) != signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, _interrupt)
     began = time.monotonic()
     try:
         while True:
@@ -311,12 +318,12 @@ def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
     except QuorumUnavailable as exc:
         raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, old in previous.items():
+            signal.signal(signum, old)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+    raise Interrupted(signum)
 
 
 def _ignore(signum: int, frame: FrameType | None) -> None:
