@@ -773,6 +773,27 @@ def test_a_cluster_client_given_to_the_wrong_api(shared_cluster: LocalCluster) -
         asyncio.run(async_client.aclose())
 
 
+def test_cluster_nodes_listed_as_plain_servers_fail_at_once(
+    shared_cluster: LocalCluster, lock_name: str
+) -> None:
+    """A cluster's nodes as plain URLs: the acquire script's two keys are in different
+    slots there (CROSSSLOT), which no retry fixes: one attempt, a fatal outcome per node
+    that says to give the cluster as one client, and no key left behind."""
+    rl = quorumlock.Redlock([node.url for node in shared_cluster.nodes])
+    try:
+        with pytest.raises(QuorumUnavailable, match=r"\(1 attempt\)") as info:
+            rl.lock(lock_name, ttl=5).acquire(timeout=10)
+        assert [o.reply for o in info.value.outcomes] == [Reply.FATAL] * 3
+        assert all("one RedisCluster client" in o.detail for o in info.value.outcomes)
+    finally:
+        rl.close()
+    client = shared_cluster.client()
+    try:
+        assert client.get(lock_name) is None
+    finally:
+        client.close()
+
+
 def test_the_cluster_label_has_no_password(make_cluster: ClusterFactory) -> None:
     """An ACL user's password never reaches the label; the options (credentials
     included) do reach quorumlock's own connections. Catches a cluster spec that drops

@@ -72,6 +72,13 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
             f"unknown command {unknown.group(1)!r}: renamed or disabled on this server "
             "(quorumlock needs EVAL and EVALSHA; see docs/deployment.md)"
         )
+    if isinstance(exc, rx.ClusterCrossSlotError):
+        # Keys that the scripts declare together are always in one slot of a cluster
+        # instance: this is a cluster node listed as a plain server, for good.
+        return Reply.FATAL, (
+            f"{detail}: a node of a Redis or Valkey Cluster given as a plain server; give "
+            "the cluster as one RedisCluster client (docs/cluster.md)"
+        )
     if isinstance(exc, rx.AskError):  # redis-py keeps only "<slot> <host:port>"
         detail = f"{'MOVED' if isinstance(exc, rx.MovedError) else 'ASK'} {detail}"
     if isinstance(exc, _FATAL) or _inner(detail).startswith(_FATAL_PREFIXES):
