@@ -120,6 +120,29 @@ def test_doctor_fails_a_replica_an_evicting_server_and_warns_on_even_n(
     assert checks[("servers", "(all)")] == "warn"
 
 
+def test_doctor_warns_where_debug_is_enabled(make_servers: ServerFactory) -> None:
+    """DEBUG RELOAD NOSAVE brings back older data that the restart quarantine cannot
+    tell from intact data: doctor warns where DEBUG is enabled, and passes where it is
+    off (the default of Valkey and Redis 7); Redis 6.2, which has no such setting, has it
+    always on."""
+    plain = make_servers(1)[0]
+    client = redis.Redis(host=plain.host, port=plain.port)
+    setting = client.config_get("enable-debug-command").get("enable-debug-command", "")
+    client.close()
+    urls = [plain.url]
+    expected = {plain.url: "pass" if setting == "no" else "warn"}
+    if setting:  # the setting exists: a server with it on
+        enabled = make_servers(1, extra_args=("--enable-debug-command", "yes"))[0]
+        urls.append(enabled.url)
+        expected[enabled.url] = "warn"
+    result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=urls)
+    checks = checks_of(result.stdout)
+    assert {url: checks[("debug", url)] for url in urls} == expected
+    data = json.loads(result.stdout)
+    details = [c["detail"] for c in data["checks"] if c["check"] == "debug"]
+    assert all("DEBUG RELOAD NOSAVE" in d for d in details if "enabled" in d)
+
+
 def test_doctor_round_trip_against_a_tiny_instance_timeout(servers: LocalServerGroup) -> None:
     result = run_cli(
         "doctor", "--instance-timeout", "0.000001", "--clock-sample", "0.1", "--json",

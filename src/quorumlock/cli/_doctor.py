@@ -67,8 +67,8 @@ _DRIFT_FACTOR: Final = 0.01
 
 _EPILOG = """\
 checks: reachable, role (master), persistence (R11), eviction policy, cluster mode,
-round trip vs the per-instance timeout, clock rate across servers (R12), two URLs that
-reach one server, and the number of servers (odd, >= 3). 'quorumlock doctor --help'
+DEBUG enabled, round trip vs the per-instance timeout, clock rate across servers (R12),
+two URLs that reach one server, and the number of servers (odd, >= 3). 'quorumlock doctor --help'
 lists them; docs/cli.md explains each.
 The exit status is 1 if any check fails, 0 otherwise (warnings included).
 
@@ -96,6 +96,9 @@ class _Probe:
     error: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
     appendfsync: str | None = None
+    # enable-debug-command: "" where the server has no such setting (DEBUG always on),
+    # None where CONFIG could not be read
+    debug_command: str | None = None
     rtts: list[float] = field(default_factory=list)
     # (local midpoint, server, half the round trip: how far off the midpoint may be) s
     clock: list[tuple[float, float, float]] = field(default_factory=list)
@@ -247,6 +250,34 @@ def _probe(probe: _Probe) -> None:
         probe.appendfsync = str(reply.get("appendfsync")) if reply else None
     except redis.RedisError:
         probe.appendfsync = None  # CONFIG renamed or not permitted
+        return
+    try:
+        reply = client.config_get("enable-debug-command")
+        probe.debug_command = str(reply.get("enable-debug-command", ""))
+    except redis.RedisError:
+        probe.debug_command = None
+
+
+def _judge_debug(label: str, setting: str | None) -> Check | None:
+    """DEBUG RELOAD NOSAVE loads the last snapshot into the running server, its marker
+    naming the same process: a loss the restart quarantine cannot see (docs/safety.md,
+    "Assumptions"). None where CONFIG could not be read."""
+    if setting is None:
+        return None
+    if setting == "no":
+        return Check("debug", label, "pass", "DEBUG disabled (enable-debug-command no)")
+    why = (
+        "DEBUG always enabled (a server without enable-debug-command)"
+        if setting == ""
+        else f"DEBUG enabled (enable-debug-command {setting})"
+    )
+    return Check(
+        "debug",
+        label,
+        "warn",
+        f"{why}: DEBUG RELOAD NOSAVE brings back older data and lock keys unseen by the "
+        "restart quarantine; disable it on lock servers",
+    )
 
 
 def _read_clock(probe: _Probe) -> None:
@@ -341,6 +372,10 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
         )
     else:
         checks.append(Check("cluster", label, "pass", "standalone"))
+
+    debug = _judge_debug(label, probe.debug_command)
+    if debug is not None:
+        checks.append(debug)
 
     worst = max(probe.rtts)
     median = statistics.median(probe.rtts)
