@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 import redis
 
+import quorumlock
 from quorumlock import LockObserver, QuorumUnavailable, Reply, RoundEvent
 from quorumlock._algorithm.scripts import MARKER_KEY, RELEASED_PREFIX
 from quorumlock._algorithm.wire import queue_keys
@@ -475,3 +476,53 @@ def test_status_and_doctor_as_the_documented_user(
         if isinstance(entry, dict)
     }
     assert refused == (set() if rw else {"quorumlock:rw:{locks:seen}"})
+
+
+def family_additions() -> dict[str, list[str]]:
+    """docs/deployment.md's table of what each other kind of the family adds to the rule:
+    ``{"rwlock": [...], ...}``."""
+    rows = re.findall(r"^\| `rl\.(\w+)\(\)` \| `([^`]+)` \|$", DOC.read_text(), re.MULTILINE)
+    return {kind: shlex.split(added) for kind, added in rows}
+
+
+def test_the_rest_of_the_family_with_the_documented_additions(
+    make_servers: ServerFactory, kind: ServerKind
+) -> None:
+    """A read-write lock, a semaphore and an election as a user with the rule and the
+    document's additions for them: each works, and the ACL LOG stays empty. Without its
+    addition, a read-write lock's and a semaphore's acquire are refused."""
+    additions = family_additions()
+    assert sorted(additions) == ["election", "rwlock", "semaphore"]
+    servers: LocalServerGroup = make_servers(3, binary=binary_of(kind))
+    for server in servers:
+        add_user(
+            server, [*rule_for(server), *(arg for added in additions.values() for arg in added)]
+        )
+    rl = quorumlock.Redlock([as_user(s) for s in servers], instance_timeout=PATIENT)
+    try:
+        rw = rl.rwlock("locks:rw", ttl=5)
+        with rw.read(timeout=5) as reading:
+            assert reading.held
+        with rw.write(timeout=5) as writing:
+            assert writing.held
+        with rl.semaphore("locks:sem", permits=2, ttl=5, timeout=5) as permit:
+            assert permit.held
+        election = rl.election("locks:el", ttl=5, identity="me")
+        with election.campaign(timeout=5) as term:
+            leader = election.leader()
+            assert leader is not None
+            assert (leader.identity, leader.term) == ("me", term.number)
+    finally:
+        rl.close()
+    assert [acl_log(server) for server in servers] == [[]] * 3
+
+    for server in servers:  # the rule alone
+        add_user(server, rule_for(server))
+    rl = quorumlock.Redlock([as_user(s) for s in servers], instance_timeout=PATIENT)
+    try:
+        with pytest.raises(QuorumUnavailable, match="fatal"):
+            rl.rwlock("locks:rw", ttl=5).write(timeout=1).acquire()
+        with pytest.raises(QuorumUnavailable, match="fatal"):
+            rl.semaphore("locks:sem", permits=2, ttl=5, timeout=1).acquire()
+    finally:
+        rl.close()
