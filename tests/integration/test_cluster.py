@@ -773,6 +773,18 @@ def test_a_cluster_client_given_to_the_wrong_api(shared_cluster: LocalCluster) -
         asyncio.run(async_client.aclose())
 
 
+def test_semaphores_are_refused_over_a_cluster(shared_cluster: LocalCluster) -> None:
+    """As docs/cluster.md says: a ConfigurationError when the semaphore is made."""
+    client = shared_cluster.client()
+    rl = quorumlock.Redlock([client])
+    try:
+        with pytest.raises(ConfigurationError, match="not supported over a Redis Cluster"):
+            rl.semaphore("locks:sem", permits=2, ttl=5)
+    finally:
+        rl.close()
+        client.close()
+
+
 def test_cluster_nodes_listed_as_plain_servers_fail_at_once(
     shared_cluster: LocalCluster, lock_name: str
 ) -> None:
