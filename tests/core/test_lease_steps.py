@@ -50,6 +50,30 @@ def test_a_lock_without_renewal_is_watched_until_its_deadline_then_lost() -> Non
     assert state.tend(DEADLINE) is None
 
 
+def test_a_renewed_lock_that_ran_out_says_why() -> None:
+    """A lease past its bound ran out for that reason; one woken past its deadline with
+    renewals still allowed (its process stopped, or starved) did not reach any bound."""
+    late = held()  # max_hold=inf: no bound
+    step = late.tend(DEADLINE + 1.0)
+    assert isinstance(step, Lost)
+    assert "no renewal in time: the process was stopped" in str(step.error)
+    assert "bound" not in str(step.error)
+
+    bounded = LockState(
+        name="orders:42",
+        ttl_ms=3000,
+        servers=3,
+        config=RedlockConfig(),
+        lease=LeasePolicy(auto_extend=True, max_extensions=0),
+        uniform=lambda: 0.5,
+    )
+    bounded.adopt(token="t" * 40, fence=None, validity=DEADLINE, now=0.0)
+    assert bounded.tend(1.0) == Wake(DEADLINE)  # no extension allowed: watched
+    step = bounded.tend(DEADLINE)
+    assert isinstance(step, Lost)
+    assert "after 0 extensions (the lease bound was reached)" in str(step.error)
+
+
 def test_a_renewal_is_due_a_third_of_the_ttl_in_and_an_early_wake_waits() -> None:
     state = held()
     early = state.tend(0.5)

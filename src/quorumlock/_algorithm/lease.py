@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from quorumlock._algorithm.arithmetic import DRIFT_FLOOR, drift
 from quorumlock._algorithm.config import LeasePolicy
 
-__all__ = ["EARLY", "LeasePolicy", "Plan", "plan"]
+__all__ = ["EARLY", "LeasePolicy", "Plan", "bound_reached", "plan"]
 
 #: Share of the ttl after which a renewal is due.
 RENEW_AFTER = 1 / 3
@@ -52,6 +52,26 @@ class Plan:
     extend_ms: int | None  # extend to this ttl at ``at``; None: only watch the deadline
 
 
+def bound_reached(
+    *,
+    policy: LeasePolicy,
+    ttl_ms: int,
+    deadline: float,
+    acquired_at: float,
+    extensions: int,
+    clock_drift_factor: float,
+) -> bool:
+    """Whether a lock held until ``deadline`` may be extended no more: ``max_extensions``
+    made, or ``max_hold`` reached (after the last, shortened extension the deadline
+    sits one drift before the end of the hold: nothing is left to extend)."""
+    if policy.max_extensions is not None and extensions >= policy.max_extensions:
+        return True
+    if policy.max_hold is None or math.isinf(policy.max_hold):
+        return False
+    hold_end = acquired_at + policy.max_hold
+    return hold_end - deadline <= drift(ttl_ms, clock_drift_factor) + 0.001
+
+
 def plan(
     *,
     policy: LeasePolicy,
@@ -70,9 +90,14 @@ def plan(
     without losing the lock: retry soon rather than a third of the ttl later.
     """
     watch = Plan(deadline, None)
-    if not policy.auto_extend:
-        return watch
-    if policy.max_extensions is not None and extensions >= policy.max_extensions:
+    if not policy.auto_extend or bound_reached(
+        policy=policy,
+        ttl_ms=ttl_ms,
+        deadline=deadline,
+        acquired_at=acquired_at,
+        extensions=extensions,
+        clock_drift_factor=clock_drift_factor,
+    ):
         return watch
     ttl = ttl_ms / 1000
     if failed:
@@ -82,10 +107,6 @@ def plan(
     extend_ms = ttl_ms
     if policy.max_hold is not None and not math.isinf(policy.max_hold):
         hold_end = acquired_at + policy.max_hold
-        # After the last, shortened extension the deadline sits one drift before the
-        # end of the hold: nothing is left to extend.
-        if hold_end - deadline <= drift(ttl_ms, clock_drift_factor) + 0.001:
-            return watch
         left_ms = math.floor((hold_end - at) * 1000)
         if left_ms / 1000 <= DRIFT_FLOOR * 2:
             return watch  # too little left to be worth a round

@@ -29,7 +29,7 @@ from quorumlock._algorithm.flows import (
     probe_flow,
     release_flow,
 )
-from quorumlock._algorithm.lease import EARLY, Plan, plan
+from quorumlock._algorithm.lease import EARLY, Plan, bound_reached, plan
 from quorumlock._algorithm.outcomes import (
     NodeOutcome,
     Reply,
@@ -364,15 +364,28 @@ class LockState:
 
         Returns None (and changes nothing) while the lock is still valid or not held.
         """
-        if self.deadline is None or now < self.deadline:
+        deadline = self.deadline
+        if deadline is None or now < deadline:
             return None
         self.deadline = None
         self.lost = True
-        bound = ""
+        why = ""
         if self.lease.auto_extend:
-            bound = f" after {self.extensions} extensions (the lease bound was reached)"
+            reached = bound_reached(
+                policy=self.lease,
+                ttl_ms=self.ttl_ms,
+                deadline=deadline,
+                acquired_at=self.acquired_at,
+                extensions=self.extensions,
+                clock_drift_factor=self.config.clock_drift_factor,
+            )
+            why = f" after {self.extensions} extensions " + (
+                "(the lease bound was reached)"
+                if reached
+                else "(no renewal in time: the process was stopped, or too busy to renew)"
+            )
         return LockLost(
-            f"lock {shown(self.name)} expired: its validity ran out{bound}",
+            f"lock {shown(self.name)} expired: its validity ran out{why}",
             name=self.name,
             outcomes=self.outcomes,
         )
