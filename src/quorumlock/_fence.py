@@ -31,6 +31,10 @@ __all__ = ["AsyncRedisFence", "RedisFence"]
 #: highest token seen.
 _STALE = "STALEFENCE "
 
+#: The largest token the guard compares exactly (a Lua number is a double). quorumlock's
+#: own tokens stay far below: a server's clock in microseconds is about 2**51.
+MAX_TOKEN = 2**53 - 1
+
 ClientT = TypeVar("ClientT", redis.Redis, redis.asyncio.Redis)
 Arg = str | int | float | bytes
 
@@ -52,6 +56,11 @@ class _Fence(Generic[ClientT]):
             raise TypeError(f"a fencing token must be an int, not {token!r}")
         if token < 0:
             raise ConfigurationError(f"a fencing token must be >= 0, not {token}")
+        if token > MAX_TOKEN:
+            raise ConfigurationError(
+                f"a fencing token must be at most 2**53 - 1 (the guard compares tokens as "
+                f"the server's Lua numbers, exact up to there), not {token}"
+            )
         if not command:
             raise ConfigurationError("no command given")
         return (self.fence_key, token, *command)

@@ -447,6 +447,8 @@ def test_redis_fence_checks_its_arguments_before_any_write(make_servers: ServerF
             fence.execute(bad, "SET", "stock:1", "x")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=">= 0"):
         fence.execute(-1, "SET", "stock:1", "x")
+    with pytest.raises(ValueError, match=r"at most 2\*\*53 - 1"):  # beyond, 2**53 + 1 == 2**53
+        fence.execute(2**53, "SET", "stock:1", "x")
     with pytest.raises(ValueError, match="no command"):
         fence.execute(3)
     assert fence.highest() is None
