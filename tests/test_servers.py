@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 import sysconfig
+import threading
 import time
 import types
 from collections.abc import Iterator
@@ -257,6 +259,53 @@ def test_pause_and_resume_need_a_running_server() -> None:
     with pytest.raises(RuntimeError, match="not running"):
         srv.resume()
     srv.close()
+
+
+def _reset_within(server: LocalServer, seconds: float) -> list[BaseException | None]:
+    """Run ``server.reset()`` in a thread and give it ``seconds``: [] if still blocked."""
+    outcome: list[BaseException | None] = []
+
+    def reset() -> None:
+        try:
+            server.reset()
+        except BaseException as exc:  # handed to the test, whatever it is
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    thread = threading.Thread(target=reset, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return outcome
+
+
+def test_reset_refuses_a_paused_server_at_once(server: LocalServer) -> None:
+    _client(server.url).set("k", "1")
+    server.pause()
+    outcome = _reset_within(server, 3.0)
+    server.resume()
+    assert outcome, "reset() of a paused server was still blocked after 3 s"
+    assert isinstance(outcome[0], RuntimeError)
+    assert str(outcome[0]) == (
+        f"cannot reset: the server on port {server.port} is paused; resume it first"
+    )
+    assert _client(server.url).get("k") == b"1"  # nothing was flushed
+
+
+def test_reset_of_a_server_frozen_behind_the_kits_back_times_out(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_servers, "_COMMAND_TIMEOUT", 0.5)
+    pid = server.pid
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)  # our own server, not through pause(): the kit cannot know
+    try:
+        outcome = _reset_within(server, 3.0)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert outcome, "reset() of a frozen server was still blocked after 3 s"
+    assert isinstance(outcome[0], TimeoutError)
+    assert str(outcome[0]) == f"the server on {server.url} did not answer within 0.5 s"
 
 
 def test_start_twice_is_an_error(server: LocalServer) -> None:

@@ -35,6 +35,8 @@ from types import TracebackType
 from typing import Final, Literal, NoReturn, TypedDict, Unpack
 
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from quorumlock._io.incarnation import stamp_fresh
 
@@ -57,6 +59,9 @@ _DEFAULT_STOP_TIMEOUT: Final = 5.0
 _KILL_WAIT: Final = 5.0
 _POLL_INTERVAL: Final = 0.02
 _PROBE_TIMEOUT: Final = 0.5
+#: Bound on each command the kit sends a server of its own (a FLUSHALL of a large
+#: dataset included): a server frozen by someone else fails the call instead of hanging it.
+_COMMAND_TIMEOUT: Final = 10.0
 _PORT_ATTEMPTS: Final = 5
 _APPENDFSYNC_VALUES: Final = frozenset({"always", "everysec", "no"})
 _LOG_NAME: Final = "server.log"
@@ -679,6 +684,8 @@ class LocalServer:
                 seconds, or its port is already taken by another process (after a
                 restart, or when an explicit ``port`` was given). A process that failed
                 to start has been killed and reaped before this is raised.
+            TimeoutError: the server stopped answering (within 10 s) while ``fresh``
+                marked it new.
         """
         with self._lock:
             if self.running:
@@ -716,9 +723,15 @@ class LocalServer:
         while a client may still hold a lock on this server.
 
         Raises:
-            RuntimeError: the server is not running.
+            RuntimeError: the server is not running, or is paused (see :meth:`resume`).
+            TimeoutError: the server did not answer within 10 s.
         """
-        self._require_running("reset")
+        with self._lock:
+            self._require_running("reset")
+            if self._paused:
+                raise RuntimeError(
+                    f"cannot reset: the server on port {self._port} is paused; resume it first"
+                )
         self._stamp(flush=True)
 
     def _stamp(self, *, flush: bool = False) -> None:
@@ -728,7 +741,14 @@ class LocalServer:
         args = list(self._extra_args)
         if "--requirepass" in args[:-1]:
             password = args[args.index("--requirepass") + 1]
-        client = redis.Redis(host=self._host, port=self.port, password=password)
+        client = redis.Redis(
+            host=self._host,
+            port=self.port,
+            password=password,
+            socket_timeout=_COMMAND_TIMEOUT,
+            socket_connect_timeout=_COMMAND_TIMEOUT,
+            retry=Retry(NoBackoff(), 0),  # redis-py's default retries a timeout 10 times
+        )
         try:
             if client.info("replication").get("role") != "master":
                 return  # a replica's data is its master's to mark
@@ -736,6 +756,10 @@ class LocalServer:
                 client.flushall()
             if not client.dbsize():
                 stamp_fresh(client)
+        except redis.TimeoutError:
+            raise TimeoutError(
+                f"the server on {self.url} did not answer within {_COMMAND_TIMEOUT:g} s"
+            ) from None
         finally:
             client.close()
 
