@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,6 +24,7 @@ from redis.retry import Retry
 
 import quorumlock.testing
 from quorumlock.testing import (
+    LocalCluster,
     LocalServer,
     LocalServerGroup,
     ServerBinaryNotFound,
@@ -383,6 +385,24 @@ def test_invalid_options_are_rejected() -> None:
         LocalServer(appendfsync="sometimes")
     with pytest.raises(ValueError, match="port"):
         LocalServer(port=70000)
+    with pytest.raises(TypeError, match=r"^port must be an int or None, not '6379'$"):
+        LocalServer(port="6379")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^port must be an int or None, not True$"):
+        LocalServer(port=True)
+
+
+@pytest.mark.parametrize(
+    ("host", "message"),
+    [
+        ("10.1.2.3", "host must be a loopback address, not '10.1.2.3'"),
+        ("example.invalid", "host must be a loopback IP literal, not 'example.invalid'"),
+        ("localhost", "host must be a loopback IP literal, not 'localhost'"),
+    ],
+)
+def test_a_cluster_refuses_a_host_that_is_not_loopback(host: str, message: str) -> None:
+    # The cluster binds its bus ports on the host before its nodes check it.
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        LocalCluster(host=host)
 
 
 # --------------------------------------------------------------------------------------

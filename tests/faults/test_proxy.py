@@ -155,6 +155,10 @@ def test_bad_arguments(server: LocalServer) -> None:
         LatencyProxy(server.host, server.port, host="0.0.0.0")
     with pytest.raises(ValueError, match="upstream_port"):
         LatencyProxy(server.host, 0)
+    with pytest.raises(TypeError, match=r"^upstream_port must be an int, not '6379'$"):
+        LatencyProxy(server.host, "6379")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^connect_timeout must be a number of seconds, not '1'$"):
+        LatencyProxy(server.host, server.port, connect_timeout="1")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="delay"):
         LatencyProxy(server.host, server.port, delay=-1.0)
     prx = LatencyProxy(server.host, server.port)

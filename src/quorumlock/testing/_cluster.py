@@ -38,6 +38,7 @@ from quorumlock._io.incarnation import stamp_fresh_slots
 from quorumlock.testing._servers import (
     LocalServer,
     ServerStartError,
+    _loopback_address,
     _pick_free_port,
     find_server_binary,
 )
@@ -96,6 +97,8 @@ class LocalCluster:
             raise ValueError(f"replicas must be >= 0, not {replicas}")
         if isinstance(extra_args, str):
             raise TypeError("extra_args must be a sequence of strings, not a string")
+        # Checked before the bus ports are bound on it (the nodes would check it later).
+        loopback = str(_loopback_address(host))
         resolved = Path(binary) if binary is not None else find_server_binary()
         cluster_args = (
             "--cluster-enabled",
@@ -119,7 +122,7 @@ class LocalCluster:
         self._fresh = fresh
         # The cluster bus listens on a port of its own, picked here (the default, port +
         # 10000, fails for the high ports the kernel hands out).
-        self._bus_ports = [_pick_free_port(host.strip("[]")) for _ in range(count)]
+        self._bus_ports = [_pick_free_port(loopback) for _ in range(count)]
         self._nodes: tuple[LocalServer, ...] = tuple(
             LocalServer(
                 host=host,

@@ -106,8 +106,12 @@ class Endpoint:
             loopback = False
         if not loopback:
             raise ValueError(f"host must be a loopback IP literal, not {host!r}")
+        if isinstance(upstream_port, bool) or not isinstance(upstream_port, int):
+            raise TypeError(f"upstream_port must be an int, not {upstream_port!r}")
         if not 0 < upstream_port < 65536:
             raise ValueError(f"upstream_port must be in 1..65535, not {upstream_port}")
+        if isinstance(connect_timeout, bool) or not isinstance(connect_timeout, int | float):
+            raise TypeError(f"connect_timeout must be a number of seconds, not {connect_timeout!r}")
         if not 0 < connect_timeout < float("inf"):
             raise ValueError(f"connect_timeout must be > 0 and finite, not {connect_timeout}")
         self._upstream = (upstream_host, upstream_port)
@@ -175,7 +179,8 @@ class LatencyProxy(Endpoint):
     Raises:
         ValueError: ``host`` is not a loopback IP literal, ``upstream_port`` is out of
             range, or ``delay``/``jitter``/``connect_timeout`` is negative or not finite.
-        TypeError: ``delay`` or ``jitter`` is not a number.
+        TypeError: ``upstream_port`` is not an int, or ``delay``, ``jitter`` or
+            ``connect_timeout`` is not a number.
     """
 
     def __init__(

@@ -335,6 +335,22 @@ def _family(host: str) -> socket.AddressFamily:
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
+def _loopback_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """``host`` (an IPv6 one maybe in brackets) as a loopback address.
+
+    Raises:
+        ValueError: it is not a loopback IP literal.
+    """
+    host = host.strip("[]")
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        raise ValueError(f"host must be a loopback IP literal, not {host!r}") from None
+    if not address.is_loopback:
+        raise ValueError(f"host must be a loopback address, not {host!r}")
+    return address
+
+
 def _pick_free_port(host: str) -> int:
     """Ask the kernel for a free port on ``host`` (bind port 0, read it, close)."""
     with socket.socket(_family(host), socket.SOCK_STREAM) as sock:
@@ -490,6 +506,7 @@ class LocalServer:
     Raises:
         ValueError: ``host`` is not a loopback IP literal, ``port`` is out of range, or
             ``appendfsync`` is not one of the accepted values.
+        TypeError: ``port`` is not an int (nor None).
         ServerBinaryNotFound: ``binary`` is None and no server binary can be found.
     """
 
@@ -507,13 +524,9 @@ class LocalServer:
         unixsocket: bool = False,
         fresh: bool = True,
     ) -> None:
-        host = host.strip("[]")
-        try:
-            address = ipaddress.ip_address(host)
-        except ValueError:
-            raise ValueError(f"host must be a loopback IP literal, not {host!r}") from None
-        if not address.is_loopback:
-            raise ValueError(f"host must be a loopback address, not {host!r}")
+        address = _loopback_address(host)
+        if port is not None and (isinstance(port, bool) or not isinstance(port, int)):
+            raise TypeError(f"port must be an int or None, not {port!r}")
         if port is not None and not 0 < port < 65536:
             raise ValueError(f"port must be in 1..65535, not {port}")
         if appendfsync not in _APPENDFSYNC_VALUES:

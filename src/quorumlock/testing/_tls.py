@@ -67,7 +67,8 @@ class TlsProxy(Endpoint):
     Raises:
         ValueError: ``host`` is not a loopback IP literal, ``upstream_port`` is out of
             range, or ``connect_timeout`` is not > 0 and finite.
-        TypeError: ``context`` is not an :class:`ssl.SSLContext`.
+        TypeError: ``context`` is not an :class:`ssl.SSLContext`, ``upstream_port`` is not
+            an int, or ``connect_timeout`` is not a number.
     """
 
     _scheme = "rediss"
