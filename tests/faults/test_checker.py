@@ -172,6 +172,16 @@ def test_malformed_input_is_refused(holds: list[Hold], start: float, end: float)
         check_history(holds, [], start=start, end=end)
 
 
+@pytest.mark.parametrize("acquired", [math.nan, math.inf, -math.inf])
+def test_a_write_without_a_finite_time_is_refused(acquired: float) -> None:
+    # A NaN between a write and a stale one used to hide the stale one: 0 were counted.
+    writes = [Write(worker=0, acquired=2.0), Write(worker=1, acquired=acquired), Write(2, 1.0)]
+    with pytest.raises(ValueError, match=r"^bad write time: Write\(worker=1, acquired="):
+        check_history([], writes, start=0.0, end=3.0)
+    with pytest.raises(ValueError, match=r"^bad write time"):
+        check_election([], writes, start=0.0, end=3.0)
+
+
 def test_negative_rejections_are_refused() -> None:
     with pytest.raises(ValueError, match="stale_writes_rejected"):
         check_history([], [], start=0.0, end=1.0, stale_writes_rejected=-1)

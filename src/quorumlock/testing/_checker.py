@@ -161,8 +161,8 @@ def check_history(
         nobody ever did) and ``acquisitions_per_second``.
 
     Raises:
-        ValueError: ``end < start``, a hold with ``end < start`` or non-finite times, or
-            a negative ``stale_writes_rejected``.
+        ValueError: ``end < start``, a hold with ``end < start`` or non-finite times, a
+            write with a non-finite ``acquired``, or a negative ``stale_writes_rejected``.
     """
     if not (math.isfinite(start) and math.isfinite(end)) or end < start:
         raise ValueError(f"bad run window [{start}, {end}]")
@@ -172,6 +172,11 @@ def check_history(
     for hold in all_holds:
         if not (math.isfinite(hold.start) and math.isfinite(hold.end)) or hold.end < hold.start:
             raise ValueError(f"bad hold interval: {hold!r}")
+    for write in writes:
+        # A NaN compares false with everything: it would reset the newest acquisition
+        # seen and hide every stale write after it.
+        if not math.isfinite(write.acquired):
+            raise ValueError(f"bad write time: {write!r}")
     live = sorted((h for h in all_holds if not h.empty), key=lambda h: (h.start, h.end))
     overlaps, overlap_examples = _overlaps(live)
     stale, stale_examples = _stale_writes(writes)
