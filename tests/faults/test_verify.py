@@ -13,6 +13,7 @@ Each run takes about 4 s of contention plus 1-2 s of set-up and tear-down.
 from __future__ import annotations
 
 import os
+import re
 import signal
 import threading
 import time
@@ -205,10 +206,39 @@ def test_verify_refuses_bad_arguments() -> None:
         verify(nemesis="none", lock="set")
     with pytest.raises(ValueError, match="a multi-resource lock runs on quorumlock only"):
         verify(nemesis="none", lock="many", contender="legacy")
-    with pytest.raises(ValueError, match="a multi-resource lock runs on quorumlock only"):
-        verify(nemesis="none", lock="many", election=True)
-    with pytest.raises(ValueError, match="a semaphore runs on quorumlock only"):
-        verify(nemesis="none", lock="many", permits=2)
+    # Each refusal names what was asked, not every combination it might have been.
+    for kwargs, message in [
+        (
+            {"lock": "rw", "contender": "legacy"},
+            "a read-write lock runs on quorumlock only, not on 'legacy'",
+        ),
+        (
+            {"lock": "many", "election": True},
+            "a multi-resource lock does not run as an election: lock='many', election=True",
+        ),
+        (
+            {"permits": 2, "contender": "legacy"},
+            "a semaphore runs on quorumlock only, not on 'legacy'",
+        ),
+        (
+            {"permits": 2, "election": True},
+            "a semaphore does not run as an election: permits=2, election=True",
+        ),
+        (
+            {"permits": 2, "lock": "many"},
+            "a semaphore is not a multi-resource lock: permits=2, lock='many'",
+        ),
+    ]:
+        with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+            verify(nemesis="none", **kwargs)  # type: ignore[arg-type]
+    for kwargs, message in [
+        ({"seed": "abc"}, "seed must be an int or None, not 'abc'"),
+        ({"seed": 1.5}, "seed must be an int or None, not 1.5"),
+        ({"duration": True}, "duration must be a number of seconds, not True"),
+        ({"ttl": "1"}, "ttl must be a number of seconds, not '1'"),
+    ]:
+        with pytest.raises(TypeError, match=f"^{re.escape(message)}$"):
+            verify(nemesis="none", **kwargs)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="fair must be True or False, not 1"):
         verify(nemesis="none", fair=1)  # type: ignore[arg-type]
     for other in ({"lock": "rw"}, {"lock": "many"}, {"permits": 2}, {"contender": "legacy"}):

@@ -233,8 +233,10 @@ def verify(
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
 
     Raises:
+        TypeError: ``duration`` or ``ttl`` is not a number, or ``seed`` not an int.
         ValueError: unknown ``nemesis`` or ``contender``, or ``servers``/``workers`` < 1,
-            or ``duration`` or ``ttl`` not positive and finite; a
+            or ``duration`` or ``ttl`` not positive and finite, or options that do not go
+            together (each named in the message); a
             :class:`~quorumlock.ConfigurationError` for a ttl the workers' ``Redlock``
             would refuse (too short to leave any validity, longer than 1e9 s, or half
             that with ``quarantine``).
@@ -252,8 +254,12 @@ def verify(
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"{what} must be an int >= 1, not {count!r}")
     for what, value in (("duration", duration), ("ttl", ttl)):
-        if not (isinstance(value, int | float) and math.isfinite(value) and value > 0):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"{what} must be a number of seconds, not {value!r}")
+        if not (math.isfinite(value) and value > 0):
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise TypeError(f"seed must be an int or None, not {seed!r}")
     if contender == "quorumlock":
         # What every worker's Redlock would refuse, each with a traceback: refused here,
         # before any server starts.
@@ -267,17 +273,25 @@ def verify(
         raise ValueError(f"unknown contender {contender!r}; choose one of {', '.join(CONTENDERS)}")
     if election and not fencing:
         raise ValueError("an election always fences with its term numbers: fencing=False")
-    if lock != "mutex" and (election or contender != "quorumlock"):
-        kind = "a read-write lock" if lock == "rw" else "a multi-resource lock"
-        raise ValueError(f"{kind} runs on quorumlock only, and not as an election")
+    kind = "a read-write lock" if lock == "rw" else "a multi-resource lock"
+    if lock != "mutex" and contender != "quorumlock":
+        raise ValueError(f"{kind} runs on quorumlock only, not on {contender!r}")
+    if lock != "mutex" and election:
+        raise ValueError(f"{kind} does not run as an election: lock={lock!r}, election=True")
     if election and contender != "quorumlock":
         raise ValueError(f"an election runs on quorumlock only, not on {contender!r}")
     if permits is not None and (
         isinstance(permits, bool) or not isinstance(permits, int) or permits < 1
     ):
         raise ValueError(f"permits must be an int >= 1 or None, not {permits!r}")
-    if permits is not None and (election or lock != "mutex" or contender != "quorumlock"):
-        raise ValueError("a semaphore runs on quorumlock only, as neither election nor rwlock")
+    if permits is not None and contender != "quorumlock":
+        raise ValueError(f"a semaphore runs on quorumlock only, not on {contender!r}")
+    if permits is not None and election:
+        raise ValueError(
+            f"a semaphore does not run as an election: permits={permits}, election=True"
+        )
+    if permits is not None and lock != "mutex":
+        raise ValueError(f"a semaphore is not {kind}: permits={permits}, lock={lock!r}")
     if not isinstance(fair, bool):
         raise ValueError(f"fair must be True or False, not {fair!r}")
     if fair and (lock != "mutex" or permits is not None or contender != "quorumlock"):
