@@ -83,9 +83,24 @@ def test_the_plugin_can_be_disabled(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*fixture 'quorumlock_servers' not found*"])
 
 
-def test_a_bad_count_is_a_usage_error(pytester: pytest.Pytester) -> None:
-    pytester.makeini("[pytest]\nquorumlock_count = many\n")
-    pytester.makepyfile(test_user="def test_x(quorumlock_servers):\n    pass\n")
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("many", "quorumlock_count must be an integer, not 'many'"),
+        ("0", "quorumlock_count must be >= 1, not 0"),
+    ],
+)
+def test_a_bad_count_is_a_usage_error_at_startup(
+    pytester: pytest.Pytester, value: str, message: str
+) -> None:
+    """Refused before any test runs, in one line: not an error with a traceback in each
+    test that uses a fixture while the others run."""
+    pytester.makeini(f"[pytest]\nquorumlock_count = {value}\n")
+    pytester.makepyfile(
+        test_user="def test_x(quorumlock_servers):\n    pass\n\ndef test_y():\n    pass\n"
+    )
     result = pytester.runpytest_subprocess("-p", "no:valkey", "-q")
-    assert result.ret != 0
-    assert "quorumlock_count must be an integer" in result.stderr.str() + result.stdout.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.str().strip() == f"ERROR: {message}"
+    assert "passed" not in result.stdout.str()
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()

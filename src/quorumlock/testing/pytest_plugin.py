@@ -47,6 +47,7 @@ __all__ = [
 
 _MARKER = "quorumlock_servers"
 _DEFAULT_COUNT = 3
+_COUNT = pytest.StashKey[int]()
 
 GroupFactory = Callable[..., LocalServerGroup]
 
@@ -65,9 +66,16 @@ def pytest_configure(config: pytest.Config) -> None:
         f"{_MARKER}(count=3, **options): the servers of the quorumlock_servers fixture "
         "(options as quorumlock.testing.LocalServer takes them)",
     )
+    # A bad ini value stops the run at startup: read by the fixtures only, it was an
+    # error with a traceback in every test using one, and the others ran.
+    config.stash[_COUNT] = _read_count(config)
 
 
 def _default_count(config: pytest.Config) -> int:
+    return config.stash[_COUNT]
+
+
+def _read_count(config: pytest.Config) -> int:
     raw = str(config.getini("quorumlock_count"))
     try:
         count = int(raw)
