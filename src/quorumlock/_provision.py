@@ -16,9 +16,11 @@ from typing import Literal
 
 import redis
 
+from quorumlock._algorithm.outcomes import Reply
 from quorumlock._algorithm.scripts import MARKER_KEY, PROVISION
 from quorumlock._algorithm.wire import text
 from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.errors import translate
 from quorumlock._io.servers import ServerSpec, parse_servers
 
 __all__ = ["Provisioned", "provision", "provision_each"]
@@ -32,8 +34,10 @@ class Provisioned:
     """What :func:`provision` did on one server.
 
     ``status`` is ``"marked"`` (empty: marked as new now), ``"known"`` (quorumlock already
-    uses it: left as it is), ``"refused"`` (it holds keys) or ``"unreachable"`` (an error,
-    in ``message``). ``message`` is one line for people.
+    uses it: left as it is), ``"refused"`` (it holds keys, it is a cluster, or it answered
+    with an error no retry changes: a read-only replica, a command its ACL does not allow,
+    a password it requires; the reason in ``message``) or ``"unreachable"`` (no answer,
+    or another error, in ``message``). ``message`` is one line for people.
     """
 
     server: str
@@ -130,8 +134,13 @@ def provision_each(servers: object, *, timeout: float = 2.0) -> list[Provisioned
         try:
             results.append(_one(client, spec.label))
         except redis.RedisError as exc:
-            message = f"{spec.label}: not provisioned: {type(exc).__name__}: {exc}"
-            results.append(Provisioned(spec.label, "unreachable", message))
+            reply, detail = translate(exc)
+            if reply is Reply.FATAL:  # it answered, and no retry changes the answer
+                message = f"{spec.label}: refused: {detail}"
+                results.append(Provisioned(spec.label, "refused", message))
+            else:
+                message = f"{spec.label}: not provisioned: {type(exc).__name__}: {exc}"
+                results.append(Provisioned(spec.label, "unreachable", message))
         finally:
             if owned:
                 client.close()

@@ -22,9 +22,11 @@ import quorumlock
 from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply, _observe
 from quorumlock._algorithm.scripts import ACQUIRE, LOSS_COMMANDS, MARKER_KEY
 from quorumlock._io.incarnation import read_server_state
+from quorumlock._provision import provision_each
 from quorumlock.testing import LocalServer, ServerBinaryNotFound, find_server_binary
 from tests.cli.conftest import run_cli
 from tests.conftest import client_of
+from tests.integration.test_acl import add_user, as_user, rule_for
 from tests.integration.test_quarantine import marker
 
 G, Q = Reply.GRANTED, Reply.QUARANTINED
@@ -334,6 +336,43 @@ def test_provision_refuses_a_server_with_keys_and_leaves_a_used_one_alone(
         used_client.close()
         assert marker(empty)["since"] == "0"
         assert marker(full) == {}
+
+
+def test_provision_says_refused_and_why_where_the_server_answered(kind: str) -> None:
+    """A server that answered with an error no retry changes is refused with its reason,
+    not called unreachable: a read-only replica, quorumlock's user with the documented
+    ACL rule (no DBSIZE: init is an administrator's step), a password required and none
+    given (in plain words, not redis-py's text about HELLO's AUTH option). A server
+    that is down stays unreachable."""
+    binary = _binary(kind)
+    with (
+        LocalServer(binary=binary, fresh=False) as primary,
+        LocalServer(binary=binary, fresh=False) as acl,
+        LocalServer(binary=binary, fresh=False, extra_args=("--requirepass", "pw-1234")) as pw,
+        LocalServer(binary=binary, fresh=False) as down,
+        LocalServer(
+            binary=binary, fresh=False, extra_args=("--replicaof", primary.host, str(primary.port))
+        ) as replica,
+    ):
+        add_user(acl, rule_for(acl))
+        down.kill()
+        results = provision_each([replica.url, as_user(acl), pw.url, down.url])
+        assert [r.status for r in results] == ["refused", "refused", "refused", "unreachable"]
+        assert results[0].message.startswith(f"{replica.url}: refused: ")
+        assert "You can't write against a read only replica." in results[0].message
+        user_label = as_user(acl).replace(":pw@", "@")
+        assert results[1].message.startswith(f"{user_label}: refused: ")
+        assert "dbsize" in results[1].message
+        assert results[2].message == (
+            f"{pw.url}: refused: the server requires a password, and none was given"
+        )
+        assert results[3].message.startswith(f"{down.url}: not provisioned: ConnectionError")
+        init = run_cli("servers", "init", pw.url)
+        assert init.returncode == 1
+        assert init.stdout == results[2].message + "\n"
+        doctor = run_cli("doctor", servers=[pw.url])
+        assert "refused: the server requires a password, and none was given" in doctor.stdout
+        assert "HELLO" not in doctor.stdout
 
 
 def test_cli_servers_init(kind: str) -> None:

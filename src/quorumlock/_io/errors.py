@@ -32,6 +32,10 @@ _FATAL_PREFIXES = ("WRONGTYPE", "NOPERM", "READONLY", "NOAUTH", "WRONGPASS")
 # redis-py drops the "ERR " of a generic error. A command renamed or disabled
 # (rename-command) is missing for good: quorumlock cannot lock on that server.
 _UNKNOWN_COMMAND = re.compile(r"^(?:ERR )?unknown command [`'](\w+)[`']", re.IGNORECASE)
+# A server with a password answers NOAUTH to a client that gave none: to redis-py's HELLO
+# (RESP3) with a long text about HELLO's own AUTH option, to any other command (RESP2)
+# with "Authentication required." redis-py drops the "NOAUTH ".
+_NOAUTH = ("HELLO must be called with the client already authenticated", "Authentication required")
 # Servers echo the first arguments of a command they do not know; proxies may echo more.
 # The arguments are ours (the key, the token, the script): never worth showing.
 _ECHO = re.compile(r",? *with args beginning with:.*$", re.IGNORECASE)
@@ -67,6 +71,8 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     if tls is not None:
         return Reply.FATAL, tls
     detail = _scrub(_describe(exc))
+    if isinstance(exc, rx.AuthenticationError) and detail.startswith(_NOAUTH):
+        return Reply.FATAL, "the server requires a password, and none was given"
     if (unknown := _UNKNOWN_COMMAND.match(detail)) is not None:
         return Reply.FATAL, (
             f"unknown command {unknown.group(1)!r}: renamed or disabled on this server "

@@ -29,6 +29,7 @@ import redis
 from tabulate import tabulate
 
 from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.errors import translate
 from quorumlock._io.servers import ServerSpec, mask_url, parse_servers
 from quorumlock._sync import Redlock
 from quorumlock.testing import ServerBinaryNotFound, find_server_binary
@@ -401,7 +402,8 @@ def error_reply(exc: BaseException) -> str:
         return "timed out"
     text = scrub(one_line(str(exc)))
     if isinstance(exc, redis.exceptions.AuthenticationError | redis.exceptions.NoPermissionError):
-        return f"refused: {text}"
+        # As the library's outcomes say it (a missing password in plain words).
+        return f"refused: {scrub(translate(exc)[1])}"
     if isinstance(exc, redis.exceptions.ConnectionError):
         return f"unreachable: {text}" if text else "unreachable"
     return f"{type(exc).__name__}: {text}"
