@@ -86,7 +86,15 @@ def test_doctor_on_healthy_servers(servers: LocalServerGroup) -> None:
     assert data["ok"] is True
     checks = checks_of(result.stdout)
     for url in servers.urls:
-        for name in ("reachable", "role", "eviction", "cluster", "round trip", "clock rate"):
+        for name in (
+            "reachable",
+            "role",
+            "eviction",
+            "cluster",
+            "scripts",
+            "round trip",
+            "clock rate",
+        ):
             assert checks[(name, url)] == "pass", (name, url)
         assert checks[("persistence", url)] == "warn"  # no fsync-always AOF
     assert checks[("servers", "(all)")] == "pass"
@@ -118,6 +126,37 @@ def test_doctor_fails_a_replica_an_evicting_server_and_warns_on_even_n(
     assert checks[("eviction", first.url)] == "fail"
     assert checks[("persistence", first.url)] == "pass"
     assert checks[("servers", "(all)")] == "warn"
+
+
+def test_doctor_fails_a_server_where_scripts_cannot_run(make_servers: ServerFactory) -> None:
+    """Every lock is a script: where EVALSHA or EVAL is renamed or disabled, every lock
+    fails (fatal), and so does the check, naming the command, as the library does."""
+    plain = make_servers(1)[0]
+    no_evalsha = make_servers(1, extra_args=("--rename-command", "EVALSHA", ""))[0]
+    no_eval = make_servers(1, extra_args=("--rename-command", "EVAL", "EVAL_RENAMED"))[0]
+    urls = [plain.url, no_evalsha.url, no_eval.url]
+    result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=urls)
+    assert result.returncode == 1
+    assert assert_one_line_error(result) == "quorumlock: error: doctor found failures: scripts"
+    details = {
+        c["server"]: (c["result"], c["detail"])
+        for c in json.loads(result.stdout)["checks"]
+        if c["check"] == "scripts"
+    }
+    renamed = "renamed or disabled on this server (quorumlock needs EVAL and EVALSHA; see "
+    assert details == {
+        plain.url: ("pass", "EVAL and EVALSHA run"),
+        no_evalsha.url: (
+            "fail",
+            f"unknown command 'EVALSHA': {renamed}docs/deployment.md): every lock fails on "
+            "this server",
+        ),
+        no_eval.url: (
+            "fail",
+            f"unknown command 'EVAL': {renamed}docs/deployment.md): every lock fails on "
+            "this server",
+        ),
+    }
 
 
 def test_doctor_warns_where_debug_is_enabled(make_servers: ServerFactory) -> None:

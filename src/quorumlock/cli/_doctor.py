@@ -13,6 +13,9 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
   evict them under memory pressure: a lock silently vanishes. ``noeviction`` passes.
 - **cluster**: a cluster node redirects keys of other slots; Redlock needs standalone
   masters (a cluster can still be one instance through a cluster client in the API).
+- **scripts**: ``EVAL "return 1" 0`` and ``EVALSHA`` of its digest run, as the library
+  checks when it connects: every lock is a script, so a server where either is renamed,
+  disabled or refused by its ACL fails every lock there (fatal), and fails the check.
 - **round trip**: the slowest of several PINGs against the per-instance timeout of a lock
   of ``--ttl`` (R6 step 2): above half of it warns, above all of it fails.
 - **clock rate** (R12): ``TIME`` read twice on every server ``--clock-sample`` s apart; a
@@ -31,6 +34,7 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
 from __future__ import annotations
 
 import argparse
+import hashlib
 import statistics
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -42,6 +46,7 @@ import redis
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, eviction_risk, session_from
 from quorumlock.cli._common import (
     EXIT_ERROR,
@@ -64,12 +69,16 @@ Result = Literal["pass", "warn", "fail"]
 ALL: Final = "(all)"
 _PINGS: Final = 10
 _DRIFT_FACTOR: Final = 0.01
+# The library's own check of a new connection (quorumlock._io.incarnation): a script
+# that touches nothing, run by EVAL, then by EVALSHA from the cache that EVAL filled.
+_NOOP: Final = "return 1"
+_NOOP_SHA: Final = hashlib.sha1(_NOOP.encode()).hexdigest()
 
 _EPILOG = """\
 checks: reachable, role (master), persistence (R11), eviction policy, cluster mode,
-DEBUG enabled, round trip vs the per-instance timeout, clock rate across servers (R12),
-two URLs that reach one server, and the number of servers (odd, >= 3). 'quorumlock doctor --help'
-lists them; docs/cli.md explains each.
+scripts (EVAL and EVALSHA run), DEBUG enabled, round trip vs the per-instance timeout,
+clock rate across servers (R12), two URLs that reach one server, and the number of
+servers (odd, >= 3). 'quorumlock doctor --help' lists them; docs/cli.md explains each.
 The exit status is 1 if any check fails, 0 otherwise (warnings included).
 
 examples:
@@ -99,6 +108,8 @@ class _Probe:
     # enable-debug-command: "" where the server has no such setting (DEBUG always on),
     # None where CONFIG could not be read
     debug_command: str | None = None
+    # why EVAL or EVALSHA failed (the library's words), None where both ran
+    scripts: str | None = None
     rtts: list[float] = field(default_factory=list)
     # (local midpoint, server, half the round trip: how far off the midpoint may be) s
     clock: list[tuple[float, float, float]] = field(default_factory=list)
@@ -246,6 +257,11 @@ def _probe(probe: _Probe) -> None:
         probe.error = error_reply(exc)
         return
     try:
+        client.eval(_NOOP, 0)
+        client.evalsha(_NOOP_SHA, 0)  # cached by the EVAL
+    except redis.RedisError as exc:
+        probe.scripts = translate(exc)[1]
+    try:
         reply = client.config_get("appendfsync")
         probe.appendfsync = str(reply.get("appendfsync")) if reply else None
     except redis.RedisError:
@@ -372,6 +388,13 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
         )
     else:
         checks.append(Check("cluster", label, "pass", "standalone"))
+
+    if probe.scripts is None:
+        checks.append(Check("scripts", label, "pass", "EVAL and EVALSHA run"))
+    else:
+        checks.append(
+            Check("scripts", label, "fail", f"{probe.scripts}: every lock fails on this server")
+        )
 
     debug = _judge_debug(label, probe.debug_command)
     if debug is not None:

@@ -26,6 +26,7 @@ CHECK_IDS: Final = {
     "round trip": 106,
     "same server": 107,
     "servers": 108,
+    "scripts": 109,
 }
 _AUDIT_TTL_MS: Final = 10_000  # the doctor's default --ttl, for the round-trip check
 
