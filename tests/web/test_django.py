@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,7 @@ from django.views import View
 
 import quorumlock
 from quorumlock.django import LockedViewMixin, get_redlock, locked
+from quorumlock.django._checks import CHECK_IDS
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
 
@@ -373,3 +375,14 @@ def test_threads_share_one_redlock(configured: LocalServerGroup) -> None:
         thread.join(timeout=30)
     assert len(seen) == 4
     assert len(set(seen)) == 1
+
+
+def test_every_doctor_check_has_its_own_id() -> None:
+    """Each check the quick audit can give (every one of doctor's but the clock rate) has
+    an id of its own in the table of docs/django.md, not the catch-all 199."""
+    source = (Path(quorumlock.__file__).parent / "cli" / "_doctor.py").read_text()
+    names = set(re.findall(r'Check\(\s*"([a-z ]+)"', source)) - {"clock rate"}
+    assert names <= set(CHECK_IDS), names - set(CHECK_IDS)
+    doc = (Path(__file__).parents[2] / "docs" / "django.md").read_text()
+    for name, number in CHECK_IDS.items():
+        assert re.search(rf"^\| `quorumlock\.[EW]{number}`", doc, re.M), name

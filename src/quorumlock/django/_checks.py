@@ -27,6 +27,7 @@ CHECK_IDS: Final = {
     "same server": 107,
     "servers": 108,
     "scripts": 109,
+    "debug": 110,
 }
 _AUDIT_TTL_MS: Final = 10_000  # the doctor's default --ttl, for the round-trip check
 
