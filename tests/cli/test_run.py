@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from quorumlock.cli import _run
+from quorumlock.cli._app import build_parser
 from quorumlock.testing import LocalServerGroup
 from tests.cli.conftest import (
     Cli,
@@ -24,7 +26,7 @@ from tests.cli.conftest import (
     run_cli,
     spawn_cli,
 )
-from tests.conftest import ServerFactory
+from tests.conftest import ServerFactory, values
 
 
 def wait_for(predicate: object, timeout: float = 10.0) -> None:
@@ -274,6 +276,33 @@ def keys_of(group: LocalServerGroup, name: str) -> list[set[str]]:
         found.append({key for key in map(str, client.keys("*")) if name in key})
         client.close()
     return found
+
+
+def test_between_the_acquire_and_the_command_a_signal_stops_run_through_its_clean_up(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From the end of the acquire to the start of CMD's supervision (which passes
+    signals on to CMD), SIGTERM, SIGHUP and SIGINT raise Interrupted, as while waiting:
+    run releases the lock and ends with 128+N. They had their previous handlers back
+    there (the default: death, the lock left to its ttl). Looked at in this process:
+    the supervision is replaced by a look at the handlers."""
+    signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    seen: dict[int, object] = {}
+
+    def supervised(lock: object, command: list[str], args: object, lost: list[str]) -> int:
+        seen.update({signum: signal.getsignal(signum) for signum in signals})
+        held = [value for value in values(servers, lock_name) if value is not None]
+        assert len(held) == len(servers)  # held now, everywhere
+        return 0
+
+    before = {signum: signal.getsignal(signum) for signum in signals}
+    monkeypatch.setattr(_run, "_supervise", supervised)
+    args = build_parser().parse_args(["run", lock_name, "--servers", ",".join(servers.urls)])
+    args.child_command = ["true"]
+    assert args.handler(args) == 0
+    assert seen == dict.fromkeys(signals, _run._interrupt)
+    assert {signum: signal.getsignal(signum) for signum in signals} == before
+    assert values(servers, lock_name) == [None] * len(servers)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=str)

@@ -42,7 +42,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any, Final
 
@@ -255,19 +255,26 @@ def run(args: argparse.Namespace) -> int:
             lock = redlock.lock(names[0], **options)
         else:  # every name or none (docs/algorithm.md, "Multi-resource lock")
             lock = redlock.lock_many(names, **options)
-        if not _acquire(lock, args.wait, args.timeout):
-            waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
-            held = (
-                f"lock {args.name!r} is held by someone else"
-                if args.permits is None
-                else f"all {args.permits} permits of {args.name!r} are held by others"
-            )
-            say(f"quorumlock: {held}{waited}", err=True)
-            return EXIT_NOT_ACQUIRED
-        try:
-            return _supervise(lock, command, args, lost_reason)
-        finally:
-            lock.release()  # R9, also after a loss; never raises for unreachable servers
+        # From the wait to the end: a signal that is not passed on to CMD (while waiting,
+        # or between the acquire and CMD's start) stops run through its clean-up.
+        acquired = False
+        with _interrupting():
+            try:
+                acquired = _acquire(lock, args.wait, args.timeout)
+                if not acquired:
+                    waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
+                    held = (
+                        f"lock {args.name!r} is held by someone else"
+                        if args.permits is None
+                        else f"all {args.permits} permits of {args.name!r} are held by others"
+                    )
+                    say(f"quorumlock: {held}{waited}", err=True)
+                    return EXIT_NOT_ACQUIRED
+                return _supervise(lock, command, args, lost_reason)
+            finally:
+                # (held: a signal came as the acquire returned, before ``acquired`` was set)
+                if acquired or lock.held:
+                    lock.release()  # R9, also after a loss; never raises for unreachable servers
 
 
 def _names(text: str) -> list[str]:
@@ -290,16 +297,10 @@ def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
     can find every connection still being set up (its per-server timeout is a small
     share of the ttl), and those connections are ready for the next round.
 
-    SIGTERM, SIGHUP and SIGINT while waiting interrupt the acquire as Ctrl-C does, so
-    that the keys already granted (the lock's on a minority, the place in the queue of
-    waiters) are deleted before the process ends with 128+N; a signal ignored when run
-    started (``nohup``) stays ignored.
+    SIGTERM, SIGHUP and SIGINT while waiting interrupt the acquire as Ctrl-C does (under
+    :func:`_interrupting`), so that the keys already granted (the lock's on a minority,
+    the place in the queue of waiters) are deleted before the process ends with 128+N.
     """
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in _FORWARDED:
-            if signal.getsignal(signum) != signal.SIG_IGN:
-                previous[signum] = signal.signal(signum, _interrupt)
     began = time.monotonic()
     try:
         while True:
@@ -317,6 +318,21 @@ def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
         return bool(lock.acquire(blocking=True, timeout=left))
     except QuorumUnavailable as exc:
         raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
+
+
+@contextlib.contextmanager
+def _interrupting() -> Iterator[None]:
+    """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted` in the block (as Ctrl-C
+    raises KeyboardInterrupt), so that what the servers granted is deleted before run
+    ends with 128+N; :func:`_supervise` passes them on to CMD instead while CMD runs. A
+    signal ignored when run started (``nohup``) stays ignored."""
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in _FORWARDED:
+            if signal.getsignal(signum) != signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, _interrupt)
+    try:
+        yield
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
