@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from quorumlock._algorithm.cluster import key_slot
@@ -43,6 +45,30 @@ def read(*outcomes: NodeOutcome, started: float = 100.0, finished: float = 100.0
 def test_the_term_record_shares_the_slot_of_the_name(name: str) -> None:
     assert key_slot(term_key(check_election_name(name))) == key_slot(name)
     assert term_key(name).startswith("quorumlock:term:")
+
+
+def test_every_election_has_a_term_record_of_its_own() -> None:
+    """Every valid name of up to 6 characters over ``a{}:`` (names and hash tags): no two
+    share a record (``jobs`` and ``{jobs}`` once did, and the later leader's record hid
+    the other's leader), and each record shares its name's slot."""
+    names = [
+        "".join(chars)
+        for length in range(1, 7)
+        for chars in itertools.product("a{}:", repeat=length)
+        if _valid("".join(chars))
+    ]
+    assert len({term_key(n) for n in names}) == len(names)
+    assert all(key_slot(term_key(n)) == key_slot(n) for n in names)
+    assert term_key("jobs") == "quorumlock:term:{jobs}"
+    assert term_key("{jobs}:scheduler") == "quorumlock:term:tagged:{jobs}:scheduler"
+
+
+def _valid(name: str) -> bool:
+    try:
+        check_election_name(name)
+    except ConfigurationError:
+        return False
+    return True
 
 
 @pytest.mark.parametrize("name", ["a}b", "{}}", "}", "x{}y", "{}"])

@@ -76,14 +76,18 @@ def _tag_end(name: str) -> int:
 
 
 def term_key(name: str) -> str:
-    """The term record of election ``name``: in the same cluster hash slot as ``name``.
+    """The term record of election ``name``: in the same cluster hash slot as ``name``,
+    and another key for every name.
 
-    A name with a hash tag keeps it (the prefix has no brace, so the name's tag is the
-    record's); any other name becomes the record's tag, which hashes as the whole name
-    does, provided it has no ``}`` (:func:`check_election_name` refuses those).
+    Any name without a hash tag becomes the record's tag (``quorumlock:term:{jobs}``),
+    which hashes as the whole name does, provided it has no ``}``
+    (:func:`check_election_name` refuses those). A name with a hash tag keeps it, after
+    ``tagged:`` (``quorumlock:term:tagged:{jobs}``: no brace before the name's, so its
+    tag is the record's): without that word, election ``{jobs}`` would share the record
+    of election ``jobs``.
     """
     if _tag_end(name) >= 0:
-        return TERM_PREFIX + name
+        return f"{TERM_PREFIX}tagged:{name}"
     return f"{TERM_PREFIX}{{{name}}}"
 
 
