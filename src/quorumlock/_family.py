@@ -255,10 +255,11 @@ class Family(Generic[RLockT, MultiT]):
         overlap exclude each other, and cannot deadlock. Options as for :meth:`lock`;
         ``lock.names`` is the sorted set, ``lock.name`` the names joined for messages.
 
-        Raises ``TypeError`` for a names argument that is not a list of ``str`` (a
-        single ``str`` among them), and :class:`ConfigurationError` for an empty list,
-        a name given twice, a bad name, a bad option, or, on a cluster instance, names
-        in more than one hash slot; all before any network call. A multi-resource lock
+        Raises ``TypeError`` for a names argument that is not an iterable of ``str`` (a
+        list, a tuple, a set; a single ``str`` is refused), and
+        :class:`ConfigurationError` for no name, a name given twice, a bad name, a bad
+        option, or, on a cluster instance, names in more than one hash slot; all before
+        any network call. A multi-resource lock
         cannot be exported. See docs/algorithm.md, "Multi-resource lock".
         """
         options = many_options(

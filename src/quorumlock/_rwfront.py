@@ -125,8 +125,10 @@ class ReadWriteLockBase(Generic[HoldT]):
         blocking: bool | _Unset = UNSET,
     ) -> HoldT:
         """A read hold, shared with other readers, not acquired yet (enter it with
-        ``with``, or call ``acquire()``). Raises ``TypeError`` or
-        :class:`ConfigurationError` for bad options, before any network call."""
+        ``with``, or call ``acquire()``). ``timeout`` and ``blocking`` (default: the
+        rwlock's) apply to ``with``, as for ``Redlock.lock()``: ``acquire()`` takes its own.
+        Raises ``TypeError`` or :class:`ConfigurationError` for bad options, before any
+        network call."""
         return self._hold(Mode.READ, timeout, blocking)
 
     def write(
@@ -137,7 +139,8 @@ class ReadWriteLockBase(Generic[HoldT]):
     ) -> HoldT:
         """A write hold, exclusive of readers and of other writers, not acquired yet.
         Its ``fencing_token`` is set once held when the Redlock has ``fencing=True``.
-        While it waits, no new reader gets in. Raises ``TypeError`` or
+        While it waits, no new reader gets in. ``timeout`` and ``blocking`` apply to
+        ``with``, as for :meth:`read`. Raises ``TypeError`` or
         :class:`ConfigurationError` for bad options, before any network call."""
         return self._hold(Mode.WRITE, timeout, blocking)
 
