@@ -114,6 +114,8 @@ class ReentrantMixin(LockBase):
 class MultiLockMixin(LockBase):
     """A lock on a set of names; put in front of the front end's ``Lock``."""
 
+    _exportable = False
+
     @property
     def names(self) -> tuple[str, ...]:
         """The names of the set, sorted (the order the servers take them in)."""

@@ -582,6 +582,9 @@ class LockBase:
     #: Whether a thread or task holding this name must not wait for it through another
     #: object (a lock's); a semaphore's permits may be held several at once.
     _nests = True
+    #: Whether ``export()`` can hand this kind of lock over (a set, a permit or a
+    #: read-write hold cannot: a handle is adopted as a plain lock).
+    _exportable = True
 
     def __init__(self, redlock: RedlockBase[Any, Any, Any], options: LockOptions) -> None:
         self._redlock = redlock
@@ -654,10 +657,16 @@ class LockBase:
     # "holder" of the same token, and a pickle cannot carry the connections or the lease.
 
     def _refuse_copy(self, what: str) -> NoReturn:
+        handing = (
+            "to hand a held lock to another process, use lock.export() and "
+            "Redlock.adopt(handle) there"
+            if self._exportable
+            else f"a {type(self).__name__} cannot be handed to another process either"
+        )
         raise TypeError(
-            f"a quorumlock Lock cannot be {what}: to hand a held lock to another process, "
-            "use lock.export() and Redlock.adopt(handle) there; for another lock on the "
-            "same name, call Redlock.lock() again"
+            f"a quorumlock {type(self).__name__} cannot be {what} (a copy would be a second "
+            f"holder of one token): {handing}; for another lock on the same name, ask the "
+            "Redlock for a new one"
         )
 
     def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:

@@ -21,6 +21,7 @@ class PermitMixin(LockBase):
     """One permit of a counting semaphore (``Redlock.semaphore()``), not acquired yet."""
 
     _nests = False  # a thread or task may hold several permits of one semaphore
+    _exportable = False
     _state: SemaphoreState
 
     def __init__(

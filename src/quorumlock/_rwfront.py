@@ -37,6 +37,7 @@ UNSET = _Unset.UNSET
 class RWHoldBase(LockBase):
     """One hold of a read-write lock: what it adds to the front end's lock object."""
 
+    _exportable = False
     _state: RWState
 
     def __init__(self, redlock: RedlockBase[Any, Any, Any], options: LockOptions, mode: Mode):

@@ -472,6 +472,15 @@ def test_lock_objects_refuse_copy_and_pickle(
                 copy.deepcopy(lock)
         assert majority_value(servers, lock_name) == lock.token
         assert await call(lock.release()) is True
+        # The kinds that cannot be exported do not point to export() either.
+        for other in (
+            rl.lock_many([lock_name + ":a", lock_name + ":b"], ttl=5),
+            rl.semaphore(lock_name + ":s", permits=2, ttl=5),
+            rl.rwlock(lock_name + ":rw", ttl=5).read(),
+        ):
+            with pytest.raises(TypeError, match="cannot be handed to another process") as info:
+                pickle.dumps(other)
+            assert "export" not in str(info.value)
 
     api.run(body)
 
