@@ -261,8 +261,8 @@ class Family(Generic[RLockT, MultiT]):
         list, a tuple, a set; a single ``str`` is refused), and
         :class:`ConfigurationError` for no name, a name given twice, a bad name, a bad
         option, or, on a cluster instance, names in more than one hash slot; all before
-        any network call. A multi-resource lock
-        cannot be exported. See docs/algorithm.md, "Multi-resource lock".
+        any network call. A multi-resource lock cannot be exported. See
+        docs/algorithm.md, "Multi-resource lock".
         """
         options = many_options(
             self.config,
