@@ -362,7 +362,7 @@ def test_the_floor_with_scripts_sends_what_quorumlock_sends(
         monkeypatch.undo()
         assert len(written) == 10
         start = len(floor._acquires[0][0])  # the cycle's token, where the floor puts it
-        token = written[0][start : start + len(uncontended._MARK)]
+        token = written[0][start : start + len(uncontended.TOKEN_MARK)]
         assert written[:5] == [token.join(parts) for parts in floor._acquires]
         assert written[5:] == [token.join(floor._release)] * 5
         assert floor.cycle()

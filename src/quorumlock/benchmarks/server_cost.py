@@ -39,20 +39,16 @@ from typing import Any, Final, cast
 
 import redis
 
-from quorumlock._algorithm.config import RedlockConfig
-from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.lockstate import new_token
 from quorumlock._algorithm.scripts import ACQUIRE, RELEASE
 from quorumlock._algorithm.wire import command_args
 from quorumlock._io.incarnation import open_session
 from quorumlock._io.packing import pack
 from quorumlock.benchmarks._common import SOCKET_TIMEOUT, bounded
-from quorumlock.benchmarks.uncontended import RawConnection
+from quorumlock.benchmarks.uncontended import TOKEN_MARK, TTL_MS, RawConnection, cycle_commands
 from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound, server_version
 
 __all__ = ["VARIANTS", "main", "measure"]
-
-TTL_MS: Final = 10_000
 
 #: The floor's release, as in the uncontended benchmark's bare floor.
 BARE_RELEASE: Final = (
@@ -79,9 +75,6 @@ VARIANTS: Final[tuple[tuple[str, str, str], ...]] = (
     ("both scripts", "acquire", "release"),
 )
 
-#: What stands for the token in a command packed once: as long as a token, never one.
-_MARK: Final = "\x00" * len(new_token())
-
 
 def _cpu_ns(pid: int) -> int:
     """The process's time on a CPU so far, in ns (user and kernel)."""
@@ -101,17 +94,11 @@ def _commands(conn: RawConnection, key: str) -> dict[str, list[bytes]]:
         conn.send_command("SCRIPT", "LOAD", source)
         reply = conn.read_response()
         shas[name] = reply.decode() if isinstance(reply, bytes) else str(reply)
-    config = RedlockConfig()
-    timeout = config.timeout_for(TTL_MS)
-    acquire = Fanout(
-        Op.ACQUIRE, key, _MARK, TTL_MS, timeout,
-        max_ttl_ms=config.max_ttl_ms, fencing=config.fencing,
-    )  # fmt: skip
-    release = Fanout(Op.RELEASE, key, _MARK, TTL_MS, timeout, notify=True)
+    acquire, release = cycle_commands(key)
     acquire_args = list(command_args(acquire, open_session(cast(Any, conn), SOCKET_TIMEOUT)))
     commands = {
-        "set": pack(("SET", key, _MARK, "NX", "PX", TTL_MS)),
-        "bare release": pack(("EVALSHA", shas["bare release"], 1, key, _MARK)),
+        "set": pack(("SET", key, TOKEN_MARK, "NX", "PX", TTL_MS)),
+        "bare release": pack(("EVALSHA", shas["bare release"], 1, key, TOKEN_MARK)),
         "acquire": pack(tuple(acquire_args)),
         "release": pack(command_args(release)),
     }
@@ -119,7 +106,7 @@ def _commands(conn: RawConnection, key: str) -> dict[str, list[bytes]]:
         args = list(acquire_args)
         args[1] = shas[probe]  # the acquire script's keys and arguments, another script
         commands[probe] = pack(tuple(args))
-    return {name: packed.split(_MARK.encode()) for name, packed in commands.items()}
+    return {name: packed.split(TOKEN_MARK.encode()) for name, packed in commands.items()}
 
 
 def _slice(

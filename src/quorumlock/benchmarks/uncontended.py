@@ -284,13 +284,7 @@ class ScriptedFloorRunner(BareFloorRunner):
 
     def __init__(self, urls: Sequence[str], key: str) -> None:
         super().__init__(urls, key)
-        config = RedlockConfig()
-        timeout = config.timeout_for(TTL_MS)
-        acquire = Fanout(
-            Op.ACQUIRE, key, _MARK, TTL_MS, timeout,
-            max_ttl_ms=config.max_ttl_ms, fencing=config.fencing,
-        )  # fmt: skip
-        release = Fanout(Op.RELEASE, key, _MARK, TTL_MS, timeout, notify=True)
+        acquire, release = cycle_commands(key)
         self._acquires: list[list[bytes]] = []
         for conn in self._conns:
             for script in (ACQUIRE, RELEASE):
@@ -321,13 +315,26 @@ class ScriptedFloorRunner(BareFloorRunner):
 
 #: What stands for the token in a template packed once (``_template``): as long as a
 #: token, and never one.
-_MARK: Final = "\x00" * len(new_token())
+TOKEN_MARK: Final = "\x00" * len(new_token())
+
+
+def cycle_commands(key: str) -> tuple[Fanout, Fanout]:
+    """The two commands a default ``Redlock`` sends in an uncontended cycle of ``key``:
+    the acquire (with the restart quarantine's check) and the release (which announces
+    it), with :data:`TOKEN_MARK` for the token and a ttl of :data:`TTL_MS`."""
+    config = RedlockConfig()
+    timeout = config.timeout_for(TTL_MS)
+    acquire = Fanout(
+        Op.ACQUIRE, key, TOKEN_MARK, TTL_MS, timeout,
+        max_ttl_ms=config.max_ttl_ms, fencing=config.fencing,
+    )  # fmt: skip
+    return acquire, Fanout(Op.RELEASE, key, TOKEN_MARK, TTL_MS, timeout, notify=True)
 
 
 def _template(args: tuple[str | int, ...]) -> list[bytes]:
-    """The packed command ``args`` (with ``_MARK`` for the token), split where the token
-    goes: ``token.join(parts)`` is the command with that token."""
-    return pack(args).split(_MARK.encode())
+    """The packed command ``args`` (with ``TOKEN_MARK`` for the token), split where the
+    token goes: ``token.join(parts)`` is the command with that token."""
+    return pack(args).split(TOKEN_MARK.encode())
 
 
 def _text(value: object) -> str:
