@@ -181,8 +181,8 @@ HAND_OVER = 0.05
 #: its release round took: anything in between that waits for the network is not.
 #: The turn trades the waiters' latency (up to a turn more per looping process ahead of
 #: them) for throughput: each hand-over also moves the work to another process, whose
-#: first rounds run slower than a process that kept going (docs/benchmarks.md, "Longer
-#: turns").
+#: first rounds run slower than a process that kept going (docs/benchmarks-log.md,
+#: "Longer turns").
 TAKE_BACK_HOLDS = 64
 #: See :data:`TAKE_BACK_HOLDS` (seconds).
 TAKE_BACK_TURN = 0.02
@@ -192,8 +192,8 @@ TAKE_BACK_TURN = 0.02
 #: longer hold makes small beside it, while the turn would keep the waiters waiting. It
 #: also keeps a process that asks again soon after its release but not in a loop (it
 #: waited for something in between: "at once" is only a guess from the release round's
-#: duration) from keeping the lock after a wait in line (docs/benchmarks.md, "Long
-#: holds are not taken back").
+#: duration) from keeping the lock after a wait in line (docs/benchmarks-log.md,
+#: "Long holds are not taken back").
 TAKE_BACK_HOLD = 0.002
 #: A release that did not wake the next waiter because its process was expected to take
 #: the lock back (:data:`TAKE_BACK_HOLDS`) wakes it this long after it returned (seconds)
@@ -204,6 +204,6 @@ KEPT_WAKE = 0.001
 #: While a process goes on taking a name back, whoever sends the wake-ups its releases
 #: owe (:data:`KEPT_WAKE`) looks once per this many seconds, not once per release: each
 #: look wakes the process's subscriber thread, which takes the interpreter from the loop
-#: (docs/benchmarks.md, "Fewer looks"). So a process that stops looping wakes the next
-#: waiter at least ``KEPT_WAKE`` and at most this long after its last release.
+#: (docs/benchmarks-log.md, "Fewer looks"). So a process that stops looping wakes the
+#: next waiter at least ``KEPT_WAKE`` and at most this long after its last release.
 KEPT_LOOK = 0.004

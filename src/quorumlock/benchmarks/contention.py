@@ -42,7 +42,7 @@ CONTENDERS: Final[tuple[Peer, ...]] = tuple(
     p for p in HANDOVER_CONTENDERS if p.slug in ("quorumlock", "pottery", "redis-py", "redis-lock")
 )
 
-#: The targets (docs/benchmarks.md, "Targets and what was measured"), from P = 2 on:
+#: The targets (docs/benchmarks.md, "Targets"), from P = 2 on:
 #: quorumlock N=5 critical sections/s at least 10x pottery's, Jain's index at least
 #: 0.95, and at the largest P at least 60 % of quorumlock's own rate at P = 1.
 TARGET_VS_POTTERY: Final = 10.0

@@ -69,7 +69,7 @@ CONTENDERS: Final[tuple[Peer, ...]] = (
     Peer("aioredlock", "aioredlock", "aioredlock", 5, "3 polls U[0.1, 0.3] s, again"),
 )
 
-#: The targets at N = 5 (docs/benchmarks.md, "Targets and what was measured"): a median
+#: The targets at N = 5 (docs/benchmarks.md, "Targets"): a median
 #: of 0.6 ms and a p99 of 5 ms at most, at every W. The first wave's target, pottery's
 #: median 20x ours or more, is still shown, for comparison.
 TARGET_MEDIAN_MS: Final = 0.6

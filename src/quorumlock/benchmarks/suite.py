@@ -67,10 +67,10 @@ FIGURES: Final = ("uncontended", "handover", "contention", "many", "asyncio")
 SERVER_COUNTS: Final = (1, 3, 5, 7, 9)
 #: The first wave's target for figure 1: the bare floor's N=5 cycles/s within 1.25x of ours.
 TARGET_FLOOR: Final = 1.25
-#: The targets of "The issue's targets" (docs/benchmarks.md, "Targets and what was
-#: measured"): quorumlock's N=5 median cycle at most 1.2x redis-py's Lock's (N = 1), or,
-#: where the bare floor itself is above that, at most the floor's; auto-extended locks
-#: acquired at no less than half the uncontended cycle rate.
+#: The targets of "The issue's targets" (docs/benchmarks.md, "Targets"): quorumlock's
+#: N=5 median cycle at most 1.2x redis-py's Lock's (N = 1), or, where the bare floor
+#: itself is above that, at most the floor's; auto-extended locks acquired at no less
+#: than half the uncontended cycle rate.
 TARGET_VS_REDIS_PY: Final = 1.2
 TARGET_VS_FLOOR: Final = 1.0
 TARGET_MANY_ACQUIRES: Final = 0.5
@@ -344,7 +344,7 @@ def _acquire_rate(run: Run) -> float | None:
 
 def issue_targets(run: Run) -> list[dict[str, Any]]:
     """The targets, one row each (``n/a`` when its figure did not run), as
-    docs/benchmarks.md ("Targets and what was measured") states them."""
+    docs/benchmarks.md ("Targets") states them."""
     medians = _uncontended_medians(run)
     ours, floor = medians.get("quorumlock-n5"), medians.get("floor-n5")
     floor_vs_redis = ratio(floor, medians.get("redis-py-n1"))
