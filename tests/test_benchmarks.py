@@ -462,7 +462,7 @@ def test_the_smallest_suite_end_to_end(five: LocalServerGroup, tmp_path: Path) -
     }
     text = suite.render_text(run, meta)
     assert "Figure 2: hand-over latency" in text
-    assert "The issue's targets" in text
+    assert "Targets (ratios from this run)" in text
     markdown = suite.render_markdown(run, meta, tmp_path / "plots", tmp_path / "benchmarks.md")
     assert markdown.startswith(suite.DOCS_BEGIN)
     assert "![Figure 2: hand-over latency](plots/handover.png)" in markdown

@@ -166,7 +166,7 @@ def _row(result: dict[str, Any], slug: str, waiters: int) -> dict[str, Any]:
 
 
 def targets(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """The issue's targets at each W, then informational ratios."""
+    """The targets at each W, then informational ratios."""
     out: list[dict[str, Any]] = []
     for waiters in result["config"]["waiters"]:
         ours = _row(result, "quorumlock", waiters).get("p50_ms")

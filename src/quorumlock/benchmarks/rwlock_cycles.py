@@ -12,7 +12,7 @@ that the machine's load falls on all of them alike; each uses its own name.
     python -m quorumlock.benchmarks.rwlock_cycles --json out.json
     python -m quorumlock.benchmarks.rwlock_cycles --servers redis://a,redis://b,...
 
-The issue's target: a read cycle and a write cycle each within 1.2x of the plain lock's
+The target: a read cycle and a write cycle each within 1.2x of the plain lock's
 cycle (in cycles per second: read / plain and write / plain at least 1 / 1.2).
 
 ``--parallel`` measures that readers do not wait for each other: 1 and then 8 asyncio

@@ -1,4 +1,4 @@
-"""The whole benchmark suite of issue 6, in one run: ``python -m quorumlock.benchmarks.suite``.
+"""The whole benchmark suite, in one run: ``python -m quorumlock.benchmarks.suite``.
 
 Five figures, each measured side by side with the peers on the same local servers (9
 ``valkey-server``/``redis-server`` processes started by ``quorumlock.testing``; a figure
@@ -14,7 +14,7 @@ with N servers uses the first N), each with absolute numbers and ratios:
    (``many_names.py``);
 5. ``asyncio``: 1,000 tasks on distinct names (``asyncio_cycles.py``'s second scenario).
 
-It prints one table per figure plus the issue's targets, writes PNG plots (``--plots``,
+It prints one table per figure plus the targets, writes PNG plots (``--plots``,
 default ``docs/benchmarks/``; a temporary directory with ``--quick``), and optionally
 JSON (``--json PATH``) and the tables section of ``docs/benchmarks.md``
 (``--write-docs``). Exit status 1 if a figure crashed or found overlapping holds, never
@@ -67,7 +67,7 @@ FIGURES: Final = ("uncontended", "handover", "contention", "many", "asyncio")
 SERVER_COUNTS: Final = (1, 3, 5, 7, 9)
 #: The first wave's target for figure 1: the bare floor's N=5 cycles/s within 1.25x of ours.
 TARGET_FLOOR: Final = 1.25
-#: The targets of "The issue's targets" (docs/benchmarks.md, "Targets"): quorumlock's
+#: The targets of the "Targets" table (docs/benchmarks.md, "Targets"): quorumlock's
 #: N=5 median cycle at most 1.2x redis-py's Lock's (N = 1), or, where the bare floor
 #: itself is above that, at most the floor's; auto-extended locks acquired at no less
 #: than half the uncontended cycle rate.
@@ -436,7 +436,7 @@ def render_text(run: Run, meta: dict[str, Any]) -> str:
         elif name in run.errors:
             lines += [f"{name}: CRASHED: {run.errors[name]}", ""]
     lines += [
-        targets_table(issue_targets(run), "The issue's targets (ratios from this run)").text(),
+        targets_table(issue_targets(run), "Targets (ratios from this run)").text(),
         "",
     ]
     return "\n".join(lines)
@@ -454,7 +454,7 @@ def render_markdown(run: Run, meta: dict[str, Any], plots: Path | None, docs: Pa
         "- versions: "
         + ", ".join(f"{k} {v or 'not installed'}" for k, v in meta["versions"].items()),
         "",
-        "### The issue's targets",
+        "### Targets (this run)",
         "",
         targets_table(issue_targets(run)).markdown(),
         "",

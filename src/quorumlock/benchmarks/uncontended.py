@@ -573,7 +573,7 @@ def run_benchmark(
 
 @dataclass(frozen=True)
 class Ratio:
-    """A ratio between two contenders, optionally with the issue's target."""
+    """A ratio between two contenders, optionally with its target."""
 
     name: str
     numerator: str  # slug
