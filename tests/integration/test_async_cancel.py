@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import math
 import time
 from collections.abc import Callable, Coroutine
@@ -17,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from quorumlock import QuorumUnavailable
 from quorumlock.asyncio import Lock, Redlock
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, values
@@ -431,3 +433,49 @@ def test_cancelling_the_task_inside_async_with_releases_the_lock(
             await rl.close()
 
     run(body)
+
+
+# --------------------------------------------------------------------------------------
+# frozen servers
+# --------------------------------------------------------------------------------------
+
+
+def test_connections_failing_to_frozen_servers_log_no_unretrieved_exception(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """Two of three servers freeze under a Redlock that reached them: every round after
+    that connects to them anew, and each connection fails by its connect timeout after
+    the round has ended. asyncio logs a task whose exception nobody read as an error, a
+    traceback per server and round ("Task exception was never retrieved"): none may."""
+    group = make_servers(3)
+    reported: list[dict[str, Any]] = []
+
+    async def body() -> None:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _loop, context: reported.append(context))
+        rl = Redlock(group.urls, instance_timeout=0.05, connect_timeout=0.3)
+        try:
+            warm = rl.lock(lock_name, ttl=10)
+            assert await warm.acquire(blocking=False)
+            assert await warm.release()
+            group[0].pause()
+            group[1].pause()
+            for _ in range(3):
+                with pytest.raises(QuorumUnavailable):
+                    await rl.lock(lock_name, ttl=10).acquire(blocking=False)
+                # past the connect timeout: the connections are dropped as stale, and
+                # the connections the next round opens have failed by the one after
+                await asyncio.sleep(0.5)
+        finally:
+            await rl.close()
+        del rl
+        gc.collect()
+        await asyncio.sleep(0)
+
+    try:
+        run(body, limit=30)
+    finally:
+        group[0].resume()
+        group[1].resume()
+    messages = [context["message"] for context in reported]
+    assert not any("never retrieved" in message for message in messages), messages

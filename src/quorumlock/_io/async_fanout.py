@@ -32,7 +32,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 import hiredis
 from redis._parsers.base import BaseParser
@@ -73,6 +73,8 @@ from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import FRESH, Address, AsyncRedisConnection, ServerSpec
 
 __all__ = ["AsyncFanout"]
+
+T = TypeVar("T")
 
 
 class _Pipe:
@@ -175,6 +177,20 @@ class _Pipe:
         if self.reader is not asyncio.current_task():
             self.reader.cancel()
         self._writer.transport.abort()
+
+
+def _background(task: asyncio.Task[T]) -> asyncio.Task[T]:
+    """``task``, its failure read when it ends: a connection or a slot map load goes on
+    after the rounds that waited for it have ended (they stop waiting at their deadline),
+    and asyncio would log the failure nobody read as an error, with a traceback ("Task
+    exception was never retrieved"). The next round sees the failure for itself."""
+    task.add_done_callback(_read_failure)
+    return task
+
+
+def _read_failure(task: asyncio.Task[object]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 class _TlsContexts:
@@ -297,7 +313,7 @@ class _AsyncNode:
         if self._connecting is None or self._connecting.done():
             # A task of its own, so that a round that stops waiting does not abort it:
             # the connection is then ready for the next round.
-            self._connecting = loop.create_task(self._connect())
+            self._connecting = _background(loop.create_task(self._connect()))
         return self._connecting
 
     async def _connect(self) -> _Pipe:
@@ -368,7 +384,7 @@ class _AsyncCluster:
         if self._loading is None or self._loading.done():
             recent = time.monotonic() - self.map.loaded_at < REFRESH_EVERY
             if urgent or not recent or self._loading is None:
-                self._loading = loop.create_task(self._load())
+                self._loading = _background(loop.create_task(self._load()))
         return self._loading
 
     async def _load(self) -> None:
@@ -408,7 +424,7 @@ class _AsyncClusterRoute(Route[_AsyncNode]):
             self.node = self.cluster.owner(self.slot)
         if self.node is not None:
             return self.node.pipe()
-        return asyncio.get_running_loop().create_task(self._mapped_pipe())
+        return _background(asyncio.get_running_loop().create_task(self._mapped_pipe()))
 
     async def _mapped_pipe(self) -> _Pipe:
         """The owner's pipe once the slot map is loaded (the first round of a new map)."""
