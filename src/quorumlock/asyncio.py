@@ -26,6 +26,7 @@ import collections
 import contextlib
 import functools
 import logging
+import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
@@ -88,15 +89,20 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
     loop does the waiting. The ``observer`` is called on the event loop. ``adopt()``
     makes no network call and is not awaited; with ``auto_extend`` or ``on_lost`` it
     must be called while the event loop runs.
+
+    One Redlock serves any number of event loops, one after another (``asyncio.run``
+    again) or at once in threads of their own: each loop has connections and
+    subscriptions of its own, and those of a loop that was closed serve the next one.
     """
 
     _flavour: Flavour = "async"
 
     def _setup(self) -> None:
-        self._fanout = AsyncFanout(self._specs, self.config)
-        self._wakeups = AsyncWakeups(self._specs, self.config.connect_timeout)
-        self._wakeups.on_pass = functools.partial(_pass_turn, weakref.ref(self))
-        self._wakeups.on_wake = functools.partial(_wake_next, weakref.ref(self))
+        first = _LoopIO(self)
+        self._ios = [first]
+        self._ios_mutex = threading.Lock()
+        # The first event loop's (and those of the loops after it, one at a time).
+        self._fanout, self._wakeups = first.fanout, first.wakeups
         self._lock_class = Lock
         self._rlock_class = RLock
         self._multi_class = MultiLock
@@ -174,16 +180,35 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
     async def close(self) -> None:
-        """Close the idle connections. The Redlock reconnects if it is used again.
-        See :meth:`quorumlock.Redlock.close`."""
-        member, stood = self._wakeups.stood()
+        """Close the idle connections of the running event loop (another loop's are its
+        own). The Redlock reconnects if it is used again. See
+        :meth:`quorumlock.Redlock.close`."""
+        io = self._io()
+        member, stood = io.wakeups.stood()
         if stood:
             await asyncio.gather(*(self._leave_queue(key, member) for key in stood))
-        owed = [wake_step(self.config, key) for key in self._wakeups.owed()]
+        owed = [wake_step(self.config, key) for key in io.wakeups.owed()]
         if owed:
-            await asyncio.gather(*(self._fanout.run(step) for step in owed), return_exceptions=True)
-        await self._fanout.close()
-        self._wakeups.close()
+            await asyncio.gather(*(io.fanout.run(step) for step in owed), return_exceptions=True)
+        await io.fanout.close()
+        io.wakeups.close()
+
+    def _io(self) -> _LoopIO:
+        """The running event loop's connections and subscriptions."""
+        loop = asyncio.get_running_loop()
+        for io in self._ios:
+            if io.loop is loop:
+                return io
+        with self._ios_mutex:
+            for io in self._ios:
+                if io.loop is None or io.loop.is_closed():
+                    # A closed loop's: they start afresh on this one (they notice).
+                    io.loop = loop
+                    return io
+            io = _LoopIO(self)
+            io.loop = loop
+            self._ios = [*self._ios, io]
+            return io
 
     async def __aenter__(self) -> Redlock:
         return self
@@ -195,16 +220,18 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         """Drive a sans-I/O flow: the whole asyncio I/O policy is these lines."""
         waiter: AsyncWaiter | None = None
         watched = ""
+        io = self._io()
+        wakeups = io.wakeups
         try:
             step = next(flow)
             while True:
                 if isinstance(step, Fanout):
-                    step = flow.send(await self._round(step, waiter))
+                    step = flow.send(await self._round(step, waiter, io))
                 elif isinstance(step, Sleep):
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch) and step.already:
-                    waiter, woke, place = self._wakeups.listen(step.key)
+                    waiter, woke, place = wakeups.listen(step.key)
                     watched = step.key
                     listening = waiter is not None
                     heard = Woken(
@@ -212,7 +239,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
                     )
                     step = flow.send(heard)
                 elif isinstance(step, Watch):
-                    waiter, missed = await self._wakeups.watch(
+                    waiter, missed = await wakeups.watch(
                         step.key, step.timeout, step.keys, queued=step.queued, since=step.since
                     )
                     watched = step.key
@@ -227,9 +254,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         except StopIteration as stop:
             return cast("T", stop.value)
         finally:
-            if waiter is not None and (
-                entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
-            ):
+            if waiter is not None and (entry := wakeups.unwatch(waiter, kept=self.config.fair)):
                 task = asyncio.current_task()
                 if self.config.fair and task is not None and not task.cancelling():
                     # a fair holder's entry heads the queue until it is gone: before
@@ -246,28 +271,44 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
         """See :meth:`quorumlock.Redlock._leave_queue`."""
         step = leave_step(self.config, key, member)
         with contextlib.suppress(Exception):
-            await self._fanout.run(step)
+            await self._io().fanout.run(step)
 
-    async def _round(self, step: Fanout, waiter: AsyncWaiter | None) -> Round:
-        sent = prepared(step, waiter, self._wakeups)
+    async def _round(self, step: Fanout, waiter: AsyncWaiter | None, io: _LoopIO) -> Round:
+        wakeups = io.wakeups
+        sent = prepared(step, waiter, wakeups)
         if sent is None:  # a join of an entry in line already: nothing to send
             now = time.monotonic()
             return Round(now, now, ())
         kept = kept_turn(step, sent)
         step = sent
-        round_ = await self._fanout.run(step)
+        round_ = await io.fanout.run(step)
         if waiter is not None and step.op is Op.QUEUE:
             waiter.entry.answered(round_.outcomes)
         elif waiter is not None and step.member and step.joins:
-            self._wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
+            wakeups.attempted(waiter, round_.outcomes, fair=step.fair)
         elif step.notify and step.op is Op.RELEASE and woke_the_line(round_.outcomes):
-            self._wakeups.woke(
+            wakeups.woke(
                 step.key, stood_behind(step, round_), started=round_.started, token=step.token
             )
         if kept is not None:
-            self._wakeups.released(step.key, round_.started, round_.finished, kept=kept)
+            wakeups.released(step.key, round_.started, round_.finished, kept=kept)
         self._after_round(step, round_)
         return round_
+
+
+class _LoopIO:
+    """One event loop's connections (its fan-out) and subscriptions: connections and
+    tasks belong to the loop that made them, and two loops running at once in two
+    threads would otherwise take each other's away in the middle of their rounds."""
+
+    __slots__ = ("fanout", "loop", "wakeups")
+
+    def __init__(self, redlock: Redlock) -> None:
+        self.fanout = AsyncFanout(redlock._specs, redlock.config)
+        self.wakeups = AsyncWakeups(redlock._specs, redlock.config.connect_timeout)
+        self.wakeups.on_pass = functools.partial(_pass_turn, weakref.ref(redlock))
+        self.wakeups.on_wake = functools.partial(_wake_next, weakref.ref(redlock))
+        self.loop: asyncio.AbstractEventLoop | None = None  # None: no loop yet
 
 
 #: Tasks taking entries off queues of waiters, kept here so that they are not collected.
@@ -293,7 +334,7 @@ def _aside(redlock: Redlock, step: Fanout) -> None:
 
     async def run() -> None:
         with contextlib.suppress(Exception):
-            await redlock._fanout.run(step)
+            await redlock._io().fanout.run(step)
 
     passing = asyncio.ensure_future(run())
     _LEAVING.add(passing)

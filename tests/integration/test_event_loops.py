@@ -1,0 +1,69 @@
+"""One asyncio ``Redlock`` and several event loops: one after another (``asyncio.run``
+again), or at once, each in a thread of its own (a module-level ``Redlock`` used from
+``asgiref.async_to_sync`` in threads, or from a thread pool's ``asyncio.run``).
+
+Each event loop gets connections and subscriptions of its own; no loop's rounds touch
+another loop's connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+import pytest
+
+from quorumlock.asyncio import Redlock
+from quorumlock.testing import LocalServerGroup
+from tests.conftest import client_of, values
+
+
+def test_event_loops_running_at_once_in_threads_share_a_redlock(
+    make_servers: ServerFactory, lock_name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two threads, each running an event loop, lock and release names of their own
+    through one Redlock: every acquire and every release succeeds at once (a loop took
+    the other's connections away mid-round: releases went unconfirmed, their keys left
+    to expire with the ttl and their names' next acquires waited for that), and each
+    loop closes its own connections. (Servers of its own: another test's connections
+    to shared ones may still be open.)"""
+    servers = make_servers(3)
+    caplog.set_level(logging.WARNING, logger="quorumlock")
+    redlock = Redlock(servers.urls)
+    failures: list[str] = []
+    start = threading.Barrier(2)
+
+    def worker(index: int) -> None:
+        name = f"{lock_name}:{index}"
+
+        async def cycles() -> None:
+            start.wait(5)
+            for cycle in range(100):
+                lock = redlock.lock(name, ttl=10)
+                if not await lock.acquire(blocking=False):
+                    failures.append(f"{name}: acquire {cycle} refused")
+                elif not await lock.release():
+                    failures.append(f"{name}: release {cycle} not confirmed {lock.outcomes}")
+                await asyncio.sleep(0)
+            await redlock.close()
+
+        try:
+            asyncio.run(cycles())
+        except BaseException as exc:  # reported in the main thread
+            failures.append(f"{name}: {exc!r}")
+
+    threads = [threading.Thread(target=worker, args=(index,)) for index in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not any(thread.is_alive() for thread in threads)
+    assert failures == []
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+    for index in range(2):
+        assert values(servers, f"{lock_name}:{index}") == [None] * len(servers)
+    for server in servers:
+        client = client_of(server)
+        assert len(client.client_list()) == 1  # this one: each loop closed its own
+        client.close()
