@@ -67,3 +67,32 @@ def test_event_loops_running_at_once_in_threads_share_a_redlock(
         client = client_of(server)
         assert len(client.client_list()) == 1  # this one: each loop closed its own
         client.close()
+
+
+def test_close_after_the_event_loop_that_used_the_redlock_ended(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``asyncio.run(redlock.close())`` once the loop that used it is gone (a fixture's
+    teardown, a script's last line): it closes, and the Redlock works again after (it
+    raised RuntimeError: Event loop is closed, from the old loop's connections)."""
+    redlock = Redlock(servers.urls)
+
+    async def use() -> None:
+        async with redlock.lock(lock_name, ttl=10):
+            pass
+        held = redlock.lock(lock_name, ttl=10)
+        assert await held.acquire(blocking=False)
+        waiter = redlock.lock(lock_name, ttl=10)  # subscribes, stands in line
+        assert not await waiter.acquire(timeout=0.2)
+        assert await held.release()
+
+    asyncio.run(use())
+    asyncio.run(redlock.close())
+
+    async def again() -> None:
+        async with redlock.lock(lock_name, ttl=10):
+            assert values(servers, lock_name).count(None) == 0
+        await redlock.close()
+
+    asyncio.run(again())
+    assert values(servers, lock_name) == [None] * len(servers)

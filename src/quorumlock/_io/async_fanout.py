@@ -174,6 +174,8 @@ class _Pipe:
         while self.queue:
             round_, index, _ = self.queue.popleft()
             round_.deliver(index, exc)
+        if self.reader.get_loop().is_closed():
+            return  # its event loop is gone: nothing of it can run (Redlock.close() after)
         if self.reader is not asyncio.current_task():
             self.reader.cancel()
         self._writer.transport.abort()
@@ -341,9 +343,9 @@ class _AsyncNode:
         pipe, self._pipe = self._pipe, None
         if pipe is not None:
             pipe.fail(RedisConnectionError("closed"))
-        if self._connecting is not None:
+        if self._connecting is not None and not self._connecting.get_loop().is_closed():
             self._connecting.cancel()
-            self._connecting = None
+        self._connecting = None
 
 
 class _AsyncCluster:
