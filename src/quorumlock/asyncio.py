@@ -341,6 +341,18 @@ def _aside(redlock: Redlock, step: Fanout) -> None:
     passing.add_done_callback(_LEAVING.discard)
 
 
+def _bound_elsewhere(event: asyncio.Event) -> bool:
+    """Whether ``event`` was used on an event loop other than the running one (asyncio
+    binds an event to the first loop that waits on it)."""
+    bound = getattr(event, "_loop", None)
+    if bound is None:
+        return False
+    try:
+        return bound is not asyncio.get_running_loop()
+    except RuntimeError:  # no running event loop (adopt() may be called outside one)
+        return False
+
+
 def _current_task() -> asyncio.Task[Any] | None:
     try:
         return asyncio.current_task()
@@ -492,6 +504,10 @@ class Lock(LockBase):
         self._occupy(_current_task())
 
     def _start_holding(self) -> None:
+        if _bound_elsewhere(self._lost):
+            # An event of an earlier event loop (the object outlives ``asyncio.run``):
+            # waiting on it here would raise RuntimeError. Not set: nothing is lost.
+            self._lost = asyncio.Event()
         self.lost.clear()
         self._handed_over = False
         if self._needs_keeper:
@@ -569,9 +585,18 @@ class Lock(LockBase):
 
     async def _stop_keeper(self) -> None:
         keeper, self._keeper = self._keeper, None
-        if keeper is not None and keeper is not asyncio.current_task():
-            keeper.cancel()
-            await asyncio.wait([keeper])
+        if keeper is None or keeper is asyncio.current_task():
+            return
+        home = keeper.get_loop()
+        if home is not asyncio.get_running_loop():
+            # A task of another event loop: ended with it when it closed (the lease
+            # stopped there), or stopped on it, where it runs, without waiting for it.
+            if not home.is_closed():
+                with contextlib.suppress(RuntimeError):  # closed meanwhile
+                    home.call_soon_threadsafe(keeper.cancel)
+            return
+        keeper.cancel()
+        await asyncio.wait([keeper])
 
     async def _keep(self) -> None:
         while (step := self._due(now := time.monotonic())) is not None:

@@ -96,3 +96,53 @@ def test_close_after_the_event_loop_that_used_the_redlock_ended(
 
     asyncio.run(again())
     assert values(servers, lock_name) == [None] * len(servers)
+
+
+def test_a_lease_taken_on_an_event_loop_that_ended_is_released_on_the_next(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """An auto-extended lock acquired by ``asyncio.run(lock.acquire())``: its lease task
+    ended with that loop. Its release on the next loop releases it, and the object can be
+    acquired again (the release raised RuntimeError: Event loop is closed, and the object
+    stayed held: LockNotReentrant until its validity ran out)."""
+    redlock = Redlock(servers.urls)
+    lock = redlock.lock(lock_name, ttl=10, auto_extend=True, max_hold=60)
+
+    async def acquire() -> None:
+        assert await lock.acquire(blocking=False)
+
+    async def release() -> None:
+        assert await lock.release()
+        assert values(servers, lock_name) == [None] * len(servers)
+        async with lock:
+            assert lock.held
+        await redlock.close()
+
+    asyncio.run(acquire())
+    asyncio.run(release())
+    assert values(servers, lock_name) == [None] * len(servers)
+
+
+def test_the_lost_event_of_a_lock_and_of_a_term_serves_every_event_loop(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A lock object or an election made once (at module level) and used by one
+    ``asyncio.run`` after another, each waiting on ``lost`` while it holds: the wait
+    times out as it should (it raised RuntimeError: the event was bound to the first
+    loop)."""
+    redlock = Redlock(servers.urls)
+    lock = redlock.lock(lock_name, ttl=10)
+    election = redlock.election(lock_name + ":election", ttl=10)
+
+    async def hold() -> None:
+        async with lock:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(lock.lost.wait(), 0.05)
+        async with election.campaign() as term:
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(term.lost.wait(), 0.05)
+        await redlock.close()
+
+    for _ in range(2):
+        asyncio.run(hold())
+    assert values(servers, lock_name) == [None] * len(servers)
