@@ -146,3 +146,37 @@ def test_the_lost_event_of_a_lock_and_of_a_term_serves_every_event_loop(
     for _ in range(2):
         asyncio.run(hold())
     assert values(servers, lock_name) == [None] * len(servers)
+
+
+def test_locks_held_by_tasks_when_asyncio_run_ends_are_released(
+    servers: LocalServerGroup, lock_name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``asyncio.run`` ends while tasks are inside ``async with`` (one with a lease) or
+    waiting for a taken lock: it cancels every task, and each releases what it holds or
+    took before it ends (the connections' reader tasks were cancelled with them: the
+    releases went unanswered, 'could not confirm the release', and the keys stayed until
+    their ttl)."""
+    caplog.set_level(logging.WARNING, logger="quorumlock")
+    redlock = Redlock(servers.urls)
+    names = [f"{lock_name}:{index}" for index in range(2)]
+    entered: list[str] = []
+    tasks: list[asyncio.Task[None]] = []
+
+    async def hold(name: str, **options: object) -> None:
+        async with redlock.lock(name, ttl=30, **options):  # type: ignore[arg-type]
+            entered.append(name)
+            await asyncio.sleep(60)
+
+    async def main() -> None:
+        tasks.append(asyncio.create_task(hold(names[0])))
+        tasks.append(asyncio.create_task(hold(names[1], auto_extend=True, max_hold=60)))
+        await asyncio.sleep(0.2)
+        tasks.append(asyncio.create_task(hold(names[0])))  # waits for the first
+        await asyncio.sleep(0.2)
+
+    asyncio.run(main())
+    assert entered == names
+    assert all(task.cancelled() for task in tasks)
+    for name in names:
+        assert values(servers, name) == [None] * len(servers)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []

@@ -97,6 +97,10 @@ class _Pipe:
         # without reading its answer (see ``_releases_early``).
         self.holds_release = False
         self.reader = asyncio.get_running_loop().create_task(self._read())
+        # A reader still waiting when its event loop is closed (one opened by a
+        # clean-up as ``asyncio.run`` ended, or a Redlock never closed) is no error of
+        # the user's: asyncio would log it when the task is collected.
+        self.reader._log_destroy_pending = False  # type: ignore[attr-defined]
         # Commands requested since the first one of this turn of the event loop, which
         # was written at once: written together at the end of the turn (None: nothing
         # was written in this turn yet).
@@ -142,6 +146,14 @@ class _Pipe:
                     round_.deliver(index, reply)
                 if not queue:
                     self.idle_since = time.monotonic()
+        except asyncio.CancelledError:
+            # Cancelled by someone else: ``asyncio.run`` cancels every task as it ends,
+            # this one with the user's, whose clean-ups (a release at the end of an
+            # ``async with``, the undo of a cancelled acquire) still send their rounds.
+            # The requests in flight fail now, and those rounds open a new connection
+            # instead of waiting for replies nobody reads (keys left to their ttl).
+            self.fail(RedisConnectionError("the connection's reader task was cancelled"))
+            raise
         except Exception as exc:
             self.fail(exc)
 
