@@ -13,10 +13,10 @@ the I/O differs: one task per server and round, on redis-py's asyncio connection
 event loop is never blocked.
 
 Cancellation is safe at every await: a cancelled acquire deletes whatever keys it may
-have set before it re-raises, and a release (or the end of an ``async with``) completes
-even when the task awaiting it is cancelled. When a lock is lost inside ``async with``
-(an extension failed, or the validity ran out), the block is cancelled and
-:class:`LockLost` is raised from the ``async with`` statement.
+have set before it re-raises, and a release (or the end of an ``async with``) or a
+read-write lock's downgrade completes even when the task awaiting it is cancelled. When
+a lock is lost inside ``async with`` (an extension failed, or the validity ran out), the
+block is cancelled and :class:`LockLost` is raised from the ``async with`` statement.
 """
 
 from __future__ import annotations
@@ -760,8 +760,12 @@ class ReadWriteHold(RWHoldBase, Lock):
 
     async def downgrade(self) -> None:
         """Turn the held write lock into a read lock: see
-        :meth:`quorumlock.ReadWriteHold.downgrade`, same contract."""
-        await self._redlock._run(self._downgrading())
+        :meth:`quorumlock.ReadWriteHold.downgrade`, same contract.
+
+        The downgrade completes even if the awaiting task is cancelled (the servers may
+        have run it already), then ``CancelledError`` propagates: the hold is a reader.
+        """
+        await _complete(self._redlock._run(self._downgrading()))
 
     async def __aenter__(self) -> ReadWriteHold:
         await super().__aenter__()

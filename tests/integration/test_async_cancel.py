@@ -22,6 +22,7 @@ from quorumlock import QuorumUnavailable
 from quorumlock.asyncio import Lock, Redlock
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, values
+from tests.integration.test_rwlock import holds
 
 Body = Callable[[], Coroutine[Any, Any, None]]
 
@@ -433,6 +434,44 @@ def test_cancelling_the_task_inside_async_with_releases_the_lock(
             await rl.close()
 
     run(body)
+
+
+def test_cancelling_a_downgrade_at_any_point_leaves_the_hold_as_the_servers_have_it(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A downgrade is one round that turns the writer into a reader on the servers: once
+    sent, it completes even if its task is cancelled, and the hold says what the servers
+    hold (a downgrade cancelled after the servers ran it left a writer that the servers
+    held as a reader: its next downgrade raised LockLost, reported the lock lost, and
+    its release returned False)."""
+    lost: list[Lock] = []
+
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        try:
+            rw = rl.rwlock(lock_name, ttl=10, on_lost=lost.append)
+            cancelled = 0
+            for loop_steps in range(30):
+                writer = rw.write()
+                assert await writer.acquire(blocking=False)
+                was_cancelled, _ = await cancel_after(writer.downgrade, loop_steps=loop_steps)
+                cancelled += was_cancelled
+                token = writer.token
+                assert holds(servers, lock_name) == [[writer.mode[0] + str(token)]] * 5, (
+                    f"after {loop_steps} steps"
+                )
+                if writer.mode == "write":
+                    await writer.downgrade()
+                assert holds(servers, lock_name) == [["r" + str(token)]] * 5
+                assert await writer.release(), f"after {loop_steps} steps"
+                assert holds(servers, lock_name) == [[]] * 5
+                assert not writer.lost.is_set()
+            assert cancelled >= 3
+        finally:
+            await rl.close()
+
+    run(body)
+    assert lost == []
 
 
 # --------------------------------------------------------------------------------------
