@@ -13,10 +13,11 @@ the I/O differs: one task per server and round, on redis-py's asyncio connection
 event loop is never blocked.
 
 Cancellation is safe at every await: a cancelled acquire deletes whatever keys it may
-have set before it re-raises, and a release (or the end of an ``async with``) or a
-read-write lock's downgrade completes even when the task awaiting it is cancelled. When
-a lock is lost inside ``async with`` (an extension failed, or the validity ran out), the
-block is cancelled and :class:`LockLost` is raised from the ``async with`` statement.
+have set before it re-raises, and a release (or the end of an ``async with``), an
+extension or a read-write lock's downgrade completes even when the task awaiting it is
+cancelled. When a lock is lost inside ``async with`` (an extension failed, or the
+validity ran out), the block is cancelled and :class:`LockLost` is raised from the
+``async with`` statement.
 """
 
 from __future__ import annotations
@@ -524,8 +525,13 @@ class Lock(LockBase):
 
     async def extend(self, ttl: Duration | None = None) -> float:
         """Extend the lock: see :meth:`quorumlock.Lock.extend`, same contract (a new
-        ttl from now, not time added)."""
-        return await self._redlock._run(self._extending(ttl))
+        ttl from now, not time added).
+
+        The extension completes even if the awaiting task is cancelled, then
+        ``CancelledError`` propagates: the servers may have run it already, and a shorter
+        ttl than the one held makes the keys expire sooner than ``validity`` said.
+        """
+        return cast("float", await _complete(self._redlock._run(self._extending(ttl))))
 
     async def release(self) -> bool:
         """Release the lock: see :meth:`quorumlock.Lock.release`, same contract.

@@ -21,7 +21,7 @@ import pytest
 from quorumlock import QuorumUnavailable
 from quorumlock.asyncio import Lock, Redlock
 from quorumlock.testing import LocalServer, LocalServerGroup
-from tests.conftest import ServerFactory, values
+from tests.conftest import ServerFactory, client_of, values
 from tests.integration.test_rwlock import holds
 
 Body = Callable[[], Coroutine[Any, Any, None]]
@@ -351,6 +351,39 @@ def test_cancelling_extend_at_any_point_does_not_deadlock(
         finally:
             await rl.close()
         assert cancelled >= 1
+
+    run(body, limit=20)
+
+
+def test_a_cancelled_extend_never_leaves_more_validity_than_the_servers_give(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``extend(ttl=1)`` of a lock acquired for 10 s, cancelled at every point: once the
+    servers ran it, the keys expire within 1 s, and ``validity`` may not say more (it
+    said the 10 s of the acquire: the holder went on believing it held a lock that anyone
+    could take)."""
+
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        clients = [client_of(server) for server in servers]
+        shortened = 0
+        try:
+            for loop_steps in range(0, 25):
+                lock = rl.lock(lock_name, ttl=10)
+                assert await lock.acquire()
+                await cancel_after(functools.partial(lock.extend, ttl=1), loop_steps=loop_steps)
+                validity = lock.validity
+                expiries = [client.pttl(lock_name) / 1000 for client in clients]
+                if max(expiries) <= 1:
+                    shortened += 1
+                assert validity <= sorted(expiries)[len(expiries) // 2], (loop_steps, expiries)
+                assert await asyncio.wait_for(lock.release(), 5) is True
+                assert no_key(servers, lock_name)
+        finally:
+            for client in clients:
+                client.close()
+            await rl.close()
+        assert shortened >= 3
 
     run(body, limit=20)
 

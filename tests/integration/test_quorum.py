@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import re
 import time
@@ -740,7 +741,11 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
                         time.sleep(0.002)
                     time.sleep(0.05)
 
-                asyncio.get_running_loop().call_soon(hold_until_answered)
+                # Held from the turn after the one that starts the extension's task
+                # (an extension runs in a task of its own, to complete even if its
+                # caller is cancelled), whose round writes the commands first.
+                loop = asyncio.get_running_loop()
+                loop.call_soon(functools.partial(loop.call_soon, hold_until_answered))
                 assert await lock.extend() > 9
                 assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
                 # The late NOSCRIPTs mark the script for the next command on those two
