@@ -8,6 +8,7 @@ announcement, not by polling. Without the feature these tests fail by their boun
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import multiprocessing
 import os
@@ -335,6 +336,35 @@ def test_a_cancelled_asyncio_waiter_unsubscribes(servers: LocalServerGroup, lock
         await rl.close()
 
     asyncio.run(body())
+
+
+def test_closing_an_asyncio_redlock_that_listened_leaves_no_task_pending(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``close()`` stops the subscriber tasks of a Redlock that waited for a lock; asyncio
+    logs no "Task was destroyed but it is pending!" (one per server was logged when the
+    closed Redlock was collected: each subscriber task left a task of its own waiting)."""
+    reported: list[str] = []
+
+    async def body() -> None:
+        asyncio.get_running_loop().set_exception_handler(
+            lambda _loop, context: reported.append(context["message"])
+        )
+        holder = aio.Redlock(servers.urls)
+        rl = aio.Redlock(servers.urls)
+        taken = holder.lock(lock_name, ttl=10)
+        assert await taken.acquire(blocking=False)
+        assert not await rl.lock(lock_name, ttl=10).acquire(timeout=0.2)  # it listened
+        await rl.close()
+        del rl
+        await asyncio.sleep(0.1)
+        gc.collect()
+        await asyncio.sleep(0)
+        assert await taken.release()
+        await holder.close()
+
+    asyncio.run(body())
+    assert reported == []
 
 
 def test_an_asyncio_waiter_cancelled_while_subscribing_unsubscribes(

@@ -394,10 +394,12 @@ class _AsyncListener:
                     if incoming is None:
                         incoming = asyncio.ensure_future(stream.read(65536))
                     poked = asyncio.ensure_future(self._poked.wait())
-                    done, _ = await asyncio.wait(
-                        {incoming, poked}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
-                    )
-                    poked.cancel()
+                    try:
+                        done, _ = await asyncio.wait(
+                            {incoming, poked}, timeout=1.0, return_when=asyncio.FIRST_COMPLETED
+                        )
+                    finally:  # stopped meanwhile (close()): not left waiting for ever
+                        poked.cancel()
                     if incoming not in done:
                         continue
                     data, incoming = incoming.result(), None
