@@ -37,6 +37,7 @@ MAX_TOKEN = 2**53 - 1
 
 ClientT = TypeVar("ClientT", redis.Redis, redis.asyncio.Redis)
 Arg = str | int | float | bytes
+_SENDABLE = (str, bytes, memoryview, int, float)
 
 
 class _Fence(Generic[ClientT]):
@@ -63,6 +64,14 @@ class _Fence(Generic[ClientT]):
             )
         if not command:
             raise ConfigurationError("no command given")
+        for position, arg in enumerate(command, 1):
+            # What redis-py can send; its own refusal (DataError) comes before anything
+            # is sent, and would read as a lost reply.
+            if not isinstance(arg, _SENDABLE) or isinstance(arg, bool):
+                raise TypeError(
+                    f"command argument {position} must be a str, bytes, int or float, "
+                    f"not {type(arg).__name__}"
+                )
         return (self.fence_key, token, *command)
 
     def _failure(self, exc: rx.RedisError, token: int) -> StaleFencingToken | FenceError:
@@ -105,9 +114,12 @@ class RedisFence(_Fence[redis.Redis]):
             fence.execute(lock.fencing_token, "HINCRBY", "stock:42", "count", -1)
 
     Raises :class:`StaleFencingToken` (nothing was written) when a larger token was
-    seen, ``TypeError`` for a token that is not an int and :class:`ConfigurationError`
-    for one below 0 or no command. An error of the command itself (the server refused
-    it) or of the connection raises :class:`FenceError`, as it does from ``highest()``.
+    seen, ``TypeError`` for a token that is not an int or a command argument that is
+    not a ``str``, ``bytes``, ``int`` or ``float``, and :class:`ConfigurationError` for a
+    token below 0 or above ``2**53 - 1`` (the guard compares tokens as the server's Lua
+    numbers, exact up to there) or no command, all before anything is sent. An error of
+    the command itself (the server refused it) or of the connection raises
+    :class:`FenceError`, as it does from ``highest()``.
     """
 
     def execute(self, token: int, *command: Arg) -> Any:

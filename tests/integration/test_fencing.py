@@ -460,6 +460,40 @@ def test_redis_fence_checks_its_arguments_before_any_write(make_servers: ServerF
     client.close()
 
 
+def test_redis_fence_refuses_a_command_argument_it_cannot_send(
+    api: Api, make_servers: ServerFactory
+) -> None:
+    """Catches an argument redis-py cannot encode (None, a bool, a dict, a function)
+    reported as FenceError "no reply from the server": the command was never sent, yet
+    the message said its write may have been applied. It is a TypeError that names the
+    argument, before anything is sent, in both APIs."""
+    resource = make_servers(1)[0]
+
+    async def body() -> None:
+        if api.flavour == "sync":
+            sync_client = redis.Redis(host=resource.host, port=resource.port)
+            fence: RedisFence | quorumlock.asyncio.RedisFence = RedisFence(sync_client, "stock:3")
+        else:
+            async_client = redis.asyncio.Redis(host=resource.host, port=resource.port)
+            fence = quorumlock.asyncio.RedisFence(async_client, "stock:3")
+        try:
+            for bad in (None, True, {"count": 1}, print, ["a"]):
+                with pytest.raises(TypeError, match=r"command argument 3 .* str, bytes, int or"):
+                    await call(fence.execute(5, "HSET", "stock:3", bad))  # type: ignore[arg-type]
+            with pytest.raises(TypeError, match="command argument 1"):
+                await call(fence.execute(5, None))  # type: ignore[arg-type]
+            assert await call(fence.highest()) is None  # nothing was sent
+            assert await call(fence.execute(5, b"SET", "stock:3", b"m")) == b"OK"
+            assert await call(fence.execute(6, "HSET", "stock:4", "n", 1.5)) == 1
+        finally:
+            if api.flavour == "sync":
+                sync_client.close()
+            else:
+                await async_client.aclose()
+
+    api.run(body)
+
+
 def test_redis_fence_refuses_a_stale_token_after_the_script_cache_was_flushed(
     api: Api, make_servers: ServerFactory
 ) -> None:
