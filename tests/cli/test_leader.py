@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shlex
+from pathlib import Path
 
 import quorumlock
 from quorumlock.testing import LocalServerGroup
@@ -54,3 +57,39 @@ def test_too_few_servers_to_tell(make_servers: ServerFactory) -> None:
     rl.close()
     assert result.returncode == 1
     assert "could not tell who leads" in assert_one_line_error(result)
+
+
+def shown_transcript(page: Path, section: str) -> list[tuple[list[str], str]]:
+    """The commands of the first console block under ``section`` and the output shown
+    for each, from a page of the docs."""
+    text = page.read_text().split(section, 1)[1].split("\n## ", 1)[0]
+    block = text.split("```\n", 2)[1]
+    transcript: list[tuple[list[str], str]] = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            transcript.append((shlex.split(line[2:]), ""))
+        else:
+            words, shown = transcript[-1]
+            transcript[-1] = (words, shown + line + "\n")
+    return transcript
+
+
+def test_the_docs_show_its_output_as_it_is(cli: Cli, servers: LocalServerGroup) -> None:
+    """Catches docs/cli.md showing an output leader does not print (its --json was
+    shown on one line, where leader prints one field a line): the commands shown are
+    run against a leader as shown, and their output is the one shown, numbers aside."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
+    transcript = shown_transcript(page, "## `quorumlock leader NAME`")
+    assert len(transcript) == 2
+
+    def numbers_aside(text: str) -> str:
+        return re.sub(r"\d+(\.\d+)?", "N", text)
+
+    rl = quorumlock.Redlock(servers.urls)
+    with rl.election("scheduler", ttl=10, identity="host-a:1234").campaign():
+        for words, shown in transcript:
+            assert words[:2] == ["quorumlock", "leader"]
+            result = cli(*words[1:])
+            assert result.returncode == 0, result.stderr
+            assert numbers_aside(result.stdout) == numbers_aside(shown)
+    rl.close()
