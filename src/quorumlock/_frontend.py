@@ -981,7 +981,10 @@ class LockBase:
     def check(self) -> float:
         """Raise :class:`LockLost` unless the lock is held; return the validity left.
 
-        Call it before a write that must happen under the lock.
+        Call it before a write that must happen under the lock. :class:`LockLost` says
+        the lock was lost or its validity ran out; an object that does not hold it
+        (never acquired, released, or handed over with ``export()``) raises
+        :class:`LockNotHeld` instead.
         """
         validity = self.validity
         if validity > 0:

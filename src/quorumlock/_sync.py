@@ -93,8 +93,9 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
     ``busy_poll=0.0002``, ``max_ttl=60.0`` (the longest ttl, and the length of the
     restart quarantine; None turns it off), ``fencing=False``, ``wake_on_release=True``
     (a blocking acquire is woken by the release it waits for, not by its next poll),
-    ``observer=None`` (a :class:`LockObserver` told of every acquire, extend, release,
-    loss and round).
+    ``fair=False`` (True: first come, first served, in the order of the name's queue of
+    waiters), ``observer=None`` (a :class:`LockObserver` told of every acquire, extend,
+    release, loss and round).
 
     Raises ``TypeError`` or :class:`ConfigurationError` for bad arguments, before any
     network call. Thread safe: one ``Redlock`` serves a whole process.
