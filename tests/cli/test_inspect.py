@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import time
@@ -102,6 +103,24 @@ def test_doctor_on_healthy_servers(servers: LocalServerGroup) -> None:
     assert table.returncode == 0
     assert "PASS" in table.stdout
     assert "0 failed" in table.stdout
+
+
+def test_doctor_cites_only_rule_ids_the_docs_define(make_servers: ServerFactory) -> None:
+    """Catches a detail citing a rule id no page defines (persistence said "R11 a" and
+    "R11 b"; docs/algorithm.md's table of rule ids has R11 only), on a durable server and
+    a plain one, and in --help."""
+    durable = make_servers(1, appendonly=True, appendfsync="always")
+    plain = make_servers(1)
+    table = (Path(__file__).resolve().parents[2] / "docs" / "algorithm.md").read_text()
+    defined = set(re.findall(r"^\| ([RB]\d+) \|", table, flags=re.MULTILINE))
+    assert {"R11", "B1"} <= defined
+    result = run_cli(
+        "doctor", "--clock-sample", "0.1", "--json", servers=[durable[0].url, plain[0].url]
+    )
+    texts = [c["detail"] for c in json.loads(result.stdout)["checks"]]
+    texts.append(run_cli("doctor", "--help").stdout)
+    cited = [re.findall(r"\b[RB]\d+\b(?: [a-z]\b)?", text) for text in texts]
+    assert {"R11"} <= {rule for rules in cited for rule in rules} <= defined
 
 
 def test_doctor_fails_a_replica_an_evicting_server_and_warns_on_even_n(

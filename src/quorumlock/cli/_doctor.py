@@ -7,7 +7,7 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
   replicas loses locks on failover, so Redlock wants independent masters.
 - **persistence** (R11): ``appendonly yes`` with ``appendfsync always`` survives a crash
   with every lock. Anything less loses recent locks on a restart, which is safe only
-  because quorumlock keeps a restarted server out of quorums for ``max_ttl`` (R11 b, B1):
+  because quorumlock keeps a restarted server out of quorums for ``max_ttl`` (R11, B1):
   a warning, since every client must then keep ``max_ttl`` at least its longest ttl.
 - **eviction**: lock keys carry a ttl, so ``volatile-*`` and ``allkeys-*`` policies may
   evict them under memory pressure: a lock silently vanishes. ``noeviction`` passes.
@@ -338,7 +338,7 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
     fsync = probe.appendfsync
     if aof and fsync == "always":
         checks.append(
-            Check("persistence", label, "pass", "appendonly yes, appendfsync always (R11 a)")
+            Check("persistence", label, "pass", "appendonly yes, appendfsync always (R11)")
         )
     else:
         what = f"appendonly yes, appendfsync {fsync or '?'}" if aof else "appendonly no"
@@ -348,7 +348,7 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
                 label,
                 "warn",
                 f"{what}: a crash forgets recent locks; safe only with the restart "
-                "quarantine, max_ttl >= every ttl in use (R11 b)",
+                "quarantine, max_ttl >= every ttl in use (R11, B1)",
             )
         )
 
