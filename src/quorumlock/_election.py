@@ -86,7 +86,8 @@ class Term(Generic[LockT]):
 
     def check(self) -> float:
         """Raise :class:`LockLost` unless this process still leads; the validity left.
-        Call it before an action only the leader may take."""
+        Call it before an action only the leader may take. Once the term has ended (its
+        block left, leadership resigned) it raises :class:`LockNotHeld`."""
         return self.lock.check()
 
     def __repr__(self) -> str:
