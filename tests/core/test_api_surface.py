@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -157,3 +158,29 @@ def test_instances_have_the_same_public_attributes() -> None:
             expected = ATTRIBUTE_TYPES.get((name, attr), (type(sync_value),) * 2)
             assert (type(sync_value), type(async_attrs[attr])) == expected, f"{name}.{attr}"
     sync_client.close()
+
+
+def test_the_docs_draw_the_whole_exception_tree() -> None:
+    """Catches docs/algorithm.md's tree of exceptions leaving some out (it had neither
+    StaleFencingToken nor FenceError): every exception quorumlock exports is drawn, under
+    the parent it has."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "algorithm.md").read_text()
+    tree = page.split("```\nQuorumLockError\n", 1)[1].split("```", 1)[0]
+    drawn: dict[str, str] = {}
+    parents = ["QuorumLockError"]
+    for line in tree.splitlines():
+        name = line.lstrip("│├└─ ").split()[0]
+        depth = (len(line) - len(line.lstrip("│├└─ "))) // 4
+        del parents[depth:]
+        drawn[name] = parents[-1]
+        parents.append(name)
+    exported = {
+        name: getattr(quorumlock, name)
+        for name in quorumlock.__all__
+        if isinstance(getattr(quorumlock, name), type)
+        and issubclass(getattr(quorumlock, name), quorumlock.QuorumLockError)
+        and name != "QuorumLockError"
+    }
+    assert set(drawn) == set(exported)
+    for name, cls in exported.items():
+        assert issubclass(cls, getattr(quorumlock, drawn[name])), name
