@@ -56,7 +56,20 @@ def _client(item: object, spec: ServerSpec, timeout: float) -> tuple[redis.Redis
     return spec.client(timeout=timeout), True
 
 
+def _cluster_refused(label: str, what: str) -> Provisioned:
+    return Provisioned(
+        label,
+        "refused",
+        f"{label}: refused: {what}: a cluster keeps a marker per slot and cannot be "
+        "provisioned; its first use starts a quarantine (docs/cluster.md)",
+    )
+
+
 def _one(client: redis.Redis, label: str) -> Provisioned:
+    # A cluster node's URL: the plain marker would land on the node that owns its slot,
+    # where no cluster acquire reads it (they read the markers of the slots).
+    if int(client.info("cluster").get("cluster_enabled", 0)):
+        return _cluster_refused(label, "a cluster node")
     reply = client.eval(PROVISION.source, 1, MARKER_KEY)
     status, value = text(reply[0]), reply[1]
     if status == "marked":
@@ -89,12 +102,12 @@ def provision(servers: object, *, timeout: float = 2.0) -> list[Provisioned]:
     quarantine. The first step of a fresh deployment (docs/deployment.md).
 
     ``servers`` as :class:`quorumlock.Redlock` takes them: URLs or ``redis.Redis``
-    clients (a cluster is refused: its nodes keep a marker per slot, see
-    docs/cluster.md). On each server, in one atomic step: a server that holds no key is
-    marked as new; one quorumlock already uses is left as it is (its marker may carry a
-    running quarantine and the fencing counter); one that holds keys is refused. Only
-    for servers that never granted a lock: marking a server that lost its data would
-    defeat the restart quarantine.
+    clients (a cluster, or the URL of one of its nodes, is refused: its nodes keep a
+    marker per slot, see docs/cluster.md). On each server, in one atomic step: a server
+    that holds no key is marked as new; one quorumlock already uses is left as it is (its
+    marker may carry a running quarantine and the fencing counter); one that holds keys
+    is refused. Only for servers that never granted a lock: marking a server that lost
+    its data would defeat the restart quarantine.
 
     Returns what was done, per server, in the order given. Raises
     :class:`ConfigurationError` naming every server when one was refused or could not
@@ -121,14 +134,7 @@ def provision_each(servers: object, *, timeout: float = 2.0) -> list[Provisioned
     results: list[Provisioned] = []
     for item, spec in zip(items, specs, strict=True):
         if spec.cluster is not None:
-            results.append(
-                Provisioned(
-                    spec.label,
-                    "refused",
-                    f"{spec.label}: refused: a cluster keeps a marker per slot and cannot be "
-                    "provisioned; its first use starts a quarantine (docs/cluster.md)",
-                )
-            )
+            results.append(_cluster_refused(spec.label, "a cluster"))
             continue
         client, owned = _client(item, spec, timeout)
         try:

@@ -32,6 +32,7 @@ import quorumlock.asyncio
 from quorumlock import ConfigurationError, NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.cluster import key_slot, slot_marker
 from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, _cluster, _servers
+from tests.cli.conftest import run_cli
 from tests.conftest import decided, settled
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call
 
@@ -804,6 +805,32 @@ def test_cluster_nodes_listed_as_plain_servers_fail_at_once(
         assert client.get(lock_name) is None
     finally:
         client.close()
+
+
+def test_servers_init_refuses_every_node_of_a_cluster(make_cluster: ClusterFactory) -> None:
+    """Catches ``quorumlock servers init`` of a cluster node's URL, which docs/cluster.md
+    says is refused: the node that owns the plain marker's slot was "marked as new" (a
+    marker no cluster acquire reads: the first use still starts a quarantine) and the
+    others failed with redis-py's MovedError. Every node is refused with the reason, as a
+    RedisCluster client is, and nothing is written."""
+    cluster = make_cluster(3, fresh=False)
+    urls = [node.url for node in cluster.nodes]
+    result = run_cli("servers", "init", *urls)
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 3, result.stdout
+    for url, line in zip(urls, lines, strict=True):
+        assert line.startswith(f"{url}: refused: a cluster node"), line
+        assert "docs/cluster.md" in line
+    assert "MovedError" not in result.stdout + result.stderr
+    with pytest.raises(ConfigurationError, match="3 of 3"):
+        quorumlock.provision(urls)
+    for node in cluster.nodes:
+        client = cluster.node_client(node)
+        try:
+            assert client.dbsize() == 0
+        finally:
+            client.close()
 
 
 def test_the_cluster_label_has_no_password(make_cluster: ClusterFactory) -> None:
