@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.test_docs_examples import examples
+
 pytest_plugins = ["pytester"]
 
 USER_TESTS = """
@@ -104,3 +106,12 @@ def test_a_bad_count_is_a_usage_error_at_startup(
     assert result.stderr.str().strip() == f"ERROR: {message}"
     assert "passed" not in result.stdout.str()
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
+
+
+def test_the_readmes_example_runs_as_written(pytester: pytest.Pytester) -> None:
+    """README.md's example of the plugin, as a user's test module: both tests pass."""
+    shown = [e.code for e in examples("README.md") if "quorumlock_servers" in e.code]
+    assert len(shown) == 1
+    pytester.makepyfile(test_user=shown[0])
+    result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:valkey", "-q")
+    result.assert_outcomes(passed=2)

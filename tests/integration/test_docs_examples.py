@@ -64,7 +64,7 @@ def examples(page: str) -> list[Example]:
 
 #: (page, number): why the example is not run here, and what covers it instead.
 NOT_RUN: Final = {
-    ("README.md", 10): "a test module of the pytest plugin: tests/test_pytest_plugin.py",
+    ("README.md", 10): "a test module: tests/test_pytest_plugin.py runs it with pytest",
     ("README.md", 11): "two lines of docs/fastapi.md's example, run by tests/web",
     ("docs/celery.md", 1): "examples/celery_reports.py, run by tests/integration/test_celery.py",
     ("docs/django.md", 1): "examples/django's settings, run by tests/web/test_django_example.py",
