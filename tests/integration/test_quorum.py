@@ -583,6 +583,28 @@ def test_read_only_replicas_are_fatal(
     api.run(body)
 
 
+def test_a_database_the_servers_do_not_have_is_fatal(
+    api: Api, make_servers: ServerFactory, lock_name: str
+) -> None:
+    """Catches a URL selecting a database a server does not have (``/99``, of its
+    default 16) retried as a passing error, for ever with no timeout (the README says
+    errors no retry can fix are raised at once): fatal, said in plain words."""
+    group = make_servers(3)
+
+    async def body() -> None:
+        rl = api.redlock([*group.urls[:1], *(f"{url}/99" for url in group.urls[1:])])
+        lock = rl.lock(lock_name, ttl=10)
+        started = time.monotonic()
+        with pytest.raises(QuorumUnavailable, match=r"\(1 attempt\)") as info:
+            await call(lock.acquire(timeout=5))
+        assert time.monotonic() - started < 2.0
+        assert replies(info.value.outcomes) == [Reply.GRANTED, Reply.FATAL, Reply.FATAL]
+        assert "the database the URL selects does not exist" in info.value.outcomes[1].detail
+        assert values(group, lock_name) == [None] * 3
+
+    api.run(body)
+
+
 # --------------------------------------------------------------------------------------
 # unreachable servers
 # --------------------------------------------------------------------------------------

@@ -36,6 +36,9 @@ _UNKNOWN_COMMAND = re.compile(r"^(?:ERR )?unknown command [`'](\w+)[`']", re.IGN
 # (RESP3) with a long text about HELLO's own AUTH option, to any other command (RESP2)
 # with "Authentication required." redis-py drops the "NOAUTH ".
 _NOAUTH = ("HELLO must be called with the client already authenticated", "Authentication required")
+# SELECT of a database the server does not have (a URL's /99 with the default 16), at
+# every new connection: no retry creates it.
+_NO_DATABASE = ("DB index is out of range", "ERR DB index is out of range")
 # Servers echo the first arguments of a command they do not know; proxies may echo more.
 # The arguments are ours (the key, the token, the script): never worth showing.
 _ECHO = re.compile(r",? *with args beginning with:.*$", re.IGNORECASE)
@@ -77,6 +80,11 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
         return Reply.FATAL, (
             f"unknown command {unknown.group(1)!r}: renamed or disabled on this server "
             "(quorumlock needs EVAL and EVALSHA; see docs/deployment.md)"
+        )
+    if detail.startswith(_NO_DATABASE):
+        return Reply.FATAL, (
+            f"the database the URL selects does not exist on this server ({detail}; "
+            "the server's 'databases' setting says how many there are)"
         )
     if isinstance(exc, rx.ClusterCrossSlotError):
         # Keys that the scripts declare together are always in one slot of a cluster
