@@ -12,7 +12,7 @@ from pathlib import Path
 import redis
 
 from quorumlock._algorithm.wire import queue_keys
-from quorumlock.testing import LocalServerGroup
+from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.cli.conftest import Cli, assert_one_line_error, run_cli, spawn_cli
 from tests.cli.test_run_rw import until_file, wait_for
 from tests.conftest import ServerFactory, client_of
@@ -69,6 +69,22 @@ def test_status_with_some_servers_down(make_servers: ServerFactory, lock_name: s
     result = run_cli("status", lock_name, servers=group.urls)
     assert result.returncode == 1
     assert "only 1 of 3" in assert_one_line_error(result)
+
+
+def test_status_on_the_nodes_of_a_cluster_says_so() -> None:
+    """Catches status on a cluster's nodes (docs/cluster.md: the command line tool takes
+    no cluster) showing redis-py's 'MovedError: 2906 127.0.0.1:...' as the reason the
+    other nodes were unreachable: each says it is a cluster node, and what to do."""
+    with LocalCluster(3) as cluster:
+        urls = [node.url for node in cluster.nodes]
+        result = run_cli("status", "job", "--json", servers=urls)
+    assert result.returncode == 1
+    errors = [s["error"] for s in json.loads(result.stdout)["servers"] if s["error"]]
+    assert errors
+    for error in errors:
+        assert "MovedError" not in error
+        assert error.startswith("a node of a Redis or Valkey Cluster (MOVED "), error
+        assert "docs/cluster.md" in error
 
 
 def checks_of(output: str) -> dict[tuple[str, str], str]:

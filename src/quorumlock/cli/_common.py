@@ -406,4 +406,10 @@ def error_reply(exc: BaseException) -> str:
         return f"refused: {scrub(translate(exc)[1])}"
     if isinstance(exc, redis.exceptions.ConnectionError):
         return f"unreachable: {text}" if text else "unreachable"
+    if isinstance(exc, redis.exceptions.AskError):  # MOVED or ASK: "<slot> <host:port>"
+        moved = "MOVED" if isinstance(exc, redis.exceptions.MovedError) else "ASK"
+        return (
+            f"a node of a Redis or Valkey Cluster ({moved} {text}): the command line tool "
+            "takes standalone servers (docs/cluster.md)"
+        )
     return f"{type(exc).__name__}: {text}"
