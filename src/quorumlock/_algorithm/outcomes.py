@@ -67,7 +67,7 @@ class Reply(enum.Enum):
 class NodeOutcome:
     """What one server answered in one round.
 
-    ``server`` is a label without credentials (``redis://127.0.0.1:7001/0``), ``detail``
+    ``server`` is a label without credentials (``redis://127.0.0.1:7001``), ``detail``
     the error text where there was one, ``latency`` the seconds from the send to the
     reply (None without a reply), ``fence`` the server's fencing counter drawn by an
     acquire with fencing on (None otherwise). ``holder`` tells apart who holds the key
