@@ -391,6 +391,24 @@ def test_invalid_options_are_rejected() -> None:
         LocalServer(port=True)
 
 
+def test_a_count_or_a_delay_of_the_wrong_kind_is_refused_by_name() -> None:
+    """Catches LocalServerGroup("3") and restart("1") failing with "'<' not supported
+    between instances of 'str' and 'int'", and restart(nan) killing the server before
+    time.sleep() refused the NaN (the server stayed down)."""
+    with pytest.raises(TypeError, match=r"^count must be an int, not '3'$"):
+        LocalServerGroup("3")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^count must be an int, not True$"):
+        LocalServerGroup(True)
+    with LocalServer() as server:
+        pid = server.pid
+        with pytest.raises(TypeError, match=r"^delay must be a number of seconds, not '1'$"):
+            server.restart("1")  # type: ignore[arg-type]
+        for bad in (float("nan"), float("inf"), -1):
+            with pytest.raises(ValueError, match=r"^delay must be finite and >= 0, not "):
+                server.restart(bad)
+        assert server.pid == pid  # never killed
+
+
 @pytest.mark.parametrize(
     ("host", "message"),
     [

@@ -19,6 +19,7 @@ import contextlib
 import importlib
 import importlib.util
 import ipaddress
+import math
 import os
 import re
 import shutil
@@ -912,12 +913,15 @@ class LocalServer:
         reached the AOF is loaded again, and without persistence the dataset is empty.
 
         Raises:
-            ValueError: ``delay`` is negative.
+            TypeError: ``delay`` is not a number.
+            ValueError: ``delay`` is negative or not finite (the server is left running).
             TimeoutError: see :meth:`kill`.
             ServerStartError: see :meth:`start` (e.g. another process took the port).
         """
-        if delay < 0:
-            raise ValueError(f"delay must be >= 0, not {delay}")
+        if not isinstance(delay, int | float) or isinstance(delay, bool):
+            raise TypeError(f"delay must be a number of seconds, not {delay!r}")
+        if not 0 <= delay < math.inf:  # checked before the kill: NaN fails time.sleep()
+            raise ValueError(f"delay must be finite and >= 0, not {delay}")
         with self._lock:
             self.kill()
             if delay:
@@ -1037,6 +1041,7 @@ class LocalServerGroup:
     (``__enter__`` starts all, ``__exit__`` closes all).
 
     Raises:
+        TypeError: ``count`` is not an int.
         ValueError: ``count`` < 1, ``len(ports) != count``, or an invalid server option.
         ServerBinaryNotFound: no ``binary`` given and none can be found.
     """
@@ -1050,6 +1055,8 @@ class LocalServerGroup:
         binary: Path | None = None,
         **server_kwargs: Unpack[_GroupServerOptions],
     ) -> None:
+        if not isinstance(count, int) or isinstance(count, bool):
+            raise TypeError(f"count must be an int, not {count!r}")
         if count < 1:
             raise ValueError(f"count must be >= 1, not {count}")
         if ports is not None and len(ports) != count:
