@@ -13,7 +13,7 @@ import sysconfig
 import threading
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Literal
 
@@ -25,6 +25,7 @@ from redis.retry import Retry
 import quorumlock.testing
 from quorumlock.testing import (
     LocalCluster,
+    LocalSentinel,
     LocalServer,
     LocalServerGroup,
     ServerBinaryNotFound,
@@ -407,6 +408,33 @@ def test_a_count_or_a_delay_of_the_wrong_kind_is_refused_by_name() -> None:
             with pytest.raises(ValueError, match=r"^delay must be finite and >= 0, not "):
                 server.restart(bad)
         assert server.pid == pid  # never killed
+
+
+@pytest.mark.parametrize(
+    ("make", "error", "message"),
+    [
+        (lambda: LocalCluster("3"), TypeError, "masters must be an int, not '3'"),  # type: ignore[arg-type]
+        (lambda: LocalCluster(True), TypeError, "masters must be an int, not True"),
+        (lambda: LocalCluster(3, replicas="1"), TypeError, "replicas must be an int, not '1'"),  # type: ignore[arg-type]
+        (lambda: LocalCluster(3, node_timeout="x"), TypeError, "node_timeout must be an int"),  # type: ignore[arg-type]
+        (lambda: LocalCluster(3, node_timeout=0), ValueError, "node_timeout must be >= 1"),
+        (lambda: LocalSentinel("127.0.0.1", 1, quorum="2"), TypeError, "quorum must be an int"),  # type: ignore[arg-type]
+        (lambda: LocalSentinel("127.0.0.1", 1, down_after=-1), ValueError, "down_after must"),
+        (
+            lambda: LocalSentinel("127.0.0.1", 1, failover_timeout="5"),  # type: ignore[arg-type]
+            TypeError,
+            "failover_timeout must be a number of seconds, not '5'",
+        ),
+    ],
+)
+def test_cluster_and_sentinel_options_of_the_wrong_kind_are_refused_by_name(
+    make: Callable[[], object], error: type[Exception], message: str
+) -> None:
+    """Catches LocalCluster("3") and LocalSentinel(quorum="2") failing with "'<' not
+    supported between instances of 'str' and 'int'", node_timeout="x" reaching the
+    server's command line, and down_after=-1 taken as 1 ms."""
+    with pytest.raises(error, match=re.escape(message)):
+        make()
 
 
 @pytest.mark.parametrize(

@@ -73,7 +73,9 @@ class LocalCluster:
         binary: the server binary; default: :func:`find_server_binary`.
 
     Raises:
-        ValueError: ``masters`` < 1, ``replicas`` < 0, or an invalid server option.
+        ValueError: ``masters`` < 1, ``replicas`` < 0, ``node_timeout`` < 1, or an invalid
+            server option.
+        TypeError: ``masters``, ``replicas`` or ``node_timeout`` is not an int.
         ServerBinaryNotFound: no ``binary`` given and none can be found.
     """
 
@@ -91,10 +93,15 @@ class LocalCluster:
         extra_args: Sequence[str] = (),
         binary: Path | None = None,
     ) -> None:
-        if masters < 1:
-            raise ValueError(f"masters must be >= 1, not {masters}")
-        if replicas < 0:
-            raise ValueError(f"replicas must be >= 0, not {replicas}")
+        for option, value, least in (
+            ("masters", masters, 1),
+            ("replicas", replicas, 0),
+            ("node_timeout", node_timeout, 1),
+        ):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise TypeError(f"{option} must be an int, not {value!r}")
+            if value < least:
+                raise ValueError(f"{option} must be >= {least}, not {value}")
         if isinstance(extra_args, str):
             raise TypeError("extra_args must be a sequence of strings, not a string")
         # Checked before the bus ports are bound on it (the nodes would check it later).

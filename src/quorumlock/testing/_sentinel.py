@@ -9,6 +9,7 @@ net, bounded waits) is :class:`LocalServer`'s.
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Final
@@ -36,7 +37,10 @@ class LocalSentinel(LocalServer):
             client = Sentinel([(sentinel.host, sentinel.port)]).master_for("mymaster")
 
     Raises:
-        ValueError: as :class:`LocalServer`, or ``quorum`` < 1.
+        ValueError: as :class:`LocalServer`, ``quorum`` < 1, or ``down_after`` or
+            ``failover_timeout`` not finite and > 0.
+        TypeError: as :class:`LocalServer`, ``quorum`` not an int, or ``down_after`` or
+            ``failover_timeout`` not a number.
     """
 
     def __init__(
@@ -53,8 +57,15 @@ class LocalSentinel(LocalServer):
         directory: Path | None = None,
         binary: Path | None = None,
     ) -> None:
+        if not isinstance(quorum, int) or isinstance(quorum, bool):
+            raise TypeError(f"quorum must be an int, not {quorum!r}")
         if quorum < 1:
             raise ValueError(f"quorum must be >= 1, not {quorum}")
+        for option, seconds in (("down_after", down_after), ("failover_timeout", failover_timeout)):
+            if not isinstance(seconds, int | float) or isinstance(seconds, bool):
+                raise TypeError(f"{option} must be a number of seconds, not {seconds!r}")
+            if not 0 < seconds < math.inf:
+                raise ValueError(f"{option} must be finite and > 0, not {seconds}")
         super().__init__(host=host, port=port, directory=directory, binary=binary, fresh=False)
         self._master = (master_host, master_port)
         self._name = name
