@@ -5,10 +5,12 @@ Only the servers are changed: each address a page shows (``redis://10.0.0.1:6379
 a local server's, and the reader's own work (``update_stock()``, ``plan()``, ``statsd``,
 ...) is a stub. The examples of one page run in order in one namespace of a fresh
 Python process, as a reader would type them into one session; an asyncio example runs
-on an event loop of its own, in a copy of that namespace. A traceback points at the
-page's own line. An example that is not a program to run here (a project's settings, a
-test module, the minutes-long fault-injection tables) is listed in ``NOT_RUN`` with
-what covers it instead, and the list is held to the pages' examples.
+on an event loop of its own, in a copy of that namespace. A loop that runs for as long
+as its process leads (docs/election.md) ends when its stub ``plan()`` raises
+``StopExample``, which ends that example. A traceback points at the page's own line.
+An example that is not a program to run here (a project's settings, a test module, the
+minutes-long fault-injection tables) is listed in ``NOT_RUN`` with what covers it
+instead, and the list is held to the pages' examples.
 
 docs/benchmarks.md is the suite's generated output, not a page of examples.
 """
