@@ -19,7 +19,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import ParamSpec, TypeVar, cast
+from typing import ParamSpec, Self, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
@@ -219,7 +219,7 @@ class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock
         self._fanout.close()
         self._wakeups.close()
 
-    def __enter__(self) -> Redlock:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
@@ -625,7 +625,7 @@ class Lock(LockBase):
             self._occupied = False
             self._occupant = None
 
-    def __enter__(self) -> Lock:
+    def __enter__(self) -> Self:
         me = threading.current_thread()
         with self._mutex:
             if self._enter_held:  # adopted: held already
@@ -757,10 +757,6 @@ class ReadWriteHold(RWHoldBase, Lock):
         time (the lock is then released everywhere)."""
         with self._mutex:
             self._redlock._run(self._downgrading())
-
-    def __enter__(self) -> ReadWriteHold:
-        super().__enter__()
-        return self
 
 
 class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):

@@ -32,7 +32,7 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any, ParamSpec, Self, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
@@ -211,7 +211,7 @@ class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLoc
             self._ios = [*self._ios, io]
             return io
 
-    async def __aenter__(self) -> Redlock:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
@@ -626,7 +626,7 @@ class Lock(LockBase):
             self._cancelled_owner = True
             owner.cancel(f"quorumlock: {error}")
 
-    async def __aenter__(self) -> Lock:
+    async def __aenter__(self) -> Self:
         if self._enter_held:  # adopted: held already
             self._enter_held = False
             self.check()
@@ -700,7 +700,7 @@ class RLock(ReentrantMixin, Lock):
             return True
         return await super().release()
 
-    async def __aenter__(self) -> RLock:
+    async def __aenter__(self) -> Self:
         if self._enter_again(_current_task()):
             return self
         await super().__aenter__()
@@ -772,10 +772,6 @@ class ReadWriteHold(RWHoldBase, Lock):
         have run it already), then ``CancelledError`` propagates: the hold is a reader.
         """
         await _complete(self._redlock._run(self._downgrading()))
-
-    async def __aenter__(self) -> ReadWriteHold:
-        await super().__aenter__()
-        return self
 
 
 class ReadWriteLock(ReadWriteLockBase[ReadWriteHold]):

@@ -1,0 +1,57 @@
+"""User code as a typed application writes it, checked by ``mypy --strict``.
+
+Never run: ``tests/core/test_typing.py`` type-checks this file on its own (and the
+project's mypy run checks it with the rest of ``tests/``). Each ``assert_type`` states
+the type a user gets; each ``type: ignore[...]`` a mistake that must stay an error (with
+``--warn-unused-ignores``, an ignore that is no longer needed fails the check too).
+"""
+
+from __future__ import annotations
+
+from typing import assert_type
+
+import quorumlock
+import quorumlock.asyncio
+
+
+def sync_usage(rl: quorumlock.Redlock) -> None:
+    with rl.lock("orders:42", ttl=10) as lock:
+        assert_type(lock, quorumlock.Lock)
+    with rl.rlock("orders:42", ttl=10) as rlock:
+        assert_type(rlock, quorumlock.RLock)
+        assert_type(rlock.depth, int)
+    with rl.lock_many(["acct:1", "acct:2"], ttl=10) as many:
+        assert_type(many, quorumlock.MultiLock)
+        assert_type(many.names, tuple[str, ...])
+    with rl.semaphore("exports", permits=4, ttl=30) as permit:
+        assert_type(permit, quorumlock.Permit)
+        assert_type(permit.slot, int | None)
+    with rl.rwlock("doc:7", ttl=10).write() as writer:
+        assert_type(writer, quorumlock.ReadWriteHold)
+        writer.downgrade()
+    with rl.election("scheduler", ttl=10).campaign() as term:
+        assert_type(term, quorumlock.Term[quorumlock.Lock])
+        assert_type(term.number, int)
+    with quorumlock.Redlock(["redis://127.0.0.1:6379"]) as own:
+        assert_type(own, quorumlock.Redlock)
+    print(lock.slot)  # type: ignore[attr-defined]
+
+
+async def async_usage(rl: quorumlock.asyncio.Redlock) -> None:
+    async with rl.lock("orders:42", ttl=10) as lock:
+        assert_type(lock, quorumlock.asyncio.Lock)
+    async with rl.rlock("orders:42", ttl=10) as rlock:
+        assert_type(rlock, quorumlock.asyncio.RLock)
+    async with rl.lock_many(["acct:1", "acct:2"], ttl=10) as many:
+        assert_type(many, quorumlock.asyncio.MultiLock)
+        assert_type(many.names, tuple[str, ...])
+    async with rl.semaphore("exports", permits=4, ttl=30) as permit:
+        assert_type(permit, quorumlock.asyncio.Permit)
+        assert_type(permit.slot, int | None)
+    async with rl.rwlock("doc:7", ttl=10).write() as writer:
+        assert_type(writer, quorumlock.asyncio.ReadWriteHold)
+        await writer.downgrade()
+    async with rl.election("scheduler", ttl=10).campaign() as term:
+        assert_type(term, quorumlock.Term[quorumlock.asyncio.Lock])
+    async with quorumlock.asyncio.Redlock(["redis://127.0.0.1:6379"]) as own:
+        assert_type(own, quorumlock.asyncio.Redlock)
