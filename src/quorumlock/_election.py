@@ -15,7 +15,7 @@ import math
 import os
 import socket
 from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, LockOptions, shown
@@ -31,13 +31,34 @@ from quorumlock._algorithm.election import (
 from quorumlock._algorithm.flows import Flow
 from quorumlock._algorithm.lockstate import new_token
 from quorumlock._algorithm.outcomes import Reply, render_outcomes
-from quorumlock._frontend import LockBase, RedlockBase
+from quorumlock._frontend import LockBase, RedlockBase, _Flag
 
 __all__ = ["CampaignBase", "ElectionBase", "Leader", "Term", "default_identity"]
 
 logger = logging.getLogger("quorumlock")
 
 LockT = TypeVar("LockT", bound=LockBase)
+EventT = TypeVar("EventT", bound=_Flag)
+EventT_co = TypeVar("EventT_co", covariant=True)
+
+
+class _TermLock(Protocol[EventT_co]):
+    """What a term reads of its lock; ``lost`` is the front end's event."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def lost(self) -> EventT_co: ...
+    @property
+    def validity(self) -> float: ...
+    @property
+    def held(self) -> bool: ...
+    def check(self) -> float: ...
+
+
+#: A term's lock. Covariant: a term is read, never given another lock, so a
+#: ``Term[RLock]`` is a ``Term[Lock]``, and ``Term.lost`` is typed from it.
+TermLockT_co = TypeVar("TermLockT_co", bound=_TermLock[_Flag], covariant=True)
 
 
 def default_identity() -> str:
@@ -45,7 +66,7 @@ def default_identity() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-class Term(Generic[LockT]):
+class Term(Generic[TermLockT_co]):
     """One term of leadership: what ``with election.campaign() as term`` gives.
 
     ``number`` is the term number, the fencing token of the leader's acquisition: it
@@ -56,7 +77,7 @@ class Term(Generic[LockT]):
     the block is also cancelled). ``lock`` is the lock that the leadership is.
     """
 
-    def __init__(self, lock: LockT, number: int, identity: str) -> None:
+    def __init__(self, lock: TermLockT_co, number: int, identity: str) -> None:
         self.lock = lock
         self.number = number
         self.identity = identity
@@ -66,7 +87,9 @@ class Term(Generic[LockT]):
         return self.lock.name
 
     @property
-    def lost(self) -> Any:
+    def lost(self: Term[_TermLock[EventT]]) -> EventT:
+        """The lock's ``lost``: a ``threading.Event``, or an ``asyncio.Event`` in the
+        asyncio API."""
         return self.lock.lost
 
     @property

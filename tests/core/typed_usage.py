@@ -8,6 +8,8 @@ the type a user gets; each ``type: ignore[...]`` a mistake that must stay an err
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import assert_type
 
 import quorumlock
@@ -32,6 +34,7 @@ def sync_usage(rl: quorumlock.Redlock) -> None:
     with rl.election("scheduler", ttl=10).campaign() as term:
         assert_type(term, quorumlock.Term[quorumlock.Lock])
         assert_type(term.number, int)
+        assert_type(term.lost, threading.Event)
     with quorumlock.Redlock(["redis://127.0.0.1:6379"]) as own:
         assert_type(own, quorumlock.Redlock)
     print(lock.slot)  # type: ignore[attr-defined]
@@ -53,5 +56,6 @@ async def async_usage(rl: quorumlock.asyncio.Redlock) -> None:
         await writer.downgrade()
     async with rl.election("scheduler", ttl=10).campaign() as term:
         assert_type(term, quorumlock.Term[quorumlock.asyncio.Lock])
+        assert_type(term.lost, asyncio.Event)
     async with quorumlock.asyncio.Redlock(["redis://127.0.0.1:6379"]) as own:
         assert_type(own, quorumlock.asyncio.Redlock)
