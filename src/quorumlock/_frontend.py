@@ -205,9 +205,11 @@ DecoratorT = TypeVar("DecoratorT", SyncDecorator, AsyncDecorator)
 
 #: A front end's read-write lock class (``Redlock.rwlock`` returns one).
 RWLockT = TypeVar("RWLockT")
+#: A front end's read-write lock hold class (what the rwlock's ``on_lost`` is given).
+HoldT = TypeVar("HoldT")
 
 
-class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
+class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT]):
     """Servers and options, validated before any network call."""
 
     _flavour: Flavour = "sync"
@@ -332,7 +334,7 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT]):
         auto_extend: bool = False,
         max_extensions: int | None = None,
         max_hold: Duration | None = None,
-        on_lost: Callable[[Any], object] | None = None,
+        on_lost: Callable[[HoldT], object] | None = None,
     ) -> RWLockT:
         """A read-write lock on ``name``: ``read()`` makes a hold shared with other
         readers, ``write()`` an exclusive one (docs/algorithm.md, "Read-write locks").
@@ -578,7 +580,7 @@ class LockBase:
     the servers is). Leases, ``on_lost`` and ``lost`` belong to the current acquisition.
     """
 
-    _redlock: RedlockBase[Any, Any, Any]
+    _redlock: RedlockBase[Any, Any, Any, Any]
     #: Whether a thread or task holding this name must not wait for it through another
     #: object (a lock's); a semaphore's permits may be held several at once.
     _nests = True
@@ -586,7 +588,7 @@ class LockBase:
     #: read-write hold cannot: a handle is adopted as a plain lock).
     _exportable = True
 
-    def __init__(self, redlock: RedlockBase[Any, Any, Any], options: LockOptions) -> None:
+    def __init__(self, redlock: RedlockBase[Any, Any, Any, Any], options: LockOptions) -> None:
         self._redlock = redlock
         self._options = options
         self._state = self._make_state(

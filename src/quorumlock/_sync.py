@@ -75,7 +75,10 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", SyncDecorator, "ReadWriteLock"], Family["RLock", "MultiLock"]):
+class Redlock(
+    RedlockBase["Lock", SyncDecorator, "ReadWriteLock", "ReadWriteHold"],
+    Family["RLock", "MultiLock"],
+):
     """A lock manager over N independent Redis or Valkey masters.
 
     ``servers`` are URLs (``redis://``, ``rediss://`` for TLS, ``unix://``) or

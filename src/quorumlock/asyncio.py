@@ -81,7 +81,10 @@ R = TypeVar("R")
 logger = logging.getLogger("quorumlock")
 
 
-class Redlock(RedlockBase["Lock", AsyncDecorator, "ReadWriteLock"], Family["RLock", "MultiLock"]):
+class Redlock(
+    RedlockBase["Lock", AsyncDecorator, "ReadWriteLock", "ReadWriteHold"],
+    Family["RLock", "MultiLock"],
+):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.
 
     ``servers`` are URLs, ``redis.asyncio.Redis`` clients, or

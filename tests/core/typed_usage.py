@@ -31,6 +31,8 @@ def sync_usage(rl: quorumlock.Redlock) -> None:
     with rl.rwlock("doc:7", ttl=10).write() as writer:
         assert_type(writer, quorumlock.ReadWriteHold)
         writer.downgrade()
+    rl.rwlock("doc:7", ttl=10, on_lost=lambda hold: print(hold.mode))
+    rl.rwlock("doc:7", ttl=10, on_lost=lambda hold: print(hold.slot))  # type: ignore[attr-defined]
     with rl.election("scheduler", ttl=10).campaign() as term:
         assert_type(term, quorumlock.Term[quorumlock.Lock])
         assert_type(term.number, int)
@@ -54,6 +56,8 @@ async def async_usage(rl: quorumlock.asyncio.Redlock) -> None:
     async with rl.rwlock("doc:7", ttl=10).write() as writer:
         assert_type(writer, quorumlock.asyncio.ReadWriteHold)
         await writer.downgrade()
+    rl.rwlock("doc:7", ttl=10, on_lost=lambda hold: print(hold.mode))
+    rl.rwlock("doc:7", ttl=10, on_lost=lambda hold: print(hold.slot))  # type: ignore[attr-defined]
     async with rl.election("scheduler", ttl=10).campaign() as term:
         assert_type(term, quorumlock.Term[quorumlock.asyncio.Lock])
         assert_type(term.lost, asyncio.Event)
