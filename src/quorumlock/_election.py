@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, LockOptions, shown
+from quorumlock._algorithm.config import Duration, LockOptions, check_callback, shown
 from quorumlock._algorithm.election import (
     Leader,
     check_election_name,
@@ -131,8 +131,7 @@ class ElectionBase(Generic[LockT]):
         identity: str | None,
         on_lost: Callable[[Term[LockT]], object] | None,
     ) -> None:
-        if on_lost is not None and not callable(on_lost):
-            raise TypeError(f"on_lost must be callable, not {on_lost!r}")
+        check_callback(on_lost, "on_lost")
         self._redlock = redlock
         self.identity = check_identity(default_identity() if identity is None else identity)
         # Checked as a lock's options are (name, ttl against max_ttl), before any round.

@@ -14,7 +14,6 @@ the same points; ``tests/core/test_api_surface.py`` keeps the two surfaces the s
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import logging
 import math
 import random
@@ -27,7 +26,14 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Generic, NoReturn, ParamSpec, Protocol, SupportsIndex, TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import Duration, LockOptions, RedlockConfig, seconds, shown
+from quorumlock._algorithm.config import (
+    Duration,
+    LockOptions,
+    RedlockConfig,
+    is_async_callable,
+    seconds,
+    shown,
+)
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, line_place, pass_turn
 from quorumlock._algorithm.handoff import LockHandle, adopted_validity, clock_disagreement
 from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
@@ -63,13 +69,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("quorumlock")
-
-
-def is_async_callable(func: object) -> bool:
-    """``func`` is an ``async def`` function, or an object with an ``async def __call__``."""
-    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
-        getattr(type(func), "__call__", None)  # noqa: B004 - the method, not a callable test
-    )
 
 
 class _Rearmable(Protocol):
@@ -300,10 +299,10 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT]):
         seconds since the acquire, whichever comes first (one of them is required;
         ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` is a plain function
         called when the lock is lost while held: on the lease thread (sync) or on the
-        event loop (asyncio). ``timeout=math.inf`` means no limit, as None does. Every
-        option is checked here: raises ``TypeError`` or :class:`ConfigurationError` for
-        bad input (a name longer than 4096 bytes of UTF-8 among them), before any
-        network call.
+        event loop (asyncio); it is never awaited, so an ``async def`` one is refused.
+        ``timeout=math.inf`` means no limit, as None does. Every option is checked here:
+        raises ``TypeError`` or :class:`ConfigurationError` for bad input (a name longer
+        than 4096 bytes of UTF-8 among them), before any network call.
 
         One object may be shared by threads (sync) or tasks (asyncio): their acquires
         are serialised, as on a ``threading.Lock`` or an ``asyncio.Lock``. A second

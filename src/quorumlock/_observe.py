@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from quorumlock._algorithm.arithmetic import quorum
-from quorumlock._algorithm.config import shown
+from quorumlock._algorithm.config import check_callback, shown
 from quorumlock._algorithm.flows import Fanout, Round
 from quorumlock._algorithm.handoff import TOKEN_PREFIX
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, quarantine_advice, render_outcomes
@@ -166,6 +166,8 @@ def check_observer(observer: object) -> LockObserver | None:
             f"observer must implement quorumlock.LockObserver; {observer!r} lacks "
             f"{', '.join(missing)}"
         )
+    for method in _METHODS:
+        check_callback(getattr(observer, method), f"the observer's {method}")
     return observer
 
 

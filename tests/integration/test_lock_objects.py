@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import itertools
 import logging
 import math
@@ -20,6 +21,8 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -552,6 +555,45 @@ def test_options_checked_by_lock_and_synchronized(
         assert await call(lock.acquire(timeout=1e12))  # longer than any thread wait
         assert await call(lock.release())
         rl.synchronized(lock_name, ttl=5, timeout=math.inf)
+        assert values(servers, lock_name) == [None] * len(servers)
+
+    api.run(body)
+
+
+def test_async_callbacks_are_refused(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
+    """``on_lost`` and the observer's methods are called, never awaited: an ``async def``
+    one would never run, and the loss it was to report would go unreported (a
+    RuntimeWarning at most). Refused with TypeError when the lock, the election or the
+    Redlock is made, before any network call."""
+
+    async def on_lost(lock: object) -> None:
+        raise AssertionError("never called")
+
+    class Callback:
+        async def __call__(self, lock: object) -> None:
+            raise AssertionError("never called")
+
+    class Observer(quorumlock.LockObserver):
+        async def on_lost(self, event: quorumlock.LostEvent) -> None:  # type: ignore[override]
+            raise AssertionError("never called")
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls)
+        makers: list[Callable[[Any], object]] = [
+            lambda callback: rl.lock(lock_name, ttl=5, on_lost=callback),
+            lambda callback: rl.rlock(lock_name, ttl=5, on_lost=callback),
+            lambda callback: rl.lock_many([lock_name], ttl=5, on_lost=callback),
+            lambda callback: rl.semaphore(lock_name, permits=2, ttl=5, on_lost=callback),
+            lambda callback: rl.rwlock(lock_name, ttl=5, on_lost=callback),
+            lambda callback: rl.synchronized(lock_name, ttl=5, on_lost=callback),
+            lambda callback: rl.election(lock_name, ttl=5, on_lost=callback),
+        ]
+        for callback in (on_lost, functools.partial(on_lost), Callback()):
+            for make in makers:
+                with pytest.raises(TypeError, match=r"on_lost .*async def"):
+                    make(callback)
+        with pytest.raises(TypeError, match=r"on_lost .*async def"):
+            api.redlock(servers.urls, observer=Observer())
         assert values(servers, lock_name) == [None] * len(servers)
 
     api.run(body)

@@ -6,6 +6,7 @@ behind: a ``TypeError`` for a wrong type, a :class:`ConfigurationError` for a ba
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,7 +25,9 @@ __all__ = [
     "LockOptions",
     "RedlockConfig",
     "bounded_ttl",
+    "check_callback",
     "check_wait",
+    "is_async_callable",
     "seconds",
     "shown",
     "to_ttl_ms",
@@ -391,8 +394,7 @@ class LockOptions:
         wrong type, :class:`ConfigurationError` for a bad value, before any network call.
         """
         check_wait(blocking, timeout)
-        if on_lost is not None and not callable(on_lost):
-            raise TypeError(f"on_lost must be callable, not {on_lost!r}")
+        check_callback(on_lost, "on_lost")
         return cls(
             name=validate_name(name),
             ttl_ms=config.ttl_ms(ttl),
@@ -402,4 +404,27 @@ class LockOptions:
                 auto_extend=auto_extend, max_extensions=max_extensions, max_hold=max_hold
             ),
             on_lost=on_lost,
+        )
+
+
+def is_async_callable(func: object) -> bool:
+    """``func`` is an ``async def`` function, or an object with an ``async def __call__``."""
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+        getattr(type(func), "__call__", None)  # noqa: B004 - the method, not a callable test
+    )
+
+
+def check_callback(callback: object, what: str) -> None:
+    """Refuse a callback (``on_lost``, an observer's method) that is not a plain callable:
+    quorumlock calls it and never awaits what it returns, so an ``async def`` one would
+    never run (``TypeError``)."""
+    if callback is None:
+        return
+    if not callable(callback):
+        raise TypeError(f"{what} must be callable, not {callback!r}")
+    if is_async_callable(callback):
+        raise TypeError(
+            f"{what} must be a plain function, not an async def one ({callback!r}): it is "
+            "called and never awaited, so its body would never run; to run async code, "
+            "start a task from a plain function"
         )
