@@ -53,6 +53,11 @@ class _Fence(Generic[ClientT]):
         self, token: object, command: tuple[Arg, ...]
     ) -> tuple[str, int, *tuple[Arg, ...]]:
         """The guard script's KEYS and ARGV, checked before anything is sent."""
+        if token is None:
+            raise TypeError(
+                "the fencing token is None: the lock was taken by a Redlock without "
+                "fencing=True, or was never acquired"
+            )
         if not isinstance(token, int) or isinstance(token, bool):
             raise TypeError(f"a fencing token must be an int, not {token!r}")
         if token < 0:
@@ -114,15 +119,16 @@ class RedisFence(_Fence[redis.Redis]):
             fence.execute(lock.fencing_token, "HINCRBY", "stock:42", "count", -1)
 
     Raises :class:`StaleFencingToken` (nothing was written) when a larger token was
-    seen, ``TypeError`` for a token that is not an int or a command argument that is
-    not a ``str``, ``bytes``, ``int`` or ``float``, and :class:`ConfigurationError` for a
-    token below 0 or above ``2**53 - 1`` (the guard compares tokens as the server's Lua
+    seen, ``TypeError`` for a token that is not an int (None among them: the
+    ``fencing_token`` of a lock without fencing) or a command argument that is not a
+    ``str``, ``bytes``, ``int`` or ``float``, and :class:`ConfigurationError` for a token
+    below 0 or above ``2**53 - 1`` (the guard compares tokens as the server's Lua
     numbers, exact up to there) or no command, all before anything is sent. An error of
     the command itself (the server refused it) or of the connection raises
     :class:`FenceError`, as it does from ``highest()``.
     """
 
-    def execute(self, token: int, *command: Arg) -> Any:
+    def execute(self, token: int | None, *command: Arg) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""
         args = self._guard_args(token, command)
         try:
@@ -131,7 +137,7 @@ class RedisFence(_Fence[redis.Redis]):
             except rx.NoScriptError:  # the resource server lost its script cache
                 return self._client.eval(FENCE_GUARD.source, 1, *args)
         except rx.RedisError as exc:
-            raise self._failure(exc, token) from None
+            raise self._failure(exc, args[1]) from None
 
     def highest(self) -> int | None:
         """The highest token the resource has accepted, or None if none yet."""
@@ -144,7 +150,7 @@ class RedisFence(_Fence[redis.Redis]):
 class AsyncRedisFence(_Fence[redis.asyncio.Redis]):
     """The asyncio twin of :class:`RedisFence` (``await fence.execute(...)``)."""
 
-    async def execute(self, token: int, *command: Arg) -> Any:
+    async def execute(self, token: int | None, *command: Arg) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""
         args = self._guard_args(token, command)
         try:
@@ -153,7 +159,7 @@ class AsyncRedisFence(_Fence[redis.asyncio.Redis]):
             except rx.NoScriptError:  # the resource server lost its script cache
                 return await self._client.eval(FENCE_GUARD.source, 1, *args)
         except rx.RedisError as exc:
-            raise self._failure(exc, token) from None
+            raise self._failure(exc, args[1]) from None
 
     async def highest(self) -> int | None:
         """The highest token the resource has accepted, or None if none yet."""

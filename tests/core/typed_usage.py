@@ -16,9 +16,10 @@ import quorumlock
 import quorumlock.asyncio
 
 
-def sync_usage(rl: quorumlock.Redlock) -> None:
+def sync_usage(rl: quorumlock.Redlock, fence: quorumlock.RedisFence) -> None:
     with rl.lock("orders:42", ttl=10) as lock:
         assert_type(lock, quorumlock.Lock)
+        fence.execute(lock.fencing_token, "HINCRBY", "stock:42", "count", -1)
     with rl.rlock("orders:42", ttl=10) as rlock:
         assert_type(rlock, quorumlock.RLock)
         assert_type(rlock.depth, int)
@@ -42,9 +43,10 @@ def sync_usage(rl: quorumlock.Redlock) -> None:
     print(lock.slot)  # type: ignore[attr-defined]
 
 
-async def async_usage(rl: quorumlock.asyncio.Redlock) -> None:
+async def async_usage(rl: quorumlock.asyncio.Redlock, fence: quorumlock.asyncio.RedisFence) -> None:
     async with rl.lock("orders:42", ttl=10) as lock:
         assert_type(lock, quorumlock.asyncio.Lock)
+        await fence.execute(lock.fencing_token, "HINCRBY", "stock:42", "count", -1)
     async with rl.rlock("orders:42", ttl=10) as rlock:
         assert_type(rlock, quorumlock.asyncio.RLock)
     async with rl.lock_many(["acct:1", "acct:2"], ttl=10) as many:

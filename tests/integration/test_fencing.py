@@ -442,9 +442,13 @@ def test_redis_fence_checks_its_arguments_before_any_write(make_servers: ServerF
     resource = make_servers(1)[0]
     client = client_of(resource)
     fence = RedisFence(client, "stock:1")
-    for bad in (True, "5", 1.5, None):
+    for bad in (True, "5", 1.5):
         with pytest.raises(TypeError):
             fence.execute(bad, "SET", "stock:1", "x")  # type: ignore[arg-type]
+    # The fencing token of a lock made without fencing=True, or never acquired: typed
+    # int | None, as lock.fencing_token is, and refused with the reason.
+    with pytest.raises(TypeError, match=r"None.*fencing=True"):
+        fence.execute(None, "SET", "stock:1", "x")
     with pytest.raises(ValueError, match=">= 0"):
         fence.execute(-1, "SET", "stock:1", "x")
     with pytest.raises(ValueError, match=r"at most 2\*\*53 - 1"):  # beyond, 2**53 + 1 == 2**53
