@@ -23,7 +23,8 @@ Wrong *types* (a name that is not a ``str``, a ttl that is not a number) raise t
 
 Every exception that concerns a lock carries ``name`` (the lock name) and ``outcomes``: what
 each server answered in the last round (see :class:`quorumlock.NodeOutcome`). All of them
-pickle, so they can cross process boundaries (multiprocessing, task queues), and each
+pickle whole (their class, a subclass's too, their fields and the notes added to them),
+so they can cross process boundaries (multiprocessing, task queues), and each
 can be rebuilt as ``type(exc)(*exc.args)``, as Celery's result backends rebuild a task's
 exception with the JSON serializer: ``args`` holds the message and the fields that a
 serializer can carry (``name``; ``token`` and ``highest``; ``resource``), not
@@ -80,7 +81,9 @@ class _LockError(QuorumLockError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Keyword-only constructor arguments do not survive the default exception pickling.
-        return (_rebuild, (type(self), str(self), self.name, self.outcomes))
+        # The instance's dict goes along, as for a builtin exception: the notes added to
+        # it (add_note) and any attribute the application set.
+        return (_rebuild, (type(self), str(self), self.name, self.outcomes), self.__dict__)
 
 
 def _rebuild(
@@ -166,10 +169,18 @@ class StaleFencingToken(QuorumLockError):
         return str(self.args[0]) if self.args else ""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_stale, (str(self), self.token, self.highest))
+        fields = {"token": self.token, "highest": self.highest}
+        return (_rebuild_with, (type(self), str(self), fields), self.__dict__)
+
+
+def _rebuild_with(cls: type[Exception], message: str, fields: dict[str, Any]) -> Exception:
+    """An exception of ``cls`` (a subclass of the application's among them) rebuilt from
+    its message and its constructor's fields, by pickle."""
+    return cls(message, **fields)
 
 
 def _rebuild_stale(message: str, token: int, highest: int) -> StaleFencingToken:
+    # What pickles made by earlier versions call.
     return StaleFencingToken(message, token=token, highest=highest)
 
 
@@ -192,8 +203,9 @@ class FenceError(QuorumLockError):
         return str(self.args[0]) if self.args else ""
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (_rebuild_fence, (str(self), self.resource))
+        return (_rebuild_with, (type(self), str(self), {"resource": self.resource}), self.__dict__)
 
 
 def _rebuild_fence(message: str, resource: str) -> FenceError:
+    # What pickles made by earlier versions call.
     return FenceError(message, resource=resource)
