@@ -14,6 +14,7 @@ from typing import assert_type
 
 import quorumlock
 import quorumlock.asyncio
+from quorumlock.testing import LocalServer, LocalServerGroup
 
 
 def sync_usage(rl: quorumlock.Redlock, fence: quorumlock.RedisFence) -> None:
@@ -65,3 +66,11 @@ async def async_usage(rl: quorumlock.asyncio.Redlock, fence: quorumlock.asyncio.
         assert_type(term.lost, asyncio.Event)
     async with quorumlock.asyncio.Redlock(["redis://127.0.0.1:6379"]) as own:
         assert_type(own, quorumlock.asyncio.Redlock)
+
+
+def testing_kit_usage(group: LocalServerGroup) -> None:
+    assert_type(group[0], LocalServer)
+    assert_type(group[-1], LocalServer)
+    assert_type(group[:2], tuple[LocalServer, ...])
+    for server in group[1:]:
+        server.kill()

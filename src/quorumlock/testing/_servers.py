@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Literal, NoReturn, TypedDict, Unpack
+from typing import Final, Literal, NoReturn, TypedDict, Unpack, overload
 
 import redis
 from redis.backoff import NoBackoff
@@ -1124,7 +1124,11 @@ class LocalServerGroup:
     def __len__(self) -> int:
         return len(self._servers)
 
-    def __getitem__(self, index: int) -> LocalServer:
+    @overload
+    def __getitem__(self, index: int) -> LocalServer: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[LocalServer, ...]: ...
+    def __getitem__(self, index: int | slice) -> LocalServer | tuple[LocalServer, ...]:
         return self._servers[index]
 
     def __iter__(self) -> Iterator[LocalServer]:
