@@ -21,7 +21,7 @@ from quorumlock._algorithm.scripts import MARKER_KEY, PROVISION
 from quorumlock._algorithm.wire import text
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.errors import translate
-from quorumlock._io.servers import ServerSpec, parse_servers
+from quorumlock._io.servers import ServerArg, ServerSpec, parse_servers
 
 __all__ = ["Provisioned", "provision", "provision_each"]
 
@@ -97,7 +97,9 @@ def _one(client: redis.Redis, label: str) -> Provisioned:
     )
 
 
-def provision(servers: object, *, timeout: float = 2.0) -> list[Provisioned]:
+def provision(
+    servers: ServerArg | Sequence[ServerArg], *, timeout: float = 2.0
+) -> list[Provisioned]:
     """Mark brand-new, empty servers as new, so that their first use starts no restart
     quarantine. The first step of a fresh deployment (docs/deployment.md).
 
@@ -124,7 +126,9 @@ def provision(servers: object, *, timeout: float = 2.0) -> list[Provisioned]:
     return results
 
 
-def provision_each(servers: object, *, timeout: float = 2.0) -> list[Provisioned]:
+def provision_each(
+    servers: ServerArg | Sequence[ServerArg], *, timeout: float = 2.0
+) -> list[Provisioned]:
     """:func:`provision` without the exception: what happened on each server."""
     if isinstance(servers, str | redis.Redis) or not isinstance(servers, Sequence):
         items: Sequence[object] = [servers]

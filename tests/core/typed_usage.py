@@ -74,3 +74,6 @@ def testing_kit_usage(group: LocalServerGroup) -> None:
     assert_type(group[:2], tuple[LocalServer, ...])
     for server in group[1:]:
         server.kill()
+    assert_type(quorumlock.provision(group.urls), list[quorumlock.Provisioned])
+    quorumlock.provision(group.urls[0])
+    quorumlock.provision(group)  # type: ignore[arg-type]
