@@ -184,3 +184,20 @@ def test_the_docs_draw_the_whole_exception_tree() -> None:
     assert set(drawn) == set(exported)
     for name, cls in exported.items():
         assert issubclass(cls, getattr(quorumlock, drawn[name])), name
+
+
+def test_the_redlock_docstring_gives_every_option_with_its_default() -> None:
+    """``help(quorumlock.Redlock)`` lists the keyword-only options as the signature has
+    them, ``name=default``: an option added to the signature and not to the docstring
+    fails here."""
+    doc = quorumlock.Redlock.__doc__ or ""
+    options = [
+        p
+        for p in inspect.signature(quorumlock.Redlock).parameters.values()
+        if p.kind is inspect.Parameter.KEYWORD_ONLY
+    ]
+    assert options
+    missing = [
+        f"{p.name}={p.default!r}" for p in options if f"``{p.name}={p.default!r}``" not in doc
+    ]
+    assert not missing
