@@ -182,7 +182,8 @@ class ElectionBase(Generic[LockT]):
         return leader_flow(key=self.name, ttl_ms=self._options.ttl_ms, config=self._config)
 
     def __repr__(self) -> str:
-        return f"<quorumlock.Election {shown(self.name)} identity={self.identity!r}>"
+        flavour = type(self).__module__.split("._")[0]
+        return f"<{flavour}.Election {shown(self.name)} identity={self.identity!r}>"
 
 
 class CampaignBase(Generic[LockT]):
@@ -223,3 +224,15 @@ class CampaignBase(Generic[LockT]):
             )
         self.term = Term(lock, number, identity_of(token))
         return self.term
+
+    def __repr__(self) -> str:
+        flavour = type(self).__module__.split("._")[0]
+        election = self._election
+        if self.term is not None:
+            state = f"term {self.term.number} {'leading' if self.term.leading else 'over'}"
+        else:
+            state = "not leading"
+        return (
+            f"<{flavour}.Campaign of election {shown(election.name)} "
+            f"identity={election.identity!r} {state}>"
+        )

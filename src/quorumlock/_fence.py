@@ -21,7 +21,7 @@ import redis
 import redis.asyncio
 from redis import exceptions as rx
 
-from quorumlock._algorithm.config import validate_name
+from quorumlock._algorithm.config import shown, validate_name
 from quorumlock._algorithm.scripts import FENCE_GUARD
 from quorumlock._exceptions import ConfigurationError, FenceError, StaleFencingToken
 
@@ -100,6 +100,10 @@ class _Fence(Generic[ClientT]):
         else:  # the reply was lost: the write may or may not have been applied
             detail = f"no reply from the server ({type(exc).__name__}: {exc})"
         return FenceError(f"{what} {self.resource!r} failed: {detail}", resource=self.resource)
+
+    def __repr__(self) -> str:
+        flavour = "quorumlock.asyncio" if isinstance(self, AsyncRedisFence) else "quorumlock"
+        return f"<{flavour}.RedisFence {shown(self.resource)} fence_key={shown(self.fence_key)}>"
 
     @staticmethod
     def _highest(value: object) -> int | None:

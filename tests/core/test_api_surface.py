@@ -116,7 +116,9 @@ def test_the_context_managers_take_the_same_arguments() -> None:
         assert inspect.iscoroutinefunction(async_cls.__aexit__)
 
 
-def test_instances_have_the_same_public_attributes() -> None:
+def async_instances() -> dict[str, Any]:
+    """One instance of each asyncio twin, made without a network call."""
+
     async def build() -> dict[str, Any]:
         async_rl = quorumlock.asyncio.Redlock([URL])
         async_client = redis.asyncio.Redis(host="127.0.0.1", port=1)
@@ -135,9 +137,14 @@ def test_instances_have_the_same_public_attributes() -> None:
         await async_client.aclose()
         return made
 
+    return asyncio.run(build())
+
+
+def sync_instances() -> dict[str, Any]:
+    """One instance of each sync twin, made without a network call."""
     sync_rl = quorumlock.Redlock([URL])
     sync_client = redis.Redis(host="127.0.0.1", port=1)
-    sync_made = {
+    made = {
         "Redlock": sync_rl,
         "Lock": sync_rl.lock("surface", ttl=1),
         "RLock": sync_rl.rlock("surface", ttl=1),
@@ -149,7 +156,13 @@ def test_instances_have_the_same_public_attributes() -> None:
         "Election": sync_rl.election("surface", ttl=1, identity="i"),
         "Campaign": sync_rl.election("surface", ttl=1, identity="i").campaign(),
     }
-    async_made = asyncio.run(build())
+    sync_client.close()
+    return made
+
+
+def test_instances_have_the_same_public_attributes() -> None:
+    sync_made = sync_instances()
+    async_made = async_instances()
     for name in TWINS:
         sync_attrs = {k: v for k, v in vars(sync_made[name]).items() if not k.startswith("_")}
         async_attrs = {k: v for k, v in vars(async_made[name]).items() if not k.startswith("_")}
@@ -157,7 +170,17 @@ def test_instances_have_the_same_public_attributes() -> None:
         for attr, sync_value in sync_attrs.items():
             expected = ATTRIBUTE_TYPES.get((name, attr), (type(sync_value),) * 2)
             assert (type(sync_value), type(async_attrs[attr])) == expected, f"{name}.{attr}"
-    sync_client.close()
+
+
+def test_every_twin_has_a_repr_naming_its_api_kind_and_name() -> None:
+    """A repr a person can read in a log or a debugger: the API (``quorumlock`` or
+    ``quorumlock.asyncio``), the kind, and the name it is about (the default
+    ``<... object at 0x...>`` said neither for a fence or a campaign)."""
+    for api, made in (("quorumlock", sync_instances()), ("quorumlock.asyncio", async_instances())):
+        for name in TWINS:
+            text = repr(made[name])
+            assert text.startswith((f"<{api}.{name} ", f"{api}.{name}(")), text
+            assert "surface" in text or "127.0.0.1" in text, text
 
 
 def test_the_docs_draw_the_whole_exception_tree() -> None:
