@@ -19,6 +19,8 @@ from typing import Any, Generic, TypeVar
 
 import redis
 import redis.asyncio
+import redis.asyncio.cluster
+import redis.cluster
 from redis import exceptions as rx
 
 from quorumlock._algorithm.config import shown, validate_name
@@ -44,9 +46,27 @@ class _Fence(Generic[ClientT]):
     """What both guards share: the resource, its fence key, the checks of a write and
     the translation of the resource server's errors."""
 
+    #: The clients of this guard's API, and those of the other one (refused).
+    _clients: tuple[type, ...] = ()
+    _wanted = ""
+    _other_clients: tuple[type, ...] = ()
+    _other_fence = ""
+    _other_kind = ""
+
     def __init__(self, client: ClientT, resource: str, *, fence_key: str | None = None) -> None:
         self.resource = validate_name(resource)
+        if fence_key is not None and not isinstance(fence_key, str):
+            raise TypeError(f"fence_key must be a str or None, not {fence_key!r}")
+        if fence_key == "":
+            raise ConfigurationError("fence_key must not be empty: give None for the default")
         self.fence_key = fence_key or f"quorumlock:fence:{resource}"
+        if isinstance(client, self._other_clients):
+            # Its calls would return coroutines never awaited (nothing written, no
+            # error), or block and then fail as they are awaited.
+            kind = f"{type(client).__module__}.{type(client).__name__}"
+            raise TypeError(f"{kind} is {self._other_kind} client: give it to {self._other_fence}")
+        if not isinstance(client, self._clients):
+            raise TypeError(f"client must be {self._wanted}, not {client!r}")
         self._client: ClientT = client
 
     def _guard_args(
@@ -130,7 +150,16 @@ class RedisFence(_Fence[redis.Redis]):
     numbers, exact up to there) or no command, all before anything is sent. An error of
     the command itself (the server refused it) or of the connection raises
     :class:`FenceError`, as it does from ``highest()``.
+    Making the fence raises ``TypeError`` for a client that is not a ``redis.Redis`` (an
+    asyncio client goes to ``quorumlock.asyncio.RedisFence``) or a ``fence_key`` that is
+    not a str.
     """
+
+    _clients = (redis.Redis, redis.cluster.RedisCluster)
+    _wanted = "a redis.Redis client (the resource's server)"
+    _other_clients = (redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster)
+    _other_fence = "quorumlock.asyncio.RedisFence"
+    _other_kind = "an asyncio"
 
     def execute(self, token: int | None, *command: Arg) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""
@@ -153,6 +182,12 @@ class RedisFence(_Fence[redis.Redis]):
 
 class AsyncRedisFence(_Fence[redis.asyncio.Redis]):
     """The asyncio twin of :class:`RedisFence` (``await fence.execute(...)``)."""
+
+    _clients = (redis.asyncio.Redis, redis.asyncio.cluster.RedisCluster)
+    _wanted = "a redis.asyncio.Redis client (the resource's server)"
+    _other_clients = (redis.Redis, redis.cluster.RedisCluster)
+    _other_fence = "quorumlock.RedisFence"
+    _other_kind = "a sync"
 
     async def execute(self, token: int | None, *command: Arg) -> Any:
         """Run ``command`` if ``token`` is not stale; return its reply."""

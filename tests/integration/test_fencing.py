@@ -498,6 +498,32 @@ def test_redis_fence_refuses_a_command_argument_it_cannot_send(
     api.run(body)
 
 
+def test_redis_fence_refuses_a_url_or_a_client_of_the_other_api(
+    make_servers: ServerFactory,
+) -> None:
+    """A fence takes a client of its own API. A URL failed at the first write with
+    AttributeError; an asyncio client in the sync fence made execute() return a coroutine
+    never awaited (nothing written, no error), and a sync client in the asyncio fence
+    wrote, then raised TypeError. Each is refused when the fence is made, as a fence key
+    that is not a non-empty str is."""
+    resource = make_servers(1)[0]
+    sync_client = client_of(resource)
+    async_client = redis.asyncio.Redis(host=resource.host, port=resource.port)
+    with pytest.raises(TypeError, match=r"quorumlock\.asyncio\.RedisFence"):
+        RedisFence(async_client, "stock:1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"quorumlock\.RedisFence"):
+        quorumlock.asyncio.RedisFence(sync_client, "stock:1")  # type: ignore[arg-type]
+    for fence_class in (RedisFence, quorumlock.asyncio.RedisFence):
+        with pytest.raises(TypeError, match="redis://"):
+            fence_class(resource.url, "stock:1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="fence_key"):
+        RedisFence(sync_client, "stock:1", fence_key=5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="fence_key"):
+        RedisFence(sync_client, "stock:1", fence_key="")
+    assert sync_client.exists("stock:1", "quorumlock:fence:stock:1") == 0
+    sync_client.close()
+
+
 def test_redis_fence_refuses_a_stale_token_after_the_script_cache_was_flushed(
     api: Api, make_servers: ServerFactory
 ) -> None:
