@@ -162,6 +162,11 @@ def locked(
     route is declared: :class:`ConfigurationError` or ``TypeError`` for bad input.
     """
     template = NameTemplate(name)
+    if redlock is not None and not isinstance(redlock, Redlock):
+        raise TypeError(
+            f"redlock must be a quorumlock.asyncio.Redlock (the lock is held across awaits), "
+            f"not {redlock!r}"
+        )
     if status_code not in (409, 423, 429, 503):
         raise ConfigurationError(
             f"status_code must be 409, 423, 429 or 503, not {status_code!r}: the request "

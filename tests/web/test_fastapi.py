@@ -405,6 +405,13 @@ def test_bad_arguments_are_refused_when_the_route_is_declared() -> None:
         locked("a", ttl=-1)
     with pytest.raises(ConfigurationError, match="URL"):
         lifespan(["not a url"])
+    # The sync Redlock was accepted, and every request was a 500 (its Lock has no
+    # "async with"); a URL was an AttributeError.
+    sync_redlock = quorumlock.Redlock(["redis://127.0.0.1:1"])
+    with pytest.raises(TypeError, match=r"quorumlock\.asyncio\.Redlock"):
+        locked("a", ttl=5, redlock=sync_redlock)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"quorumlock\.asyncio\.Redlock"):
+        locked("a", ttl=5, redlock="redis://127.0.0.1:1")  # type: ignore[arg-type]
 
 
 def test_function_scope_releases_before_the_response(servers: LocalServerGroup) -> None:
