@@ -14,7 +14,7 @@ from typing import assert_type
 
 import quorumlock
 import quorumlock.asyncio
-from quorumlock.testing import LocalServer, LocalServerGroup
+from quorumlock.testing import LocalCluster, LocalSentinel, LocalServer, LocalServerGroup
 
 
 def sync_usage(rl: quorumlock.Redlock, fence: quorumlock.RedisFence) -> None:
@@ -77,3 +77,11 @@ def testing_kit_usage(group: LocalServerGroup) -> None:
     assert_type(quorumlock.provision(group.urls), list[quorumlock.Provisioned])
     quorumlock.provision(group.urls[0])
     quorumlock.provision(group)  # type: ignore[arg-type]
+
+
+def testing_kit_paths(directory: str, binary: str) -> None:
+    """Paths as str, as a test's configuration holds them (a path object works too)."""
+    LocalServer(directory=directory, binary=binary)
+    LocalServerGroup(3, directory=directory, binary=binary)
+    LocalCluster(3, directory=directory, binary=binary)
+    LocalSentinel("127.0.0.1", 6379, directory=directory, binary=binary)

@@ -38,6 +38,7 @@ from quorumlock._io.incarnation import stamp_fresh_slots
 from quorumlock.testing._servers import (
     LocalServer,
     ServerStartError,
+    StrPath,
     _loopback_address,
     _pick_free_port,
     find_server_binary,
@@ -85,13 +86,13 @@ class LocalCluster:
         *,
         replicas: int = 0,
         host: str = "127.0.0.1",
-        directory: Path | None = None,
+        directory: StrPath | None = None,
         appendonly: bool = False,
         appendfsync: str = "everysec",
         node_timeout: int = 2000,
         fresh: bool = True,
         extra_args: Sequence[str] = (),
-        binary: Path | None = None,
+        binary: StrPath | None = None,
     ) -> None:
         for option, value, least in (
             ("masters", masters, 1),

@@ -16,7 +16,7 @@ from typing import Final
 
 import redis
 
-from quorumlock.testing._servers import LocalServer
+from quorumlock.testing._servers import LocalServer, StrPath
 
 __all__ = ["LocalSentinel"]
 
@@ -54,8 +54,8 @@ class LocalSentinel(LocalServer):
         failover_timeout: float = 5.0,
         host: str = "127.0.0.1",
         port: int | None = None,
-        directory: Path | None = None,
-        binary: Path | None = None,
+        directory: StrPath | None = None,
+        binary: StrPath | None = None,
     ) -> None:
         if not isinstance(quorum, int) or isinstance(quorum, bool):
             raise TypeError(f"quorum must be an int, not {quorum!r}")

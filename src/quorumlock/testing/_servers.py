@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Literal, NoReturn, TypedDict, Unpack, overload
+from typing import Final, Literal, NoReturn, TypeAlias, TypedDict, Unpack, overload
 
 import redis
 from redis.backoff import NoBackoff
@@ -76,6 +76,10 @@ _BIND_FAILURE_MARKERS: Final = (
 #: The address a failed bind names in the server's log (the client port's, or a cluster
 #: node's bus port: "... listening socket 127.0.0.1:16379: bind: Address already in use").
 _BIND_FAILURE_ADDRESS: Final = re.compile(r"listening socket (\S+):(\d+): bind")
+
+
+#: A path given by the caller: a ``str`` or a path object (``pathlib.Path``).
+StrPath: TypeAlias = str | os.PathLike[str]
 
 
 class ServerBinaryNotFound(FileNotFoundError):
@@ -516,12 +520,12 @@ class LocalServer:
         *,
         host: str = "127.0.0.1",
         port: int | None = None,
-        directory: Path | None = None,
+        directory: StrPath | None = None,
         appendonly: bool = False,
         appendfsync: str = "everysec",
         save: bool = False,
         extra_args: Sequence[str] = (),
-        binary: Path | None = None,
+        binary: StrPath | None = None,
         unixsocket: bool = False,
         fresh: bool = True,
     ) -> None:
@@ -1051,8 +1055,8 @@ class LocalServerGroup:
         count: int,
         *,
         ports: Sequence[int] | None = None,
-        directory: Path | None = None,
-        binary: Path | None = None,
+        directory: StrPath | None = None,
+        binary: StrPath | None = None,
         **server_kwargs: Unpack[_GroupServerOptions],
     ) -> None:
         if not isinstance(count, int) or isinstance(count, bool):
