@@ -84,6 +84,7 @@ class Term(Generic[TermLockT_co]):
 
     @property
     def name(self) -> str:
+        """The election's name."""
         return self.lock.name
 
     @property

@@ -685,6 +685,8 @@ class LockBase:
 
     @property
     def name(self) -> str:
+        """The lock's name, its key on every server (for a multi-resource lock, its names
+        joined for messages: see ``names``)."""
         return self._state.name
 
     @property

@@ -46,6 +46,7 @@ class Provisioned:
 
     @property
     def ok(self) -> bool:
+        """True for ``"marked"`` and ``"known"``: nothing is left to do on this server."""
         return self.status in ("marked", "known")
 
 

@@ -112,6 +112,7 @@ class ReadWriteLockBase(Generic[HoldT]):
 
     @property
     def name(self) -> str:
+        """The read-write lock's name (its key on the servers is ``quorumlock:rw:{<name>}``)."""
         return self._options.name
 
     @property

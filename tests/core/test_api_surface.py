@@ -21,6 +21,7 @@ import redis.asyncio
 
 import quorumlock
 import quorumlock.asyncio
+import quorumlock.testing
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
@@ -224,3 +225,28 @@ def test_the_redlock_docstring_gives_every_option_with_its_default() -> None:
         f"{p.name}={p.default!r}" for p in options if f"``{p.name}={p.default!r}``" not in doc
     ]
     assert not missing
+
+
+def test_every_public_member_has_a_docstring() -> None:
+    """``help()`` on any class that ``quorumlock``, ``quorumlock.asyncio`` or
+    ``quorumlock.testing`` exports says what each of its public methods and properties
+    is (``help(lock)`` showed ``name`` with nothing to say, for one)."""
+    undocumented = []
+    for module in (quorumlock, quorumlock.asyncio, quorumlock.testing):
+        for export in module.__all__:
+            cls = getattr(module, export)
+            if not inspect.isclass(cls):
+                continue
+            for member in dir(cls):
+                if member.startswith("_") or member in getattr(object, "__dict__", {}):
+                    continue
+                value = inspect.getattr_static(cls, member)
+                if isinstance(value, property):
+                    value = value.fget
+                elif isinstance(value, classmethod | staticmethod):
+                    value = value.__func__
+                if not callable(value):
+                    continue  # a field or a constant: documented by its class
+                if not (getattr(value, "__doc__", None) or "").strip():
+                    undocumented.append(f"{module.__name__}.{export}.{member}")
+    assert not undocumented

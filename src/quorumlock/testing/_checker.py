@@ -255,6 +255,7 @@ class SetHold:
 
     @property
     def empty(self) -> bool:
+        """True when the holder had no validity left to observe (``end <= start``)."""
         return self.end <= self.start
 
 
@@ -347,6 +348,7 @@ class KExclusionCheck:
 
     @property
     def safe(self) -> bool:
+        """Never more than ``permits`` holds at once (``excess == 0``)."""
         return self.excess == 0
 
 
