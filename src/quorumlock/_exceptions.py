@@ -34,10 +34,12 @@ serializer can carry (``name``; ``token`` and ``highest``; ``resource``), not
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from quorumlock._algorithm.outcomes import NodeOutcome
+# Imported at run time, not for type checkers only: frameworks that read annotations
+# (typing.get_type_hints) resolve the constructors' ``outcomes``. It imports nothing of
+# quorumlock's but the arithmetic.
+from quorumlock._algorithm.outcomes import NodeOutcome
 
 __all__ = [
     "ConfigurationError",

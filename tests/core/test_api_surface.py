@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import threading
+import typing
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +251,33 @@ def test_every_public_member_has_a_docstring() -> None:
                 if not (getattr(value, "__doc__", None) or "").strip():
                     undocumented.append(f"{module.__name__}.{export}.{member}")
     assert not undocumented
+
+
+def test_the_annotations_of_the_public_api_resolve() -> None:
+    """``typing.get_type_hints`` works on every public function and method, as the
+    frameworks that read annotations at run time (FastAPI, pydantic, Sphinx) call it: a
+    name imported for type checkers only made it raise NameError (the lock errors'
+    ``NodeOutcome``)."""
+    failures = []
+    for module in (quorumlock, quorumlock.asyncio, quorumlock.testing):
+        for export in module.__all__:
+            value = getattr(module, export)
+            if inspect.isclass(value):
+                functions = [
+                    (f"{export}.{name}", member.fget if isinstance(member, property) else member)
+                    for cls in value.__mro__
+                    if cls.__module__.startswith("quorumlock")
+                    for name, member in vars(cls).items()
+                    if (not name.startswith("_") or name in {"__init__", "__enter__", "__aenter__"})
+                    and (callable(member) or isinstance(member, property))
+                ]
+            elif callable(value):
+                functions = [(export, value)]
+            else:
+                continue
+            for where, function in functions:
+                try:
+                    typing.get_type_hints(function)
+                except NameError as exc:
+                    failures.append(f"{module.__name__}.{where}: {exc}")
+    assert not failures
