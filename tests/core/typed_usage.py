@@ -14,7 +14,13 @@ from typing import assert_type
 
 import quorumlock
 import quorumlock.asyncio
-from quorumlock.testing import LocalCluster, LocalSentinel, LocalServer, LocalServerGroup
+from quorumlock.testing import (
+    LatencyProxy,
+    LocalCluster,
+    LocalSentinel,
+    LocalServer,
+    LocalServerGroup,
+)
 
 
 def sync_usage(rl: quorumlock.Redlock, fence: quorumlock.RedisFence) -> None:
@@ -85,3 +91,15 @@ def testing_kit_paths(directory: str, binary: str) -> None:
     LocalServerGroup(3, directory=directory, binary=binary)
     LocalCluster(3, directory=directory, binary=binary)
     LocalSentinel("127.0.0.1", 6379, directory=directory, binary=binary)
+
+
+def testing_kit_context_managers(server: LocalServer) -> None:
+    with LocalSentinel(server.host, server.port) as sentinel:
+        assert_type(sentinel, LocalSentinel)
+        sentinel.failover()
+    with LocalServerGroup(3) as group:
+        assert_type(group, LocalServerGroup)
+    with LocalCluster(3) as cluster:
+        assert_type(cluster, LocalCluster)
+    with LatencyProxy(server.host, server.port) as proxy:
+        assert_type(proxy, LatencyProxy)

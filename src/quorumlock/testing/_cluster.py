@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, Final, Self
 
 import redis
 import redis.asyncio.cluster
@@ -358,7 +358,7 @@ class LocalCluster:
         if errors:
             raise errors[0]
 
-    def __enter__(self) -> LocalCluster:
+    def __enter__(self) -> Self:
         self.start()
         return self
 

@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 from types import TracebackType
-from typing import Final
+from typing import Final, Self
 
 __all__ = ["LatencyProxy"]
 
@@ -311,7 +311,7 @@ class LatencyProxy(Endpoint):
         if error is not None:
             raise RuntimeError(f"the proxy on port {self._port} failed: {error!r}") from error
 
-    def __enter__(self) -> LatencyProxy:
+    def __enter__(self) -> Self:
         self.start()
         return self
 

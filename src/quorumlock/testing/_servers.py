@@ -33,7 +33,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Literal, NoReturn, TypeAlias, TypedDict, Unpack, overload
+from typing import Final, Literal, NoReturn, Self, TypeAlias, TypedDict, Unpack, overload
 
 import redis
 from redis.backoff import NoBackoff
@@ -958,7 +958,7 @@ class LocalServer:
 
     # ---- context manager ------------------------------------------------------------
 
-    def __enter__(self) -> LocalServer:
+    def __enter__(self) -> Self:
         try:
             self.start()
         except BaseException:
@@ -1138,7 +1138,7 @@ class LocalServerGroup:
     def __iter__(self) -> Iterator[LocalServer]:
         return iter(self._servers)
 
-    def __enter__(self) -> LocalServerGroup:
+    def __enter__(self) -> Self:
         try:
             self.start()
         except BaseException:

@@ -28,7 +28,7 @@ import socket
 import ssl
 import threading
 from types import TracebackType
-from typing import Final
+from typing import Final, Self
 
 from quorumlock.testing._proxy import Endpoint
 
@@ -151,7 +151,7 @@ class TlsProxy(Endpoint):
         if self._listener is not None:
             self._listener.close()
 
-    def __enter__(self) -> TlsProxy:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
