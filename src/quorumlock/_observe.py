@@ -160,6 +160,12 @@ def check_observer(observer: object) -> LockObserver | None:
     """``observer`` if it implements :class:`LockObserver` (or None); else ``TypeError``."""
     if observer is None:
         return None
+    if isinstance(observer, type):
+        # Its methods would be called unbound, each event an error logged and ignored.
+        raise TypeError(
+            f"observer must be an instance, not the class {observer.__name__}: give "
+            f"{observer.__name__}()"
+        )
     missing = [m for m in _METHODS if not callable(getattr(observer, m, None))]
     if missing or not isinstance(observer, LockObserver):
         raise TypeError(

@@ -128,3 +128,7 @@ def test_observers_are_checked() -> None:
     observer = Nothing()
     assert check_observer(observer) is observer
     observer.on_acquire(None)  # type: ignore[arg-type]
+    # The class for an instance (observer=Stats for observer=Stats()) passed the check,
+    # and every event was then an error logged and ignored: no event reached it.
+    with pytest.raises(TypeError, match=r"Nothing\(\)"):
+        check_observer(Nothing)
