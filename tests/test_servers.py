@@ -390,6 +390,16 @@ def test_invalid_options_are_rejected() -> None:
         LocalServer(port="6379")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^port must be an int or None, not True$"):
         LocalServer(port=True)
+    # A count of the wrong type: "'<' not supported between instances of 'str' and
+    # 'int'", and True made a group of one server.
+    with pytest.raises(TypeError, match=r"^count must be an int, not '3'$"):
+        LocalServerGroup("3")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^count must be an int, not True$"):
+        LocalServerGroup(True)
+    with pytest.raises(TypeError, match=r"^masters must be an int, not '3'$"):
+        LocalCluster("3")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^replicas must be an int, not 1.0$"):
+        LocalCluster(3, replicas=1.0)  # type: ignore[arg-type]
 
 
 def test_a_count_or_a_delay_of_the_wrong_kind_is_refused_by_name() -> None:
