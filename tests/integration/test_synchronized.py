@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import inspect
+import os
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Iterator
@@ -269,7 +270,8 @@ def checked_not_called() -> None:
 
 
 def mypy(source: str, directory: Path) -> subprocess.CompletedProcess[str]:
-    """mypy --strict (the project's settings: run from the repository root) on ``source``."""
+    """mypy --strict (the project's settings: run from the repository root) on ``source``,
+    on this tree's ``src`` whatever copy of quorumlock is installed."""
     snippet = directory / "snippet.py"
     snippet.write_text(source)
     return subprocess.run(
@@ -279,6 +281,7 @@ def mypy(source: str, directory: Path) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=300,
         check=False,
+        env={**os.environ, "MYPYPATH": str(REPO_ROOT / "src")},
     )
 
 
