@@ -91,6 +91,14 @@ def test_wait_bounds(blocking: bool, timeout: float | None, wait: float | None) 
     assert check_wait(blocking, timeout) == wait
 
 
+@pytest.mark.parametrize("timeout", [-1, -0.5, -math.inf, timedelta(seconds=-1)])
+def test_a_negative_timeout_says_how_to_wait_without_a_limit(timeout: object) -> None:
+    """threading's ``acquire(timeout=-1)`` means no limit; here None (or ``math.inf``)
+    does, and the refusal says so (it said only "must be >= 0")."""
+    with pytest.raises(ConfigurationError, match=r">= 0, .*None .*no limit"):
+        check_wait(True, timeout)
+
+
 @pytest.mark.parametrize("timeout", [0, 1.5, timedelta(seconds=1)])
 def test_a_finite_timeout_with_blocking_false_is_refused(timeout: object) -> None:
     with pytest.raises(ConfigurationError, match="blocking=False"):

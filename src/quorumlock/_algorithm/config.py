@@ -70,6 +70,15 @@ def wait_seconds(value: object, what: str = "timeout") -> float | None:
         return None
     if isinstance(value, float) and value == math.inf:
         return None
+    if isinstance(value, timedelta):
+        negative = value < timedelta(0)
+    else:
+        negative = isinstance(value, int | float) and not isinstance(value, bool) and value < 0
+    if negative:
+        # threading's acquire(timeout=-1) waits with no limit: say what does here.
+        raise ConfigurationError(
+            f"{what} must be >= 0, not {value!r}: None (or math.inf) waits with no limit"
+        )
     return seconds(value, what, allow_zero=True)
 
 
