@@ -9,14 +9,16 @@ another loop's connections.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import threading
+import warnings
 
 import pytest
 
 from quorumlock.asyncio import Redlock
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of, values
+from tests.conftest import ServerFactory, client_of, values
 
 
 def test_event_loops_running_at_once_in_threads_share_a_redlock(
@@ -180,3 +182,33 @@ def test_locks_held_by_tasks_when_asyncio_run_ends_are_released(
     for name in names:
         assert values(servers, name) == [None] * len(servers)
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_close_leaves_no_connection_for_the_garbage_collector_to_close(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """After ``await rl.close()`` every connection is closed: redis-py's connections
+    warned ``ResourceWarning: unclosed Connection`` when collected (an error under
+    ``-W error``, "Exception ignored" in their ``__del__``), one per server, because the
+    closed connection's stream pair was left set on them. (Servers of its own, and only
+    their connections counted: other tests' garbage may be collected meanwhile.)"""
+    group = make_servers(3)
+    ports = [f"port={server.port}," for server in group.servers]
+    gc.collect()
+
+    async def cycle() -> None:
+        redlock = Redlock(group.urls)
+        async with redlock.lock(lock_name, ttl=5):
+            pass
+        await redlock.close()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        asyncio.run(cycle())
+        gc.collect()
+    unclosed = [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, ResourceWarning) and any(p in str(w.message) for p in ports)
+    ]
+    assert unclosed == []

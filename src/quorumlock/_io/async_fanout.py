@@ -186,6 +186,9 @@ class _Pipe:
         while self.queue:
             round_, index, _ = self.queue.popleft()
             round_.deliver(index, exc)
+        # redis-py's connection still holds the stream pair it made: dropped, it is
+        # closed to redis-py too (it warns of an unclosed connection when collected).
+        self.conn._writer = self.conn._reader = None  # type: ignore[attr-defined]
         if self.reader.get_loop().is_closed():
             return  # its event loop is gone: nothing of it can run (Redlock.close() after)
         if self.reader is not asyncio.current_task():
