@@ -548,6 +548,19 @@ def test_auto_port_is_repicked_when_taken(
 # --------------------------------------------------------------------------------------
 
 
+def test_a_server_never_started_says_so_not_a_port() -> None:
+    """Catches ``LocalServer().pause()`` saying "the server on port None is not
+    running" (the port is picked on first access, and none was): a server never started
+    says so, and one that ran names its port."""
+    server = LocalServer()
+    never = r"is not running \(it was never started\)$"
+    with pytest.raises(RuntimeError, match=rf"^cannot pause: the server {never}"):
+        server.pause()
+    port = server.port  # picked now, still never started
+    with pytest.raises(RuntimeError, match=rf"^cannot pause: the server on port {port} {never}"):
+        server.pause()
+
+
 def test_group_of_three() -> None:
     with LocalServerGroup(3) as group:
         assert len(group) == 3

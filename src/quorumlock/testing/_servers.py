@@ -984,7 +984,11 @@ class LocalServer:
     def _require_running(self, action: str) -> subprocess.Popen[bytes]:
         proc = self._proc
         if proc is None or proc.poll() is not None:
-            raise RuntimeError(f"cannot {action}: the server on port {self._port} is not running")
+            # No port picked yet: it was never started (picking one here would say a
+            # port nothing ever ran on).
+            where = "" if self._port is None else f" on port {self._port}"
+            never = " (it was never started)" if proc is None else ""
+            raise RuntimeError(f"cannot {action}: the server{where} is not running{never}")
         return proc
 
     def _reap(self) -> None:
