@@ -263,12 +263,13 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
     A server with an error no retry can fix (wrong password, a replica, an ACL denial, a
     missing command) counts toward no quorum however often the locks succeed on the
     others: the Redlock then tolerates fewer failures than its size promises. And an
-    acquire round that no server answered (refused connections, unknown hosts, timeouts)
-    means a blocking acquire keeps trying, without end when it has no timeout.
+    acquire round that too few servers answered for a majority (refused connections,
+    unknown hosts, timeouts), however many answered, means a blocking acquire keeps
+    trying, without end when it has no timeout.
 
     Neither is warned of where the caller is told anyway: fatal errors that leave no
-    majority make the call itself fail with them, and an acquire that no server answered
-    is warned of only once that has lasted :data:`UNREACHABLE_AFTER` seconds (a single
+    majority make the call itself fail with them, and acquires that too few servers answered
+    are warned of only once that has lasted :data:`UNREACHABLE_AFTER` seconds (a single
     attempt, or a short timeout, ends in an exception that names every server first).
     """
     outcomes = round_.outcomes
@@ -289,11 +290,14 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
             )
     if not step.acquires:
         return
-    answered = any(o.reply is not Reply.ERROR and o.reply is not Reply.TIMEOUT for o in outcomes)
-    if answered and not _UNANSWERED:
+    # A majority that does not answer keeps every acquire away, whether or not a
+    # minority answers. (Quarantined and fatal answers have warnings of their own.)
+    needed = quorum(n)
+    answered = sum(o.reply is not Reply.ERROR and o.reply is not Reply.TIMEOUT for o in outcomes)
+    if answered >= needed and not _UNANSWERED:
         return  # the usual case, without building the key below
     servers = " ".join(o.server for o in outcomes)
-    if answered:
+    if answered >= needed:
         _UNANSWERED.pop(servers, None)
         return
     # from the end of the first such round: one long round (slow connects) is not enough
@@ -302,18 +306,19 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
         "unreachable", servers, round_.finished
     ):
         logger.warning(
-            "no server answered an acquire of lock %s for %.1f s: %s. A blocking acquire "
-            "keeps trying until its timeout; with timeout=None, for as long as no majority "
-            "answers",
+            "%s an acquire of lock %s for %.1f s%s: %s. A blocking acquire keeps trying "
+            "until its timeout; with timeout=None, for as long as no majority answers",
+            "no server answered" if answered == 0 else f"only {answered} of {n} servers answered",
             shown(step.key),
             round_.finished - since,
+            "" if answered == 0 else f", {needed} needed",
             render_outcomes(outcomes),
         )
 
 
-#: How long acquire rounds must have found no server answering before it is warned of.
+#: How long acquire rounds must have found too few servers answering before it is warned of.
 UNREACHABLE_AFTER = 5.0
-#: Since when (monotonic) acquire rounds to each set of servers found none answering.
+#: Since when (monotonic) acquire rounds to each set of servers found too few answering.
 _UNANSWERED: dict[str, float] = {}
 
 

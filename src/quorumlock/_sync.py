@@ -419,8 +419,8 @@ class Lock(LockBase):
 
         ``blocking=False`` makes one attempt. Otherwise attempts repeat, with a random
         pause, until one succeeds or ``timeout`` seconds passed (None: no limit, or the
-        Redlock's ``retry_count``: it waits forever, also while no server answers, which
-        is logged as a warning). Returns True when acquired, False when others held
+        Redlock's ``retry_count``: it waits forever, also while too few servers answer,
+        which is logged as a warning). Returns True when acquired, False when others held
         it. ``timeout=math.inf`` is no limit, as None is. Raises
         :class:`QuorumUnavailable` when too few servers could be used (see there),
         :class:`LockNotReentrant` if this thread already holds the lock (with this object,

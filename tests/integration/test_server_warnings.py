@@ -142,6 +142,42 @@ def test_no_server_answering_is_reported(
     assert "timeout=None" in found[0]
 
 
+def test_a_majority_not_answering_is_reported(
+    api: Api,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
+    servers: LocalServerGroup,
+    lock_name: str,
+) -> None:
+    """Two of three servers refuse connections, the third grants every attempt: no
+    acquire can succeed, and a blocking acquire with no timeout would wait for ever. The
+    WARNING comes as when none answers (it did not: one answer was enough to keep it
+    away), saying how many answered of how many needed, and naming each server."""
+    monkeypatch.setattr(_observe, "UNREACHABLE_AFTER", 0.3)
+    _observe._UNANSWERED.clear()
+    urls = [f"redis://127.0.0.1:{port}" for port in closed_ports(2)]
+    urls.append(servers.urls[0])
+
+    async def body() -> None:
+        rl = api.redlock(urls, connect_timeout=0.5, retry_delay=0.05)
+        lock = rl.lock(lock_name, ttl=5)
+        with pytest.raises(QuorumUnavailable):
+            await call(lock.acquire(timeout=1.0))
+        assert lock._state.attempts > 1  # it did retry
+
+    started = time.monotonic()
+    with caplog.at_level(logging.WARNING, logger="quorumlock"):
+        api.run(body)
+    found = warnings_with(caplog, f"acquire of lock '{lock_name}'")
+    assert at_most_every(found, time.monotonic() - started), found
+    assert found[0].startswith(f"only 1 of 3 servers answered an acquire of lock '{lock_name}'")
+    assert "2 needed" in found[0]
+    for url in urls[:2]:
+        assert f"{url}: error (Error 111 connecting to {url.removeprefix('redis://')}" in found[0]
+    assert f"{servers.urls[0]}: granted" in found[0]
+    assert not key_exists(servers[0], lock_name)  # every attempt's grant was undone
+
+
 @pytest.fixture(scope="module")
 def scriptless() -> Iterator[LocalServer]:
     """A server with EVAL and EVALSHA disabled."""
