@@ -241,6 +241,13 @@ def test_verify_refuses_bad_arguments() -> None:
             verify(nemesis="none", **kwargs)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="fair must be True or False, not 1"):
         verify(nemesis="none", fair=1)  # type: ignore[arg-type]
+    # A switch given as a string would be true: quarantine="no" ran the safe
+    # configuration and reported it safe, as the unsafe one the caller asked for.
+    for switch in ("quarantine", "fencing", "election"):
+        with pytest.raises(ValueError, match=f"^{switch} must be True or False, not 'no'$"):
+            verify(nemesis="none", **{switch: "no"})  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^progress must be a callable or None, not 'print'$"):
+        verify(nemesis="none", progress="print")  # type: ignore[arg-type]
     for other in ({"lock": "rw"}, {"lock": "many"}, {"permits": 2}, {"contender": "legacy"}):
         with pytest.raises(ValueError, match="fair orders the waiters of quorumlock's lock"):
             verify(nemesis="none", fair=True, **other)

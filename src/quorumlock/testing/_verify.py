@@ -233,8 +233,10 @@ def verify(
         A :class:`VerifyReport`; its ``ok`` says whether the run was safe.
 
     Raises:
-        TypeError: ``duration`` or ``ttl`` is not a number, or ``seed`` not an int.
+        TypeError: ``duration`` or ``ttl`` is not a number, ``seed`` not an int, or
+            ``progress`` not a callable.
         ValueError: unknown ``nemesis`` or ``contender``, or ``servers``/``workers`` < 1,
+            or ``quarantine``, ``fencing``, ``election`` or ``fair`` not a bool,
             or ``duration`` or ``ttl`` not positive and finite, or options that do not go
             together (each named in the message); a
             :class:`~quorumlock.ConfigurationError` for a ttl the workers' ``Redlock``
@@ -260,6 +262,16 @@ def verify(
             raise ValueError(f"{what} must be a positive number of seconds, not {value!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise TypeError(f"seed must be an int or None, not {seed!r}")
+    for switch, on in (
+        ("quarantine", quarantine),
+        ("fencing", fencing),
+        ("election", election),
+        ("fair", fair),
+    ):
+        if not isinstance(on, bool):  # "no" would be true: the wrong configuration
+            raise ValueError(f"{switch} must be True or False, not {on!r}")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress must be a callable or None, not {progress!r}")
     if contender == "quorumlock":
         # What every worker's Redlock would refuse, each with a traceback: refused here,
         # before any server starts.
@@ -292,8 +304,6 @@ def verify(
         )
     if permits is not None and lock != "mutex":
         raise ValueError(f"a semaphore is not {kind}: permits={permits}, lock={lock!r}")
-    if not isinstance(fair, bool):
-        raise ValueError(f"fair must be True or False, not {fair!r}")
     if fair and (lock != "mutex" or permits is not None or contender != "quorumlock"):
         raise ValueError(
             "fair orders the waiters of quorumlock's lock or election only: not a "
