@@ -29,6 +29,10 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
   does.
 - **servers**: N even or below 3 warns (R5): a majority of an even N tolerates no more
   failures than N - 1, and N = 1 is not fault tolerant.
+- **quarantine** (B1): a server in restart quarantine (for a client whose max_ttl is
+  ``--max-ttl``, or the largest a client declared there) warns, with the time left and
+  why: it counts toward no quorum until then, as ``quorumlock status`` shows. A warning,
+  not a failure: it ends by itself.
 """
 
 from __future__ import annotations
@@ -45,9 +49,15 @@ import redis
 
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
+from quorumlock._algorithm.outcomes import quarantine_cause
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.errors import translate
-from quorumlock._io.incarnation import SameServerCheck, eviction_risk, session_from
+from quorumlock._io.incarnation import (
+    SameServerCheck,
+    ServerState,
+    eviction_risk,
+    session_from,
+)
 from quorumlock.cli._common import (
     EXIT_ERROR,
     EXIT_USAGE,
@@ -62,6 +72,7 @@ from quorumlock.cli._common import (
     resolve_servers,
     say,
 )
+from quorumlock.cli._quarantine import server_state
 
 __all__ = ["Check", "add_parser", "audit"]
 
@@ -77,8 +88,9 @@ _NOOP_SHA: Final = hashlib.sha1(_NOOP.encode()).hexdigest()
 _EPILOG = """\
 checks: reachable, role (master), persistence (R11), eviction policy, cluster mode,
 scripts (EVAL and EVALSHA run), DEBUG enabled, round trip vs the per-instance timeout,
-clock rate across servers (R12), two URLs that reach one server, and the number of
-servers (odd, >= 3). 'quorumlock doctor --help' lists them; docs/cli.md explains each.
+restart quarantine (for --max-ttl), clock rate across servers (R12), two URLs that reach
+one server, and the number of servers (odd, >= 3). 'quorumlock doctor --help' lists
+them; docs/cli.md explains each.
 The exit status is 1 if any check fails, 0 otherwise (warnings included).
 
 examples:
@@ -102,6 +114,7 @@ class _Probe:
 
     label: str
     client: redis.Redis
+    max_ttl: float | None = None  # None: the quarantine is not checked
     error: str | None = None
     info: dict[str, Any] = field(default_factory=dict)
     appendfsync: str | None = None
@@ -110,6 +123,8 @@ class _Probe:
     debug_command: str | None = None
     # why EVAL or EVALSHA failed (the library's words), None where both ran
     scripts: str | None = None
+    # the server's restart quarantine (None: not checked, or the server refused INFO)
+    state: ServerState | None = None
     rtts: list[float] = field(default_factory=list)
     # (local midpoint, server, half the round trip: how far off the midpoint may be) s
     clock: list[tuple[float, float, float]] = field(default_factory=list)
@@ -144,6 +159,13 @@ def add_parser(subparsers: Any) -> Parser:
         default=1.0,
         help="seconds between the two clock readings (default 1; longer is more precise)",
     )
+    parser.add_argument(
+        "--max-ttl",
+        metavar="S",
+        type=positive("--max-ttl", maximum=MAX_TTL_SECONDS),
+        default=60.0,
+        help="the max_ttl your clients use, for the restart-quarantine check (default 60)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_server_options(parser)
     parser.set_defaults(handler=doctor)
@@ -158,7 +180,9 @@ def doctor(args: argparse.Namespace) -> int:
         if args.instance_timeout is not None
         else default_instance_timeout(round(args.ttl * 1000))
     )
-    checks = audit(servers, instance_timeout=timeout, clock_sample=args.clock_sample)
+    checks = audit(
+        servers, instance_timeout=timeout, clock_sample=args.clock_sample, max_ttl=args.max_ttl
+    )
     counts = {r: sum(c.result == r for c in checks) for r in ("pass", "warn", "fail")}
     if args.json:
         emit_json(
@@ -184,17 +208,25 @@ def doctor(args: argparse.Namespace) -> int:
     return 0
 
 
-def audit(servers: Servers, *, instance_timeout: float, clock_sample: float | None) -> list[Check]:
+def audit(
+    servers: Servers,
+    *,
+    instance_timeout: float,
+    clock_sample: float | None,
+    max_ttl: float | None = 60.0,
+) -> list[Check]:
     """Probe every server in parallel and judge what they said.
 
     ``clock_sample=None`` is the quick audit: no clock-rate check, so no pause between
-    two clock readings (the Django system checks run it).
+    two clock readings (the Django system checks run it). ``max_ttl`` is the clients'
+    restart quarantine, None where it is off (no quarantine check).
     """
     if clock_sample is not None and clock_sample > 60:
         raise CliError("--clock-sample must be at most 60 s", EXIT_USAGE)
     with servers.connected() as clients, ThreadPoolExecutor(len(clients)) as pool:
         probes = [
-            _Probe(label, client) for label, client in zip(servers.labels, clients, strict=True)
+            _Probe(label, client, max_ttl)
+            for label, client in zip(servers.labels, clients, strict=True)
         ]
         list(pool.map(_probe, probes))
         if clock_sample is not None and any(p.error is None for p in probes):
@@ -261,6 +293,8 @@ def _probe(probe: _Probe) -> None:
         client.evalsha(_NOOP_SHA, 0)  # cached by the EVAL
     except redis.RedisError as exc:
         probe.scripts = translate(exc)[1]
+    if probe.max_ttl is not None:
+        probe.state = server_state(client, probe.max_ttl)
     try:
         reply = client.config_get("appendfsync")
         probe.appendfsync = str(reply.get("appendfsync")) if reply else None
@@ -293,6 +327,24 @@ def _judge_debug(label: str, setting: str | None) -> Check | None:
         "warn",
         f"{why}: DEBUG RELOAD NOSAVE brings back older data and lock keys unseen by the "
         "restart quarantine; disable it on lock servers",
+    )
+
+
+def _judge_quarantine(label: str, state: ServerState | None) -> Check | None:
+    """A server in restart quarantine counts toward no quorum until it ends (B1): a
+    warning, with the time left and why, since it ends by itself. None where the state
+    could not be read (an ACL without INFO) or was not asked for."""
+    if state is None:
+        return None
+    if state.quarantined_for <= 0:
+        return Check("quarantine", label, "pass", "not in restart quarantine")
+    return Check(
+        "quarantine",
+        label,
+        "warn",
+        f"restart quarantine: {state.quarantined_for:.1f} s left: "
+        f"{quarantine_cause(state.lost, state.since)}; it counts toward no quorum until "
+        "then (docs/safety.md, B1)",
     )
 
 
@@ -399,6 +451,10 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
     debug = _judge_debug(label, probe.debug_command)
     if debug is not None:
         checks.append(debug)
+
+    quarantine = _judge_quarantine(label, probe.state)
+    if quarantine is not None:
+        checks.append(quarantine)
 
     worst = max(probe.rtts)
     median = statistics.median(probe.rtts)

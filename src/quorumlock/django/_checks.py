@@ -28,6 +28,7 @@ CHECK_IDS: Final = {
     "servers": 108,
     "scripts": 109,
     "debug": 110,
+    "quarantine": 111,
 }
 _AUDIT_TTL_MS: Final = 10_000  # the doctor's default --ttl, for the round-trip check
 
@@ -51,7 +52,10 @@ def check_servers(app_configs: Any = None, **kwargs: Any) -> list[CheckMessage]:
     timeout = options.get("instance_timeout") or default_instance_timeout(_AUDIT_TTL_MS)
     connect = float(options.get("connect_timeout") or 1.0)
     messages: list[CheckMessage] = []
-    for check in audit(Servers(specs, connect), instance_timeout=timeout, clock_sample=None):
+    max_ttl = options.get("max_ttl", 60.0)  # None: the quarantine is off
+    for check in audit(
+        Servers(specs, connect), instance_timeout=timeout, clock_sample=None, max_ttl=max_ttl
+    ):
         if check.result == "pass":
             continue
         number = CHECK_IDS.get(check.check, 199)
