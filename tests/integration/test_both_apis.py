@@ -254,6 +254,36 @@ def test_a_renewal_that_raises_unexpectedly_is_logged_and_retried(
     api.run(body)
 
 
+def test_check_after_a_failed_extension_says_why_the_lock_was_lost(
+    api: Api, make_servers: ServerFactory, lock_name: str
+) -> None:
+    """The LockLost of check() after an extension failed (a lease's renewal or an
+    extend()) carries the extension's reason and each server's answer, as its warning
+    did (it said only "lock ... was lost", which a worker that logs str(exc) cannot act
+    on)."""
+    group = make_servers(3)
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.1)
+        lock = rl.lock(lock_name, ttl=10)
+        assert await call(lock.acquire())
+        group[0].kill()
+        group[1].kill()
+        with pytest.raises(LockLost) as extended:
+            await call(lock.extend())
+        with pytest.raises(LockLost) as checked:
+            lock.check()
+        assert str(checked.value) == str(extended.value)
+        assert "could not be extended: only 1 of 3 servers confirmed it" in str(checked.value)
+        assert group.urls[0] in str(checked.value)
+        assert checked.value.outcomes == extended.value.outcomes
+        assert not await call(lock.release())  # lost: False, and no longer held
+        with pytest.raises(quorumlock.LockNotHeld):
+            lock.check()
+
+    api.run(body)
+
+
 def test_killed_majority_makes_the_lock_lost_within_its_validity(
     api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:

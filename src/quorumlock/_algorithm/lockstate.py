@@ -148,6 +148,8 @@ class LockState:
         # An extension failed: released everywhere by extend(), kept until the release
         # by a lease renewal that failed before the deadline (docs/algorithm.md, leases).
         self.lost = False
+        # Why it was lost (the LockLost that said so first), for check() to say it again.
+        self.loss = ""
         # The last lease renewal failed but left validity: retry at the retry time,
         # not a third of the ttl later (docs/algorithm.md, leases).
         self.renew_failed = False
@@ -290,12 +292,11 @@ class LockState:
         if result.deadline is None:
             self.deadline = None
             self.lost = True
-            raise LockLost(
+            self.loss = (
                 f"lock {shown(self.name)} could not be extended: {result.reason}. "
-                f"{render_outcomes(result.outcomes)}",
-                name=self.name,
-                outcomes=result.outcomes,
+                f"{render_outcomes(result.outcomes)}"
             )
+            raise LockLost(self.loss, name=self.name, outcomes=result.outcomes)
         self.deadline = result.deadline
         self.extensions += 1
         return max(0.0, result.deadline - now)
@@ -384,14 +385,14 @@ class LockState:
                 if reached
                 else "(no renewal in time: the process was stopped, or too busy to renew)"
             )
-        return LockLost(
-            f"lock {shown(self.name)} expired: its validity ran out{why}",
-            name=self.name,
-            outcomes=self.outcomes,
-        )
+        self.loss = f"lock {shown(self.name)} expired: its validity ran out{why}"
+        return LockLost(self.loss, name=self.name, outcomes=self.outcomes)
 
     def lost_error(self) -> LockLost:
-        return LockLost(f"lock {shown(self.name)} was lost", name=self.name, outcomes=self.outcomes)
+        """The loss of the current acquisition, told again: with the failed extension's
+        reason and each server's answer."""
+        text = self.loss or f"lock {shown(self.name)} was lost"
+        return LockLost(text, name=self.name, outcomes=self.outcomes)
 
     def check_release(self) -> None:
         """Raise what :meth:`release` raises before its round (:class:`LockNotHeld`,
