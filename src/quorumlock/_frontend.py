@@ -49,6 +49,7 @@ from quorumlock._exceptions import (
 from quorumlock._io.servers import AsyncServerArg, Flavour, ServerArg, ServerSpec, parse_servers
 from quorumlock._io.wakeups import Stood
 from quorumlock._observe import (
+    WARN_EVERY,
     AcquireEvent,
     ExtendEvent,
     LockObserver,
@@ -603,6 +604,9 @@ class LockBase:
         self._observer = redlock._observer
         self._servers: tuple[str, ...] = redlock._labels
         self._lost_noted = False  # a LostEvent was sent for the current acquisition
+        # When a failed renewal was last warned of (monotonic; -inf: not in this run of
+        # failures): retries come sooner and sooner, the warnings at most every WARN_EVERY.
+        self._renewal_warned = -math.inf
         self._enter_held = False  # adopted: entering ``with`` must not acquire again
         # The thread or task that acquired this object and has not released it yet
         # (None when the object is free, or adopted outside any task).
@@ -868,6 +872,7 @@ class LockBase:
             self._note_acquire(acquired, started)
         if acquired:
             self._lost_noted = False
+            self._renewal_warned = -math.inf
             self._start_holding()
         else:
             self._vacate()
@@ -936,9 +941,13 @@ class LockBase:
         if step.lost is not None:
             self._report_lost(step.lost)
             return None
-        if step.left is not None:
+        if step.left is None:
+            self._renewal_warned = -math.inf  # renewed: a new failure is warned of at once
+        elif started - self._renewal_warned >= WARN_EVERY:
+            self._renewal_warned = started
             logger.warning(
-                "lease renewal of %s failed, %.3f s of validity left: %s",
+                "lease renewal of %s failed, %.3f s of validity left: %s (retried until "
+                "it succeeds or the validity runs out)",
                 shown(self.name),
                 step.left,
                 render_outcomes(self.outcomes),

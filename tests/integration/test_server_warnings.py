@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from quorumlock import LockObserver, LostEvent, QuorumUnavailable, Reply, _observe
+from quorumlock import LockLost, LockObserver, LostEvent, QuorumUnavailable, Reply, _observe
 from quorumlock._observe import _WARNED, WARN_EVERY
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of
@@ -176,6 +176,43 @@ def test_a_majority_not_answering_is_reported(
         assert f"{url}: error (Error 111 connecting to {url.removeprefix('redis://')}" in found[0]
     assert f"{servers.urls[0]}: granted" in found[0]
     assert not key_exists(servers[0], lock_name)  # every attempt's grant was undone
+
+
+def test_failed_lease_renewals_are_warned_of_once_per_run(
+    api: Api, caplog: pytest.LogCaptureFixture, make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A majority killed under a renewed lease: the renewal is retried sooner and sooner
+    until the validity runs out, a dozen attempts and more within one ttl. One WARNING
+    says the renewal failed and how much validity is left (at most one every WARN_EVERY
+    s per lock), then one says the lock was lost (it was a WARNING per attempt: 21 of
+    them for one outage of a 3 s lease)."""
+    group = make_servers(3)
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.05)
+        lock = rl.lock(lock_name, ttl=1.5, auto_extend=True, max_hold=60)
+        started = time.monotonic()
+
+        async def hold_through_the_kill() -> None:
+            async with holding(lock):
+                group[0].kill()
+                group[1].kill()
+                await asyncio.sleep(3.0)  # cancelled at the loss (asyncio)
+
+        with pytest.raises(LockLost):
+            await hold_through_the_kill()
+        assert lock.lost.is_set()
+        attempts = sum(1 for r in caplog.records if r.getMessage().startswith("extend "))
+        elapsed = time.monotonic() - started
+        failed = warnings_with(caplog, f"lease renewal of '{lock_name}' failed")
+        assert at_most_every(failed, elapsed), failed
+        lost = warnings_with(caplog, f"lock '{lock_name}' could not be extended")
+        lost += warnings_with(caplog, f"lock '{lock_name}' expired")
+        assert len(lost) == 1, lost
+        assert attempts > len(failed)  # retried more often than warned of
+
+    with caplog.at_level(logging.DEBUG, logger="quorumlock"):
+        api.run(body)
 
 
 @pytest.fixture(scope="module")
