@@ -14,6 +14,7 @@ import pytest
 from quorumlock import LockLost
 from quorumlock._algorithm.config import NO_LEASE, LeasePolicy, LockOptions, RedlockConfig
 from quorumlock._algorithm.lockstate import LockState, Lost, Renew, Wake
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 
 DEADLINE = 2.968
 DUE = DEADLINE - 2.0
@@ -72,6 +73,21 @@ def test_a_renewed_lock_that_ran_out_says_why() -> None:
     step = bounded.tend(DEADLINE)
     assert isinstance(step, Lost)
     assert "after 0 extensions (the lease bound was reached)" in str(step.error)
+
+
+def test_a_lease_whose_renewals_failed_until_it_ran_out_says_so() -> None:
+    """Renewals made and failed (a majority down) until the deadline: the loss says so,
+    with the last one's reason and answers, not that the process was stopped."""
+    state = held()
+    state.reason = "only 1 of 3 servers confirmed it"
+    state.outcomes = (NodeOutcome("redis://a:1", Reply.TIMEOUT, "no reply in time"),)
+    state.renewed(False, DUE)
+    step = state.tend(DEADLINE + 0.001)
+    assert isinstance(step, Lost)
+    text = str(step.error)
+    assert "after 0 extensions (the renewals failed: only 1 of 3 servers confirmed it. " in text
+    assert "redis://a:1: timeout (no reply in time)" in text
+    assert "stopped" not in text
 
 
 def test_a_renewal_is_due_a_third_of_the_ttl_in_and_an_early_wake_waits() -> None:

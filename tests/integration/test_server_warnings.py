@@ -184,8 +184,8 @@ def test_failed_lease_renewals_are_warned_of_once_per_run(
     """A majority killed under a renewed lease: the renewal is retried sooner and sooner
     until the validity runs out, a dozen attempts and more within one ttl. One WARNING
     says the renewal failed and how much validity is left (at most one every WARN_EVERY
-    s per lock), then one says the lock was lost (it was a WARNING per attempt: 21 of
-    them for one outage of a 3 s lease)."""
+    s per lock), then one says the lock was lost, and why (it was a WARNING per attempt:
+    21 of them for one outage of a 3 s lease)."""
     group = make_servers(3)
 
     async def body() -> None:
@@ -209,6 +209,11 @@ def test_failed_lease_renewals_are_warned_of_once_per_run(
         lost = warnings_with(caplog, f"lock '{lock_name}' could not be extended")
         lost += warnings_with(caplog, f"lock '{lock_name}' expired")
         assert len(lost) == 1, lost
+        # Why, as it happened: the renewals failed, each server's answer (the loss seen
+        # at the deadline said "the process was stopped, or too busy to renew").
+        assert "was stopped" not in lost[0]
+        assert "only 1 of 3 servers confirmed it" in lost[0]
+        assert group.urls[0] in lost[0]
         assert attempts > len(failed)  # retried more often than warned of
 
     with caplog.at_level(logging.DEBUG, logger="quorumlock"):

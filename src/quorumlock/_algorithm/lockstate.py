@@ -380,11 +380,13 @@ class LockState:
                 extensions=self.extensions,
                 clock_drift_factor=self.config.clock_drift_factor,
             )
-            why = f" after {self.extensions} extensions " + (
-                "(the lease bound was reached)"
-                if reached
-                else "(no renewal in time: the process was stopped, or too busy to renew)"
-            )
+            if reached:
+                cause = "the lease bound was reached"
+            elif self.renew_failed:  # renewals were made, and failed: say how
+                cause = f"the renewals failed: {self.reason}. {render_outcomes(self.outcomes)}"
+            else:
+                cause = "no renewal in time: the process was stopped, or too busy to renew"
+            why = f" after {self.extensions} extensions ({cause})"
         self.loss = f"lock {shown(self.name)} expired: its validity ran out{why}"
         return LockLost(self.loss, name=self.name, outcomes=self.outcomes)
 
