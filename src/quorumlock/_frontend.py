@@ -751,9 +751,9 @@ class LockBase:
             self._note_lost("not held at release")
         else:  # too few answers, not a loss: the keys not deleted expire with the ttl
             logger.warning(
-                "could not confirm the release of lock %r (too few servers answered; "
+                "could not confirm the release of lock %s (too few servers answered; "
                 "its keys expire with the ttl): %s",
-                self.name,
+                shown(self.name),
                 render_outcomes(self.outcomes),
             )
 

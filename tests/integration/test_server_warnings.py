@@ -290,6 +290,35 @@ def test_a_release_that_timed_out_is_not_a_loss(
     assert not warnings_with(caplog, "no longer held")
 
 
+def test_an_unconfirmed_release_shortens_a_long_name(
+    api: Api, make_servers: ServerFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The warning of a release too few servers answered shows a long name shortened, as
+    every other message does (it carried all 3000 characters of it)."""
+    group = make_servers(1)
+    server = group[0]
+    name = "n" * 3000
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.2)
+        lock = rl.lock(name, ttl=10)
+        assert await call(lock.acquire(blocking=False))
+        server.pause()
+        try:
+            assert await call(lock.release()) is False
+        finally:
+            server.resume()
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="quorumlock"):
+            api.run(body)
+    finally:
+        server.resume()
+    [found] = warnings_with(caplog, "could not confirm the release of lock")
+    assert "(3000 characters)" in found
+    assert len(found) < 500, len(found)
+
+
 @pytest.fixture(scope="module", params=["allkeys-lru", "volatile-ttl"])
 def evicting(request: pytest.FixtureRequest) -> Iterator[tuple[LocalServer, str]]:
     """A server with a maxmemory and a policy that may evict lock keys."""
