@@ -985,7 +985,8 @@ class LockBase:
         if exc_type is None and self._lost_by_exit(was_lost, released):
             self._note_lost("validity ran out")
             raise LockLost(
-                f"lock {shown(self.name)} was lost before the end of the {block} block",
+                f"lock {shown(self.name)} was lost before the end of the {block} block."
+                f"{self._state.lost_because()}",
                 name=self.name,
                 outcomes=self.outcomes,
             )

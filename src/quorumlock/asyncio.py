@@ -675,7 +675,8 @@ class Lock(LockBase):
             if owner is not None and owner.cancelling() > self._owner_cancelling:
                 return  # someone else cancelled us too: let CancelledError propagate
             raise LockLost(
-                f"lock {shown(self.name)} was lost: the async with block was cancelled",
+                f"lock {shown(self.name)} was lost: the async with block was cancelled."
+                f"{self._state.lost_because()}",
                 name=self.name,
                 outcomes=self.outcomes,
             ) from exc

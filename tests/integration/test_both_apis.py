@@ -325,8 +325,13 @@ def test_killed_majority_makes_the_lock_lost_within_its_validity(
                         raise
                     pytest.fail("the async with block was not cancelled")
 
-        with pytest.raises(LockLost):  # from leaving the block, in both APIs
+        with pytest.raises(LockLost) as left:  # from leaving the block, in both APIs
             await hold_through_the_kill()
+        # and why, the servers' answers too (it said only "was lost before the end")
+        assert " It could not be extended: " in str(left.value) or " It expired: " in str(
+            left.value
+        ), left.value
+        assert group.urls[0] in str(left.value)
         killed_at = times["killed"]
         if api.flavour == "async":
             assert 0 < times["cancelled"] - killed_at <= ttl + 0.5

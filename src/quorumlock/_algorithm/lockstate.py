@@ -148,7 +148,8 @@ class LockState:
         # An extension failed: released everywhere by extend(), kept until the release
         # by a lease renewal that failed before the deadline (docs/algorithm.md, leases).
         self.lost = False
-        # Why it was lost (the LockLost that said so first), for check() to say it again.
+        # How the current acquisition was lost ("could not be extended: ...", "expired:
+        # ..."), after the name: check() and the end of a block say it again.
         self.loss = ""
         # The last lease renewal failed but left validity: retry at the retry time,
         # not a third of the ttl later (docs/algorithm.md, leases).
@@ -204,6 +205,7 @@ class LockState:
         self.deadline = None
         self.fence = None
         self.lost = False
+        self.loss = ""
         self.token = token = self._token_factory()
         result = yield from acquire_flow(
             key=self.key,
@@ -293,10 +295,11 @@ class LockState:
             self.deadline = None
             self.lost = True
             self.loss = (
-                f"lock {shown(self.name)} could not be extended: {result.reason}. "
-                f"{render_outcomes(result.outcomes)}"
+                f"could not be extended: {result.reason}. {render_outcomes(result.outcomes)}"
             )
-            raise LockLost(self.loss, name=self.name, outcomes=result.outcomes)
+            raise LockLost(
+                f"lock {shown(self.name)} {self.loss}", name=self.name, outcomes=result.outcomes
+            )
         self.deadline = result.deadline
         self.extensions += 1
         return max(0.0, result.deadline - now)
@@ -387,14 +390,21 @@ class LockState:
             else:
                 cause = "no renewal in time: the process was stopped, or too busy to renew"
             why = f" after {self.extensions} extensions ({cause})"
-        self.loss = f"lock {shown(self.name)} expired: its validity ran out{why}"
-        return LockLost(self.loss, name=self.name, outcomes=self.outcomes)
+        self.loss = f"expired: its validity ran out{why}"
+        return LockLost(
+            f"lock {shown(self.name)} {self.loss}", name=self.name, outcomes=self.outcomes
+        )
 
     def lost_error(self) -> LockLost:
         """The loss of the current acquisition, told again: with the failed extension's
         reason and each server's answer."""
-        text = self.loss or f"lock {shown(self.name)} was lost"
+        text = f"lock {shown(self.name)} {self.loss or 'was lost'}"
         return LockLost(text, name=self.name, outcomes=self.outcomes)
+
+    def lost_because(self) -> str:
+        """How the current acquisition was lost, as a sentence to end a message with
+        ("" when that is not known: its validity ran out unseen)."""
+        return f" It {self.loss}" if self.loss else ""
 
     def check_release(self) -> None:
         """Raise what :meth:`release` raises before its round (:class:`LockNotHeld`,
@@ -454,6 +464,7 @@ class LockState:
         self.acquired_at = now
         self.extensions = 0
         self.lost = False
+        self.loss = ""
         self.renew_failed = False
         self.outcomes = ()
 

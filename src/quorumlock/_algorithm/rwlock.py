@@ -250,9 +250,7 @@ class RWState(LockState):
         )
         assert isinstance(cleanup, Round)
         outcomes = self.outcomes or cleanup.outcomes
+        self.loss = f"could not be downgraded: {reason}. {render_outcomes(outcomes)}"
         raise LockLost(
-            f"read-write lock {shown(self.name)} could not be downgraded: {reason}. "
-            f"{render_outcomes(outcomes)}",
-            name=self.name,
-            outcomes=outcomes,
+            f"read-write lock {shown(self.name)} {self.loss}", name=self.name, outcomes=outcomes
         )

@@ -340,6 +340,7 @@ class SemaphoreState(LockState):
         self.deadline = None
         self.fence = None
         self.lost = False
+        self.loss = ""
         self.slot = None
         self.token = token = self._token_factory()
         result = yield from semaphore_acquire_flow(
