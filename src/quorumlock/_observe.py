@@ -268,9 +268,10 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
     trying, without end when it has no timeout.
 
     Neither is warned of where the caller is told anyway: fatal errors that leave no
-    majority make the call itself fail with them, and acquires that too few servers answered
-    are warned of only once that has lasted :data:`UNREACHABLE_AFTER` seconds (a single
-    attempt, or a short timeout, ends in an exception that names every server first).
+    majority make the call itself fail with them, and acquires that too few servers
+    answered are warned of only once that has lasted :data:`UNREACHABLE_AFTER` seconds (a
+    single attempt, or a short timeout, ends in an exception that names every server
+    first).
     """
     outcomes = round_.outcomes
     n = len(outcomes)
