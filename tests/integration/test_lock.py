@@ -271,6 +271,12 @@ def assert_never_connected(sock: socket.socket) -> None:
         (["redis://"], ConfigurationError, "no host"),
         (["redis://127.0.0.1:6379/db"], ConfigurationError, "database number"),
         (["unix://"], ConfigurationError, "no socket path"),
+        # redis-py drops a unix URL's host: these would be the sockets /redis.sock, /x.sock
+        (["unix://run/redis.sock"], ConfigurationError, "'run' is not part of the socket"),
+        (["unix://u:pw@./x.sock"], ConfigurationError, "'.' is not part of the socket"),
+        # the command line's form, given as one URL
+        (["redis://a:1,redis://b:1"], ConfigurationError, "one URL per server, in a list"),
+        ("redis://a,redis://b", ConfigurationError, "one URL per server, in a list"),
         (["redis://127.0.0.1:6379?nonsense_option=1"], ConfigurationError, "malformed"),
         (["redis://a:1", "redis://A:1/2"], ConfigurationError, "listed twice"),
         ([42], TypeError, "URL or a redis.Redis"),
@@ -280,6 +286,21 @@ def assert_never_connected(sock: socket.socket) -> None:
 def test_bad_server_arguments(servers_arg: object, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         Redlock(servers_arg)  # type: ignore[arg-type]
+
+
+def test_a_scheme_in_upper_case_is_accepted(servers: LocalServerGroup, lock_name: str) -> None:
+    """URL schemes are case-insensitive (redis-py's parser refused REDIS://, and the error
+    blamed a query option)."""
+    urls = [
+        ("REDIS://" if i % 2 else "Redis://") + url.removeprefix("redis://")
+        for i, url in enumerate(servers.urls)
+    ]
+    rl = Redlock(urls)
+    assert rl.servers == servers.urls
+    with rl.lock(lock_name, ttl=5) as lock:
+        assert [o.reply for o in lock.outcomes].count(Reply.GRANTED) >= 2
+    assert Redlock(["UNIX:///tmp/x.sock"]).servers == ["unix:///tmp/x.sock"]
+    rl.close()
 
 
 def test_passwords_never_appear_in_errors_or_labels() -> None:

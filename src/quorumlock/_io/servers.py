@@ -357,6 +357,14 @@ def _from_url(url: str) -> ServerSpec:
         raise malformed(f"the host is not a valid [IPv6] address ({_ENCODE_HINT})") from None
     if parts.scheme not in _SCHEMES:
         raise malformed("the scheme must be redis://, rediss:// or unix://")
+    # A scheme is case-insensitive (REDIS://), redis-py's parser is not: give it the
+    # lower case that urllib already read.
+    url = parts.scheme + url[len(parts.scheme) :]
+    if "," in parts.netloc.rpartition("@")[2]:
+        raise malformed(
+            "a ',' in the host: give one URL per server, in a list (a comma-separated "
+            "string is the command line's QUORUMLOCK_SERVERS form)"
+        )
     if "#" in url:
         # A server URL has no fragment: a '#' is a password's, and whatever follows it
         # (the rest of the password, the real host) would be dropped, and what precedes
@@ -371,6 +379,13 @@ def _from_url(url: str) -> ServerSpec:
     if parts.scheme == "unix":
         if not parts.path:
             raise malformed("no socket path")
+        host = parts.netloc.rpartition("@")[2]
+        if host and host.lower() != "localhost":
+            # redis-py would drop it: unix://run/redis.sock is the socket /redis.sock
+            raise malformed(
+                f"a unix:// URL has no host, and {host!r} is not part of the "
+                "socket's path: write unix:///absolute/path.sock (three slashes)"
+            )
     else:
         if not parts.hostname:
             raise malformed("no host")
