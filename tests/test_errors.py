@@ -29,6 +29,14 @@ PREFIX = (
         (PREFIX + "-READONLY You can't write against a read only replica.", Reply.FATAL),  # 6.2
         (PREFIX + "-OOM command not allowed when used memory > 'maxmemory'.", Reply.ERROR),
         ("LOADING Redis is loading the dataset in memory", Reply.ERROR),
+        # set-up errors no retry fixes: protected mode, a database the server lacks
+        (
+            "DENIED Redis is running in protected mode because protected mode is enabled "
+            "and no password is set for the default user.",
+            Reply.FATAL,
+        ),
+        ("DB index is out of range", Reply.FATAL),  # redis-py drops the "ERR "
+        ("ERR DB index is out of range", Reply.FATAL),
         (
             "ACL failure in script: User u has no permissions to run the 'hset' command",
             Reply.FATAL,

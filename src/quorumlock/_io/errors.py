@@ -19,7 +19,8 @@ __all__ = ["never_show", "translate"]
 
 # Errors that a retry cannot fix: the server is reachable but will never grant us a lock
 # as configured (wrong credentials, a read-only replica, an ACL without our commands,
-# a key of another type under the lock name, a TLS certificate we do not trust).
+# a key of another type under the lock name, a TLS certificate we do not trust, a
+# server in protected mode; a database number beyond the server's: _NO_DATABASE).
 _FATAL: tuple[type[BaseException], ...] = (
     rx.AuthenticationError,
     rx.AuthenticationWrongNumberOfArgsError,
@@ -28,7 +29,14 @@ _FATAL: tuple[type[BaseException], ...] = (
     rx.NoPermissionError,
     ssl.SSLCertVerificationError,
 )
-_FATAL_PREFIXES = ("WRONGTYPE", "NOPERM", "READONLY", "NOAUTH", "WRONGPASS")
+_FATAL_PREFIXES = (
+    "WRONGTYPE",
+    "NOPERM",
+    "READONLY",
+    "NOAUTH",
+    "WRONGPASS",
+    "DENIED",
+)
 # redis-py drops the "ERR " of a generic error. A command renamed or disabled
 # (rename-command) is missing for good: quorumlock cannot lock on that server.
 _UNKNOWN_COMMAND = re.compile(r"^(?:ERR )?unknown command [`'](\w+)[`']", re.IGNORECASE)
