@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.fencing import draw_fence
 from quorumlock._algorithm.flows import Fanout, Op, woke_the_line
-from quorumlock._algorithm.outcomes import Reply
+from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, Reply
 from quorumlock._algorithm.round import (
     EARLY_OPS,
     FINISH,
@@ -248,7 +248,12 @@ def test_moved_is_followed_once_and_only_by_a_cluster_instance() -> None:
     assert machine.moved(0, 7, ("10.0.0.3", 7000), Reply.ERROR, "MOVED again") is None
     assert machine.moved(1, 7, ("10.0.0.3", 7000), Reply.ERROR, "MOVED x") is FINISH
     outcomes = machine.result(START).outcomes
-    assert [o.detail for o in outcomes] == ["10.0.0.1:7000: MOVED again", "MOVED x"]
+    assert [o.detail for o in outcomes] == [
+        "10.0.0.1:7000: MOVED again",
+        f"MOVED x: {CLUSTER_NODE_AS_SERVER}",
+    ]
+    # a plain server never redirects: a cluster's node listed as one, which no retry fixes
+    assert [o.reply for o in outcomes] == [Reply.ERROR, Reply.FATAL]
 
 
 @pytest.mark.parametrize(("granted", "finishes"), [(2, True), (1, False)])

@@ -833,6 +833,36 @@ def test_servers_init_refuses_every_node_of_a_cluster(make_cluster: ClusterFacto
             client.close()
 
 
+@pytest.mark.parametrize("wake_on_release", [True, False])
+def test_cluster_nodes_listed_as_plain_servers_fail_at_once_without_the_quarantine(
+    shared_cluster: LocalCluster, lock_name: str, wake_on_release: bool
+) -> None:
+    """With the quarantine and fencing off, a lock is one key: the node that owns its
+    slot grants it, the others answer MOVED, which no retry fixes either (it was an
+    error, retried until the timeout, for ever without one): one attempt, a fatal
+    outcome that says to give the cluster as one client, and no key left behind."""
+    rl = quorumlock.Redlock(
+        [node.url for node in shared_cluster.nodes],
+        max_ttl=None,
+        wake_on_release=wake_on_release,
+        instance_timeout=PATIENT,
+    )
+    try:
+        with pytest.raises(QuorumUnavailable, match=r"\(1 attempt\)") as info:
+            rl.lock(lock_name, ttl=5).acquire(timeout=10)
+        refused = [o for o in info.value.outcomes if o.reply is not Reply.GRANTED]
+        assert [o.reply for o in refused] == [Reply.FATAL] * 2, info.value.outcomes
+        assert all("one RedisCluster client" in o.detail for o in refused)
+        assert all(o.detail.startswith("MOVED ") for o in refused)
+    finally:
+        rl.close()
+    client = shared_cluster.client()
+    try:
+        assert client.get(lock_name) is None
+    finally:
+        client.close()
+
+
 def test_the_cluster_label_has_no_password(make_cluster: ClusterFactory) -> None:
     """An ACL user's password never reaches the label; the options (credentials
     included) do reach quorumlock's own connections. Catches a cluster spec that drops

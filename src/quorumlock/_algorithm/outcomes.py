@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from quorumlock._algorithm.arithmetic import quorum
 
 __all__ = [
+    "CLUSTER_NODE_AS_SERVER",
     "HOLDER_PREFIX",
     "NEW_SERVER",
     "NodeOutcome",
@@ -28,6 +29,13 @@ __all__ = [
 
 #: How much of a holder's token an acquire keeps to tell holders apart (never shown).
 HOLDER_PREFIX = 16
+
+#: What a cluster node's redirection (CROSSSLOT, MOVED) to a plain server means: it is
+#: listed as a standalone server, and no retry changes that.
+CLUSTER_NODE_AS_SERVER = (
+    "a node of a Redis or Valkey Cluster given as a plain server; give the cluster as one "
+    "RedisCluster client (docs/cluster.md)"
+)
 
 
 class Reply(enum.Enum):

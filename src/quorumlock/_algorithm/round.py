@@ -38,7 +38,8 @@ The rules owned here:
 - **NOSCRIPT**: a server that lost its script cache (a restart, ``SCRIPT FLUSH``) gets
   the ``EVAL`` form once, within the same deadline; a second NOSCRIPT is its outcome.
 - **MOVED**: a cluster instance whose slot moved gets the command at the new owner once
-  per round, within the same deadline; a second MOVED is its outcome.
+  per round, within the same deadline; a second MOVED is its outcome. A plain server
+  that answers MOVED is a cluster's node listed as a server: a fatal outcome.
 - **Decided early**: an acquire, an extension or a release ends as soon as a majority
   granted (or confirmed) it: the round costs the round trip to the slowest server of the
   fastest majority, not to the slowest server (docs/algorithm.md, "N servers"). The
@@ -72,7 +73,7 @@ from typing import Protocol, cast
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.flows import Fanout, Op, Round
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, NodeOutcome, Reply
 from quorumlock._algorithm.wire import interpret, queue_answer
 
 __all__ = [
@@ -335,10 +336,13 @@ class RoundMachine:
         self, index: int, slot: int, address: tuple[str, int], kind: Reply, detail: str
     ) -> Follow | Finish | None:
         """Server ``index`` answered ``MOVED slot address`` (``kind``, ``detail``: as
-        translated). Followed once per round, for a cluster instance only."""
+        translated). Followed once per round, for a cluster instance only; a plain
+        server that redirects is a cluster's node listed as a server: fatal."""
         if self._state[index] == _ANSWERED:
             return None
-        if self.finished or index in self._moved or not self.members[index].routed:
+        if not self.members[index].routed:
+            return self.error(index, Reply.FATAL, f"{detail}: {CLUSTER_NODE_AS_SERVER}")
+        if self.finished or index in self._moved:
             return self.error(index, kind, detail)
         self._moved.add(index)
         return Follow(index, slot, address)

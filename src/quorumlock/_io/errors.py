@@ -12,7 +12,7 @@ import ssl
 
 from redis import exceptions as rx
 
-from quorumlock._algorithm.outcomes import Reply
+from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, Reply
 from quorumlock._algorithm.scripts import SCRIPTS
 
 __all__ = ["never_show", "translate"]
@@ -97,10 +97,7 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     if isinstance(exc, rx.ClusterCrossSlotError):
         # Keys that the scripts declare together are always in one slot of a cluster
         # instance: this is a cluster node listed as a plain server, for good.
-        return Reply.FATAL, (
-            f"{detail}: a node of a Redis or Valkey Cluster given as a plain server; give "
-            "the cluster as one RedisCluster client (docs/cluster.md)"
-        )
+        return Reply.FATAL, f"{detail}: {CLUSTER_NODE_AS_SERVER}"
     if isinstance(exc, rx.AskError):  # redis-py keeps only "<slot> <host:port>"
         detail = f"{'MOVED' if isinstance(exc, rx.MovedError) else 'ASK'} {detail}"
     if isinstance(exc, _FATAL) or _inner(detail).startswith(_FATAL_PREFIXES):
