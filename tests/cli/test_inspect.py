@@ -235,6 +235,51 @@ def test_doctor_fails_a_server_where_scripts_cannot_run(make_servers: ServerFact
     }
 
 
+def test_doctor_fails_a_full_server_under_noeviction(make_servers: ServerFactory) -> None:
+    """noeviction keeps lock keys, but a server at its maxmemory refuses every new lock
+    (OOM): doctor passed it."""
+    plain, full = make_servers(2)
+    client = client_of(full)
+    client.config_set("maxmemory", 1)
+    try:
+        result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=[plain.url, full.url])
+    finally:
+        client.config_set("maxmemory", 0)
+        client.close()
+    assert result.returncode == 1
+    assert assert_one_line_error(result) == "quorumlock: error: doctor found failures: eviction"
+    details = {
+        c["server"]: (c["result"], c["detail"])
+        for c in json.loads(result.stdout)["checks"]
+        if c["check"] == "eviction"
+    }
+    assert details[plain.url] == ("pass", "maxmemory-policy noeviction")
+    assert details[full.url][0] == "fail"
+    assert "refuses every new lock (OOM)" in details[full.url][1]
+
+
+def test_doctor_says_a_server_paused_for_writes_is_paused(make_servers: ServerFactory) -> None:
+    """CLIENT PAUSE WRITE holds the scripts back: the scripts row fails for it, saying
+    so (it said EVAL got no reply in time and that every lock fails on this server)."""
+    (server,) = make_servers(1)
+    client = client_of(server)
+    client.execute_command("CLIENT", "PAUSE", 30000, "WRITE")  # type: ignore[no-untyped-call]
+    try:
+        result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=[server.url])
+    finally:
+        client.execute_command("CLIENT", "UNPAUSE")  # type: ignore[no-untyped-call]
+        client.close()
+    assert result.returncode == 1
+    (result_, detail) = next(
+        (c["result"], c["detail"])
+        for c in json.loads(result.stdout)["checks"]
+        if c["check"] == "scripts"
+    )
+    assert result_ == "fail"
+    assert "every lock fails on this server" not in detail
+    assert "paused" in detail
+
+
 def test_doctor_warns_where_debug_is_enabled(make_servers: ServerFactory) -> None:
     """DEBUG RELOAD NOSAVE brings back older data that the restart quarantine cannot
     tell from intact data: doctor warns where DEBUG is enabled, and passes where it is

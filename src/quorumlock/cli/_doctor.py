@@ -10,12 +10,14 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
   because quorumlock keeps a restarted server out of quorums for ``max_ttl`` (R11, B1):
   a warning, since every client must then keep ``max_ttl`` at least its longest ttl.
 - **eviction**: lock keys carry a ttl, so ``volatile-*`` and ``allkeys-*`` policies may
-  evict them under memory pressure: a lock silently vanishes. ``noeviction`` passes.
+  evict them under memory pressure: a lock silently vanishes. ``noeviction`` passes,
+  unless the server is full (it refuses every new lock: OOM) or nearly (a warning).
 - **cluster**: a cluster node redirects keys of other slots; Redlock needs standalone
   masters (a cluster can still be one instance through a cluster client in the API).
 - **scripts**: ``EVAL "return 1" 0`` and ``EVALSHA`` of its digest run, as the library
   checks when it connects: every lock is a script, so a server where either is renamed,
   disabled or refused by its ACL fails every lock there (fatal), and fails the check.
+  No reply in time fails it too, as a server paused (``CLIENT PAUSE WRITE``) or busy.
 - **round trip**: the slowest of several PINGs against the per-instance timeout of a lock
   of ``--ttl`` (R6 step 2): above half of it warns, above all of it fails.
 - **clock rate** (R12): ``TIME`` read twice on every server ``--clock-sample`` s apart; a
@@ -49,7 +51,7 @@ import redis
 
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
-from quorumlock._algorithm.outcomes import quarantine_cause
+from quorumlock._algorithm.outcomes import Reply, quarantine_cause
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import (
@@ -80,6 +82,9 @@ Result = Literal["pass", "warn", "fail"]
 ALL: Final = "(all)"
 _PINGS: Final = 10
 _DRIFT_FACTOR: Final = 0.01
+# A server under maxmemory-policy noeviction this full is warned of: it refuses every
+# write, new locks included, once full (OOM).
+_NEARLY_FULL: Final = 0.9
 # The library's own check of a new connection (quorumlock._io.incarnation): a script
 # that touches nothing, run by EVAL, then by EVALSHA from the cache that EVAL filled.
 _NOOP: Final = "return 1"
@@ -125,6 +130,8 @@ class _Probe:
     scripts: str | None = None
     # the server's restart quarantine (None: not checked, or the server refused INFO)
     state: ServerState | None = None
+    # they got no reply in time: the server is held back, not without scripts
+    scripts_late: bool = False
     rtts: list[float] = field(default_factory=list)
     # (local midpoint, server, half the round trip: how far off the midpoint may be) s
     clock: list[tuple[float, float, float]] = field(default_factory=list)
@@ -282,7 +289,7 @@ def _probe(probe: _Probe) -> None:
             began = time.perf_counter()
             client.ping()
             probe.rtts.append(time.perf_counter() - began)
-        for section in ("server", "replication", "persistence", "memory", "cluster"):
+        for section in ("server", "replication", "persistence", "memory", "cluster", "clients"):
             probe.info.update(client.info(section))
         _read_clock(probe)
     except redis.RedisError as exc:
@@ -292,7 +299,8 @@ def _probe(probe: _Probe) -> None:
         client.eval(_NOOP, 0)
         client.evalsha(_NOOP_SHA, 0)  # cached by the EVAL
     except redis.RedisError as exc:
-        probe.scripts = translate(exc)[1]
+        kind, probe.scripts = translate(exc)
+        probe.scripts_late = kind is Reply.TIMEOUT
     if probe.max_ttl is not None:
         probe.state = server_state(client, probe.max_ttl)
     try:
@@ -407,7 +415,24 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
     policy = str(info.get("maxmemory_policy", "?"))
     maxmemory = int(info.get("maxmemory", 0))
     risk = eviction_risk(policy, maxmemory)  # what a Redlock warns of when it connects
-    if policy == "noeviction":
+    # what the server counts against maxmemory before it refuses a write (OOM)
+    used = int(info.get("used_memory", 0)) - int(info.get("mem_not_counted_for_evict", 0))
+    if policy == "noeviction" and maxmemory and used >= maxmemory * _NEARLY_FULL:
+        full = used >= maxmemory
+        checks.append(
+            Check(
+                "eviction",
+                label,
+                "fail" if full else "warn",
+                f"maxmemory-policy noeviction, used_memory {used} of maxmemory {maxmemory}: "
+                + (
+                    "the server is full and refuses every new lock (OOM)"
+                    if full
+                    else "nearly full; once full it refuses every new lock (OOM)"
+                ),
+            )
+        )
+    elif policy == "noeviction":
         checks.append(Check("eviction", label, "pass", "maxmemory-policy noeviction"))
     elif risk is None:
         checks.append(
@@ -443,6 +468,8 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
 
     if probe.scripts is None:
         checks.append(Check("scripts", label, "pass", "EVAL and EVALSHA run"))
+    elif probe.scripts_late:
+        checks.append(Check("scripts", label, "fail", _held_back(info)))
     else:
         checks.append(
             Check("scripts", label, "fail", f"{probe.scripts}: every lock fails on this server")
@@ -469,6 +496,18 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
     else:
         checks.append(Check("round trip", label, "pass", detail))
     return checks
+
+
+def _held_back(info: dict[str, Any]) -> str:
+    """Why EVAL got no reply in time: a pause, where the server says so (``INFO
+    clients`` of Valkey and Redis 7.4 and later), else a pause or a busy server."""
+    paused = str(info.get("paused_actions", "none"))
+    if paused != "none":
+        left = int(info.get("paused_timeout_milliseconds", 0)) / 1000
+        why = f"the server is paused for {paused} commands (CLIENT PAUSE, {left:.1f} s left)"
+    else:
+        why = "the server may be paused (CLIENT PAUSE WRITE) or busy (a long script)"
+    return f"EVAL got no reply in time: {why}; every lock times out there meanwhile"
 
 
 def _judge_clocks(probes: list[_Probe]) -> list[Check]:
