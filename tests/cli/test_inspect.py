@@ -87,6 +87,28 @@ def test_status_on_the_nodes_of_a_cluster_says_so() -> None:
         assert "docs/cluster.md" in error
 
 
+def test_status_counts_no_replica_toward_an_acquire(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A replica answers the reads of status but refuses every lock (READONLY): with two
+    replicas of three, no lock can be taken, and status says so (it said 'free', and
+    "available": true, where every acquire failed)."""
+    group = make_servers(3)
+    for replica in list(group)[1:]:
+        client = client_of(replica)
+        client.replicaof(group[0].host, group[0].port)
+        client.close()
+    result = run_cli("status", lock_name, "--json", servers=group.urls)
+    assert result.returncode == 0  # every server answered
+    data = json.loads(result.stdout)
+    assert data["available"] is False
+    assert [s["role"] for s in data["servers"]] == ["master", "replica", "replica"]
+    table = run_cli("status", lock_name, servers=group.urls).stdout
+    assert f"{lock_name!r} is free but unavailable: 1 of 3 servers" in table
+    assert "2 replica(s)" in table
+    assert f"{lock_name!r} is free\n" not in table
+
+
 def checks_of(output: str) -> dict[tuple[str, str], str]:
     data = json.loads(output)
     return {(c["check"], c["server"]): c["result"] for c in data["checks"]}

@@ -47,6 +47,9 @@ line says how many a majority has in line and which head it names.
 A key NAME of another type than a lock's (a hash, a list, ...) is shown as no
 quorumlock lock, in the holder column and in a line.
 
+A replica refuses every lock: it is shown as such in the reachable column, and counts
+toward no majority.
+
 When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwlock),
 two more columns show its live readers and its writer (with the writers waiting) on
 each server, and a line says who holds it on a majority.
@@ -80,6 +83,8 @@ class ServerStatus:
     in_line: list[str] | None = field(default_factory=list)
     # the type of a key NAME that is no lock (a hash, a list, ...): not quorumlock's
     other_type: str | None = None
+    # "master", or "replica": it refuses every lock (None: it did not say)
+    role: str | None = None
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -123,10 +128,11 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         pipe.zrange(rw_key(name), 0, -1, withscores=True)
         pipe.zrange(queue, 0, -1)
         pipe.zrange(leases, 0, -1, withscores=True)
+        pipe.info("replication")
         replies = pipe.execute(raise_on_error=False)
     except redis.RedisError as exc:
         return ServerStatus(label, False, error=error_reply(exc), in_line=None)
-    value, pttl, clock, holds, members, leased = replies
+    value, pttl, clock, holds, members, leased, replication = replies
     other_type: str | None = None
     if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
         # The server answered: NAME is a key of another type, which no lock can take.
@@ -135,7 +141,7 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
     failed = next((r for r in (value, pttl, clock) if isinstance(r, Exception)), None)
     if failed is not None:
         return ServerStatus(label, False, error=error_reply(failed), in_line=None)
-    result = ServerStatus(label, True, other_type=other_type)
+    result = ServerStatus(label, True, other_type=other_type, role=_role(replication))
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
     for member, expiry in () if isinstance(holds, Exception) else holds:
         held = text(member)  # a mode letter and a token
@@ -173,6 +179,15 @@ def _in_line(members: object, leased: object, now_ms: int) -> list[str] | None:
     return [text(member)[:8] for member in members if member in alive]
 
 
+def _role(replication: object) -> str | None:
+    """The server's role from its ``INFO replication`` reply: "master", "replica" (a
+    server that says "slave"), or None where it did not say (an error reply)."""
+    if not isinstance(replication, dict) or "role" not in replication:
+        return None
+    role = text(replication["role"])
+    return "replica" if role == "slave" else role
+
+
 def _key_type(client: redis.Redis, name: str) -> str:
     """The type of the key ``name`` (a hash, a list, ...), or "another type" where the
     server does not say."""
@@ -192,8 +207,8 @@ def status(args: argparse.Namespace) -> int:
     top, agreeing = _most_named(holders)
     held_by_majority = agreeing >= needed
     # Out of quarantine, or unknown (an ACL without INFO): counted as usable, as the
-    # acquire would fail on it otherwise, not wait.
-    usable = sum(r.reachable and not r.quarantined_for for r in results)
+    # acquire would fail on it otherwise, not wait. A replica refuses every lock.
+    usable = sum(r.reachable and not r.quarantined_for and not _replica(r) for r in results)
     available = usable >= needed
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
@@ -219,7 +234,7 @@ def status(args: argparse.Namespace) -> int:
         rows = [
             [
                 r.server,
-                "yes" if r.reachable else f"no: {r.error}",
+                ("yes, a replica" if _replica(r) else "yes") if r.reachable else f"no: {r.error}",
                 f"{r.holder}…"
                 if r.holder
                 else f"not a lock: {r.other_type}"
@@ -320,12 +335,30 @@ def _rw_line(name: str, readers: list[str], writer: str | None, servers: int) ->
     return f"\n{name!r} (read-write) is not held by a majority of the {servers} servers"
 
 
+def _replica(result: ServerStatus) -> bool:
+    """The server is a replica (read-only, or its writes lost at the next sync)."""
+    return result.role not in (None, "master")
+
+
 def _unavailable(name: str, results: list[ServerStatus], usable: int, needed: int) -> str:
-    wait = max((r.quarantined_for or 0.0) for r in results)
-    text = (
+    replicas = sum(map(_replica, results))
+    if replicas:
+        text = (
+            f"\n{name!r} is free but unavailable: {usable} of {len(results)} servers can "
+            f"grant a lock, {needed} needed; {replicas} replica(s) refuse every lock "
+            "(Redlock needs masters)"
+        )
+        quarantined = any(r.quarantined_for for r in results)
+        return f"{text}; {_quarantines(results)}" if quarantined else text
+    return (
         f"\n{name!r} is free but unavailable: {usable} of {len(results)} servers are out of "
-        f"restart quarantine, {needed} needed; the quarantines end within {wait:.1f} s"
+        f"restart quarantine, {needed} needed; {_quarantines(results)}"
     )
+
+
+def _quarantines(results: list[ServerStatus]) -> str:
+    wait = max((r.quarantined_for or 0.0) for r in results)
+    text = f"the quarantines end within {wait:.1f} s"
     if any(NEW_SERVER in (r.quarantine_cause or "") for r in results):
         text += "; servers that are brand-new can be marked so with 'quorumlock servers init'"
     return text + " (docs/safety.md, B1)"
