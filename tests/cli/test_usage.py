@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from quorumlock.testing import LocalServerGroup
 from tests.cli.conftest import Cli, assert_one_line_error, run_cli
+from tests.conftest import ServerFactory
 
 COMMANDS = [
     ["demo"],
@@ -124,6 +126,29 @@ def test_malformed_url_never_shows_its_password() -> None:
     line = assert_one_line_error(result)
     assert "hunter2" not in result.stdout + result.stderr
     assert "alice:***@" in line
+
+
+@pytest.mark.parametrize("where", ["--servers", "env"])
+def test_a_password_with_a_comma(make_servers: ServerFactory, where: str) -> None:
+    """URLs are separated by the commas before a scheme: a password may hold one (the
+    list was cut at every comma, and the malformed 'URL' before it was shown with the
+    start of the password)."""
+    (server,) = make_servers(1, extra_args=("--requirepass", "zq7w,xk9v"))
+    url = server.url.replace("redis://", "redis://:zq7w,xk9v@")
+    other = make_servers(1)[0].url
+    given = f"{url}, {other}"
+    args = ["status", "x", "--json"]
+    if where == "--servers":
+        result = run_cli(*args, "--servers", given)
+    else:
+        result = run_cli(*args, servers=[given])
+    assert "zq7w" not in result.stdout + result.stderr
+    assert result.returncode == 0, result.stderr
+    assert [s["reachable"] for s in json.loads(result.stdout)["servers"]] == [True, True]
+    # a host list without schemes is still refused, and names no password
+    result = run_cli("status", "x", "--servers", "redis://:zq7w,xk9v@127.0.0.1:1,host:2")
+    assert result.returncode == 2
+    assert "zq7w" not in result.stdout + result.stderr
 
 
 def test_same_server_twice(servers: LocalServerGroup) -> None:

@@ -275,8 +275,8 @@ def assert_never_connected(sock: socket.socket) -> None:
         (["unix://run/redis.sock"], ConfigurationError, "'run' is not part of the socket"),
         (["unix://u:pw@./x.sock"], ConfigurationError, "'.' is not part of the socket"),
         # the command line's form, given as one URL
-        (["redis://a:1,redis://b:1"], ConfigurationError, "one URL per server, in a list"),
-        ("redis://a,redis://b", ConfigurationError, "one URL per server, in a list"),
+        (["redis://a:1,redis://b:1"], ConfigurationError, "one URL names one server"),
+        ("redis://a,redis://b", ConfigurationError, "one URL names one server"),
         (["redis://127.0.0.1:6379?nonsense_option=1"], ConfigurationError, "malformed"),
         (["redis://a:1", "redis://A:1/2"], ConfigurationError, "listed twice"),
         ([42], TypeError, "URL or a redis.Redis"),

@@ -362,8 +362,8 @@ def _from_url(url: str) -> ServerSpec:
     url = parts.scheme + url[len(parts.scheme) :]
     if "," in parts.netloc.rpartition("@")[2]:
         raise malformed(
-            "a ',' in the host: give one URL per server, in a list (a comma-separated "
-            "string is the command line's QUORUMLOCK_SERVERS form)"
+            "a ',' in the host: one URL names one server (give Redlock a list of URLs; "
+            "the command line takes them comma-separated, each with its scheme)"
         )
     if "#" in url:
         # A server URL has no fragment: a '#' is a password's, and whatever follows it

@@ -299,8 +299,16 @@ def _remember_password(url: str) -> None:
         add_secret(value)
 
 
+# A comma that separates two URLs: the next one starts with its scheme. Any other comma
+# is part of a URL (a password may hold one): cut there, the start of the password would
+# be shown as a malformed URL's port.
+_URL_SEPARATOR = re.compile(r",(?=\s*[A-Za-z][A-Za-z0-9+.-]*://)")
+
+
 def split_urls(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
+    """The URLs of a comma-separated list (``--servers``, ``$QUORUMLOCK_SERVERS``)."""
+    parts = (part.strip(" \t\r\n,") for part in _URL_SEPARATOR.split(text))
+    return [part for part in parts if part]
 
 
 def resolve_servers(args: argparse.Namespace, *, required: bool = True) -> Servers | None:
