@@ -133,6 +133,18 @@ def test_bad_config_values(options: dict[str, object]) -> None:
 
 
 @pytest.mark.parametrize(
+    "option", ["instance_timeout", "connect_timeout", "retry_delay", "busy_poll"]
+)
+def test_timeouts_beyond_an_hour_are_refused(option: str) -> None:
+    """The sync fan-out's poll takes a C int of milliseconds and a socket's timeout a
+    time_t: instance_timeout=1e9 was accepted, and every acquire raised OverflowError
+    after its scripts were sent (the lock left on every server for its ttl)."""
+    with pytest.raises(ConfigurationError, match=f"{option} must be at most 3600 s"):
+        RedlockConfig(**{option: 1e9})  # type: ignore[arg-type]
+    assert getattr(RedlockConfig(**{option: 3600}), option) == 3600  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
     "options",
     [
         {"clock_drift_factor": "0.01"},

@@ -18,12 +18,14 @@ from quorumlock._exceptions import ConfigurationError
 
 __all__ = [
     "MAX_NAME_BYTES",
+    "MAX_TIMEOUT_SECONDS",
     "MAX_TTL_SECONDS",
     "NO_LEASE",
     "Duration",
     "LeasePolicy",
     "LockOptions",
     "RedlockConfig",
+    "bounded_timeout",
     "bounded_ttl",
     "check_callback",
     "check_wait",
@@ -87,6 +89,20 @@ def wait_seconds(value: object, what: str = "timeout") -> float | None:
 #: ``threading.TIMEOUT_MAX`` (292 years on 64-bit Linux and macOS), and the servers
 #: refuse a ``PX`` whose expiry would overflow a 64-bit count of milliseconds.
 MAX_TTL_SECONDS = 1e9
+
+
+#: The longest per-instance timeout, connect timeout, retry delay and busy poll, in
+#: seconds. Longer ones are typos, and much longer ones fail later and worse: the sync
+#: fan-out's poll takes a C int of milliseconds (24 days), a socket's timeout a time_t.
+MAX_TIMEOUT_SECONDS = 3600.0
+
+
+def bounded_timeout(value: object, what: str, *, allow_zero: bool = False) -> float:
+    """A timeout as seconds (:func:`seconds`), at most :data:`MAX_TIMEOUT_SECONDS`."""
+    result = seconds(value, what, allow_zero=allow_zero)
+    if result > MAX_TIMEOUT_SECONDS:
+        raise ConfigurationError(f"{what} must be at most {MAX_TIMEOUT_SECONDS:g} s, not {value!r}")
+    return result
 
 
 def bounded_ttl(value: object, what: str) -> float:
@@ -207,6 +223,8 @@ class RedlockConfig:
     - ``connect_timeout`` (1.0 s): bound on establishing one connection. A fan-out never
       waits for a connection longer than its own instance timeout: a connection that takes
       longer keeps being established in the background for the next round.
+    - ``instance_timeout``, ``connect_timeout``, ``retry_delay`` and ``busy_poll`` are at
+      most :data:`MAX_TIMEOUT_SECONDS` (3600 s).
     - ``busy_poll`` (0.0002 s): the sync client polls its sockets this long before sleeping
       in the kernel while it waits for replies. On loopback and fast LANs this halves the
       latency of a round (waking a sleeping thread costs more than the round trip); 0
@@ -255,7 +273,8 @@ class RedlockConfig:
         if not 0.0 <= factor < 1.0:
             raise ConfigurationError(f"clock_drift_factor must be in [0, 1), not {factor!r}")
         object.__setattr__(self, "clock_drift_factor", float(factor))
-        object.__setattr__(self, "retry_delay", seconds(self.retry_delay, "retry_delay"))
+        delay = bounded_timeout(self.retry_delay, "retry_delay")
+        object.__setattr__(self, "retry_delay", delay)
         count = self.retry_count
         if count is not None:
             if not isinstance(count, int) or isinstance(count, bool):
@@ -263,11 +282,11 @@ class RedlockConfig:
             if count < 0:
                 raise ConfigurationError(f"retry_count must be >= 0, not {count}")
         if self.instance_timeout is not None:
-            timeout = seconds(self.instance_timeout, "instance_timeout")
+            timeout = bounded_timeout(self.instance_timeout, "instance_timeout")
             object.__setattr__(self, "instance_timeout", timeout)
-        timeout = seconds(self.connect_timeout, "connect_timeout")
+        timeout = bounded_timeout(self.connect_timeout, "connect_timeout")
         object.__setattr__(self, "connect_timeout", timeout)
-        busy = seconds(self.busy_poll, "busy_poll", allow_zero=True)
+        busy = bounded_timeout(self.busy_poll, "busy_poll", allow_zero=True)
         object.__setattr__(self, "busy_poll", busy)
         if self.max_ttl is not None:
             object.__setattr__(self, "max_ttl", bounded_ttl(self.max_ttl, "max_ttl"))
