@@ -37,6 +37,7 @@ PREFIX = (
         ),
         ("DB index is out of range", Reply.FATAL),  # redis-py drops the "ERR "
         ("ERR DB index is out of range", Reply.FATAL),
+        ("Client names cannot contain spaces, newlines or special characters.", Reply.FATAL),
         (
             "ACL failure in script: User u has no permissions to run the 'hset' command",
             Reply.FATAL,

@@ -605,6 +605,27 @@ def test_a_database_the_servers_do_not_have_is_fatal(
     api.run(body)
 
 
+def test_a_client_name_the_servers_refuse_is_fatal(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """CLIENT SETNAME refused when the connection is set up (a space in the name): no
+    retry makes the name valid (it was an error outcome, retried until the timeout; for
+    ever without one)."""
+
+    async def body() -> None:
+        rl = api.redlock([f"{url}?client_name=two%20words" for url in servers.urls[:3]])
+        started = time.monotonic()
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(rl.lock(lock_name, ttl=10).acquire(timeout=5))
+        assert time.monotonic() - started < 2.0
+        assert replies(info.value.outcomes) == [Reply.FATAL] * 3
+        assert "Client names cannot contain spaces" in info.value.outcomes[0].detail
+        assert_names(str(info.value), rl.servers)
+        await call(rl.close())
+
+    api.run(body)
+
+
 # --------------------------------------------------------------------------------------
 # unreachable servers
 # --------------------------------------------------------------------------------------

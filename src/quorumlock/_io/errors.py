@@ -20,7 +20,8 @@ __all__ = ["never_show", "translate"]
 # Errors that a retry cannot fix: the server is reachable but will never grant us a lock
 # as configured (wrong credentials, a read-only replica, an ACL without our commands,
 # a key of another type under the lock name, a TLS certificate we do not trust, a
-# server in protected mode; a database number beyond the server's: _NO_DATABASE).
+# server in protected mode, a client name with a space; a database number beyond the
+# server's: _NO_DATABASE).
 _FATAL: tuple[type[BaseException], ...] = (
     rx.AuthenticationError,
     rx.AuthenticationWrongNumberOfArgsError,
@@ -36,6 +37,9 @@ _FATAL_PREFIXES = (
     "NOAUTH",
     "WRONGPASS",
     "DENIED",
+    # CLIENT SETNAME of a new connection (redis-py drops the "ERR ")
+    "Client names cannot contain",
+    "ERR Client names cannot contain",
 )
 # redis-py drops the "ERR " of a generic error. A command renamed or disabled
 # (rename-command) is missing for good: quorumlock cannot lock on that server.
