@@ -109,6 +109,28 @@ def test_status_counts_no_replica_toward_an_acquire(
     assert f"{lock_name!r} is free\n" not in table
 
 
+def test_status_counts_no_full_server_toward_an_acquire(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A server whose maxmemory is used up under noeviction refuses every new lock
+    (OOM): with two of three full, status said 'free' and "available": true."""
+    group = make_servers(3)
+    clients = [client_of(server) for server in list(group)[1:]]
+    for client in clients:
+        client.config_set("maxmemory", 1)
+    try:
+        data = json.loads(run_cli("status", lock_name, "--json", servers=group.urls).stdout)
+        table = run_cli("status", lock_name, servers=group.urls).stdout
+    finally:
+        for client in clients:
+            client.config_set("maxmemory", 0)
+            client.close()
+    assert data["available"] is False
+    assert [s["full"] for s in data["servers"]] == [False, True, True]
+    assert "yes, full (OOM)" in table
+    assert "2 full under maxmemory-policy noeviction (OOM) refuse every lock" in table
+
+
 def checks_of(output: str) -> dict[tuple[str, str], str]:
     data = json.loads(output)
     return {(c["check"], c["server"]): c["result"] for c in data["checks"]}

@@ -43,7 +43,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +61,7 @@ __all__ = [
     "ServerState",
     "eviction_risk",
     "loss_sign",
+    "noeviction_use",
     "open_session",
     "open_session_async",
     "read_server_state",
@@ -111,6 +112,20 @@ def eviction_risk(policy: str, maxmemory: int) -> str | None:
     if not policy or policy == "noeviction" or maxmemory <= 0:
         return None
     return f"maxmemory-policy {policy} with maxmemory {maxmemory}"
+
+
+def noeviction_use(memory: Mapping[str, Any]) -> tuple[int, int] | None:
+    """``(used, maxmemory)`` of a server under ``maxmemory-policy noeviction`` with a
+    ``maxmemory``, from its parsed ``INFO memory``; None for any other. ``used`` is what
+    the server counts against ``maxmemory``: once it reaches it, the server refuses every
+    write, new locks included (OOM)."""
+    if _text(memory.get("maxmemory_policy", "")) != "noeviction":
+        return None
+    maxmemory = int(memory.get("maxmemory", 0) or 0)
+    if maxmemory <= 0:
+        return None
+    used = int(memory.get("used_memory", 0) or 0)
+    return used - int(memory.get("mem_not_counted_for_evict", 0) or 0), maxmemory
 
 
 def _evicts(memory: object) -> str:

@@ -58,6 +58,7 @@ from quorumlock._io.incarnation import (
     SameServerCheck,
     ServerState,
     eviction_risk,
+    noeviction_use,
     session_from,
 )
 from quorumlock.cli._common import (
@@ -415,9 +416,9 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
     policy = str(info.get("maxmemory_policy", "?"))
     maxmemory = int(info.get("maxmemory", 0))
     risk = eviction_risk(policy, maxmemory)  # what a Redlock warns of when it connects
-    # what the server counts against maxmemory before it refuses a write (OOM)
-    used = int(info.get("used_memory", 0)) - int(info.get("mem_not_counted_for_evict", 0))
-    if policy == "noeviction" and maxmemory and used >= maxmemory * _NEARLY_FULL:
+    use = noeviction_use(info)  # what it counts against maxmemory before it refuses (OOM)
+    if use is not None and use[0] >= use[1] * _NEARLY_FULL:
+        used, _ = use
         full = used >= maxmemory
         checks.append(
             Check(

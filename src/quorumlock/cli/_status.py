@@ -14,6 +14,7 @@ from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
 from quorumlock._algorithm.rwlock import rw_key
 from quorumlock._algorithm.wire import queue_keys, text
+from quorumlock._io.incarnation import noeviction_use
 from quorumlock.cli._common import (
     EXIT_ERROR,
     Parser,
@@ -47,8 +48,9 @@ line says how many a majority has in line and which head it names.
 A key NAME of another type than a lock's (a hash, a list, ...) is shown as no
 quorumlock lock, in the holder column and in a line.
 
-A replica refuses every lock: it is shown as such in the reachable column, and counts
-toward no majority.
+A replica, and a server whose maxmemory is used up under maxmemory-policy noeviction,
+refuse every lock: each is shown as such in the reachable column, and counts toward no
+majority.
 
 When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwlock),
 two more columns show its live readers and its writer (with the writers waiting) on
@@ -85,6 +87,8 @@ class ServerStatus:
     other_type: str | None = None
     # "master", or "replica": it refuses every lock (None: it did not say)
     role: str | None = None
+    # maxmemory used up under noeviction: it refuses every new lock (OOM)
+    full: bool = False
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -129,10 +133,11 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         pipe.zrange(queue, 0, -1)
         pipe.zrange(leases, 0, -1, withscores=True)
         pipe.info("replication")
+        pipe.info("memory")
         replies = pipe.execute(raise_on_error=False)
     except redis.RedisError as exc:
         return ServerStatus(label, False, error=error_reply(exc), in_line=None)
-    value, pttl, clock, holds, members, leased, replication = replies
+    value, pttl, clock, holds, members, leased, replication, memory = replies
     other_type: str | None = None
     if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
         # The server answered: NAME is a key of another type, which no lock can take.
@@ -142,6 +147,8 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
     if failed is not None:
         return ServerStatus(label, False, error=error_reply(failed), in_line=None)
     result = ServerStatus(label, True, other_type=other_type, role=_role(replication))
+    use = noeviction_use(memory) if isinstance(memory, dict) else None
+    result.full = use is not None and use[0] >= use[1]
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
     for member, expiry in () if isinstance(holds, Exception) else holds:
         held = text(member)  # a mode letter and a token
@@ -208,7 +215,7 @@ def status(args: argparse.Namespace) -> int:
     held_by_majority = agreeing >= needed
     # Out of quarantine, or unknown (an ACL without INFO): counted as usable, as the
     # acquire would fail on it otherwise, not wait. A replica refuses every lock.
-    usable = sum(r.reachable and not r.quarantined_for and not _replica(r) for r in results)
+    usable = sum(r.reachable and not r.quarantined_for and not _refuses(r) for r in results)
     available = usable >= needed
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
@@ -234,7 +241,9 @@ def status(args: argparse.Namespace) -> int:
         rows = [
             [
                 r.server,
-                ("yes, a replica" if _replica(r) else "yes") if r.reachable else f"no: {r.error}",
+                (f"yes, {_refuses(r)}" if _refuses(r) else "yes")
+                if r.reachable
+                else f"no: {r.error}",
                 f"{r.holder}…"
                 if r.holder
                 else f"not a lock: {r.other_type}"
@@ -335,18 +344,23 @@ def _rw_line(name: str, readers: list[str], writer: str | None, servers: int) ->
     return f"\n{name!r} (read-write) is not held by a majority of the {servers} servers"
 
 
-def _replica(result: ServerStatus) -> bool:
-    """The server is a replica (read-only, or its writes lost at the next sync)."""
-    return result.role not in (None, "master")
+def _refuses(result: ServerStatus) -> str:
+    """Why the server refuses every lock ("" where it does not): a replica (read-only,
+    or its writes lost at the next sync), or full under noeviction."""
+    if result.role not in (None, "master"):
+        return "a replica"
+    return "full (OOM)" if result.full else ""
 
 
 def _unavailable(name: str, results: list[ServerStatus], usable: int, needed: int) -> str:
-    replicas = sum(map(_replica, results))
-    if replicas:
+    replicas = sum(r.role not in (None, "master") for r in results)
+    full = sum(_refuses(r) == "full (OOM)" for r in results)
+    if replicas or full:
+        who = [f"{replicas} replica(s)"] if replicas else []
+        who += [f"{full} full under maxmemory-policy noeviction (OOM)"] if full else []
         text = (
             f"\n{name!r} is free but unavailable: {usable} of {len(results)} servers can "
-            f"grant a lock, {needed} needed; {replicas} replica(s) refuse every lock "
-            "(Redlock needs masters)"
+            f"grant a lock, {needed} needed; {' and '.join(who)} refuse every lock"
         )
         quarantined = any(r.quarantined_for for r in results)
         return f"{text}; {_quarantines(results)}" if quarantined else text
