@@ -278,6 +278,10 @@ def assert_never_connected(sock: socket.socket) -> None:
         (["redis://a:1,redis://b:1"], ConfigurationError, "one URL names one server"),
         ("redis://a,redis://b", ConfigurationError, "one URL names one server"),
         (["redis://127.0.0.1:6379?nonsense_option=1"], ConfigurationError, "malformed"),
+        # which one redis-py would use is not what the user can tell
+        (["redis://a:1/1?db=2"], ConfigurationError, "database given twice"),
+        (["redis://a:1?db=1&db=2"], ConfigurationError, "'db' given twice"),
+        (["redis://a:1?socket_timeout=1&socket_timeout=2"], ConfigurationError, "given twice"),
         (["redis://a:1", "redis://A:1/2"], ConfigurationError, "listed twice"),
         ([42], TypeError, "URL or a redis.Redis"),
         (42, TypeError, "servers must be"),

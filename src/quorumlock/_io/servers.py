@@ -395,6 +395,16 @@ def _from_url(url: str) -> ServerSpec:
         # An '@' in the query, not in an option's value: the end of a user name or
         # password that holds a '?', whose tail urllib took for the host.
         raise malformed(f"an '@' after the host ({_ENCODE_HINT})")
+    query = parse_qs(parts.query, keep_blank_values=True)
+    secret_query = bool(_SECRET_OPTIONS & set(query))
+    # redis-py reads the first of two values, and a ?db= over the path's: refused, as
+    # which one is used is not what the URL says
+    twice = sorted(name for name, values in query.items() if len(values) > 1)
+    if twice:
+        name = _QUERY_HINT_NAME if secret_query else _option_name(twice[0])
+        raise malformed(f"query option {name} given twice")
+    if re.fullmatch(r"/\d+", parts.path) and "db" in query:
+        raise malformed(f"the database given twice: {parts.path} and ?db=")
     try:
         kwargs = _parse_url(url)
     except ValueError:
@@ -406,7 +416,6 @@ def _from_url(url: str) -> ServerSpec:
         hint = " (a TLS option: use rediss://)" if tls_only else ""
         # In a query that holds a password, an unknown "option" may be the rest of that
         # password, cut at an unencoded &: its name would show part of the password.
-        secret_query = _SECRET_OPTIONS & set(parse_qs(parts.query, keep_blank_values=True))
         if secret_query:
             name = _QUERY_HINT_NAME
         elif unknown[0] in masked:
