@@ -6,9 +6,11 @@ import json
 import re
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 
+import pytest
 import redis
 
 from quorumlock._algorithm.wire import queue_keys
@@ -129,6 +131,60 @@ def test_status_counts_no_full_server_toward_an_acquire(
     assert [s["full"] for s in data["servers"]] == [False, True, True]
     assert "yes, full (OOM)" in table
     assert "2 full under maxmemory-policy noeviction (OOM) refuse every lock" in table
+
+
+def test_status_and_doctor_say_a_server_is_loading_its_dataset(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A server loading its dataset answers LOADING: it is there, not unreachable (both
+    said 'unreachable: Valkey is loading the dataset in memory')."""
+    (server,) = make_servers(
+        1,
+        save=True,
+        extra_args=(
+            "--enable-debug-command",
+            "yes",
+            "--loading-process-events-interval-bytes",
+            "1024",
+        ),
+    )
+    client = client_of(server)
+    if "key-load-delay" not in client.config_get("key-load-delay"):
+        pytest.skip("the server has no key-load-delay to make its loading last")
+    client.execute_command("DEBUG", "POPULATE", 30_000)  # type: ignore[no-untyped-call]
+    client.save()
+    client.config_set("key-load-delay", 200)  # microseconds a key: 6 s at least
+    reloader = redis.Redis(host=server.host, port=server.port, socket_timeout=60)
+    reload = threading.Thread(
+        target=reloader.execute_command, args=("DEBUG", "RELOAD", "NOSAVE"), daemon=True
+    )
+    reload.start()
+    try:
+        probe = client_of(server)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                probe.ping()
+            except redis.BusyLoadingError:
+                break
+            time.sleep(0.01)
+        else:
+            pytest.fail("the server never answered LOADING")
+        # both at once, while the loading lasts
+        commands = [
+            spawn_cli("status", lock_name, "--json", servers=[server.url]),
+            spawn_cli("doctor", "--json", servers=[server.url]),
+        ]
+        status, doctor = (json.loads(p.communicate(timeout=60)[0]) for p in commands)
+    finally:
+        reload.join(60)
+        reloader.close()
+        client.config_set("key-load-delay", 0)
+        client.close()
+    (answer,) = status["servers"]
+    assert str(answer["error"]).startswith("loading its dataset"), answer
+    reachable = next(c for c in doctor["checks"] if c["check"] == "reachable")
+    assert str(reachable["detail"]).startswith("loading its dataset"), reachable
 
 
 def checks_of(output: str) -> dict[tuple[str, str], str]:

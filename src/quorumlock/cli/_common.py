@@ -412,6 +412,8 @@ def error_reply(exc: BaseException) -> str:
     if isinstance(exc, redis.exceptions.AuthenticationError | redis.exceptions.NoPermissionError):
         # As the library's outcomes say it (a missing password in plain words).
         return f"refused: {scrub(translate(exc)[1])}"
+    if isinstance(exc, redis.exceptions.BusyLoadingError):  # a ConnectionError to redis-py
+        return f"loading its dataset ({text}): it answers once loaded"
     if isinstance(exc, redis.exceptions.ConnectionError):
         return f"unreachable: {text}" if text else "unreachable"
     if isinstance(exc, redis.exceptions.AskError):  # MOVED or ASK: "<slot> <host:port>"
