@@ -115,6 +115,7 @@ class Redlock(
         self._multi_class = MultiLock
         self._rwlock_class = ReadWriteLock
         self._after_round = round_hook(log_round, self._observer)
+        _REDLOCKS.add(self)
 
     def semaphore(
         self,
@@ -202,9 +203,14 @@ class Redlock(
         return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
     def _after_fork(self) -> None:
-        """In a forked child: no thread of the child is acquiring or holding."""
+        """In a forked child: no thread of the child is acquiring or holding, and a
+        thread of the parent may have held any of this Redlock's inner locks at the fork
+        (it does not exist here to let them go): they are made anew."""
         self._occupied_mutex = threading.Lock()
         self._occupied.clear()
+        self._fanout.after_fork()
+        self._wakeups.after_fork()
+        self._keeper = _LeaseKeeper()  # the parent's lease thread is the parent's
 
     def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again.
@@ -864,6 +870,8 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
 
 #: Makes a lock object's ``lost`` event, once (``Lock.lost``).
 _LOST_MUTEX = threading.Lock()
+# Every Redlock of this process, so that a forked child can make their inner locks anew.
+_REDLOCKS: weakref.WeakSet[Redlock] = weakref.WeakSet()
 # Locks this process holds, so that a forked child can forget them.
 _HELD: weakref.WeakSet[Lock] = weakref.WeakSet()
 # Lock objects acquiring or holding (occupied), so that a forked child can free them.
@@ -872,10 +880,15 @@ _BUSY: weakref.WeakSet[Lock] = weakref.WeakSet()
 
 def _forget_after_fork() -> None:
     """In a forked child: the parent's locks are the parent's. The child holds none, and
-    no thread of the child is acquiring: every object is free to acquire."""
+    no thread of the child is acquiring: every object is free to acquire. A lock of this
+    module or of a Redlock that a parent thread held at the fork would stay held for
+    ever: each is made anew."""
+    global _LOST_MUTEX
+    _LOST_MUTEX = threading.Lock()
     for lock in {*_HELD, *_BUSY}:
         lock._after_fork()
-        lock._redlock._after_fork()
+    for redlock in _REDLOCKS:
+        redlock._after_fork()
     _HELD.clear()
     _BUSY.clear()
 

@@ -20,6 +20,7 @@ from collections.abc import Callable
 
 import pytest
 
+import quorumlock._sync
 import quorumlock.asyncio
 from quorumlock import Lock, Redlock, Reply
 from quorumlock._io import forks
@@ -284,3 +285,68 @@ def test_a_child_that_closes_leaves_its_parents_entries_in_line(
     rl.close()  # the parent's own close takes it off
     assert [client_of(s).zcard(queue) for s in servers] == [0] * len(servers.urls)
     other.close()
+
+
+def _inner_locks(rl: Redlock) -> list[threading.Lock]:
+    """The locks a thread of the parent holds for a moment while it uses ``rl`` (its
+    wakeups hub, lease thread, connection pools, same-server check), and the module's."""
+    fanout = rl._fanout
+    return [
+        getattr(rl._wakeups._cond, "_lock"),  # noqa: B009 (the Condition's own lock)
+        getattr(rl._keeper._cond, "_lock"),  # noqa: B009
+        rl._occupied_mutex,
+        fanout._executor_mutex,
+        fanout.same_server._mutex,
+        *(node._mutex for node in fanout._instances),
+        quorumlock._sync._LOST_MUTEX,
+    ]
+
+
+def test_a_child_forked_while_parent_threads_use_the_redlock_does_not_hang(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A parent thread waiting for a lock, renewing one or connecting holds the
+    Redlock's inner locks for moments; a fork in such a moment (a thread of the parent
+    forks while others lock, as with ``multiprocessing``) must not leave them taken in
+    the child, where no thread would ever let them go: its first acquire, a waiting
+    one and an auto-extended one must work."""
+    rl = Redlock(servers.urls, instance_timeout=0.5, connect_timeout=5.0)
+    holder = rl.lock(lock_name, ttl=60)
+    assert holder.acquire(blocking=False)
+    waiter = threading.Thread(target=lambda: rl.lock(lock_name, ttl=5).acquire(timeout=40))
+    waiter.start()  # the parent's wakeups hub and its subscriber thread are at work
+    taken, let_go = threading.Event(), threading.Event()
+
+    def hold_them() -> None:
+        locks = _inner_locks(rl)
+        for mutex in locks:
+            mutex.acquire()
+        taken.set()
+        let_go.wait(30)
+        for mutex in reversed(locks):
+            mutex.release()
+
+    thread = threading.Thread(target=hold_them, daemon=True)
+    thread.start()
+    assert taken.wait(10)
+
+    def child() -> int:
+        failed = 0
+        mine = rl.lock(lock_name + ":child", ttl=5, auto_extend=True, max_hold=math.inf)
+        if not (mine.acquire(timeout=5) and mine.release()):
+            failed |= 1
+        if rl.lock(lock_name, ttl=5).acquire(timeout=0.3):  # the parent holds it
+            failed |= 2
+        return failed
+
+    try:
+        pid = fork(child)
+    finally:
+        let_go.set()
+    try:
+        assert wait_child(pid, 20) == 0
+    finally:
+        thread.join(10)
+        assert holder.release()
+        waiter.join(15)
+        rl.close()

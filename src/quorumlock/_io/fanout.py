@@ -209,6 +209,10 @@ class _Node:
         finally:
             self.tried = True
 
+    def after_fork(self) -> None:
+        """In a forked child: a parent thread may have held the mutex at the fork."""
+        self._mutex = threading.Lock()
+
     def close(self) -> None:
         while True:
             conn = self.take()
@@ -269,6 +273,12 @@ class _Cluster:
             self.map.replace(fetch_slots(connect, self.map.addresses(), timeout))
         finally:
             self.tried = True
+
+    def after_fork(self) -> None:
+        """In a forked child: a parent thread may have held a mutex at the fork."""
+        self._mutex = threading.Lock()
+        for node in self._masters.values():
+            node.after_fork()
 
     def close(self) -> None:
         with self._mutex:
@@ -1181,6 +1191,15 @@ class SyncFanout:
                 )
                 self._executor_pid = os.getpid()
             return self._executor
+
+    def after_fork(self) -> None:
+        """In a forked child: a parent thread may have held any of the pools' mutexes at
+        the fork (connecting, or in the same-server check); no thread would let them go
+        here."""
+        self._executor_mutex = threading.Lock()
+        self.same_server.after_fork()
+        for node in self._instances:
+            node.after_fork()
 
     def close(self) -> None:
         """Close every idle connection. Rounds may still open new ones afterwards."""

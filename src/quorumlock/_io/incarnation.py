@@ -269,6 +269,10 @@ class SameServerCheck:
                     f"(run_id {session.run_id}): Redlock needs independent servers"
                 )
 
+    def after_fork(self) -> None:
+        """In a forked child: a parent thread may have held the mutex at the fork."""
+        self._mutex = threading.Lock()
+
     @property
     def conflict(self) -> bool:
         """Two instances were seen to be one server."""

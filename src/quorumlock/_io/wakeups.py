@@ -1129,6 +1129,12 @@ class SyncWakeups:
             self._lingering.leave(dropped, time.monotonic())
             return member
 
+    def after_fork(self) -> None:
+        """In a forked child: a parent thread (the subscriber thread, a waiter) may have
+        held the condition's lock at the fork; the parent's waiters, thread and entries
+        are forgotten at the child's first use (they are its parent's)."""
+        self._cond = threading.Condition(threading.Lock())
+
     def close(self) -> None:
         """Stop the subscriber thread (waiters still waiting fall back to polling)."""
         with self._cond:
