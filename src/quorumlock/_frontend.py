@@ -500,6 +500,17 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT]):
     def __repr__(self) -> str:
         return f"{type(self).__module__.split('._')[0]}.Redlock({self.servers!r})"
 
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        # multiprocessing's spawn and forkserver pickle what they hand a process
+        raise TypeError(
+            "a quorumlock Redlock cannot be pickled or copied: its connections and threads "
+            "are this process's; make one in each process from the same servers and "
+            "options (with spawn or forkserver: at import, or in the worker's initializer)"
+        )
+
+    def __deepcopy__(self, memo: object) -> NoReturn:
+        self.__reduce_ex__(4)
+
     def _semaphore_options(
         self, name: object, permits: object, **options: Any
     ) -> tuple[LockOptions, int]:

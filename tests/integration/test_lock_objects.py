@@ -488,6 +488,35 @@ def test_lock_objects_refuse_copy_and_pickle(
     api.run(body)
 
 
+def test_a_redlock_refuses_pickle_and_deepcopy(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A Redlock owns this process's connections and threads: handed to a spawned or
+    forkserver process (which pickles it), it is refused with a TypeError that says
+    what to do, as are the objects that carry one (it was NotImplementedError, about
+    the system's entropy source)."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        with pytest.raises(TypeError, match="make one in each process"):
+            copy.copy(rl)
+        for what in (
+            rl,
+            rl.rwlock(lock_name + ":rw", ttl=5),
+            rl.election(lock_name + ":e", ttl=5),
+        ):
+            with pytest.raises(TypeError, match="make one in each process") as info:
+                pickle.dumps(what)
+            assert "Redlock cannot be pickled" in str(info.value)
+            with pytest.raises(TypeError, match="make one in each process"):
+                copy.deepcopy(what)
+        lock = rl.lock(lock_name, ttl=5)  # still usable
+        assert await call(lock.acquire(blocking=False))
+        assert await call(lock.release()) is True
+
+    api.run(body)
+
+
 # --------------------------------------------------------------------------------------
 # names
 # --------------------------------------------------------------------------------------
