@@ -546,7 +546,9 @@ class Lock(LockBase):
         object does not hold the lock (a second release among them). Never raises for
         unreachable servers: their keys expire with the ttl. Waits for a lease extension
         in flight, and none happens after it. Any thread may release: the next thread
-        waiting to acquire this object goes on.
+        waiting to acquire this object goes on. A ``KeyboardInterrupt`` or ``SystemExit``
+        (a signal handler's) during the release deletes the keys before it goes on, as
+        during an acquire.
         """
         with self._mutex:
             started = time.monotonic() if self._observer is not None else 0.0
@@ -556,6 +558,14 @@ class Lock(LockBase):
             was_lost = self._state.lost
             try:
                 released = self._redlock._run(self._state.release())
+            except BaseException as exc:
+                if not isinstance(exc, Exception):
+                    # Interrupted (a SIGTERM handler's SystemExit, KeyboardInterrupt)
+                    # before every server had the release: delete our keys before
+                    # leaving, as an interrupted acquire does, rather than leave them to
+                    # the ttl with the object no longer able to release them.
+                    self._cleanup()
+                raise
             finally:
                 self._vacate()
             self._release_ended(released, was_lost, started)

@@ -38,6 +38,7 @@ from quorumlock import (
     QuorumLockError,
     QuorumUnavailable,
 )
+from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
 from tests.integration.apis import AnyLock, Api, call, holding
@@ -267,6 +268,50 @@ def test_an_interrupt_as_the_acquire_ends_leaves_no_key(
         assert majority_value(servers, lock_name) == lk.token
         assert lk.release() is True
         assert values(servers, lock_name) == [None] * len(servers)
+    finally:
+        rl.close()
+
+
+@pytest.mark.parametrize("how", ["release", "with"])
+def test_an_interrupt_as_the_release_begins_leaves_no_key(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """sync: a SIGTERM handler that raises SystemExit (or a KeyboardInterrupt) just
+    before the release's round goes out: the release deletes the keys all the same
+    before the exception goes on (they stayed to the ttl, and a second release raised
+    LockNotHeld), and the object is free."""
+    send_round = quorumlock.Redlock._round
+    interrupts: list[Op] = []
+
+    def interrupted(rl: quorumlock.Redlock, step: Fanout, waiter: object) -> object:
+        if step.op is Op.RELEASE and not interrupts:
+            interrupts.append(step.op)
+            raise SystemExit(143)
+        return send_round(rl, step, waiter)  # type: ignore[arg-type]
+
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    try:
+        lk = rl.lock(lock_name, ttl=30, auto_extend=True, max_hold=60)
+
+        def hold_and_release() -> None:
+            if how == "release":
+                assert lk.acquire(blocking=False)
+                assert majority_value(servers, lock_name) == lk.token
+                monkeypatch.setattr(quorumlock.Redlock, "_round", interrupted)
+                lk.release()
+            else:
+                with lk:
+                    assert majority_value(servers, lock_name) == lk.token
+                    monkeypatch.setattr(quorumlock.Redlock, "_round", interrupted)
+
+        with pytest.raises(SystemExit):
+            hold_and_release()
+        monkeypatch.undo()
+        assert interrupts == [Op.RELEASE]
+        assert not lk.held
+        assert values(servers, lock_name) == [None] * len(servers)
+        assert lk.acquire(blocking=False)
+        assert lk.release() is True
     finally:
         rl.close()
 
