@@ -688,6 +688,26 @@ class LockBase:
     def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
         self._refuse_copy("pickled")
 
+    def __del__(self) -> None:
+        # Collected while it holds the lock: nothing can release it any more. Nothing is
+        # sent from here (the collector runs on any thread, or at interpreter exit): the
+        # keys stay until their ttl, and the user is told, as of an unclosed file.
+        try:
+            state = self.__dict__.get("_state")
+            if state is None or state.deadline is None or state.deadline <= time.monotonic():
+                return
+            if state.token == self.__dict__.get("_shared_token"):
+                return  # exported with keep=True: the adopter holds it
+            warnings.warn(
+                f"lock {shown(state.name)} was garbage collected while held (neither "
+                "released nor exported): its keys stay on the servers until its ttl",
+                ResourceWarning,
+                stacklevel=1,  # the collector's: no caller of the user's to point to
+                source=self,
+            )
+        except Exception:  # at interpreter exit the modules may be gone already
+            return
+
     def __copy__(self) -> NoReturn:
         self._refuse_copy("copied")
 
@@ -787,6 +807,8 @@ class LockBase:
         except LockLost:
             self._note_lost("validity ran out")
             raise
+        if keep:
+            self._shared_token = token  # the adopter holds it too: see ``__del__``
         return LockHandle(
             name=self.name,
             token=token,

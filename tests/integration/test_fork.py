@@ -313,7 +313,8 @@ def test_a_child_forked_while_parent_threads_use_the_redlock_does_not_hang(
     rl = Redlock(servers.urls, instance_timeout=0.5, connect_timeout=5.0)
     holder = rl.lock(lock_name, ttl=60)
     assert holder.acquire(blocking=False)
-    waiter = threading.Thread(target=lambda: rl.lock(lock_name, ttl=5).acquire(timeout=40))
+    second = rl.lock(lock_name, ttl=5)
+    waiter = threading.Thread(target=lambda: second.acquire(timeout=40) and second.release())
     waiter.start()  # the parent's wakeups hub and its subscriber thread are at work
     taken, let_go = threading.Event(), threading.Event()
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import functools
+import gc
 import itertools
 import logging
 import math
@@ -558,6 +559,58 @@ def test_a_redlock_refuses_pickle_and_deepcopy(
         lock = rl.lock(lock_name, ttl=5)  # still usable
         assert await call(lock.acquire(blocking=False))
         assert await call(lock.release()) is True
+
+    api.run(body)
+
+
+def drop(objects: list[object]) -> None:
+    """Let go of ``objects`` and collect them."""
+    objects.clear()
+    gc.collect()
+
+
+def test_a_held_lock_collected_with_no_release_warns(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A held lock object that nothing refers to any more is collected with a
+    ResourceWarning naming it, as an unclosed file is: nothing releases it from the
+    collector, and its keys stay until the ttl. A released, exported or never acquired
+    object, or one that exported with keep=True (the adopter holds the lock), is
+    collected in silence."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lock = rl.lock(lock_name, ttl=10)
+        assert await call(lock.acquire(blocking=False))
+        token = lock.token
+        held: list[object] = [lock]
+        del lock
+        with pytest.warns(ResourceWarning, match="garbage collected while held") as caught:
+            drop(held)
+        assert any(lock_name in str(w.message) for w in caught)
+        assert values(servers, lock_name) == [token] * len(servers)
+        for server in servers:
+            client_of(server).delete(lock_name)
+
+        async def quiet(keep: bool | None) -> None:
+            lock = rl.lock(lock_name, ttl=10)
+            assert await call(lock.acquire(blocking=False))
+            if keep is None:
+                assert await call(lock.release())
+            else:
+                handle = await call(lock.export(keep=keep))
+                assert await call(rl.adopt(handle).release())
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", ResourceWarning)
+                del lock
+                gc.collect()
+
+        for keep in (None, False, True):
+            await quiet(keep)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ResourceWarning)
+            rl.lock(lock_name, ttl=10)
+            gc.collect()
 
     api.run(body)
 
