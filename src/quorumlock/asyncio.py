@@ -27,6 +27,7 @@ import collections
 import contextlib
 import functools
 import logging
+import os
 import threading
 import time
 import weakref
@@ -487,8 +488,32 @@ class Lock(LockBase):
             raise
         return self._acquire_ended(acquired, started)
 
+    def _occupy(self, owner: object) -> None:
+        super()._occupy(owner)
+        _OCCUPIED.add(self)
+
     def _open_gate(self) -> None:
+        _OCCUPIED.discard(self)
         self._gate.give()
+
+    def _after_fork(self) -> None:
+        """In a forked child: the parent's acquisition is not the child's, and the
+        parent's tasks (acquiring, waiting for the object, keeping the lease, inside
+        ``async with``) run on no loop of the child: the object is free."""
+        self._state.forget()
+        self._gate = _Gate()
+        self._occupied = False
+        self._occupant = None
+        self._keeper = None
+        self._owner = None
+        self._entered.clear()
+        self._releasing = False
+        self._handed_over = False
+        self._enter_held = False
+        self._lost = asyncio.Event()
+        redlock = self._redlock
+        redlock._occupied_mutex = threading.Lock()
+        redlock._occupied.clear()
 
     def _adopt(self, handle: LockHandle, *, validity: float, now: float) -> None:
         if self._needs_keeper:
@@ -722,6 +747,10 @@ class RLock(ReentrantMixin, Lock):
             return
         await super().__aexit__(exc_type, exc, tb)
 
+    def _after_fork(self) -> None:
+        self._depth = 0  # the parent's holds are the parent's
+        super()._after_fork()
+
 
 class MultiLock(MultiLockMixin, Lock):
     """The asyncio twin of :class:`quorumlock.MultiLock`."""
@@ -807,3 +836,18 @@ async def _complete(aw: Any) -> Any:
     if cancelled:
         raise asyncio.CancelledError
     return result
+
+
+# Lock objects acquiring or holding (occupied), so that a forked child can free them.
+_OCCUPIED: weakref.WeakSet[Lock] = weakref.WeakSet()
+
+
+def _forget_after_fork() -> None:
+    """In a forked child: the parent's locks are the parent's; the child holds none, and
+    none of its tasks is acquiring (its release would have deleted the parent's keys)."""
+    for lock in list(_OCCUPIED):
+        lock._after_fork()
+    _OCCUPIED.clear()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)

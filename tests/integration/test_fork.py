@@ -1,4 +1,4 @@
-"""After ``os.fork()`` the child does not hold the parent's locks (sync API, Linux).
+"""After ``os.fork()`` the child does not hold the parent's locks (Linux).
 
 The child reports what it saw through its exit code (one bit per failed check) and
 leaves with ``os._exit``, so that no atexit hook, buffered output or pytest machinery of
@@ -351,3 +351,50 @@ def test_a_child_forked_while_parent_threads_use_the_redlock_does_not_hang(
         assert holder.release()
         waiter.join(15)
         rl.close()
+
+
+def test_an_asyncio_child_does_not_hold_the_parents_lock(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """asyncio: a lock the parent holds (and one it lost) is not the forked child's: the
+    child sees it free, its release raises LockNotHeld instead of deleting the parent's
+    keys (the parent went on believing it held a lock gone from the servers), and an
+    acquire of it in the child is a contender's."""
+    rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=0.5)
+    lock = rl.lock(lock_name, ttl=30)
+    lost = rl.lock(lock_name + ":lost", ttl=30)
+
+    async def take() -> None:
+        assert await lock.acquire(blocking=False)
+        assert await lost.acquire(blocking=False)
+        lost._state.lost = True  # as a failed renewal leaves it, its keys still there
+
+    asyncio.run(take())
+    token = lock.token
+
+    def child() -> int:
+        async def check() -> int:
+            failed = 0 if not lock.held and lock.validity == 0.0 else 1
+            for mine in (lock, lost):
+                try:
+                    await mine.release()
+                    failed |= 2
+                except quorumlock.LockNotHeld:
+                    pass
+            if await lock.acquire(blocking=False):
+                failed |= 4
+            return failed
+
+        return asyncio.run(check())
+
+    assert wait_child(fork(child), 20) == 0
+    assert values(servers, lock_name) == [token] * len(servers)
+    assert lock.held
+
+    async def release() -> None:
+        assert await lock.release()
+        assert await lost.release() is False
+        await rl.close()
+
+    asyncio.run(release())
+    assert values(servers, lock_name) == [None] * len(servers)

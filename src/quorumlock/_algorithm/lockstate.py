@@ -360,8 +360,10 @@ class LockState:
         )
 
     def forget(self) -> None:
-        """Hold nothing any more, without a round (in a forked child: the parent's)."""
+        """Hold nothing any more, without a round (in a forked child: the parent's);
+        nor a lost lock to release (its keys are the parent's too)."""
         self.deadline = None
+        self.lost = False
 
     def expire(self, now: float) -> LockLost | None:
         """Called when the deadline may have passed: mark the lock lost and say why.
