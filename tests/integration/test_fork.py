@@ -295,7 +295,6 @@ def _inner_locks(rl: Redlock) -> list[threading.Lock]:
         getattr(rl._wakeups._cond, "_lock"),  # noqa: B009 (the Condition's own lock)
         getattr(rl._keeper._cond, "_lock"),  # noqa: B009
         rl._occupied_mutex,
-        fanout._executor_mutex,
         fanout.same_server._mutex,
         *(node._mutex for node in fanout._instances),
         quorumlock._sync._LOST_MUTEX,

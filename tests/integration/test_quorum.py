@@ -14,6 +14,8 @@ import contextlib
 import functools
 import itertools
 import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator, Sequence
 
@@ -838,3 +840,38 @@ def test_first_round_of_a_new_redlock_waits_for_slow_connections_later_rounds_do
 
     with running(proxies):
         api.run(body)
+
+
+EXIT_SCRIPT = """
+import sys
+from quorumlock import Redlock
+
+rl = Redlock(sys.argv[1:], connect_timeout=20.0, instance_timeout=0.2)
+lock = rl.lock("exit-while-frozen", ttl=5)
+assert lock.acquire(blocking=False)
+assert lock.release()
+"""
+
+
+def test_a_process_exits_at_once_while_a_server_is_frozen(
+    make_servers: ServerFactory,
+) -> None:
+    """sync: a process whose Redlock is still connecting to a frozen server (its
+    connect_timeout is 20 s) exits as soon as its main thread ends: it waited for that
+    attempt, which ran on a thread the interpreter joins at exit."""
+    group = make_servers(3)
+    group[2].pause()
+    try:
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-c", EXIT_SCRIPT, *group.urls],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        took = time.monotonic() - started
+    finally:
+        group[2].resume()
+    assert done.returncode == 0, done.stderr
+    assert took < 10.0, f"the process took {took:.1f} s to exit"

@@ -28,7 +28,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
 from weakref import WeakKeyDictionary
@@ -180,7 +180,7 @@ class _Node:
         if conn.pid == forks.PID:
             self._idle.append((conn, time.monotonic()))
 
-    def connecting(self, executor: ThreadPoolExecutor) -> Future[None]:
+    def connecting(self, executor: _Helpers) -> Future[None]:
         """The connection attempt under way for this server, started if there is none.
 
         At most one attempt per server runs at a time, so a frozen server does not pile
@@ -251,7 +251,7 @@ class _Cluster:
         address = self.map.owner(slot)
         return None if address is None else self.node_at(address)
 
-    def reload(self, executor: ThreadPoolExecutor, *, urgent: bool = False) -> Future[None]:
+    def reload(self, executor: _Helpers, *, urgent: bool = False) -> Future[None]:
         """The slot map load under way, started if there is none and the map was not
         loaded in the last :data:`REFRESH_EVERY` seconds (``urgent``: whenever)."""
         with self._mutex:
@@ -312,7 +312,7 @@ class _ClusterRoute(Route[_Node]):
         if self.node is not None:
             self.node.give(conn)
 
-    def connecting(self, executor: ThreadPoolExecutor) -> Future[None]:
+    def connecting(self, executor: _Helpers) -> Future[None]:
         if self.node is None:
             self.node = self.cluster.owner(self.slot)
         if self.node is not None:
@@ -338,7 +338,7 @@ class _Target(Member, Protocol):
     def take(self) -> RedisConnection | None: ...
     def take_idle(self) -> tuple[RedisConnection, float] | None: ...
     def give(self, conn: RedisConnection) -> None: ...
-    def connecting(self, executor: ThreadPoolExecutor) -> Future[None]: ...
+    def connecting(self, executor: _Helpers) -> Future[None]: ...
 
 
 def _socket(conn: RedisConnection) -> Any:
@@ -1019,9 +1019,6 @@ class SyncFanout:
         self.nodes: list[_Node] | None = [n for n in self._instances if isinstance(n, _Node)]
         if len(self.nodes) < len(self._instances):
             self.nodes = None
-        self._executor: ThreadPoolExecutor | None = None
-        self._executor_pid = 0
-        self._executor_mutex = threading.Lock()
 
     @property
     def labels(self) -> list[str]:
@@ -1179,24 +1176,13 @@ class SyncFanout:
             if node.redirected or outcome.reply in (Reply.ERROR, Reply.TIMEOUT):
                 node.cluster.reload(self._helper())
 
-    def _helper(self) -> ThreadPoolExecutor:
-        with self._executor_mutex:
-            if self._executor is None or self._executor_pid != os.getpid():
-                # After a fork the parent's helper threads do not exist in the child.
-                # A cluster instance may load its slot map while connecting: room for both.
-                clusters = sum(1 for n in self._instances if isinstance(n, _Cluster))
-                self._executor = ThreadPoolExecutor(
-                    max_workers=len(self._instances) + 2 * clusters,
-                    thread_name_prefix="quorumlock-connect",
-                )
-                self._executor_pid = os.getpid()
-            return self._executor
+    def _helper(self) -> _Helpers:
+        return _HELPERS
 
     def after_fork(self) -> None:
         """In a forked child: a parent thread may have held any of the pools' mutexes at
         the fork (connecting, or in the same-server check); no thread would let them go
         here."""
-        self._executor_mutex = threading.Lock()
         self.same_server.after_fork()
         for node in self._instances:
             node.after_fork()
@@ -1205,7 +1191,34 @@ class SyncFanout:
         """Close every idle connection. Rounds may still open new ones afterwards."""
         for node in self._instances:
             node.close()
-        with self._executor_mutex:
-            if self._executor is not None and self._executor_pid == os.getpid():
-                self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+
+
+class _Helpers:
+    """Runs each connection attempt or slot map load on a daemon thread of its own: at
+    most one of each per server at a time (``_Node.connecting``, ``_Cluster.reload``),
+    so as many threads as servers at most.
+
+    Not a ``ThreadPoolExecutor``: the interpreter joins its threads at exit, and a
+    process that ended while a frozen server held an attempt waited for it, up to
+    ``connect_timeout``. Nobody waits for these at exit; a round waits for them only
+    until its own deadline.
+    """
+
+    def submit(self, work: Callable[[], None]) -> Future[None]:
+        future: Future[None] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                work()
+            except BaseException as exc:  # handed to the round, as an executor does
+                future.set_exception(exc)
+            else:
+                future.set_result(None)
+
+        threading.Thread(target=run, name="quorumlock-connect", daemon=True).start()
+        return future
+
+
+_HELPERS = _Helpers()
