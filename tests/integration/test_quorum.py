@@ -875,3 +875,34 @@ def test_a_process_exits_at_once_while_a_server_is_frozen(
         group[2].resume()
     assert done.returncode == 0, done.stderr
     assert took < 10.0, f"the process took {took:.1f} s to exit"
+
+
+AT_EXIT_SCRIPT = """
+import atexit
+import sys
+from quorumlock import Redlock
+
+
+def at_exit() -> None:
+    rl = Redlock(sys.argv[1:])
+    lock = rl.lock("locked-at-exit", ttl=5)
+    print(lock.acquire(timeout=5), lock.release())
+
+
+atexit.register(at_exit)
+"""
+
+
+def test_a_redlock_connects_in_an_atexit_handler(servers: LocalServerGroup) -> None:
+    """sync: a lock taken and released by an atexit handler, on a Redlock that connects
+    then (it raised RuntimeError 'cannot schedule new futures after interpreter
+    shutdown': the interpreter had shut down the executor of the connection helpers)."""
+    done = subprocess.run(
+        [sys.executable, "-c", AT_EXIT_SCRIPT, *servers.urls],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (0, "True True\n", "")
+    assert values(servers, "locked-at-exit") == [None] * len(servers)
