@@ -291,7 +291,10 @@ def _inner_locks(rl: Redlock) -> list[threading.Lock]:
     """The locks a thread of the parent holds for a moment while it uses ``rl`` (its
     wakeups hub, lease thread, connection pools, same-server check), and the module's."""
     fanout = rl._fanout
+    mux = rl._wakeups._mux
+    assert mux is not None  # a thread of the parent waits: the subscriber thread runs
     return [
+        mux._ending,
         getattr(rl._wakeups._cond, "_lock"),  # noqa: B009 (the Condition's own lock)
         getattr(rl._keeper._cond, "_lock"),  # noqa: B009
         rl._occupied_mutex,
@@ -315,6 +318,10 @@ def test_a_child_forked_while_parent_threads_use_the_redlock_does_not_hang(
     second = rl.lock(lock_name, ttl=5)
     waiter = threading.Thread(target=lambda: second.acquire(timeout=40) and second.release())
     waiter.start()  # the parent's wakeups hub and its subscriber thread are at work
+    give_up = time.monotonic() + 10
+    while rl._wakeups._mux is None:
+        assert time.monotonic() < give_up, "the waiter never listened"
+        time.sleep(0.01)
     taken, let_go = threading.Event(), threading.Event()
 
     def hold_them() -> None:
@@ -332,6 +339,7 @@ def test_a_child_forked_while_parent_threads_use_the_redlock_does_not_hang(
 
     def child() -> int:
         failed = 0
+        rl.close()  # closes nothing of the parent's; the Redlock is usable again
         mine = rl.lock(lock_name + ":child", ttl=5, auto_extend=True, max_hold=math.inf)
         if not (mine.acquire(timeout=5) and mine.release()):
             failed |= 1

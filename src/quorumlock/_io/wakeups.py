@@ -986,15 +986,7 @@ class SyncWakeups:
         others = tuple(release_channel(k) for k in keys)
         with self._cond:
             if self._pid != os.getpid():  # a forked child: the parent's thread is gone
-                self._waiters.clear()
-                self._lingering.clear()
-                self._woke.clear()
-                self._turns.clear()
-                self._listeners = []
-                self._mux = None
-                self._pid = os.getpid()
-                self._member = new_member()  # the parent's stays the parent's
-                self._wake = wake_channel(self._member)
+                self._forget_parent()
             if self._mux is None:
                 self._mux = _Mux(self, self._specs, self._connect_timeout)
                 self._listeners = self._mux.listeners
@@ -1131,9 +1123,21 @@ class SyncWakeups:
 
     def after_fork(self) -> None:
         """In a forked child: a parent thread (the subscriber thread, a waiter) may have
-        held the condition's lock at the fork; the parent's waiters, thread and entries
-        are forgotten at the child's first use (they are its parent's)."""
+        held the condition's lock, or the subscriber thread's, at the fork; the parent's
+        waiters, thread and entries are its own."""
         self._cond = threading.Condition(threading.Lock())
+        self._forget_parent()
+
+    def _forget_parent(self) -> None:
+        self._waiters.clear()
+        self._lingering.clear()
+        self._woke.clear()
+        self._turns.clear()
+        self._listeners = []
+        self._mux = None  # its thread, its pipe and its connections are the parent's
+        self._pid = os.getpid()
+        self._member = new_member()  # the parent's stays the parent's
+        self._wake = wake_channel(self._member)
 
     def close(self) -> None:
         """Stop the subscriber thread (waiters still waiting fall back to polling)."""
