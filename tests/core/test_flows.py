@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import signal
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
@@ -1147,3 +1150,39 @@ def test_the_rounds_of_a_name_the_process_takes_turns_on_are_contended() -> None
     assert Fanout(Op.RELEASE, "k", "t", 1000, 0.05, notify=True, member="m").contended
     for arrival in ("1.0", "-", "pass m:1"):
         assert Fanout(Op.QUEUE, "k", "m", 1000, 0.05, arrival=arrival).contended
+
+
+INTERRUPTED_PACKING = """
+import random, signal, time
+from quorumlock._io.packing import pack
+
+signal.signal(signal.SIGALRM, signal.default_int_handler)  # Ctrl-C's KeyboardInterrupt
+args = ("EVALSHA", "a" * 40, 1, "orders:42", "0123456789abcdef" * 2, 30000, -1, 2**70)
+end = time.monotonic() + 3.0
+while time.monotonic() < end:
+    try:
+        signal.setitimer(signal.ITIMER_REAL, random.uniform(0.00001, 0.0002))
+        for _ in range(50):
+            pack(args)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    except KeyboardInterrupt:
+        pass
+signal.setitimer(signal.ITIMER_REAL, 0)
+"""
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="signal.setitimer")
+def test_a_keyboard_interrupt_while_a_command_is_packed_is_no_crash() -> None:
+    """A KeyboardInterrupt (or a signal handler's exception) that comes while a command
+    with numbers is packed is raised like any other: hiredis's packer crashed the
+    interpreter (SIGSEGV) when one came while it turned a number into text."""
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_PACKING], capture_output=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+
+
+def test_numbers_are_packed_as_their_decimal_text() -> None:
+    args = ("SET", "k", 1, -1, 0, 2**70, b"x", "é")
+    assert pack(args) == pack(tuple(str(a) if isinstance(a, int) else a for a in args))
+    assert pack(("PX", 30000)) == b"*2\r\n$2\r\nPX\r\n$5\r\n30000\r\n"

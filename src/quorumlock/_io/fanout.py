@@ -67,7 +67,7 @@ from quorumlock._io.cluster import (
 )
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session
-from quorumlock._io.packing import RoundPacker
+from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import FRESH, Address, RedisConnection, ServerSpec
 
 __all__ = ["SpinPolicy", "SyncFanout"]
@@ -437,7 +437,7 @@ def _resend(conn: RedisConnection) -> bool:
         return True
     try:
         for step, node in lost:
-            conn.send_packed_command(conn.pack_command(*_eval_form(conn, step, node)), False)
+            conn.send_packed_command([pack(_eval_form(conn, step, node))], False)
             _OWED.setdefault(conn, []).append((step, node))
     except Exception:  # (a compare-and-delete of our own token: its loss costs its ttl)
         _OWED.pop(conn, None)
@@ -787,7 +787,7 @@ class _PollRound:
         try:
             if eval_form:
                 args = _eval_form(conn, self.step, node)
-                conn.send_packed_command(conn.pack_command(*args), False)
+                conn.send_packed_command([pack(args)], False)
             else:
                 _write(conn, self._packed_for(node, conn))
         except Exception as exc:

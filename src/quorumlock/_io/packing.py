@@ -19,8 +19,14 @@ __all__ = ["RoundPacker", "pack"]
 
 
 def pack(args: tuple[str | int | bytes, ...]) -> bytes:
-    """RESP bytes of one command: ``*<n>\\r\\n`` then each argument as a bulk string."""
-    packed: bytes = hiredis.pack_command(args)  # type: ignore[arg-type]  # stub is too narrow
+    """RESP bytes of one command: ``*<n>\\r\\n`` then each argument as a bulk string.
+
+    Numbers are turned into their decimal text here, not by hiredis: its packer crashes
+    the interpreter (SIGSEGV) when a signal handler raises (Ctrl-C's KeyboardInterrupt, a
+    SIGTERM handler's SystemExit) while it converts one.
+    """
+    text = tuple(b"%d" % arg if type(arg) is int else arg for arg in args)
+    packed: bytes = hiredis.pack_command(text)  # type: ignore[arg-type]  # stub is too narrow
     return packed
 
 
