@@ -17,7 +17,8 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
 
 import pytest
 import redis
@@ -25,6 +26,7 @@ import redis
 import quorumlock.asyncio
 from quorumlock import NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import EXTEND, RELEASE
+from quorumlock._io.fanout import PARALLEL_CONNECTS
 from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
 from tests.conftest import (
     ServerFactory,
@@ -906,3 +908,61 @@ def test_a_redlock_connects_in_an_atexit_handler(servers: LocalServerGroup) -> N
     )
     assert (done.returncode, done.stdout, done.stderr) == (0, "True True\n", "")
     assert values(servers, "locked-at-exit") == [None] * len(servers)
+
+
+class _Recorded:
+    """An executor that only records the connection attempts submitted to it: the test
+    runs each one (a real connection) when it chooses."""
+
+    def __init__(self) -> None:
+        self.submitted: list[tuple[Callable[[], None], Future[None]]] = []
+
+    def submit(self, work: Callable[[], None]) -> Future[None]:
+        future: Future[None] = Future()
+        self.submitted.append((work, future))
+        return future
+
+    def run(self, index: int) -> None:
+        work, future = self.submitted[index]
+        try:
+            work()
+        except Exception as exc:
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
+
+
+def test_a_server_that_answers_gets_connection_attempts_in_parallel(
+    make_servers: ServerFactory,
+) -> None:
+    """sync: catches connections to a server opened strictly one after another, also
+    once it answers: a burst of threads on a new Redlock (64 threads, 3 servers) had a
+    quarter to half of its releases unconfirmed, 'timeout (still connecting)', and their
+    keys left to the ttl. Until a server has answered, and again once an attempt failed,
+    one attempt runs at a time (a frozen server piles up no threads); in between, up to
+    PARALLEL_CONNECTS, and a caller beyond them waits for the oldest."""
+    server = make_servers(1)[0]
+    node = quorumlock.Redlock([server.url])._fanout.nodes[0]  # type: ignore[index]
+    executor = _Recorded()
+    first = node.connecting(executor)  # type: ignore[arg-type]
+    assert node.connecting(executor) is first  # type: ignore[arg-type]
+    assert len(executor.submitted) == 1  # not known to answer yet: one at a time
+    executor.run(0)
+    assert first.result(0) is None
+    assert node.take() is not None
+    burst = [node.connecting(executor) for _ in range(PARALLEL_CONNECTS + 3)]  # type: ignore[arg-type]
+    assert len(executor.submitted) == 1 + PARALLEL_CONNECTS
+    assert len(set(map(id, burst))) == PARALLEL_CONNECTS
+    assert burst[PARALLEL_CONNECTS:] == [burst[0]] * 3  # the oldest under way
+    for index in range(1, 1 + PARALLEL_CONNECTS):
+        executor.run(index)
+    assert all(future.result(0) is None for future in burst)
+    server.pause()  # frozen: the next attempt fails its session probe
+    try:
+        failing = node.connecting(executor)  # type: ignore[arg-type]
+        executor.run(len(executor.submitted) - 1)
+        assert failing.exception(0) is not None
+        after = [node.connecting(executor) for _ in range(3)]  # type: ignore[arg-type]
+        assert after == [after[0]] * 3  # one at a time again
+    finally:
+        server.resume()

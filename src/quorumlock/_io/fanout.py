@@ -77,6 +77,9 @@ _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 _PER_STEP = 0.0002
 #: The replies that make a round succeed when a majority gives them.
 _SUCCESS = (Reply.GRANTED, Reply.DONE)
+#: Connection attempts that may run at once to one server once it answers (see
+#: ``_Node.connecting``).
+PARALLEL_CONNECTS = 8
 
 
 class SpinPolicy:
@@ -149,7 +152,10 @@ class _Node:
         self.sessions: WeakKeyDictionary[RedisConnection, Session] = WeakKeyDictionary()
         # Idle connections, each with the time it was last given back (``take_idle``).
         self._idle: deque[tuple[RedisConnection, float]] = deque()
-        self._pending: Future[None] | None = None
+        # The connection attempts under way (see ``connecting``), and whether the last
+        # one that ended made a connection.
+        self._attempts: list[Future[None]] = []
+        self._answered = False
         self._mutex = threading.Lock()
         self.tried = False  # a connection attempt has ended (either way) at least once
         self._pid = forks.PID
@@ -169,7 +175,7 @@ class _Node:
             # A forked child must not speak on its parent's sockets: forget them (redis-py
             # does not shut down a socket created by another process).
             self._idle.clear()
-            self._pending = None
+            self._attempts = []
             self._pid = forks.PID
         try:
             return self._idle.pop()
@@ -181,15 +187,25 @@ class _Node:
             self._idle.append((conn, time.monotonic()))
 
     def connecting(self, executor: _Helpers) -> Future[None]:
-        """The connection attempt under way for this server, started if there is none.
+        """A connection attempt for this server to wait for: a new one, or the oldest
+        one under way.
 
-        At most one attempt per server runs at a time, so a frozen server does not pile
-        up threads. A successful attempt leaves its connection in the idle pool.
+        Until an attempt has connected, and again after one failed, at most one runs at
+        a time, so a frozen or unknown server does not pile up threads. Once the server
+        answers, up to :data:`PARALLEL_CONNECTS` run at once: a burst of threads, each
+        needing a connection of its own, would otherwise open them one after another,
+        and their rounds run out of time (releases unconfirmed, keys left to the ttl). A
+        successful attempt leaves its connection in the idle pool, for any round.
         """
         with self._mutex:
-            if self._pending is None or self._pending.done():
-                self._pending = executor.submit(self._connect)
-            return self._pending
+            running = [attempt for attempt in self._attempts if not attempt.done()]
+            limit = PARALLEL_CONNECTS if self._answered else 1
+            if len(running) < limit:
+                running.append(executor.submit(self._connect))
+                self._attempts = running
+                return running[-1]
+            self._attempts = running
+            return running[0]
 
     def _connect(self) -> None:
         try:
@@ -206,6 +222,10 @@ class _Node:
                 self._noted(session)
             self.holds_release = False
             self._idle.append((conn, time.monotonic()))
+            self._answered = True
+        except BaseException:
+            self._answered = False
+            raise
         finally:
             self.tried = True
 
