@@ -10,7 +10,11 @@ this test. No server is needed: nothing here makes a network call.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import inspect
+import os
+import subprocess
+import sys
 import threading
 import typing
 from pathlib import Path
@@ -281,3 +285,49 @@ def test_the_annotations_of_the_public_api_resolve() -> None:
                 except NameError as exc:
                     failures.append(f"{module.__name__}.{where}: {exc}")
     assert not failures
+
+
+# --------------------------------------------------------------------------------------
+# The public API as a type checker sees it: ``typed_usage.py`` is user code whose types
+# ``mypy --strict`` must accept as they are stated there.
+# --------------------------------------------------------------------------------------
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+USAGE = Path(__file__).with_name("typed_usage.py")
+
+
+def _mypy(path: Path) -> subprocess.CompletedProcess[str]:
+    """mypy --strict on one file, with the project's settings (run from the root), on
+    this tree's ``src`` whatever copy of quorumlock is installed."""
+    env = {**os.environ, "MYPYPATH": str(REPO_ROOT / "src")}
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores", str(path)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env=env,
+    )
+
+
+@pytest.fixture
+def have_mypy() -> None:
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (lint extra); .ci/run's lint step runs this test")
+
+
+@pytest.mark.usefixtures("have_mypy")
+def test_typed_user_code_gets_the_stated_types(tmp_path: Path) -> None:
+    """Every ``assert_type`` and ``type: ignore`` of the usage file holds; the same file
+    with one stated type wrong fails, or the check proves nothing."""
+    checked = _mypy(USAGE)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    source = USAGE.read_text()
+    wrong = source.replace("assert_type(permit.slot, int | None)", "assert_type(permit.slot, str)")
+    assert wrong != source
+    broken = tmp_path / "typed_usage.py"
+    broken.write_text(wrong)
+    failed = _mypy(broken)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "[assert-type]" in failed.stdout

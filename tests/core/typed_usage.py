@@ -1,7 +1,7 @@
 """User code as a typed application writes it, checked by ``mypy --strict``.
 
-Never run: ``tests/core/test_typing.py`` type-checks this file on its own (and the
-project's mypy run checks it with the rest of ``tests/``). Each ``assert_type`` states
+Never run: ``tests/core/test_api_surface.py`` type-checks this file on its own (and
+the project's mypy run checks it with the rest of ``tests/``). Each ``assert_type`` states
 the type a user gets; each ``type: ignore[...]`` a mistake that must stay an error (with
 ``--warn-unused-ignores``, an ignore that is no longer needed fails the check too).
 """
