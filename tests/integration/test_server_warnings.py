@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import socket
 import time
 from collections.abc import Iterator
@@ -212,7 +213,9 @@ def test_failed_lease_renewals_are_warned_of_once_per_run(
         # Why, as it happened: the renewals failed, each server's answer (the loss seen
         # at the deadline said "the process was stopped, or too busy to renew").
         assert "was stopped" not in lost[0]
-        assert "only 1 of 3 servers confirmed it" in lost[0]
+        # (the surviving server confirmed it, unless the last renewal also timed out
+        # there on a loaded machine: 50 ms per server)
+        assert re.search(r"only [01] of 3 servers confirmed it", lost[0]), lost[0]
         assert group.urls[0] in lost[0]
         assert attempts > len(failed)  # retried more often than warned of
 
