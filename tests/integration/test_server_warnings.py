@@ -116,6 +116,14 @@ def test_a_server_failing_fatally_is_reported_while_locks_succeed(
     assert "wrong-password" not in caplog.text
 
 
+def refused_or_connecting(url: str, text: str) -> bool:
+    """``text`` names the server at ``url`` and why it did not answer: the refused
+    connection (redis-py: "Error 111 connecting to ..."), or, where the round's deadline
+    came first (a loaded machine starts the attempt late), "still connecting"."""
+    refused = f"{url}: error (Error 111 connecting to {url.removeprefix('redis://')}"
+    return refused in text or f"{url}: timeout (still connecting)" in text
+
+
 def test_no_server_answering_is_reported(
     api: Api, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,7 +147,7 @@ def test_no_server_answering_is_reported(
     found = warnings_with(caplog, "no server answered an acquire of lock 'unreachable'")
     assert at_most_every(found, time.monotonic() - started), found
     for url in urls:  # each server, and why (redis-py: "Error 111 connecting to ...")
-        assert f"{url}: error (Error 111 connecting to {url.removeprefix('redis://')}" in found[0]
+        assert refused_or_connecting(url, found[0]), found[0]
     assert "timeout=None" in found[0]
 
 
@@ -174,7 +182,7 @@ def test_a_majority_not_answering_is_reported(
     assert found[0].startswith(f"only 1 of 3 servers answered an acquire of lock '{lock_name}'")
     assert "2 needed" in found[0]
     for url in urls[:2]:
-        assert f"{url}: error (Error 111 connecting to {url.removeprefix('redis://')}" in found[0]
+        assert refused_or_connecting(url, found[0]), found[0]
     assert f"{servers.urls[0]}: granted" in found[0]
     assert not key_exists(servers[0], lock_name)  # every attempt's grant was undone
 
