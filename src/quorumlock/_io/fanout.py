@@ -912,7 +912,15 @@ class _PollRound:
         try:
             raw = _read_ready(conn, machine.deadline, first)
         except NoScriptError as exc:
-            if self.releases is not None:
+            if machine.finished:
+                # Read after the round ended (in the batch of the reply that decided it,
+                # or at the last look): as an owed NOSCRIPT, the next command of that
+                # script on this connection caches it again (a release goes again).
+                _unloaded(conn, self.step, node)
+                if machine.decided:  # a server the round did not wait for: "not read"
+                    self.reusable.append((node, conn))
+                    return
+            elif self.releases is not None:
                 self.releases[i].holds_release = False  # its script cache was emptied
             action: Action | None = machine.noscript(i, *translate(exc))
         except ResponseError as exc:  # an error *reply* leaves the stream in step
