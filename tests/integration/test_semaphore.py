@@ -574,7 +574,12 @@ def test_a_cancelled_asyncio_acquire_leaves_no_permit(
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert slot_values(servers, lock_name, 1) == [[holder.token] * 5]
+        # the holder's permit on a majority at least (a server may have answered after
+        # its first round, which connects and finds the scripts emptied, had ended);
+        # of the waiter's attempts, nothing anywhere
+        [slot] = slot_values(servers, lock_name, 1)
+        assert set(slot) <= {holder.token, None}, slot
+        assert slot.count(holder.token) >= 3, slot
         assert await holder.release()
         assert slot_values(servers, lock_name, 1) == [[None] * 5]
         await rl.close()
