@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 import socket
 import statistics
+import subprocess
+import sys
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -272,6 +275,35 @@ def skipped_areas(outcomes: dict[str, tuple[str, str]]) -> list[str]:
         )
         lines.append(f"{area}: {skipped} of {len(results)} tests skipped: {why}")
     return lines
+
+
+# --------------------------------------------------------------------------------------
+# Type checking (mypy is in the lint extra, not the test extra)
+# --------------------------------------------------------------------------------------
+
+REPO_ROOT: Final = Path(__file__).resolve().parents[1]
+
+
+def strict_mypy(path: Path) -> subprocess.CompletedProcess[str]:
+    """``mypy --strict`` on one file, with the project's settings (run from the
+    repository root), on this tree's ``src`` whatever copy of quorumlock is installed."""
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores", str(path)],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "MYPYPATH": str(REPO_ROOT / "src")},
+    )
+
+
+@pytest.fixture
+def have_mypy() -> None:
+    """Skip a test that runs mypy where it is not installed: README's test command has
+    no lint extra, and .ci/run's lint step runs the test again."""
+    if importlib.util.find_spec("mypy") is None:
+        pytest.skip("mypy is not installed (lint extra); .ci/run's lint step runs this test")
 
 
 # --------------------------------------------------------------------------------------

@@ -10,11 +10,7 @@ this test. No server is needed: nothing here makes a network call.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import inspect
-import os
-import subprocess
-import sys
 import threading
 import typing
 from pathlib import Path
@@ -27,6 +23,7 @@ import redis.asyncio
 import quorumlock
 import quorumlock.asyncio
 import quorumlock.testing
+from tests.conftest import strict_mypy
 
 #: The names both modules export (the rest of ``quorumlock``'s exports, exceptions and
 #: events among them, are shared by the asyncio API: it imports them from there).
@@ -292,42 +289,20 @@ def test_the_annotations_of_the_public_api_resolve() -> None:
 # ``mypy --strict`` must accept as they are stated there.
 # --------------------------------------------------------------------------------------
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 USAGE = Path(__file__).with_name("typed_usage.py")
-
-
-def _mypy(path: Path) -> subprocess.CompletedProcess[str]:
-    """mypy --strict on one file, with the project's settings (run from the root), on
-    this tree's ``src`` whatever copy of quorumlock is installed."""
-    env = {**os.environ, "MYPYPATH": str(REPO_ROOT / "src")}
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores", str(path)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env=env,
-    )
-
-
-@pytest.fixture
-def have_mypy() -> None:
-    if importlib.util.find_spec("mypy") is None:
-        pytest.skip("mypy is not installed (lint extra); .ci/run's lint step runs this test")
 
 
 @pytest.mark.usefixtures("have_mypy")
 def test_typed_user_code_gets_the_stated_types(tmp_path: Path) -> None:
     """Every ``assert_type`` and ``type: ignore`` of the usage file holds; the same file
     with one stated type wrong fails, or the check proves nothing."""
-    checked = _mypy(USAGE)
+    checked = strict_mypy(USAGE)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     source = USAGE.read_text()
     wrong = source.replace("assert_type(permit.slot, int | None)", "assert_type(permit.slot, str)")
     assert wrong != source
     broken = tmp_path / "typed_usage.py"
     broken.write_text(wrong)
-    failed = _mypy(broken)
+    failed = strict_mypy(broken)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "[assert-type]" in failed.stdout

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import inspect
-import os
 import subprocess
-import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Final
 
 import pytest
 
@@ -18,10 +14,8 @@ import quorumlock
 import quorumlock.asyncio
 from quorumlock import ConfigurationError, LockLost, LockNotAcquired
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of, values
+from tests.conftest import client_of, strict_mypy, values
 from tests.integration.apis import Api, call
-
-REPO_ROOT: Final = Path(__file__).resolve().parents[2]
 
 
 def test_each_call_runs_under_the_lock_and_releases_it(
@@ -270,29 +264,19 @@ def checked_not_called() -> None:
 
 
 def mypy(source: str, directory: Path) -> subprocess.CompletedProcess[str]:
-    """mypy --strict (the project's settings: run from the repository root) on ``source``,
-    on this tree's ``src`` whatever copy of quorumlock is installed."""
+    """:func:`strict_mypy` on ``source``, written to a file in ``directory``."""
     snippet = directory / "snippet.py"
     snippet.write_text(source)
-    return subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--warn-unused-ignores", str(snippet)],
-        cwd=REPO_ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-        env={**os.environ, "MYPYPATH": str(REPO_ROOT / "src")},
-    )
+    return strict_mypy(snippet)
 
 
+@pytest.mark.usefixtures("have_mypy")
 def test_type_checkers_keep_the_signature(tmp_path: Path) -> None:
     """mypy --strict on a snippet: the decorated functions keep their parameters and
     return types. Its wrong calls need their ``type: ignore``; were the signature lost,
     mypy would report the ignores as unused. The same snippet with one ignore removed
     must fail, or the check proves nothing. mypy is in the lint extra, not the test
     extra: .ci/run runs this test again after installing it."""
-    if importlib.util.find_spec("mypy") is None:
-        pytest.skip("mypy is not installed (lint extra); .ci/run's lint step runs this test")
     kept = mypy(SIGNATURE_SNIPPET, tmp_path)
     assert kept.returncode == 0, kept.stdout + kept.stderr
     broken = SIGNATURE_SNIPPET.replace('work("1")  # type: ignore[arg-type]', 'work("1")')
