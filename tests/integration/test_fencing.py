@@ -18,8 +18,9 @@ import pickle
 import random
 import sqlite3
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import redis
@@ -99,6 +100,35 @@ async def take(lock: AnyLock, *, timeout: float | None = None) -> int:
 # --------------------------------------------------------------------------------------
 # monotonic across holders
 # --------------------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def fence_of(
+    api: Api, resource: LocalServer, key: str, *, no_retries: bool = False
+) -> AsyncIterator[RedisFence | quorumlock.asyncio.RedisFence]:
+    """A fence of ``api``'s kind on ``key`` of ``resource``, its client closed after;
+    ``no_retries``: a client without redis-py's own retries (its default backs off for
+    seconds), and a 2 s connect timeout."""
+    options: dict[str, Any] = {}
+    if api.flavour == "sync":
+        if no_retries:
+            options = {"socket_connect_timeout": 2, "retry": redis.retry.Retry(NoBackoff(), 0)}
+        sync_client = redis.Redis(host=resource.host, port=resource.port, **options)
+        try:
+            yield RedisFence(sync_client, key)
+        finally:
+            sync_client.close()
+    else:
+        if no_retries:
+            options = {
+                "socket_connect_timeout": 2,
+                "retry": redis.asyncio.retry.Retry(NoBackoff(), 0),
+            }
+        async_client = redis.asyncio.Redis(host=resource.host, port=resource.port, **options)
+        try:
+            yield quorumlock.asyncio.RedisFence(async_client, key)
+        finally:
+            await async_client.aclose()
 
 
 def test_tokens_strictly_increase_across_sequential_holders(
@@ -395,40 +425,30 @@ def test_paused_holder_gets_stale_fencing_token_and_its_write_is_not_applied(
     async def body() -> None:
         rl_a = api.redlock(servers.urls, fencing=True, instance_timeout=1.0)
         rl_b = api.redlock(servers.urls, fencing=True, instance_timeout=1.0)
-        if api.flavour == "sync":
-            sync_client = redis.Redis(host=resource.host, port=resource.port)
-            fence: RedisFence | quorumlock.asyncio.RedisFence = RedisFence(sync_client, "stock:42")
-        else:
-            async_client = redis.asyncio.Redis(host=resource.host, port=resource.port)
-            fence = quorumlock.asyncio.RedisFence(async_client, "stock:42")
+        async with fence_of(api, resource, "stock:42") as fence:
+            a = rl_a.lock(lock_name, ttl=0.3)
+            token_a = await take(a)
+            assert await call(fence.execute(token_a, "HSET", "stock:42", "count", "10"))
+            await asyncio.sleep(0.4)  # A is paused (GC, a stopped VM) past its ttl
+            assert not a.held
 
-        a = rl_a.lock(lock_name, ttl=0.3)
-        token_a = await take(a)
-        assert await call(fence.execute(token_a, "HSET", "stock:42", "count", "10"))
-        await asyncio.sleep(0.4)  # A is paused (GC, a stopped VM) past its ttl
-        assert not a.held
+            b = rl_b.lock(lock_name, ttl=5)
+            token_b = await take(b)
+            assert token_b > token_a
+            await call(fence.execute(token_b, "HSET", "stock:42", "count", "7"))
+            await call(fence.execute(token_b, "HINCRBY", "stock:42", "count", "-1"))  # same: fine
 
-        b = rl_b.lock(lock_name, ttl=5)
-        token_b = await take(b)
-        assert token_b > token_a
-        await call(fence.execute(token_b, "HSET", "stock:42", "count", "7"))
-        await call(fence.execute(token_b, "HINCRBY", "stock:42", "count", "-1"))  # same: fine
+            with pytest.raises(StaleFencingToken) as info:
+                await call(fence.execute(token_a, "HSET", "stock:42", "count", "9"))
+            assert (info.value.token, info.value.highest) == (token_a, token_b)
+            assert "stock:42" in str(info.value)
+            assert await call(fence.highest()) == token_b
 
-        with pytest.raises(StaleFencingToken) as info:
-            await call(fence.execute(token_a, "HSET", "stock:42", "count", "9"))
-        assert (info.value.token, info.value.highest) == (token_a, token_b)
-        assert "stock:42" in str(info.value)
-        assert await call(fence.highest()) == token_b
+            copy = pickle.loads(pickle.dumps(info.value))
+            assert isinstance(copy, StaleFencingToken)
+            assert (copy.token, copy.highest, str(copy)) == (token_a, token_b, str(info.value))
 
-        copy = pickle.loads(pickle.dumps(info.value))
-        assert isinstance(copy, StaleFencingToken)
-        assert (copy.token, copy.highest, str(copy)) == (token_a, token_b, str(info.value))
-
-        assert await call(b.release())
-        if api.flavour == "sync":
-            sync_client.close()
-        else:
-            await async_client.aclose()
+            assert await call(b.release())
 
     api.run(body)
     client = client_of(resource)
@@ -474,13 +494,7 @@ def test_redis_fence_refuses_a_command_argument_it_cannot_send(
     resource = make_servers(1)[0]
 
     async def body() -> None:
-        if api.flavour == "sync":
-            sync_client = redis.Redis(host=resource.host, port=resource.port)
-            fence: RedisFence | quorumlock.asyncio.RedisFence = RedisFence(sync_client, "stock:3")
-        else:
-            async_client = redis.asyncio.Redis(host=resource.host, port=resource.port)
-            fence = quorumlock.asyncio.RedisFence(async_client, "stock:3")
-        try:
+        async with fence_of(api, resource, "stock:3") as fence:
             for bad in (None, True, {"count": 1}, print, ["a"]):
                 with pytest.raises(TypeError, match=r"command argument 3 .* str, bytes, int or"):
                     await call(fence.execute(5, "HSET", "stock:3", bad))  # type: ignore[arg-type]
@@ -489,11 +503,6 @@ def test_redis_fence_refuses_a_command_argument_it_cannot_send(
             assert await call(fence.highest()) is None  # nothing was sent
             assert await call(fence.execute(5, b"SET", "stock:3", b"m")) == b"OK"
             assert await call(fence.execute(6, "HSET", "stock:4", "n", 1.5)) == 1
-        finally:
-            if api.flavour == "sync":
-                sync_client.close()
-            else:
-                await async_client.aclose()
 
     api.run(body)
 
@@ -533,13 +542,7 @@ def test_redis_fence_refuses_a_stale_token_after_the_script_cache_was_flushed(
     resource = make_servers(1)[0]
 
     async def body() -> None:
-        if api.flavour == "sync":
-            sync_client = redis.Redis(host=resource.host, port=resource.port)
-            fence: RedisFence | quorumlock.asyncio.RedisFence = RedisFence(sync_client, "stock:1")
-        else:
-            async_client = redis.asyncio.Redis(host=resource.host, port=resource.port)
-            fence = quorumlock.asyncio.RedisFence(async_client, "stock:1")
-        try:
+        async with fence_of(api, resource, "stock:1") as fence:
             assert await call(fence.execute(5, "SET", "stock:1", "five"))
             client = client_of(resource)
             client.script_flush()
@@ -547,11 +550,6 @@ def test_redis_fence_refuses_a_stale_token_after_the_script_cache_was_flushed(
                 await call(fence.execute(4, "SET", "stock:1", "four"))
             assert client.get("stock:1") == b"five"
             client.close()
-        finally:
-            if api.flavour == "sync":
-                sync_client.close()
-            else:
-                await async_client.aclose()
 
     api.run(body)
 
@@ -566,24 +564,7 @@ def test_redis_fence_raises_only_quorumlock_errors(api: Api, make_servers: Serve
     seed.close()
 
     async def body() -> None:
-        if api.flavour == "sync":
-            # No retries of the client's own (redis-py's default backs off for seconds).
-            sync_client = redis.Redis(
-                host=resource.host,
-                port=resource.port,
-                socket_connect_timeout=2,
-                retry=redis.retry.Retry(NoBackoff(), 0),
-            )
-            fence: RedisFence | quorumlock.asyncio.RedisFence = RedisFence(sync_client, "stock:2")
-        else:
-            async_client = redis.asyncio.Redis(
-                host=resource.host,
-                port=resource.port,
-                socket_connect_timeout=2,
-                retry=redis.asyncio.retry.Retry(NoBackoff(), 0),
-            )
-            fence = quorumlock.asyncio.RedisFence(async_client, "stock:2")
-        try:
+        async with fence_of(api, resource, "stock:2", no_retries=True) as fence:
             with pytest.raises(FenceError, match="refused") as refused:
                 await call(fence.execute(5, "HSET", "stock:2", "count", "1"))
             assert refused.value.resource == "stock:2"
@@ -600,11 +581,6 @@ def test_redis_fence_raises_only_quorumlock_errors(api: Api, make_servers: Serve
             assert not isinstance(gone.value, redis.RedisError)
             with pytest.raises(FenceError, match="stock:2"):
                 await call(fence.highest())
-        finally:
-            if api.flavour == "sync":
-                sync_client.close()
-            else:
-                await async_client.aclose()
 
     api.run(body)
 
