@@ -224,17 +224,21 @@ def clock_anomaly(step: Fanout, round_: Round) -> str | None:
     """Why ``round_``'s timing cannot be right, or None.
 
     A round that ended before it started means the monotonic clock went backwards; one
-    that outlasted its timeout by more than :data:`STALL` seconds means the client was
-    stalled. Either way, time measured across it is not to be trusted: a lock held by
-    this process may have expired without its holder noticing in time.
+    that outlasted its timeout (or the first-contact grace it was given, which may last
+    the connect timeout: ``Round.allowed``) by more than :data:`STALL` seconds means the
+    client was stalled. Either way, time measured across it is not to be trusted: a lock
+    held by this process may have expired without its holder noticing in time.
     """
     elapsed = round_.finished - round_.started
     if elapsed < 0:
         return f"the monotonic clock went backwards by {-elapsed:.3f} s during a round"
-    if elapsed > step.timeout + STALL:
+    grace = round_.allowed > step.timeout + 0.001  # (not a float's rounding)
+    allowed = round_.allowed if grace else step.timeout
+    if elapsed > allowed + STALL:
+        what = "wait for first contact" if grace else "timeout"
         return (
-            f"a round took {elapsed:.3f} s, {elapsed - step.timeout:.3f} s past its "
-            f"{step.timeout * 1000:.0f} ms timeout: this process or its machine stalled "
+            f"a round took {elapsed:.3f} s, {elapsed - allowed:.3f} s past its "
+            f"{allowed * 1000:.0f} ms {what}: this process or its machine stalled "
             "(GC, swap, SIGSTOP, a suspended VM) or the clock jumped"
         )
     return None
@@ -350,8 +354,7 @@ def log_round(step: Fanout, round_: Round) -> None:
     that will not answer right (:func:`warn_unusable`), and for a round whose timing shows
     a stalled process or a clock that jumped."""
     elapsed = round_.finished - round_.started
-    if elapsed < 0 or elapsed > step.timeout + STALL:
-        anomaly = clock_anomaly(step, round_)
+    if (elapsed < 0 or elapsed > step.timeout + STALL) and (anomaly := clock_anomaly(step, round_)):
         logger.warning(
             "clock anomaly in %s of lock %s: %s", step.op.value, shown(step.key), anomaly
         )

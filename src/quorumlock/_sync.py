@@ -32,6 +32,7 @@ from quorumlock._algorithm.flows import (
     Wait,
     Watch,
     Woken,
+    without_grace,
     woke_the_line,
 )
 from quorumlock._algorithm.handoff import LockHandle
@@ -596,7 +597,7 @@ class Lock(LockBase):
 
     def _cleanup(self) -> None:
         try:
-            self._redlock._run(self._state.abandon())
+            self._redlock._run(without_grace(self._state.abandon()))
         except BaseException:  # best effort: the keys expire with the ttl anyway
             logger.warning("could not clean up lock %s after an interruption", shown(self.name))
 

@@ -37,7 +37,17 @@ from typing import Any, ParamSpec, Self, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Sleep, Watch, Woken, woke_the_line
+from quorumlock._algorithm.flows import (
+    Fanout,
+    Flow,
+    Op,
+    Round,
+    Sleep,
+    Watch,
+    Woken,
+    without_grace,
+    woke_the_line,
+)
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
@@ -482,7 +492,7 @@ class Lock(LockBase):
             try:
                 self._acquire_failed(exc, started)
                 if isinstance(exc, asyncio.CancelledError):
-                    await _complete(self._redlock._run(self._state.abandon()))
+                    await _complete(self._redlock._run(without_grace(self._state.abandon())))
             finally:
                 self._vacate()
             raise

@@ -40,6 +40,21 @@ def test_clock_anomaly_flags_stalls_and_backward_clocks_only() -> None:
     assert "backwards by 0.500 s" in backwards
 
 
+def test_a_round_in_the_first_contact_grace_is_no_anomaly_until_past_it() -> None:
+    """A first round that waited for connections (up to the connect timeout) was given
+    that long: only a round that outlasted it by more than STALL is an anomaly."""
+    outcomes = round_(100.0, 103.0).outcomes
+    assert clock_anomaly(step(), Round(100.0, 103.0, outcomes, allowed=3.0)) is None
+    assert clock_anomaly(step(), Round(100.0, 103.9, outcomes, allowed=3.0)) is None
+    stalled = clock_anomaly(step(), Round(100.0, 105.0, outcomes, allowed=3.0))
+    assert stalled is not None
+    assert "2.000 s past its 3000 ms wait for first contact" in stalled
+    # (a round allowed less than its timeout still had its timeout)
+    stalled = clock_anomaly(step(), Round(100.0, 103.0, outcomes, allowed=0.01))
+    assert stalled is not None
+    assert "2.950 s past its 50 ms timeout" in stalled
+
+
 def test_log_round_warns_of_a_stalled_round(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG, logger="quorumlock"):
         log_round(step(), round_(100.0, 100.004))

@@ -8,8 +8,8 @@ import random
 import pytest
 
 from quorumlock import LockNotReentrant, RedlockConfig
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Watch
-from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rewritten, rw_key
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Watch, rewritten
+from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rw_key
 
 
 def state(mode: Mode, **config: object) -> RWState:

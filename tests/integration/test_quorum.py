@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import functools
 import itertools
+import logging
 import re
 import subprocess
 import sys
@@ -880,6 +881,103 @@ def test_first_round_of_a_new_redlock_waits_for_slow_connections_later_rounds_do
 
     with running(proxies):
         api.run(body)
+
+
+def test_a_fresh_redlocks_first_contact_keeps_the_acquires_timeout(
+    api: Api, make_servers: ServerFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every server frozen, a fresh Redlock (connect_timeout 5 s): acquire(timeout=0.3)
+    gives up after about 0.3 s, not after the connect timeout that a first round may
+    otherwise wait for connections (it took 5 s), and logs no clock anomaly."""
+    group = make_servers(3)
+    for server in group:
+        server.pause()
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, connect_timeout=5.0)
+        try:
+            started = time.monotonic()
+            with pytest.raises(QuorumUnavailable, match="still connecting"):
+                await call(rl.lock("frozen", ttl=5).acquire(timeout=0.3))
+            took = time.monotonic() - started
+            assert took < 2.5, f"acquire(timeout=0.3) took {took:.1f} s"
+        finally:
+            await call(rl.close())
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="quorumlock"):
+            api.run(body)
+    finally:
+        for server in group:
+            server.resume()
+    assert not [r for r in caplog.records if "clock anomaly" in r.getMessage()]
+
+
+def test_a_first_round_that_waited_for_connections_is_no_clock_anomaly(
+    api: Api, make_servers: ServerFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two of three servers frozen, a fresh Redlock (connect_timeout 1.5 s): a
+    non-blocking acquire waits for their connections up to the connect timeout, as the
+    first round may; that is no "clock anomaly" (the warning said this process had
+    stalled)."""
+    group = make_servers(3)
+    group[1].pause()
+    group[2].pause()
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, connect_timeout=1.5)
+        try:
+            started = time.monotonic()
+            with pytest.raises(QuorumUnavailable):
+                await call(rl.lock("frozen", ttl=5).acquire(blocking=False))
+            assert time.monotonic() - started > 1.0 + 0.05  # the wait the warning named
+        finally:
+            await call(rl.close())
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="quorumlock"):
+            api.run(body)
+    finally:
+        group[1].resume()
+        group[2].resume()
+    assert not [r for r in caplog.records if "clock anomaly" in r.getMessage()]
+
+
+def test_cancelling_a_fresh_redlocks_first_acquire_waits_for_no_connection(
+    make_servers: ServerFactory,
+) -> None:
+    """asyncio: two of three servers frozen, a fresh Redlock (connect_timeout 5 s). A
+    task cancelled while its first acquire waits for their connections ends at once
+    (its clean-up waited for them again: 5 s), and the grant of the server that
+    answered is deleted before CancelledError reaches the canceller."""
+    group = make_servers(3)
+    group[1].pause()
+    group[2].pause()
+
+    async def body() -> None:
+        rl = quorumlock.asyncio.Redlock(group.urls, connect_timeout=5.0)
+        try:
+            lock = rl.lock("frozen", ttl=10)
+            task = asyncio.create_task(lock.acquire(timeout=30))
+            give_up = time.monotonic() + 3.0
+            while values([group[0]], "frozen") == [None]:  # the answering server granted
+                assert time.monotonic() < give_up
+                await asyncio.sleep(0.01)
+            started = time.monotonic()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            took = time.monotonic() - started
+            assert took < 2.5, f"the cancelled acquire took {took:.1f} s to end"
+            assert values([group[0]], "frozen") == [None]
+        finally:
+            await rl.close()
+
+    try:
+        asyncio.run(body())
+    finally:
+        group[1].resume()
+        group[2].resume()
 
 
 EXIT_SCRIPT = """

@@ -23,6 +23,7 @@ The flow's return value is its result. A driver is a dozen lines: see ``_run`` i
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import math
 from collections.abc import Callable, Generator, Sequence
@@ -68,7 +69,9 @@ __all__ = [
     "pass_turn",
     "probe_flow",
     "release_flow",
+    "rewritten",
     "undo_targets",
+    "without_grace",
     "woke_the_line",
 ]
 
@@ -162,6 +165,10 @@ class Fanout:
     # read every reply, also once a majority decided the round (a lease renewal, which
     # runs in the background, where the round trip to the slowest server costs nobody)
     every: bool = False
+    # the monotonic time the round waits no later than, first-contact grace included,
+    # though always for ``timeout`` (a blocking acquire's own time limit; None: the
+    # grace may last the connect timeout; 0.0: no grace)
+    until: float | None = None
 
     @property
     def joins(self) -> bool:
@@ -235,6 +242,9 @@ class Round:
     started: float  # monotonic, read before the first command was sent (R6 step 1)
     finished: float  # monotonic, read after the last reply or timeout (R6 step 3)
     outcomes: tuple[NodeOutcome, ...]
+    #: How long it could wait for replies: its timeout, or longer in the first-contact
+    #: grace (0.0: its timeout).
+    allowed: float = 0.0
 
     def count(self, reply: Reply) -> int:
         return sum(1 for o in self.outcomes if o.reply is reply)
@@ -305,6 +315,35 @@ class Woken:
 Step = Fanout | Sleep | Watch | Wait
 Answer = Round | float | Woken
 Flow = Generator[Step, Answer, T]
+
+
+def rewritten(flow: Flow[T], rewrite: Callable[[Step], Step]) -> Flow[T]:
+    """``flow`` with each step it yields passed through ``rewrite``; answers and the
+    result go through unchanged, and so does whatever it raises."""
+    try:
+        step = next(flow)
+        while True:
+            answer = yield rewrite(step)
+            step = flow.send(answer)
+    except StopIteration as stop:
+        result: T = stop.value
+        return result
+    finally:
+        flow.close()
+
+
+def without_grace(flow: Flow[T]) -> Flow[T]:
+    """``flow``, the clean-up of an interrupted acquire, with no first-contact grace in
+    its rounds (``Fanout.until``): a server this process never reached holds nothing of
+    that acquire's, so a clean-up (a task's cancellation, say) waits for no connection
+    beyond the per-instance timeout."""
+
+    def no_grace(step: Step) -> Step:
+        if isinstance(step, Fanout) and step.until != 0.0:
+            return dataclasses.replace(step, until=0.0)
+        return step
+
+    return rewritten(flow, no_grace)
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,6 +519,7 @@ def acquire_flow(
                 fair=fair,
                 keys=keys,
                 lease_ms=lease_ms,
+                until=give_up_at,
             )
             round_ = yield acquire
             assert isinstance(round_, Round)
@@ -514,7 +554,7 @@ def acquire_flow(
                 cleanup = yield Fanout(
                     Op.RELEASE, key, token, ttl_ms, timeout_each, notify=notify,
                     arrival=str(attempts), fair=fair, keys=keys,
-                    targets=() if all(targets) else targets,
+                    targets=() if all(targets) else targets, until=0.0,
                 )  # fmt: skip
                 assert isinstance(cleanup, Round)
                 now = cleanup.finished

@@ -34,7 +34,9 @@ The rules owned here:
   extend or a release, confirm) it. The first acquire of a new Redlock then does not
   fail for a per-instance timeout meant for replies, and a server frozen at first
   contact costs nothing once a majority has answered. The wait counts against the
-  validity like any other.
+  validity like any other, and never lasts past ``Fanout.until``: a blocking acquire's
+  own time limit; none at all for the undo of a failed attempt or the clean-up of an
+  interrupted acquire (a server never reached holds nothing of theirs).
 - **NOSCRIPT**: a server that lost its script cache (a restart, ``SCRIPT FLUSH``) gets
   the ``EVAL`` form once, within the same deadline; a second NOSCRIPT is its outcome.
 - **MOVED**: a cluster instance whose slot moved gets the command at the new owner once
@@ -214,6 +216,8 @@ class RoundMachine:
         self.deadline = now + step.timeout
         self.finished = False
         self._grace_until = now + connect_timeout
+        if step.until is not None:
+            self._grace_until = min(self._grace_until, step.until)
         self._in_grace = False
         self._needed = quorum(n)
         self._outcomes: list[NodeOutcome | None] = [None] * n
@@ -378,7 +382,8 @@ class RoundMachine:
                     outcomes[i] = NodeOutcome(label, kind, self._at(i, text))
                     self._state[i] = _ANSWERED
         # Every server has its outcome now (``_missing`` counts the ones without).
-        return Round(self.started, now, cast("tuple[NodeOutcome, ...]", tuple(outcomes)))
+        outcomes_ = cast("tuple[NodeOutcome, ...]", tuple(outcomes))
+        return Round(self.started, now, outcomes_, self.deadline - self.started)
 
     # -- queries -------------------------------------------------------------------
 

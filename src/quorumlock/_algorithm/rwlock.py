@@ -17,20 +17,16 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
-from collections.abc import Callable
-from typing import TypeVar
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, RedlockConfig, shown
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Step, Watch
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Step, Watch, rewritten
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.outcomes import Reply, render_outcomes
 from quorumlock._algorithm.scripts import RW_PREFIX
 from quorumlock._exceptions import LockLost, LockNotHeld
 
-__all__ = ["Mode", "RWState", "intent_lease_ms", "rewritten", "rw_key"]
-
-T = TypeVar("T")
+__all__ = ["Mode", "RWState", "intent_lease_ms", "rw_key"]
 
 
 class Mode(enum.Enum):
@@ -66,21 +62,6 @@ _ROLE = {
     Op.COMMIT_FENCE: Op.RW_COMMIT_FENCE,
     Op.PROBE: Op.RW_PROBE,
 }
-
-
-def rewritten(flow: Flow[T], rewrite: Callable[[Step], Step]) -> Flow[T]:
-    """``flow`` with each step it yields passed through ``rewrite``; answers and the
-    result go through unchanged, and so does whatever it raises."""
-    try:
-        step = next(flow)
-        while True:
-            answer = yield rewrite(step)
-            step = flow.send(answer)
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
-    finally:
-        flow.close()
 
 
 class RWState(LockState):
@@ -135,6 +116,7 @@ class RWState(LockState):
             step.notify,
             intent_ms=intent_ms if keeps_intent else 0,
             targets=step.targets,
+            until=step.until,
         )
 
     def acquire(

@@ -207,7 +207,7 @@ def semaphore_acquire_flow(
     def step(slots: tuple[int, ...]) -> Fanout:
         return Fanout(
             Op.SEMAPHORE_ACQUIRE, base, token, ttl_ms, timeout_each, config.max_ttl_ms,
-            config.fencing, permits=permits, slots=slots,
+            config.fencing, permits=permits, slots=slots, until=give_up_at,
         )  # fmt: skip
 
     while True:
@@ -259,8 +259,9 @@ def semaphore_acquire_flow(
         now = last.finished
         if _strays(last, None):
             cleanup = yield Fanout(
-                Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each, permits=permits
-            )
+                Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each, permits=permits,
+                until=0.0,
+            )  # fmt: skip
             assert isinstance(cleanup, Round)
             now = cleanup.finished
         out_of_retries = config.retry_count is not None and attempts > config.retry_count
