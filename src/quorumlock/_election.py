@@ -31,7 +31,7 @@ from quorumlock._algorithm.election import (
 from quorumlock._algorithm.flows import Flow
 from quorumlock._algorithm.lockstate import new_token
 from quorumlock._algorithm.outcomes import Reply, render_outcomes
-from quorumlock._frontend import LockBase, RedlockBase, _Flag
+from quorumlock._frontend import LockBase, RedlockBase, _Flag, named_as
 
 __all__ = ["CampaignBase", "ElectionBase", "Leader", "Term", "default_identity"]
 
@@ -119,6 +119,7 @@ class Term(Generic[TermLockT_co]):
         return f"<quorumlock.Term {shown(self.name)} #{self.number} {self.identity!r} {state}>"
 
 
+@named_as("Election")
 class ElectionBase(Generic[LockT]):
     """An election on ``name``: see ``Redlock.election``. Holds no state on the servers
     until a campaign; any number of campaigns (one at a time per object is usual)."""
@@ -187,6 +188,7 @@ class ElectionBase(Generic[LockT]):
         return f"<{flavour}.Election {shown(self.name)} identity={self.identity!r}>"
 
 
+@named_as("Campaign")
 class CampaignBase(Generic[LockT]):
     """One campaign: enter it to lead (blocks until this process leads or the timeout),
     leave it to resign. The front ends add ``with`` or ``async with``."""

@@ -31,7 +31,7 @@ from quorumlock._algorithm.config import (
 )
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._exceptions import ConfigurationError, LockNotHeld, LockNotReentrant
-from quorumlock._frontend import LockBase
+from quorumlock._frontend import LockBase, named_as
 from quorumlock._io.servers import ServerSpec
 
 __all__ = ["Family", "MultiLockMixin", "ReentrantMixin", "many_options"]
@@ -40,6 +40,7 @@ RLockT = TypeVar("RLockT", bound=LockBase)
 MultiT = TypeVar("MultiT", bound=LockBase)
 
 
+@named_as("RLock")
 class ReentrantMixin(LockBase):
     """The hold count of a reentrant lock; put in front of the front end's ``Lock``.
 
@@ -111,6 +112,7 @@ class ReentrantMixin(LockBase):
         return self._depth
 
 
+@named_as("MultiLock")
 class MultiLockMixin(LockBase):
     """A lock on a set of names; put in front of the front end's ``Lock``."""
 
@@ -191,6 +193,7 @@ def many_options(
     return dataclasses.replace(options, name=", ".join(keys), keys=keys)
 
 
+@named_as("Redlock")
 class Family(Generic[RLockT, MultiT]):
     """``rlock()`` and ``lock_many()`` of a ``Redlock`` (both front ends)."""
 

@@ -26,6 +26,7 @@ from redis import exceptions as rx
 from quorumlock._algorithm.config import shown, validate_name
 from quorumlock._algorithm.scripts import FENCE_GUARD
 from quorumlock._exceptions import ConfigurationError, FenceError, StaleFencingToken
+from quorumlock._frontend import named_as
 
 __all__ = ["AsyncRedisFence", "RedisFence"]
 
@@ -180,6 +181,7 @@ class RedisFence(_Fence[redis.Redis]):
             raise self._error("reading the fence of", exc) from None
 
 
+@named_as("RedisFence")
 class AsyncRedisFence(_Fence[redis.asyncio.Redis]):
     """The asyncio twin of :class:`RedisFence` (``await fence.execute(...)``)."""
 
@@ -206,3 +208,7 @@ class AsyncRedisFence(_Fence[redis.asyncio.Redis]):
             return self._highest(await self._client.get(self.fence_key))
         except rx.RedisError as exc:
             raise self._error("reading the fence of", exc) from None
+
+
+# Its name where users meet it, quorumlock.asyncio.RedisFence (help(), messages).
+AsyncRedisFence.__name__ = AsyncRedisFence.__qualname__ = "RedisFence"

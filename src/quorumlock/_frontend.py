@@ -14,6 +14,7 @@ the same points; ``tests/core/test_api_surface.py`` keeps the two surfaces the s
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import logging
 import math
 import random
@@ -66,10 +67,28 @@ __all__ = [
     "RedlockBase",
     "SyncDecorator",
     "is_async_callable",
+    "named_as",
     "rearm_before",
 ]
 
 logger = logging.getLogger("quorumlock")
+
+ClassT = TypeVar("ClassT", bound=type)
+
+
+def named_as(public: str) -> Callable[[ClassT], ClassT]:
+    """A class decorator: the public methods the class defines take the name of the
+    public class both APIs give them (``Redlock.lock``), so that Python's own
+    ``TypeError`` for a wrong call (a missing argument, say) names that class, not a
+    base class of both that the user never meets."""
+
+    def name(cls: ClassT) -> ClassT:
+        for attribute, member in vars(cls).items():
+            if not attribute.startswith("_") and inspect.isfunction(member):
+                member.__qualname__ = f"{public}.{attribute}"
+        return cls
+
+    return name
 
 
 class _Rearmable(Protocol):
@@ -209,6 +228,7 @@ RWLockT = TypeVar("RWLockT")
 HoldT = TypeVar("HoldT")
 
 
+@named_as("Redlock")
 class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT]):
     """Servers and options, validated before any network call."""
 
@@ -583,6 +603,7 @@ class _Flag(Protocol):
     def is_set(self) -> bool: ...
 
 
+@named_as("Lock")
 class LockBase:
     """One lock on one name, owned by the object (not by a thread or a task).
 

@@ -12,11 +12,12 @@ from typing import Any, NoReturn
 
 from quorumlock._algorithm.config import LockOptions, shown
 from quorumlock._algorithm.semaphore import SemaphoreState
-from quorumlock._frontend import LockBase, RedlockBase
+from quorumlock._frontend import LockBase, RedlockBase, named_as
 
 __all__ = ["PermitMixin"]
 
 
+@named_as("Permit")
 class PermitMixin(LockBase):
     """One permit of a counting semaphore (``Redlock.semaphore()``), not acquired yet."""
 

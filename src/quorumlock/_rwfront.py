@@ -21,7 +21,7 @@ from quorumlock._algorithm.flows import Flow
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.rwlock import Mode, RWState
 from quorumlock._exceptions import LockLost, LockUpgradeRefused
-from quorumlock._frontend import LockBase, RedlockBase
+from quorumlock._frontend import LockBase, RedlockBase, named_as
 
 __all__ = ["UNSET", "RWHoldBase", "ReadWriteLockBase"]
 
@@ -34,6 +34,7 @@ class _Unset(enum.Enum):
 UNSET = _Unset.UNSET
 
 
+@named_as("ReadWriteHold")
 class RWHoldBase(LockBase):
     """One hold of a read-write lock: what it adds to the front end's lock object."""
 
@@ -97,6 +98,7 @@ class RWHoldBase(LockBase):
 HoldT = TypeVar("HoldT", bound=RWHoldBase)
 
 
+@named_as("ReadWriteLock")
 class ReadWriteLockBase(Generic[HoldT]):
     """A read-write lock on one name: it makes holds, and holds nothing itself.
 

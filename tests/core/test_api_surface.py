@@ -110,6 +110,25 @@ def test_the_twins_have_the_same_members_and_signatures(name: str) -> None:
         assert is_coroutine == (member in COROUTINES[name]), where
 
 
+@pytest.mark.parametrize("module", [quorumlock, quorumlock.asyncio], ids=["sync", "async"])
+@pytest.mark.parametrize("name", TWINS)
+def test_a_wrong_call_names_the_public_class(module: Any, name: str) -> None:
+    """Python's own TypeError for a wrong call (a missing argument, say) names a method
+    by its ``__qualname__``: every public method names a class the user can see (it said
+    ``RedlockBase.rwlock()``, ``Family.rlock()``, ``ReadWriteLockBase.read()``)."""
+    cls = getattr(module, name)
+    for member in sorted(members(cls) - {"__init__"} - SYNC_ONLY - ASYNC_ONLY):
+        value = inspect.getattr_static(cls, member)
+        if inspect.isfunction(value):
+            owner = value.__qualname__.rsplit(".", 1)[0]
+            assert owner in TWINS, f"{name}.{member} is shown as {value.__qualname__}"
+    rl = module.Redlock([URL])
+    with pytest.raises(TypeError, match=r"^Redlock\.rwlock\(\) missing 1 required"):
+        rl.rwlock()
+    with pytest.raises(TypeError, match=r"^ReadWriteLock\.read\(\) takes 1 positional"):
+        rl.rwlock("r", ttl=5).read(1)
+
+
 def test_the_context_managers_take_the_same_arguments() -> None:
     for name in ("Campaign", "Lock", "RLock", "MultiLock", "Permit", "Redlock"):
         sync_cls = getattr(quorumlock, name)
