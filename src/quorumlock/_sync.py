@@ -8,12 +8,14 @@ kept by one daemon thread per ``Redlock`` (:class:`_LeaseKeeper`), never one per
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import heapq
 import inspect
 import itertools
 import logging
 import os
+import sys
 import threading
 import time
 import weakref
@@ -32,7 +34,7 @@ from quorumlock._algorithm.flows import (
     Wait,
     Watch,
     Woken,
-    without_grace,
+    as_cleanup,
     woke_the_line,
 )
 from quorumlock._algorithm.handoff import LockHandle
@@ -269,12 +271,19 @@ class Redlock(
             if waiter is not None and (
                 entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
             ):
-                self._leave_queue(watched, entry)
+                # interrupted (KeyboardInterrupt, a SIGTERM handler's SystemExit), maybe
+                # mid-round: a clean-up (Fanout.cleanup), as in acquire() and release()
+                raised = sys.exc_info()[1]
+                cleanup = raised is not None and not isinstance(raised, Exception)
+                self._leave_queue(watched, entry, cleanup=cleanup)
 
-    def _leave_queue(self, key: str, member: str) -> None:
+    def _leave_queue(self, key: str, member: str, *, cleanup: bool = False) -> None:
         """Take this process's entry off ``key``'s queue of waiters (its last waiter gave
-        up, or acquired without being woken by name); left to expire where it fails."""
+        up, or acquired without being woken by name); left to expire where it fails.
+        ``cleanup``: the waiter was interrupted (``Fanout.cleanup``)."""
         step = leave_step(self.config, key, member)
+        if cleanup:
+            step = dataclasses.replace(step, cleanup=True)
         with contextlib.suppress(Exception):
             self._fanout.run(step)
 
@@ -597,7 +606,7 @@ class Lock(LockBase):
 
     def _cleanup(self) -> None:
         try:
-            self._redlock._run(without_grace(self._state.abandon()))
+            self._redlock._run(as_cleanup(self._state.abandon()))
         except BaseException:  # best effort: the keys expire with the ttl anyway
             logger.warning("could not clean up lock %s after an interruption", shown(self.name))
 

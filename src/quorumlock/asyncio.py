@@ -45,7 +45,7 @@ from quorumlock._algorithm.flows import (
     Sleep,
     Watch,
     Woken,
-    without_grace,
+    as_cleanup,
     woke_the_line,
 )
 from quorumlock._algorithm.handoff import LockHandle
@@ -492,7 +492,7 @@ class Lock(LockBase):
             try:
                 self._acquire_failed(exc, started)
                 if isinstance(exc, asyncio.CancelledError):
-                    await _complete(self._redlock._run(without_grace(self._state.abandon())))
+                    await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
             finally:
                 self._vacate()
             raise

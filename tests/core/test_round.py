@@ -286,6 +286,49 @@ def test_no_grace_for_a_server_that_was_reached_before() -> None:
     assert machine.tick(START + TIMEOUT) is FINISH
 
 
+def test_the_grace_of_first_contact_ends_at_the_steps_until() -> None:
+    """A blocking acquire's own time limit (``until``) ends the grace before the connect
+    timeout; ``until`` 0.0 (the undo of a failed attempt) allows none."""
+    members = [Member("a"), Member("b", tried=False), Member("c", tried=False)]
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT, until=START + 0.3)
+    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    machine.start([True, False, False])
+    assert machine.tick(START + TIMEOUT) is None
+    assert machine.deadline == START + 0.3
+    assert machine.tick(START + 0.3) is FINISH
+    assert machine.result(START + 0.3).allowed == pytest.approx(0.3)
+    undo = Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT, until=0.0)
+    machine = RoundMachine(undo, members, now=START, connect_timeout=1.0)
+    machine.start([True, False, False])
+    assert machine.tick(START + TIMEOUT) is FINISH
+    assert machine.result(START + TIMEOUT).allowed == pytest.approx(TIMEOUT)
+
+
+def test_a_cleanup_waits_for_every_server_reached_before_and_none_never_reached() -> None:
+    """The clean-up of an interrupted acquire: b was reached before and needs a new
+    connection (the interruption closed it mid-reply: it may hold the key), c was never
+    reached (it holds nothing). The grace is for b, whatever a majority answered, and
+    not for c. The same release without ``cleanup`` waits for neither."""
+    members = [Member("a"), Member("b"), Member("c", tried=False), Member("d"), Member("e")]
+    for cleanup in (True, False):
+        step = Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT, cleanup=cleanup)
+        machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+        actions = machine.start([True, False, False, True, True])
+        assert actions == [Send(0), Connect(1), Connect(2), Send(3), Send(4)]
+        for i in (0, 3, 4):  # a majority confirmed
+            assert machine.reply(i, 1, START + 0.001) is None
+        if not cleanup:
+            assert machine.tick(START + TIMEOUT) is FINISH
+            continue
+        assert machine.tick(START + TIMEOUT) is None  # b: being connected to again
+        assert machine.connected(1) == Send(1)
+        assert machine.tick(START + 0.5) is None  # b owes its reply
+        assert machine.reply(1, 1, START + 0.6) is FINISH  # c: never waited for
+        outcomes = machine.result(START + 0.6).outcomes
+        assert [o.reply for o in outcomes] == [Reply.DONE] * 2 + [Reply.TIMEOUT] + [Reply.DONE] * 2
+        assert outcomes[2].detail == "still connecting"
+
+
 def test_a_server_the_step_does_not_target_gets_nothing_and_counts_as_not_held() -> None:
     step = Fanout(Op.RELEASE, "k", "t", 10_000, TIMEOUT, targets=(True, False, True))
     members = [Member(f"s{i}") for i in range(3)]

@@ -14,9 +14,12 @@ import contextlib
 import functools
 import itertools
 import logging
+import os
 import re
+import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
@@ -978,6 +981,58 @@ def test_cancelling_a_fresh_redlocks_first_acquire_waits_for_no_connection(
     finally:
         group[1].resume()
         group[2].resume()
+
+
+def test_an_acquire_interrupted_mid_round_leaves_no_key_behind_slow_connections(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """sync: a signal handler raises KeyboardInterrupt while an acquire's round waits for
+    the replies (through 100 ms proxies, each way). The servers ran the acquire; the
+    interruption closed the connections mid-reply; the clean-up needs new ones, which
+    take several round trips, longer than the 0.5 s per-instance timeout. It waits for
+    them (up to the connect timeout) and deletes the keys: they were left for their
+    30 s ttl."""
+    proxies = [LatencyProxy(s.host, s.port, delay=0.1) for s in servers.servers[:3]]
+    armed = threading.Event()
+
+    def interrupt(signum: int, frame: object) -> None:
+        if armed.is_set():  # (a late signal, after the acquire, is dropped)
+            raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGUSR1, interrupt)
+    try:
+        with running(proxies):
+            rl = quorumlock.Redlock(
+                [p.url for p in proxies], instance_timeout=0.5, connect_timeout=5.0
+            )
+            try:
+                # connected, the scripts cached: no first contact, no NOSCRIPT below
+                warm = rl.lock(f"{lock_name}:warm", ttl=30)
+                assert warm.acquire(blocking=False)
+                assert warm.release()
+                interrupted = ""
+                for attempt in range(5):  # the signal lands mid-round (the round trip is
+                    name = f"{lock_name}:{attempt}"  # 0.2 s), unless the machine is slow
+                    lock = rl.lock(name, ttl=30)
+                    timer = threading.Timer(0.08, os.kill, (os.getpid(), signal.SIGUSR1))
+                    armed.set()
+                    try:
+                        timer.start()
+                        lock.acquire(blocking=False)
+                    except KeyboardInterrupt:
+                        interrupted = name
+                        break
+                    finally:
+                        armed.clear()
+                        timer.join()
+                    assert lock.release()
+                assert interrupted, "the signal never came during an acquire"
+                assert not lock.held
+                assert values(list(servers.servers[:3]), interrupted) == [None] * 3
+            finally:
+                rl.close()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
 
 
 EXIT_SCRIPT = """

@@ -64,6 +64,7 @@ __all__ = [
     "Woken",
     "acquire_flow",
     "announce_cleanup",
+    "as_cleanup",
     "extend_flow",
     "line_place",
     "pass_turn",
@@ -71,7 +72,6 @@ __all__ = [
     "release_flow",
     "rewritten",
     "undo_targets",
-    "without_grace",
     "woke_the_line",
 ]
 
@@ -169,6 +169,9 @@ class Fanout:
     # though always for ``timeout`` (a blocking acquire's own time limit; None: the
     # grace may last the connect timeout; 0.0: no grace)
     until: float | None = None
+    # the clean-up of an interrupted acquire: the grace is for the servers reached before
+    # whose connection is gone, not for those never reached (see ``RoundMachine``)
+    cleanup: bool = False
 
     @property
     def joins(self) -> bool:
@@ -332,18 +335,18 @@ def rewritten(flow: Flow[T], rewrite: Callable[[Step], Step]) -> Flow[T]:
         flow.close()
 
 
-def without_grace(flow: Flow[T]) -> Flow[T]:
-    """``flow``, the clean-up of an interrupted acquire, with no first-contact grace in
-    its rounds (``Fanout.until``): a server this process never reached holds nothing of
-    that acquire's, so a clean-up (a task's cancellation, say) waits for no connection
-    beyond the per-instance timeout."""
+def as_cleanup(flow: Flow[T]) -> Flow[T]:
+    """``flow``, the clean-up of an interrupted acquire (a task's cancellation, a signal),
+    with its rounds marked so (``Fanout.cleanup``): they wait for no connection to a
+    server never reached, which holds nothing of that acquire's, and for a new one to
+    each server whose connection the interruption closed mid-reply, which may."""
 
-    def no_grace(step: Step) -> Step:
-        if isinstance(step, Fanout) and step.until != 0.0:
-            return dataclasses.replace(step, until=0.0)
+    def marked(step: Step) -> Step:
+        if isinstance(step, Fanout) and not step.cleanup:
+            return dataclasses.replace(step, cleanup=True)
         return step
 
-    return rewritten(flow, no_grace)
+    return rewritten(flow, marked)
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,8 +35,11 @@ The rules owned here:
   fail for a per-instance timeout meant for replies, and a server frozen at first
   contact costs nothing once a majority has answered. The wait counts against the
   validity like any other, and never lasts past ``Fanout.until``: a blocking acquire's
-  own time limit; none at all for the undo of a failed attempt or the clean-up of an
-  interrupted acquire (a server never reached holds nothing of theirs).
+  own time limit; none at all for the undo of a failed attempt (a server never reached
+  holds nothing of its). The clean-up of an interrupted acquire (``Fanout.cleanup``)
+  waits instead for the servers reached before whose connection is gone (the
+  interruption closed it mid-reply, after the server may have run the command), every
+  one of them, and never for a server never reached.
 - **NOSCRIPT**: a server that lost its script cache (a restart, ``SCRIPT FLUSH``) gets
   the ``EVAL`` form once, within the same deadline; a second NOSCRIPT is its outcome.
 - **MOVED**: a cluster instance whose slot moved gets the command at the new owner once
@@ -188,6 +191,7 @@ class RoundMachine:
         "_needed",
         "_outcomes",
         "_queue_part",
+        "_reconnecting",
         "_scripted",
         "_sent_at",
         "_state",
@@ -237,6 +241,7 @@ class RoundMachine:
             # owe ever more replies: see ``release_early``.
             self._early = False
         self._fresh: set[int] = set()  # connected during this round, reply still due
+        self._reconnecting: set[int] = set()  # a clean-up's servers reached before
         self._scripted: set[int] = set()  # got the EVAL form after a NOSCRIPT
         self._moved: set[int] = set()  # followed a MOVED
         # the replies may say something of the queue of waiters (see ``queue_answer``):
@@ -250,11 +255,14 @@ class RoundMachine:
         A server the step does not target (``Fanout.targets``) gets no action (None).
 
         The grace of first contact is possible only when a server without a connection
-        was never reached before (a server down since it was last tried gets none).
+        was never reached before (a server down since it was last tried gets none). For
+        a clean-up (``Fanout.cleanup``) it is the other way round: a server never
+        reached holds nothing of the interrupted acquire's, and one reached before may.
         """
         actions: list[Send | Connect | None] = []
         first_contact = False
         targets = self.step.targets
+        cleanup = self.step.cleanup
         for i, is_ready in enumerate(ready):
             if targets and not targets[i]:
                 # Not sent (the undo of a failed attempt: nothing of ours there).
@@ -263,8 +271,10 @@ class RoundMachine:
                 actions.append(None)
                 continue
             action = self.open(i, is_ready)
-            if isinstance(action, Connect) and not self.members[i].tried:
+            if isinstance(action, Connect) and self.members[i].tried is cleanup:
                 first_contact = True
+                if cleanup:
+                    self._reconnecting.add(i)
             actions.append(action)
         if not first_contact or self._grace_until <= self.deadline:
             self._grace_until = self.deadline
@@ -422,7 +432,13 @@ class RoundMachine:
 
     def _worth_the_grace(self) -> bool:
         """First contact is still under way, and the servers owing a reply could still
-        make the round succeed (a majority granted or confirmed) when it has not yet."""
+        make the round succeed (a majority granted or confirmed) when it has not yet.
+        For a clean-up: a server reached before is still being connected to again, or
+        owes the reply to what was sent on its new connection, whatever the others
+        answered."""
+        if self.step.cleanup:
+            state, fresh = self._state, self._fresh
+            return any(state[i] == _CONNECTING or i in fresh for i in self._reconnecting)
         first_contact = bool(self._fresh) or _CONNECTING in self._state
         done = self._done
         return first_contact and done < self._needed <= done + self._missing
