@@ -168,7 +168,9 @@ def test_a_majority_not_answering_is_reported(
     urls.append(servers.urls[0])
 
     async def body() -> None:
-        rl = api.redlock(urls, connect_timeout=0.5, retry_delay=0.05)
+        # (0.3 s for the answering server's reply: on a loaded machine it missed the
+        # default 25 ms in every attempt, and the warning said no server answered)
+        rl = api.redlock(urls, connect_timeout=0.5, retry_delay=0.05, instance_timeout=0.3)
         lock = rl.lock(lock_name, ttl=5)
         with pytest.raises(QuorumUnavailable):
             await call(lock.acquire(timeout=1.0))
