@@ -166,8 +166,8 @@ class Fanout:
     # runs in the background, where the round trip to the slowest server costs nobody)
     every: bool = False
     # the monotonic time the round waits no later than, first-contact grace included,
-    # though always for ``timeout`` (a blocking acquire's own time limit; None: the
-    # grace may last the connect timeout; 0.0: no grace)
+    # though always for ``timeout`` (None: the grace may last the connect timeout; 0.0:
+    # no grace, for the undo of a failed attempt)
     until: float | None = None
     # the clean-up of an interrupted acquire: the grace is for the servers reached before
     # whose connection is gone, not for those never reached (see ``RoundMachine``)
@@ -522,7 +522,6 @@ def acquire_flow(
                 fair=fair,
                 keys=keys,
                 lease_ms=lease_ms,
-                until=give_up_at,
             )
             round_ = yield acquire
             assert isinstance(round_, Round)

@@ -34,9 +34,11 @@ The rules owned here:
   extend or a release, confirm) it. The first acquire of a new Redlock then does not
   fail for a per-instance timeout meant for replies, and a server frozen at first
   contact costs nothing once a majority has answered. The wait counts against the
-  validity like any other, and never lasts past ``Fanout.until``: a blocking acquire's
-  own time limit; none at all for the undo of a failed attempt (a server never reached
-  holds nothing of its). The clean-up of an interrupted acquire (``Fanout.cleanup``)
+  validity like any other, and never lasts past ``Fanout.until``: none at all for the
+  undo of a failed attempt (a server never reached holds nothing of its). A blocking
+  acquire's own ``timeout`` does not shorten it: the first request of a web handler
+  whose lock takes one attempt (timeout 0) would fail for a connection still being
+  made. The clean-up of an interrupted acquire (``Fanout.cleanup``)
   waits instead for the servers reached before whose connection is gone (the
   interruption closed it mid-reply, after the server may have run the command), every
   one of them, and never for a server never reached.

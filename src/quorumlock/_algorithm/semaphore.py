@@ -207,7 +207,7 @@ def semaphore_acquire_flow(
     def step(slots: tuple[int, ...]) -> Fanout:
         return Fanout(
             Op.SEMAPHORE_ACQUIRE, base, token, ttl_ms, timeout_each, config.max_ttl_ms,
-            config.fencing, permits=permits, slots=slots, until=give_up_at,
+            config.fencing, permits=permits, slots=slots,
         )  # fmt: skip
 
     while True:
