@@ -739,13 +739,15 @@ def test_two_versions_take_turns_in_one_process(
     before = set(sys.modules)
     result = versions.measure(five.urls, None, pairs=3, slice_cycles=5, warmup=5)
     assert len(result.this) == len(result.other) == len(result.ratios) == 3
-    assert all(t > 0 for t in (*result.this, *result.other))
+    assert len(result.this_cpu) == len(result.other_cpu) == len(result.cpu_ratios) == 3
+    assert all(t > 0 for t in (*result.this, *result.other, *result.this_cpu))
     assert "control" in result.label
     assert not {m for m in set(sys.modules) - before if m.startswith("_quorumlock_")}
     assert versions.main(["--control", *tiny, *servers]) == 0
     out = capsys.readouterr().out
     assert "3 pairs of slices" in out
-    assert "this / other, pair by pair: median" in out
+    assert out.count("this / other, pair by pair: median") == 2
+    assert "CPU time (this process):" in out
     # a directory holding a quorumlock package: this very one
     here = Path(versions.__file__).resolve().parents[1]
     assert versions.main(["--against", str(here.parent), *tiny, *servers]) == 0

@@ -10,7 +10,10 @@ turns: slices of ``--slice`` uncontended N = 5 cycles (a lock object,
 ``--asyncio``, the same cycle of ``quorumlock.asyncio.Redlock``, awaited on one event
 loop), alternating which goes first, ``--pairs`` times. Reported: each version's median
 time per cycle over its slices, and the median and quartiles of the ratio this version
-/ the other within each pair (below 1: this version is faster).
+/ the other within each pair (below 1: this version is faster); then the same for the
+process's CPU time per cycle (its threads included, the servers' not): one process's
+cycle hides much of its CPU time behind the servers' work, which many processes on one
+name (the contended figures) do not.
 
 The other version is ``--against REV``: a git revision of the clone this quorumlock is
 installed from (``pip install -e``), or a directory that holds a ``quorumlock``
@@ -60,11 +63,18 @@ class VersionsResult:
     other: tuple[float, ...]
     label: str  # what the other version is
     api: str = "sync"  # or "asyncio"
+    this_cpu: tuple[float, ...] = ()  # this process's CPU us per cycle, as ``this``
+    other_cpu: tuple[float, ...] = ()
 
     @property
     def ratios(self) -> tuple[float, ...]:
         """This version's time per cycle / the other's, pair by pair."""
         return tuple(a / b for a, b in zip(self.this, self.other, strict=True))
+
+    @property
+    def cpu_ratios(self) -> tuple[float, ...]:
+        """This version's CPU time per cycle / the other's, pair by pair."""
+        return tuple(a / b for a, b in zip(self.this_cpu, self.other_cpu, strict=True))
 
 
 class VersionError(Exception):
@@ -229,46 +239,60 @@ def measure(
     finally:
         if loop is not None:
             loop.close()
-    return VersionsResult(tuple(times[0]), tuple(times[1]), label, api)
+    wall, cpu = times
+    return VersionsResult(tuple(wall[0]), tuple(wall[1]), label, api, tuple(cpu[0]), tuple(cpu[1]))
+
+
+_Times = tuple[list[float], list[float]]
 
 
 def _alternate(
     runs: tuple[Callable[[int], None], ...], *, pairs: int, slice_cycles: int, warmup: int
-) -> tuple[list[float], list[float]]:
-    """Each version's time per cycle (us) in each pair of slices, the first to go
-    alternating from pair to pair."""
+) -> tuple[_Times, _Times]:
+    """Each version's wall and CPU time per cycle (us) in each pair of slices, the first
+    to go alternating from pair to pair."""
     for run in runs:
         run(warmup)
-    times: tuple[list[float], list[float]] = ([], [])
+    times: _Times = ([], [])
+    cpu: _Times = ([], [])
     enabled = gc.isenabled()
     gc.disable()  # a collection lands in one slice, not in the other
     try:
         for pair in range(pairs):
             for index in (0, 1) if pair % 2 == 0 else (1, 0):
-                began = time.perf_counter()
+                began, used = time.perf_counter(), time.process_time()
                 runs[index](slice_cycles)
                 spent = time.perf_counter() - began
                 times[index].append(spent / slice_cycles * 1e6)
+                cpu[index].append((time.process_time() - used) / slice_cycles * 1e6)
             gc.collect()
     finally:
         if enabled:
             gc.enable()
-    return times
+    return times, cpu
 
 
 def render(result: VersionsResult) -> str:
-    ratios = sorted(result.ratios)
-    quartiles = statistics.quantiles(ratios, n=4) if len(ratios) >= 2 else [ratios[0]] * 3
-    return "\n".join(
-        (
-            f"uncontended N = {SERVERS} cycle ({result.api}), {len(ratios)} pairs of slices; "
-            f"the other version: {result.label}",
-            f"this version:  median {statistics.median(result.this):.1f} us per cycle",
-            f"other version: median {statistics.median(result.other):.1f} us per cycle",
-            f"this / other, pair by pair: median {statistics.median(ratios):.3f}x "
+    lines = [
+        f"uncontended N = {SERVERS} cycle ({result.api}), {len(result.ratios)} pairs of "
+        f"slices; the other version: {result.label}"
+    ]
+    for what, this, other, ratios in (
+        ("wall time", result.this, result.other, result.ratios),
+        ("CPU time (this process)", result.this_cpu, result.other_cpu, result.cpu_ratios),
+    ):
+        if not ratios:
+            continue
+        ordered = sorted(ratios)
+        quartiles = statistics.quantiles(ordered, n=4) if len(ordered) >= 2 else ordered * 3
+        lines += [
+            f"{what}:",
+            f"  this version:  median {statistics.median(this):.1f} us per cycle",
+            f"  other version: median {statistics.median(other):.1f} us per cycle",
+            f"  this / other, pair by pair: median {statistics.median(ordered):.3f}x "
             f"(quartiles {quartiles[0]:.3f}x-{quartiles[2]:.3f}x)",
-        )
-    )
+        ]
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
