@@ -38,8 +38,9 @@ if TYPE_CHECKING:
     from multiprocessing.queues import Queue
 
 Interval = tuple[float, float]
-#: A worker's report: its pid, its holds, its blocking acquires' waits, an error or "".
-Report = tuple[int, list[Interval], list[Interval], str]
+#: A worker's report: its pid, its holds, its blocking acquires' waits, an error or "",
+#: and for each wait whether it got the lock.
+Report = tuple[int, list[Interval], list[Interval], str, list[bool]]
 
 PROCESSES = 4
 WAITERS = 3  # threads or tasks per process
@@ -81,11 +82,13 @@ class Record:
 
     holds: list[Interval] = field(default_factory=list)
     waits: list[Interval] = field(default_factory=list)
+    got: list[bool] = field(default_factory=list)  # each wait's: did it get the lock
 
-    def acquired(self, blocking: bool, called: float) -> float:
+    def acquired(self, blocking: bool, called: float, got: bool) -> float:
         now = time.monotonic()
         if blocking:
             self.waits.append((called, now))
+            self.got.append(got)
         return now
 
     def released(self, acquired: float, released: bool) -> None:
@@ -105,7 +108,7 @@ def churn(plan: Churn, results: Queue[Report]) -> None:
             _churn_threads(plan, record)
     except Exception as exc:
         error = repr(exc)
-    results.put((os.getpid(), record.holds, record.waits, error))
+    results.put((os.getpid(), record.holds, record.waits, error, record.got))
 
 
 def _churn_threads(plan: Churn, record: Record) -> None:
@@ -124,7 +127,7 @@ def _churn_threads(plan: Churn, record: Record) -> None:
                 blocking = rng.random() >= 0.1
                 called = time.monotonic()
                 got = lock.acquire(timeout=TIMEOUT) if blocking else lock.acquire(False)
-                acquired = record.acquired(blocking, called)
+                acquired = record.acquired(blocking, called, got)
                 if got:
                     time.sleep(rng.choice(HOLDS))
                     record.released(acquired, lock.release())
@@ -162,7 +165,7 @@ async def _churn_tasks(plan: Churn, record: Record) -> None:
             blocking = rng.random() >= 0.1
             called = time.monotonic()
             got = await (lock.acquire(timeout=TIMEOUT) if blocking else lock.acquire(False))
-            acquired = record.acquired(blocking, called)
+            acquired = record.acquired(blocking, called, got)
             if got:
                 await asyncio.sleep(rng.choice(HOLDS))
                 record.released(acquired, await lock.release())
@@ -202,6 +205,33 @@ def stalls(holds: list[Interval], waits: list[Interval]) -> list[tuple[float, In
     return found
 
 
+def explained(found: list[tuple[float, Interval]], reports: list[Report], zero: float) -> str:
+    """What a failure shows of each stall (times in seconds from ``zero``): the wait,
+    its process and whether it got the lock, and the last two holds that ended before
+    the wait did and the first two that began after it was called, with their
+    processes."""
+
+    def at(t: float) -> str:
+        return f"{t - zero:+.3f}"
+
+    holds = sorted((hold, pid) for pid, process_holds, *_ in reports for hold in process_holds)
+    lines = []
+    for free, (called, returned) in found:
+        pid, got = next(
+            (pid, got[k])
+            for pid, _, waits, _, got in reports
+            for k, wait in enumerate(waits)
+            if wait == (called, returned)
+        )
+        waited = f"{at(called)}..{at(returned)}, {'got the lock' if got else 'timed out'}"
+        lines.append(f"free {free} s while process {pid} waited ({waited})")
+        before = [(h, p) for h, p in holds if called - TIMEOUT <= h[1] <= returned][-2:]
+        after = [(h, p) for h, p in holds if h[0] >= called][:2]
+        for (begin, end), holder in sorted(dict.fromkeys([*before, *after])):
+            lines.append(f"  hold by process {holder}: {at(begin)}..{at(end)}")
+    return "\n".join(lines)
+
+
 def test_free_gaps_and_stalls_are_measured_across_every_process() -> None:
     holds = [(5.0, 6.0), (0.0, 1.0), (0.5, 2.0), (6.001, 7.0), (10.0, 11.0)]
     assert free_gaps(holds) == [
@@ -215,6 +245,27 @@ def test_free_gaps_and_stalls_are_measured_across_every_process() -> None:
         (3.0, (10.5, 14.0)),
     ]
     assert stalls(holds, [(3.0, 5.0), (0.0, 1.0), (6.0, 9.0), (-2.0, 0.0)]) == []
+
+
+def test_a_stall_is_explained_by_its_wait_and_the_holds_around_it() -> None:
+    reports: list[Report] = [
+        (11, [(100.0, 101.0), (110.0, 110.5)], [(100.5, 110.0)], "", [True]),
+        (12, [(99.0, 99.5)], [(102.0, 107.0)], "", [False]),
+    ]
+    holds = [hold for _, process_holds, *_ in reports for hold in process_holds]
+    waits = [wait for _, _, process_waits, *_ in reports for wait in process_waits]
+    found = stalls(holds, waits)
+    assert found == [(9.0, (100.5, 110.0)), (5.0, (102.0, 107.0))]
+    assert explained(found, reports, 100.0).splitlines() == [
+        "free 9.0 s while process 11 waited (+0.500..+10.000, got the lock)",
+        "  hold by process 12: -1.000..-0.500",
+        "  hold by process 11: +0.000..+1.000",
+        "  hold by process 11: +10.000..+10.500",
+        "free 5.0 s while process 12 waited (+2.000..+7.000, timed out)",
+        "  hold by process 12: -1.000..-0.500",
+        "  hold by process 11: +0.000..+1.000",
+        "  hold by process 11: +10.000..+10.500",
+    ]
 
 
 @pytest.mark.slow
@@ -235,11 +286,12 @@ def test_no_waiter_sleeps_through_a_free_lock(
         for i in range(PROCESSES)
     ]
     reports = reports_of(workers, results, until=start_at + SECONDS + TIMEOUT + 40)
-    assert [error for *_, error in reports if error] == []
-    holds = [hold for _, process_holds, _, _ in reports for hold in process_holds]
-    waits = [wait for *_, process_waits, _ in reports for wait in process_waits]
-    for pid, process_holds, _, _ in reports:
+    assert [error for *_, error, _ in reports if error] == []
+    holds = [hold for _, process_holds, *_ in reports for hold in process_holds]
+    waits = [wait for _, _, process_waits, *_ in reports for wait in process_waits]
+    for pid, process_holds, *_ in reports:
         assert process_holds, f"process {pid} never got the lock"
-    assert stalls(holds, waits) == []
+    found = stalls(holds, waits)
+    assert found == [], explained(found, reports, start_at)
     assert len(waits) > 10 * PROCESSES * WAITERS
     assert values(servers, lock_name) == [None] * len(servers)
