@@ -41,6 +41,7 @@ from quorumlock.benchmarks._common import (
     START,
     Table,
     WorkersNotReady,
+    each_count,
     environment,
     handovers,
     judge,
@@ -49,6 +50,8 @@ from quorumlock.benchmarks._common import (
     ratio,
     rotated,
     shares,
+    through_gate,
+    worker_processes,
 )
 from quorumlock.benchmarks._workers import Slice, WorkerPool, run_slice, warm_up
 from quorumlock.testing import Hold, LocalServerGroup
@@ -583,6 +586,28 @@ def test_the_chain_benchmark_overhears_whom_each_release_named(five: LocalServer
     rendered = chain.render([result])
     assert "releases heard" in rendered.splitlines()[4]
     assert rendered.splitlines()[6].split()[:2] == ["2", f"{heard:,}"]
+
+
+def _reports_nothing(out: object, gate: object) -> None:
+    """A worker process that starts its loop and ends without a report, as one that
+    fails in its loop does (module level, so that "spawn" can import it)."""
+    through_gate(gate)
+
+
+def test_a_worker_that_sends_no_report_ends_the_benchmark_in_one_line() -> None:
+    """Not a ``queue.Empty`` traceback: ``WorkersNotReady``, which a benchmark's command
+    line turns into one line and a non-zero exit."""
+    with worker_processes(_reports_nothing, [()]) as workers:
+        workers.start()
+        with pytest.raises(WorkersNotReady, match=r"sent no report within 0\.5 s") as caught:
+            workers.collect(0.5)
+
+    def run(count: int) -> None:
+        raise caught.value
+
+    with pytest.raises(SystemExit) as stopped:
+        each_count([16], "P", run)
+    assert str(stopped.value.code).startswith("error: P = 16: a worker process sent no report")
 
 
 def test_the_chain_benchmark_stops_when_a_process_cannot_start_its_loop() -> None:

@@ -17,6 +17,7 @@ import math
 import multiprocessing
 import os
 import platform
+import queue
 import statistics
 import sys
 import threading
@@ -302,7 +303,8 @@ GRACE: Final = 20.0
 
 class WorkersNotReady(RuntimeError):
     """A worker process did not reach the gate: it failed before its loop, or took
-    longer than :data:`START` to start."""
+    longer than :data:`START` to start; or it sent no report after its loop (it failed
+    in it)."""
 
 
 class Workers:
@@ -324,8 +326,18 @@ class Workers:
         return time.time()
 
     def collect(self, timeout: float) -> list[Any]:
-        """Every worker's report, waited for up to ``timeout`` seconds each."""
-        return [self._out.get(timeout=timeout) for _ in range(self._count)]
+        """Every worker's report, waited for up to ``timeout`` seconds each. Raises
+        :class:`WorkersNotReady` when one sends none in that time (a worker that failed
+        printed its error)."""
+        reports = []
+        for _ in range(self._count):
+            try:
+                reports.append(self._out.get(timeout=timeout))
+            except queue.Empty:
+                raise WorkersNotReady(
+                    f"a worker process sent no report within {timeout:g} s of its loop's end"
+                ) from None
+        return reports
 
 
 def through_gate(gate: Any) -> float | None:
@@ -359,8 +371,9 @@ def ready_to_loop(redlock: Redlock, name: str, seconds: float, gate: Any) -> flo
 
 def each_count(counts: Sequence[int], label: str, run: Callable[[int], T]) -> list[T]:
     """``run(count)`` for each count, in order, saying "<label> = <count>: done" on
-    standard error after each; a run whose workers did not start ends the benchmark
-    with a one-line error (:class:`WorkersNotReady`; the worker's own error is above)."""
+    standard error after each; a run whose workers did not start, or did not report,
+    ends the benchmark with a one-line error (:class:`WorkersNotReady`; the worker's own
+    error is above)."""
     results = []
     for count in counts:
         try:

@@ -204,15 +204,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(urls) != 5:
             parser.error(f"--servers needs 5 URLs, not {len(urls)}")
         results, counted = [], []
-        for contender in chosen:  # a peer that is not installed says so in its row
-            results.append(measure(urls, contender, args.processes, args.seconds, counting=False))
-            print(f"{contender.slug}: done", file=sys.stderr)
-        for contender in chosen:
-            if contender.package == "quorumlock":
-                counted.append(
-                    measure(urls, contender, args.processes, args.seconds, counting=True)
+        try:
+            for contender in chosen:  # a peer that is not installed says so in its row
+                results.append(
+                    measure(urls, contender, args.processes, args.seconds, counting=False)
                 )
-                print(f"{contender.slug}: rounds counted", file=sys.stderr)
+                print(f"{contender.slug}: done", file=sys.stderr)
+            for contender in chosen:
+                if contender.package == "quorumlock":
+                    counted.append(
+                        measure(urls, contender, args.processes, args.seconds, counting=True)
+                    )
+                    print(f"{contender.slug}: rounds counted", file=sys.stderr)
+        except WorkersNotReady as exc:  # (a worker that failed printed its error above)
+            raise SystemExit(f"error: {contender.slug}: {exc}") from None
     print(f"P = {args.processes} processes on one name, {args.seconds:g} s per contender")
     print(render(results, counted))
     return 0
