@@ -5,6 +5,7 @@ No timing is asserted anywhere: a benchmark's numbers are its output, not a test
 
 from __future__ import annotations
 
+import faulthandler
 import importlib.util
 import math
 import sys
@@ -50,6 +51,7 @@ from quorumlock.benchmarks._common import (
     ratio,
     rotated,
     shares,
+    stacks_after,
     through_gate,
     worker_processes,
 )
@@ -608,6 +610,21 @@ def test_a_worker_that_sends_no_report_ends_the_benchmark_in_one_line() -> None:
     with pytest.raises(SystemExit) as stopped:
         each_count([16], "P", run)
     assert str(stopped.value.code).startswith("error: P = 16: a worker process sent no report")
+
+
+def test_a_worker_that_hangs_says_where_it_is(capfd: pytest.CaptureFixture[str]) -> None:
+    """A worker still running well after its loop prints every thread's stack (and is
+    not stopped by it); once it has reported, nothing is printed."""
+    stacks_after(0.1)
+    deadline = time.monotonic() + 5
+    while "most recent call first" not in (err := capfd.readouterr().err):
+        assert time.monotonic() < deadline, "no stacks printed"
+        time.sleep(0.05)
+    assert "test_a_worker_that_hangs_says_where_it_is" in err
+    stacks_after(0.1)
+    faulthandler.cancel_dump_traceback_later()
+    time.sleep(0.3)
+    assert capfd.readouterr().err == ""
 
 
 def test_the_chain_benchmark_stops_when_a_process_cannot_start_its_loop() -> None:

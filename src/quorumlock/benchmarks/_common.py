@@ -10,6 +10,7 @@ records, checked for overlaps by the verify suite's checker (``quorumlock/testin
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import importlib
 import importlib.metadata
 import itertools
@@ -351,12 +352,16 @@ def through_gate(gate: Any) -> float | None:
     return time.time()
 
 
-def ready_to_loop(redlock: Redlock, name: str, seconds: float, gate: Any) -> float:
+def ready_to_loop(
+    redlock: Redlock, name: str, seconds: float, gate: Any, *, loop: float = 0.0
+) -> float:
     """In a worker process, before its loop: a first acquire and release of ``name``
     (connected, the scripts loaded) within ``seconds``, then :func:`through_gate`.
     Returns the wall clock at which the loops start, or -inf where another worker never
     came (the caller then does not loop). Where this worker cannot start, it aborts the
-    gate (the benchmark stops at once instead of waiting for it) and raises."""
+    gate (the benchmark stops at once instead of waiting for it) and raises. ``loop``:
+    the loop's seconds; a worker that has not reported ``GRACE / 2`` seconds after them
+    prints where its threads are (:func:`stacks_after`)."""
     try:
         warm_up = redlock.lock(name, ttl=10.0)
         if not warm_up.acquire(timeout=seconds):
@@ -366,7 +371,19 @@ def ready_to_loop(redlock: Redlock, name: str, seconds: float, gate: Any) -> flo
         gate.abort()
         raise
     start = through_gate(gate)
-    return -math.inf if start is None else start
+    if start is None:
+        return -math.inf
+    if loop:
+        stacks_after(loop + GRACE / 2)
+    return start
+
+
+def stacks_after(seconds: float) -> None:
+    """In a worker process: print every thread's stack on standard error if it is still
+    running ``seconds`` from now (a worker that hangs: the benchmark then ends without
+    its report, :class:`WorkersNotReady`, and this says where it was). Called off by
+    ``faulthandler.cancel_dump_traceback_later()`` once the worker has reported."""
+    faulthandler.dump_traceback_later(seconds, exit=False)
 
 
 def each_count(counts: Sequence[int], label: str, run: Callable[[int], T]) -> list[T]:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import faulthandler
 import os
 import resource
 import sys
@@ -159,7 +160,8 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
     # a first cycle on another name: connected, the scripts loaded
-    stop = ready_to_loop(redlock, f"{NAME}:warm-up", job.warm_up, gate) + job.seconds
+    start = ready_to_loop(redlock, f"{NAME}:warm-up", job.warm_up, gate, loop=job.seconds)
+    stop = start + job.seconds
     rounds.clear()  # the loop's rounds only
     while time.time() < stop:
         lock = redlock.lock(NAME, ttl=10.0)
@@ -178,6 +180,7 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     durations = {op: list(seconds) for op, seconds in rounds.seconds.items()}
     redlock.close()
     out.put((holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts, durations))
+    faulthandler.cancel_dump_traceback_later()
 
 
 def _server_cpu(urls: Sequence[str]) -> float | None:

@@ -22,6 +22,7 @@ here is judged against a time.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import itertools
 import math
 import multiprocessing
@@ -164,7 +165,8 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     pick = random.Random(job.index)
     holds: list[Hold] = []
     # a first cycle on another name: connected, the scripts loaded
-    stop = ready_to_loop(redlock, f"{NAME}:warm-up", job.warm_up, gate) + job.seconds
+    start = ready_to_loop(redlock, f"{NAME}:warm-up", job.warm_up, gate, loop=job.seconds)
+    stop = start + job.seconds
     observer.rounds.clear()  # the loop's rounds only
     while time.time() < stop:
         lock = redlock.lock(NAME, ttl=10.0)
@@ -183,6 +185,7 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
             time.sleep(REJOIN_POLL)
     redlock.close()
     out.put((holds, observer.rounds))
+    faulthandler.cancel_dump_traceback_later()
 
 
 def _released(hold: Hold) -> float:
