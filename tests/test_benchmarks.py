@@ -10,6 +10,7 @@ import importlib.util
 import math
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -53,6 +54,7 @@ from quorumlock.benchmarks._common import (
     shares,
     stacks_after,
     through_gate,
+    unavailable_line,
     worker_processes,
 )
 from quorumlock.benchmarks._workers import Slice, WorkerPool, run_slice, warm_up
@@ -625,6 +627,56 @@ def test_a_worker_that_hangs_says_where_it_is(capfd: pytest.CaptureFixture[str])
     faulthandler.cancel_dump_traceback_later()
     time.sleep(0.3)
     assert capfd.readouterr().err == ""
+
+
+def test_the_line_of_acquires_that_raised_quorum_unavailable() -> None:
+    assert unavailable_line("P", [(1, 0), (16, 0)]) == ""
+    line = unavailable_line("W", [(2, 0), (32, 1_200), (8, 3)])
+    assert line.startswith("acquires that raised QuorumUnavailable (")
+    assert line.endswith("): W = 32: 1,200, W = 8: 3")
+
+
+@pytest.mark.parametrize("benchmark", ["chain", "trace"])
+def test_an_acquire_that_raises_quorum_unavailable_is_counted_and_the_loop_goes_on(
+    benchmark: str,
+) -> None:
+    """A majority of the servers frozen once the loop runs (its name is on a server)
+    until the benchmark returns: the acquire under way raises ``QuorumUnavailable`` at
+    its timeout, the loop's end. The worker counts it and reports; the result and the
+    report say so (the worker died of it before, and the benchmark had no report)."""
+    with LocalServerGroup(5) as group:
+        frozen = group[:3]
+        stop = threading.Event()
+
+        def freeze_once_looping() -> None:
+            client = redis.Redis(host=group[0].host, port=group[0].port, socket_timeout=2)
+            deadline = time.monotonic() + 60
+            while not stop.is_set() and time.monotonic() < deadline:
+                if client.exists(benchmark):
+                    for server in frozen:
+                        server.pause()
+                    return
+                time.sleep(0.005)
+
+        freezer = threading.Thread(target=freeze_once_looping)
+        freezer.start()
+        try:
+            if benchmark == "chain":
+                result = chain.measure(group.urls, 1, 1.5)
+                unavailable, rendered = result.unavailable, chain.render([result])
+                label = "P = 1"
+            else:
+                traced = trace.measure(group.urls, 1, 1.5, slowest=0)
+                unavailable, rendered = traced.unavailable, trace.render([traced])
+                label = "W = 1"
+        finally:
+            stop.set()
+            freezer.join(timeout=70)
+            for server in frozen:
+                server.resume()
+    assert all(server.paused is False for server in frozen)
+    assert unavailable >= 1
+    assert rendered.splitlines()[-1].endswith(f"{label}: {unavailable:,}")
 
 
 def test_the_chain_benchmark_stops_when_a_process_cannot_start_its_loop() -> None:

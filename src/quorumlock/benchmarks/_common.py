@@ -378,6 +378,19 @@ def ready_to_loop(
     return start
 
 
+def unavailable_line(label: str, counts: Sequence[tuple[int, int]]) -> str:
+    """The line a benchmark prints under its table where acquires in its loops raised
+    :class:`~quorumlock.QuorumUnavailable` (each then counted, and the loop went on):
+    ``counts`` is (count, how many raised) per count of processes; "" where none did."""
+    raised = [f"{label} = {count}: {n:,}" for count, n in counts if n]
+    if not raised:
+        return ""
+    return (
+        "acquires that raised QuorumUnavailable (too few servers answered within the "
+        f"per-instance timeout: the host stalled): {', '.join(raised)}"
+    )
+
+
 def stacks_after(seconds: float) -> None:
     """In a worker process: print every thread's stack on standard error if it is still
     running ``seconds`` from now (a worker that hangs: the benchmark then ends without

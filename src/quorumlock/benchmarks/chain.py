@@ -14,10 +14,13 @@ process: all of them, then the acquire attempts that failed, the joins of the qu
 waiters and the release rounds, the undo of a failed attempt included), the median
 duration of an acquire round (every attempt) and of a release round, as that observer
 reports them (under contention a round takes longer than the same round at P = 1), and
-the CPU time of the servers' processes (when they run on this machine). This is where
-docs/benchmarks.md's numbers on the contended loop come from. Numbers only: nothing
-here is judged against a time. ``--fair`` runs the loop with ``Redlock(fair=True)``
-(strict arrival order, docs/algorithm.md, "Fair locks"), for what that costs.
+the CPU time of the servers' processes (when they run on this machine). An acquire
+that raises :class:`~quorumlock.QuorumUnavailable` (too few servers answered within the
+per-instance timeout: the host stalled) is counted and the loop goes on; a line under
+the table gives the count. This is where docs/benchmarks.md's numbers on the contended
+loop come from. Numbers only: nothing here is judged against a time. ``--fair`` runs
+the loop with ``Redlock(fair=True)`` (strict arrival order, docs/algorithm.md, "Fair
+locks"), for what that costs.
 
 With ``--overhear``, this process also subscribes to every release announcement of the
 name on every server (one more subscriber per server, which the servers then publish to
@@ -48,7 +51,7 @@ from typing import Any, Final
 
 import redis
 
-from quorumlock import LockObserver, Redlock, RoundEvent
+from quorumlock import LockObserver, QuorumUnavailable, Redlock, RoundEvent
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io.wakeups import split_wake
 from quorumlock.benchmarks._common import (
@@ -59,6 +62,7 @@ from quorumlock.benchmarks._common import (
     percentile,
     ready_to_loop,
     table,
+    unavailable_line,
     worker_processes,
 )
 from quorumlock.benchmarks._common import handovers as gaps
@@ -105,6 +109,8 @@ class ChainResult:
     # how many servers announced them; empty when not overheard
     agreement: tuple[tuple[str, int], ...] = ()
     announcers: tuple[tuple[int, int], ...] = ()
+    # acquires that raised QuorumUnavailable in the loop (counted, and the loop went on)
+    unavailable: int = 0
 
     def counted(self, what: str) -> int:
         return dict(self.rounds).get(what, 0)
@@ -159,6 +165,7 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     redlock = Redlock(job.urls, busy_poll=job.busy_poll, observer=rounds, fair=job.fair)
     holds: list[Hold] = []
     acquire_cpu = release_cpu = 0.0
+    unavailable = 0
     # a first cycle on another name: connected, the scripts loaded
     start = ready_to_loop(redlock, f"{NAME}:warm-up", job.warm_up, gate, loop=job.seconds)
     stop = start + job.seconds
@@ -166,7 +173,11 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     while time.time() < stop:
         lock = redlock.lock(NAME, ttl=10.0)
         before = time.thread_time()
-        acquired = lock.acquire(timeout=max(0.01, stop - time.time()))
+        try:
+            acquired = lock.acquire(timeout=max(0.01, stop - time.time()))
+        except QuorumUnavailable:  # a stall of a loaded host: counted, reported
+            unavailable += 1
+            continue
         got = time.monotonic_ns()
         middle = time.thread_time()
         acquire_cpu += middle - before
@@ -179,7 +190,8 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     counts = dict(rounds.counts)
     durations = {op: list(seconds) for op, seconds in rounds.seconds.items()}
     redlock.close()
-    out.put((holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts, durations))
+    report = (holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts, durations, unavailable)
+    out.put(report)
     faulthandler.cancel_dump_traceback_later()
 
 
@@ -346,6 +358,7 @@ def measure(
         server_cpu=None if cpu_before is None or cpu_after is None else cpu_after - cpu_before,
         agreement=tuple((kind, agreement[kind]) for kind in AGREEMENT) if overhear else (),
         announcers=tuple(sorted(announcers.items(), reverse=True)),
+        unavailable=sum(r[6] for r in reports),
     )
 
 
@@ -389,6 +402,8 @@ def render(results: Sequence[ChainResult]) -> str:
             )
         )
     rendered = table(header, rows, right=set(range(len(header))))
+    if line := unavailable_line("P", [(r.processes, r.unavailable) for r in results]):
+        rendered += "\n" + line
     overheard = [r for r in results if r.agreement]
     if overheard:
         rendered += "\n\n" + _render_agreement(overheard)

@@ -14,9 +14,11 @@ the time from the round's end to the acquire call's return (medians over the
 hand-overs); for the slowest hand-overs, every round of every process that ended in
 its window; and how crowded the host's run queue was meanwhile: the benchmark's own
 process sleeps 1 ms at a time while the others loop, and counts the wake-ups that came
-more than 3 ms late (a process runnable, waiting for a core). This is where
-docs/benchmarks.md's numbers on a hand-over's parts come from. Numbers only: nothing
-here is judged against a time.
+more than 3 ms late (a process runnable, waiting for a core). An acquire that raises
+:class:`~quorumlock.QuorumUnavailable` (too few servers answered within the per-instance
+timeout: the host stalled) is counted and the loop goes on; a line under the report
+gives the count. This is where docs/benchmarks.md's numbers on a hand-over's parts come
+from. Numbers only: nothing here is judged against a time.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from quorumlock import LockObserver, Redlock, RoundEvent
+from quorumlock import LockObserver, QuorumUnavailable, Redlock, RoundEvent
 from quorumlock.benchmarks._common import (
     GRACE,
     bounded,
@@ -41,6 +43,7 @@ from quorumlock.benchmarks._common import (
     local_servers,
     percentile,
     ready_to_loop,
+    unavailable_line,
     worker_processes,
 )
 from quorumlock.testing import Hold
@@ -134,6 +137,8 @@ class TraceResult:
     parts: tuple[Parts, ...]
     slowest: tuple[tuple[float, Hold, Hold, tuple[Round, ...]], ...] = field(default=())
     probe: Probe | None = None  # the run queue while the processes looped
+    # acquires that raised QuorumUnavailable in the loop (counted, and the loop went on)
+    unavailable: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,13 +169,18 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     redlock = Redlock(job.urls, observer=observer)
     pick = random.Random(job.index)
     holds: list[Hold] = []
+    unavailable = 0
     # a first cycle on another name: connected, the scripts loaded
     start = ready_to_loop(redlock, f"{NAME}:warm-up", job.warm_up, gate, loop=job.seconds)
     stop = start + job.seconds
     observer.rounds.clear()  # the loop's rounds only
     while time.time() < stop:
         lock = redlock.lock(NAME, ttl=10.0)
-        if not lock.acquire(timeout=max(0.01, stop - time.time())):
+        try:
+            if not lock.acquire(timeout=max(0.01, stop - time.time())):
+                continue
+        except QuorumUnavailable:  # a stall of a loaded host: counted, reported
+            unavailable += 1
             continue
         got = time.monotonic_ns()
         job.holder.value = job.index
@@ -184,7 +194,7 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
                 break
             time.sleep(REJOIN_POLL)
     redlock.close()
-    out.put((holds, observer.rounds))
+    out.put((holds, observer.rounds, unavailable))
     faulthandler.cancel_dump_traceback_later()
 
 
@@ -251,6 +261,7 @@ def measure(
         parts=tuple(parts),
         slowest=tuple(worst),
         probe=probe,
+        unavailable=sum(report[2] for report in reports),
     )
 
 
@@ -297,6 +308,8 @@ def render(results: Sequence[TraceResult]) -> str:
                     f"    {(w.ended - released) / 1e6:+8.2f} ms  process {w.worker:<3} "
                     f"{w.op:<8} {w.ms:7.2f} ms  {w.ok}/{SERVERS} granted or confirmed"
                 )
+    if line := unavailable_line("W", [(r.waiters, r.unavailable) for r in results]):
+        lines.append(line)
     return "\n".join(lines)
 
 
