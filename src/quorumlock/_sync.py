@@ -218,6 +218,11 @@ class Redlock(
     def close(self) -> None:
         """Close the idle connections. The Redlock reconnects if it is used again.
 
+        A connection that still owes the answer of a release (whose round ended before
+        a slow server answered) is closed once it came, or after ``connect_timeout``: a
+        release that such a server answered NOSCRIPT to (its script cache was emptied)
+        is sent again first, so that its key does not stay there until its ttl.
+
         Entries this process's releases put in line behind the waiters they woke, and
         that no acquire took up, are taken off the queues first, and the waiters that its
         releases left asleep to take the lock back, and that no acquire followed, are

@@ -196,7 +196,8 @@ class Redlock(
 
     async def close(self) -> None:
         """Close the idle connections of the running event loop (another loop's are its
-        own). The Redlock reconnects if it is used again. See
+        own), each once the answers of releases it owes have come or after
+        ``connect_timeout``. The Redlock reconnects if it is used again. See
         :meth:`quorumlock.Redlock.close`."""
         io = self._io()
         member, stood = io.wakeups.stood()

@@ -12,6 +12,7 @@ import asyncio
 import gc
 import logging
 import threading
+import time
 import warnings
 
 import pytest
@@ -115,6 +116,11 @@ def test_a_lease_taken_on_an_event_loop_that_ended_is_released_on_the_next(
 
     async def release() -> None:
         assert await lock.release()
+        # A server slower than the release's round (a loaded host) answers after it,
+        # maybe NOSCRIPT (the fixture flushed the scripts): the release goes again there.
+        give_up = time.monotonic() + 5.0
+        while values(servers, lock_name) != [None] * len(servers) and time.monotonic() < give_up:
+            await asyncio.sleep(0.01)
         assert values(servers, lock_name) == [None] * len(servers)
         async with lock:
             assert lock.held

@@ -456,6 +456,40 @@ def test_a_sync_release_a_majority_confirmed_runs_again_where_the_script_was_flu
         rl.close()
 
 
+def test_close_sends_again_a_release_that_a_late_noscript_left_unrun(
+    api: Api, make_servers: ServerFactory, lock_name: str
+) -> None:
+    """As in the two tests above, but the Redlock is closed at once, while the two late
+    servers are still frozen: ``close()`` waits for what their connections owe, sends
+    the release again where it was answered NOSCRIPT, and returns once it ran there (it
+    closed the connections at once, and the key stayed on both until its ttl)."""
+    group = make_servers(5)
+    late = list(group)[3:]
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=1.0, connect_timeout=10.0)
+        await warm_up(rl)
+        lock = rl.lock(lock_name, ttl=30)
+        assert await call(lock.acquire(blocking=False))
+
+        def resume() -> None:
+            for server in late:
+                server.resume()
+
+        thaw = threading.Timer(0.3, resume)
+        with flushed_and_frozen(late):
+            assert await call(lock.release())
+            assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
+            thaw.start()
+            try:
+                await call(rl.close())
+            finally:
+                thaw.join()
+        assert values(group, lock_name) == [None] * 5
+
+    api.run(body)
+
+
 def test_blocking_acquire_rides_through_a_restart_of_the_only_server(
     api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:

@@ -105,6 +105,8 @@ class _Pipe:
         # was written at once: written together at the end of the turn (None: nothing
         # was written in this turn yet).
         self._held: list[bytes] | None = None
+        # Set when the queue empties or the connection fails (see ``settle``).
+        self._drained: asyncio.Future[None] | None = None
 
     def request(self, round_: _Round, index: int, packed: bytes) -> None:
         """Write the command and queue the round for its reply (no await: order holds).
@@ -146,6 +148,8 @@ class _Pipe:
                     round_.deliver(index, reply)
                 if not queue:
                     self.idle_since = time.monotonic()
+                if self._drained is not None:
+                    self._wake_settle()
         except asyncio.CancelledError:
             # Cancelled by someone else: ``asyncio.run`` cancels every task as it ends,
             # this one with the user's, whose clean-ups (a release at the end of an
@@ -156,6 +160,26 @@ class _Pipe:
             raise
         except Exception as exc:
             self.fail(exc)
+
+    async def settle(self, deadline: float) -> None:
+        """Wait, until ``deadline`` (monotonic), while the connection owes the reply of a
+        release: one its server answered NOSCRIPT to after the round was over goes again
+        as that answer comes (``_Round._lost_script``), and is waited for too. Closed
+        before, the connection would take it along, and the key would stay on that
+        server until its ttl. Other replies owed are dropped with the connection."""
+        while self.dead is None and any(r.step.op is Op.RELEASE for r, _, _ in self.queue):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            drained = self._drained = asyncio.get_running_loop().create_future()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(drained), left)
+
+    def _wake_settle(self) -> None:
+        """Replies came, or the connection failed: ``settle`` looks again."""
+        drained, self._drained = self._drained, None
+        if drained is not None and not drained.done():
+            drained.set_result(None)
 
     def stale(self, limit: float) -> bool:
         """The oldest queued request has waited longer than ``limit`` seconds."""
@@ -186,6 +210,8 @@ class _Pipe:
         while self.queue:
             round_, index, _ = self.queue.popleft()
             round_.deliver(index, exc)
+        if not self.reader.get_loop().is_closed():
+            self._wake_settle()
         # redis-py's connection still holds the stream pair it made: dropped, it is
         # closed to redis-py too (it warns of an unclosed connection when collected).
         self.conn._writer = self.conn._reader = None  # type: ignore[attr-defined]
@@ -354,6 +380,13 @@ class _AsyncNode:
         self._pipe = _Pipe(conn, session)
         return self._pipe
 
+    async def settle(self, deadline: float) -> None:
+        """Wait, until ``deadline``, for what the running loop's connection owes (see
+        :meth:`_Pipe.settle`)."""
+        pipe = self.live_pipe
+        if pipe is not None:
+            await pipe.settle(deadline)
+
     async def close(self) -> None:
         pipe, self._pipe = self._pipe, None
         if pipe is not None:
@@ -419,6 +452,9 @@ class _AsyncCluster:
             self.map.replace(await fetch_slots_async(connect, seed, timeout))
         finally:
             self.tried = True
+
+    async def settle(self, deadline: float) -> None:
+        await asyncio.gather(*(node.settle(deadline) for node in list(self._masters.values())))
 
     async def close(self) -> None:
         for node in list(self._masters.values()):
@@ -525,6 +561,10 @@ class AsyncFanout:
         return result
 
     async def close(self) -> None:
+        """Close the running loop's connections, each once it owes nothing or
+        ``connect_timeout`` has passed (see :meth:`_Pipe.settle`)."""
+        deadline = time.monotonic() + self.config.connect_timeout
+        await asyncio.gather(*(node.settle(deadline) for node in self._instances))
         for node in self._instances:
             await node.close()
 

@@ -233,11 +233,13 @@ class _Node:
         """In a forked child: a parent thread may have held the mutex at the fork."""
         self._mutex = threading.Lock()
 
-    def close(self) -> None:
+    def close(self, deadline: float) -> None:
+        """Close the idle connections, each once it owes nothing (``_settle_by``)."""
         while True:
             conn = self.take()
             if conn is None:
                 return
+            _settle_by(conn, deadline)
             conn.disconnect()
 
 
@@ -300,11 +302,11 @@ class _Cluster:
         for node in self._masters.values():
             node.after_fork()
 
-    def close(self) -> None:
+    def close(self, deadline: float) -> None:
         with self._mutex:
             masters = list(self._masters.values())
         for node in masters:
-            node.close()
+            node.close(deadline)
 
 
 class _ClusterRoute(Route[_Node]):
@@ -464,6 +466,31 @@ def _resend(conn: RedisConnection) -> bool:
         conn.disconnect()
         return False
     return True
+
+
+def _settle_by(conn: RedisConnection, deadline: float) -> None:
+    """Before ``conn`` is closed: while it owes the reply of a release, wait for its
+    replies until ``deadline`` (monotonic), and send again the releases its server
+    answered NOSCRIPT to (``_RESEND``), waiting for theirs too. A release decided by a
+    majority before a slow server answered ran nothing there if that server had lost its
+    scripts: closed at once, the connection would take the release with it, and the key
+    would stay there until its ttl. Other replies owed are dropped with the connection,
+    as before."""
+    while True:
+        settled = _settle(conn)
+        if settled is None:
+            return  # the connection broke (and is closed)
+        if settled or not any(step.op is Op.RELEASE for step, _ in _OWED.get(conn, ())):
+            if not _RESEND_REFS or conn not in _RESEND or not _resend(conn):
+                return
+            continue  # the releases sent again are owed now
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        sock = getattr(conn, "_sock", None)
+        if sock is None:
+            return
+        select.select((sock,), (), (), left)
 
 
 def _eval_form(conn: RedisConnection, step: Fanout, node: _Target) -> tuple[str | int, ...]:
@@ -1216,9 +1243,11 @@ class SyncFanout:
             node.after_fork()
 
     def close(self) -> None:
-        """Close every idle connection. Rounds may still open new ones afterwards."""
+        """Close every idle connection, once it owes nothing or ``connect_timeout`` has
+        passed (see ``_settle_by``). Rounds may still open new ones afterwards."""
+        deadline = time.monotonic() + self.config.connect_timeout
         for node in self._instances:
-            node.close()
+            node.close(deadline)
 
 
 class _Helpers:
