@@ -78,3 +78,49 @@ def test_tls_refusals_are_fatal_and_say_which_side() -> None:
     eof = rx.ConnectionError("Error 8 while writing to socket. EOF occurred in violation")
     eof.__context__ = ssl.SSLEOFError(8, "EOF occurred in violation of protocol")
     assert translate(eof)[0] is Reply.ERROR  # a server killed mid-connection: retry
+
+
+class SSLConnection:
+    """Stands for redis-py's TLS connection (its type's name and ``certfile``) in the
+    traceback that tells a reset during set-up from one on a connection in use."""
+
+    def __init__(self, certfile: str | None) -> None:
+        self.certfile = certfile
+
+    def on_connect(self) -> None:
+        try:
+            raise ConnectionResetError(104, "Connection reset by peer")
+        except ConnectionResetError as exc:
+            raise rx.ConnectionError("Error while reading from 127.0.0.1:6380") from exc
+
+
+def reset_while(connection: object) -> rx.ConnectionError:
+    try:
+        connection.on_connect()  # type: ignore[attr-defined]
+    except rx.ConnectionError as exc:
+        return exc
+    raise AssertionError("no reset")
+
+
+class Connection(SSLConnection):
+    """A plain connection (no "SSL" in its type's name)."""
+
+
+def test_a_reset_right_after_the_tls_handshake_is_a_refusal_of_our_certificate() -> None:
+    """Over TLS 1.3 a server that refuses the certificate we showed (or its absence) may
+    reset the connection under our first command instead of sending its alert (seen
+    about once in 60 attempts with a certificate of another CA): fatal, as the alert
+    is, where a blocking acquire retried until its timeout. A reset of a plain
+    connection, or of one in use, is a server going away: retried."""
+    assert translate(reset_while(SSLConnection("rogue.pem"))) == (
+        Reply.FATAL,
+        "TLS: the server refused our client certificate (it reset the connection right "
+        "after the TLS handshake)",
+    )
+    reply, detail = translate(reset_while(SSLConnection(None)))
+    assert reply is Reply.FATAL
+    assert detail.startswith("TLS: the server requires a client certificate")
+    assert translate(reset_while(Connection("ours.pem")))[0] is Reply.ERROR
+    in_use = rx.ConnectionError("Error while reading from 127.0.0.1:6380")
+    in_use.__cause__ = ConnectionResetError(104, "Connection reset by peer")
+    assert translate(in_use)[0] is Reply.ERROR

@@ -169,11 +169,19 @@ def _tls_refusal(exc: BaseException) -> str | None:
                 "connection right after the TLS handshake)"
             )
         return f"{_NEEDS_CERTIFICATE} (it closed the connection right after the TLS handshake)"
-    if _reset(exc) and _tls_without_certificate(_setting_up(exc)):
+    if _reset(exc):
         # TLS 1.3 again: the server may answer our first command by resetting the
-        # connection instead of with its alert. Only a TLS connection that showed no
-        # certificate counts: any other reset during set-up is a server going away.
-        return f"{_NEEDS_CERTIFICATE} (it reset the connection right after the TLS handshake)"
+        # connection instead of with its alert (it closed with that command unread), as
+        # it may end it with an EOF (above). Only a TLS connection set up right then
+        # counts: any other reset is a server going away.
+        connection = _setting_up(exc)
+        if _tls_without_certificate(connection):
+            return f"{_NEEDS_CERTIFICATE} (it reset the connection right after the TLS handshake)"
+        if _tls_with_certificate(connection):
+            return (
+                "TLS: the server refused our client certificate (it reset the connection "
+                "right after the TLS handshake)"
+            )
     if isinstance(error, ssl.SSLError):
         reason = str(getattr(error, "reason", None) or "")
         if reason == "TLSV13_ALERT_CERTIFICATE_REQUIRED":
