@@ -105,7 +105,7 @@ class _Pipe:
         # was written at once: written together at the end of the turn (None: nothing
         # was written in this turn yet).
         self._held: list[bytes] | None = None
-        # Set when the queue empties or the connection fails (see ``settle``).
+        # Set when replies come or the connection fails (see ``settle``).
         self._drained: asyncio.Future[None] | None = None
 
     def request(self, round_: _Round, index: int, packed: bytes) -> None:
@@ -381,8 +381,8 @@ class _AsyncNode:
         return self._pipe
 
     async def settle(self, deadline: float) -> None:
-        """Wait, until ``deadline``, for what the running loop's connection owes (see
-        :meth:`_Pipe.settle`)."""
+        """Wait, until ``deadline``, while the running loop's connection owes the reply
+        of a release (see :meth:`_Pipe.settle`)."""
         pipe = self.live_pipe
         if pipe is not None:
             await pipe.settle(deadline)
@@ -561,8 +561,8 @@ class AsyncFanout:
         return result
 
     async def close(self) -> None:
-        """Close the running loop's connections, each once it owes nothing or
-        ``connect_timeout`` has passed (see :meth:`_Pipe.settle`)."""
+        """Close the running loop's connections, each once it owes no release's reply
+        or ``connect_timeout`` has passed (see :meth:`_Pipe.settle`)."""
         deadline = time.monotonic() + self.config.connect_timeout
         await asyncio.gather(*(node.settle(deadline) for node in self._instances))
         for node in self._instances:

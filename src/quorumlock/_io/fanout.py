@@ -234,7 +234,8 @@ class _Node:
         self._mutex = threading.Lock()
 
     def close(self, deadline: float) -> None:
-        """Close the idle connections, each once it owes nothing (``_settle_by``)."""
+        """Close the idle connections, each once it owes no release's reply or at
+        ``deadline`` (``_settle_by``)."""
         while True:
             conn = self.take()
             if conn is None:
@@ -1243,8 +1244,9 @@ class SyncFanout:
             node.after_fork()
 
     def close(self) -> None:
-        """Close every idle connection, once it owes nothing or ``connect_timeout`` has
-        passed (see ``_settle_by``). Rounds may still open new ones afterwards."""
+        """Close every idle connection, once it owes no release's reply or
+        ``connect_timeout`` has passed (see ``_settle_by``). Rounds may still open new
+        ones afterwards."""
         deadline = time.monotonic() + self.config.connect_timeout
         for node in self._instances:
             node.close(deadline)
