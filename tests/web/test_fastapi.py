@@ -290,13 +290,16 @@ def test_the_name_uses_the_values_the_handler_receives(servers: LocalServerGroup
     """ "/orders/08/pay" and "/orders/+8/pay" pay order 8, as "/orders/8/pay" does: the
     same lock, "orders:8", held elsewhere refuses all three. A str parameter keeps its
     text; an enum gives its value; a value the handler's type refuses keeps its text
-    (FastAPI answers 422)."""
+    (FastAPI answers 422). The orders' lock is released before the response is sent
+    (``scope="function"``): the default scope releases it after, and the next request
+    of the loop could come first and be refused (seen on a loaded host)."""
     app = FastAPI(lifespan=lifespan(servers.urls))
     seen: list[str] = []
 
     @app.post("/orders/{order_id}/pay")
     async def pay(
-        order_id: int, lock: Annotated[Lock, Depends(locked("orders:{order_id}", ttl=5))]
+        order_id: int,
+        lock: Annotated[Lock, Depends(locked("orders:{order_id}", ttl=5), scope="function")],
     ) -> int:
         seen.append(lock.name)
         return order_id
