@@ -12,7 +12,6 @@ import asyncio
 import gc
 import logging
 import threading
-import time
 import warnings
 
 import pytest
@@ -20,6 +19,7 @@ import pytest
 from quorumlock.asyncio import Redlock
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import ServerFactory, client_of, values
+from tests.integration.test_wake_one import until
 
 
 def test_event_loops_running_at_once_in_threads_share_a_redlock(
@@ -118,10 +118,9 @@ def test_a_lease_taken_on_an_event_loop_that_ended_is_released_on_the_next(
         assert await lock.release()
         # A server slower than the release's round (a loaded host) answers after it,
         # maybe NOSCRIPT (the fixture flushed the scripts): the release goes again there.
-        give_up = time.monotonic() + 5.0
-        while values(servers, lock_name) != [None] * len(servers) and time.monotonic() < give_up:
-            await asyncio.sleep(0.01)
-        assert values(servers, lock_name) == [None] * len(servers)
+        gone = [None] * len(servers)
+        await until(lambda: values(servers, lock_name) == gone, 5.0, "the release everywhere")
+        assert values(servers, lock_name) == gone
         async with lock:
             assert lock.held
         await redlock.close()
