@@ -126,7 +126,7 @@ class ElectionBase(Generic[LockT]):
 
     def __init__(
         self,
-        redlock: RedlockBase[LockT, Any, Any, Any],
+        redlock: RedlockBase[LockT, Any, Any, Any, Any],
         name: str,
         *,
         ttl: Duration,

@@ -226,10 +226,13 @@ DecoratorT = TypeVar("DecoratorT", SyncDecorator, AsyncDecorator)
 RWLockT = TypeVar("RWLockT")
 #: A front end's read-write lock hold class (what the rwlock's ``on_lost`` is given).
 HoldT = TypeVar("HoldT")
+#: What a front end takes for one server: a URL, or a client of its own API (a type
+#: checker then refuses an asyncio client given to the sync ``Redlock``, and the reverse).
+ServerT = TypeVar("ServerT", ServerArg, AsyncServerArg)
 
 
 @named_as("Redlock")
-class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT]):
+class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
     """Servers and options, validated before any network call."""
 
     _flavour: Flavour = "sync"
@@ -238,7 +241,7 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT]):
 
     def __init__(
         self,
-        servers: ServerArg | AsyncServerArg | Sequence[ServerArg | AsyncServerArg],
+        servers: ServerT | Sequence[ServerT],
         *,
         clock_drift_factor: float = 0.01,
         retry_delay: float = 0.2,
@@ -612,7 +615,7 @@ class LockBase:
     the servers is). Leases, ``on_lost`` and ``lost`` belong to the current acquisition.
     """
 
-    _redlock: RedlockBase[Any, Any, Any, Any]
+    _redlock: RedlockBase[Any, Any, Any, Any, Any]
     #: Whether a thread or task holding this name must not wait for it through another
     #: object (a lock's); a semaphore's permits may be held several at once.
     _nests = True
@@ -620,7 +623,7 @@ class LockBase:
     #: read-write hold cannot: a handle is adopted as a plain lock).
     _exportable = True
 
-    def __init__(self, redlock: RedlockBase[Any, Any, Any, Any], options: LockOptions) -> None:
+    def __init__(self, redlock: RedlockBase[Any, Any, Any, Any, Any], options: LockOptions) -> None:
         self._redlock = redlock
         self._options = options
         self._state = self._make_state(

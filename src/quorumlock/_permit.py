@@ -26,7 +26,7 @@ class PermitMixin(LockBase):
     _state: SemaphoreState
 
     def __init__(
-        self, redlock: RedlockBase[Any, Any, Any, Any], options: LockOptions, permits: int
+        self, redlock: RedlockBase[Any, Any, Any, Any, Any], options: LockOptions, permits: int
     ) -> None:
         super().__init__(redlock, options)
         self._state = SemaphoreState(

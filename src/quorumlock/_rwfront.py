@@ -41,7 +41,9 @@ class RWHoldBase(LockBase):
     _exportable = False
     _state: RWState
 
-    def __init__(self, redlock: RedlockBase[Any, Any, Any, Any], options: LockOptions, mode: Mode):
+    def __init__(
+        self, redlock: RedlockBase[Any, Any, Any, Any, Any], options: LockOptions, mode: Mode
+    ):
         self._rw_mode = mode
         super().__init__(redlock, options)
 
@@ -108,7 +110,7 @@ class ReadWriteLockBase(Generic[HoldT]):
 
     _hold_class: Callable[[Any, LockOptions, Mode], HoldT]
 
-    def __init__(self, redlock: RedlockBase[Any, Any, Any, Any], options: LockOptions) -> None:
+    def __init__(self, redlock: RedlockBase[Any, Any, Any, Any, Any], options: LockOptions) -> None:
         self._redlock = redlock
         self._options = options
 

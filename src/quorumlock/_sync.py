@@ -55,6 +55,7 @@ from quorumlock._frontend import (
     wake_step,
 )
 from quorumlock._io.fanout import SyncFanout
+from quorumlock._io.servers import ServerArg
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
 from quorumlock._permit import PermitMixin
@@ -79,7 +80,7 @@ logger = logging.getLogger("quorumlock")
 
 
 class Redlock(
-    RedlockBase["Lock", SyncDecorator, "ReadWriteLock", "ReadWriteHold"],
+    RedlockBase["Lock", SyncDecorator, "ReadWriteLock", "ReadWriteHold", ServerArg],
     Family["RLock", "MultiLock"],
 ):
     """A lock manager over N independent Redis or Valkey masters.

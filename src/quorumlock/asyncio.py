@@ -68,7 +68,7 @@ from quorumlock._frontend import (
 )
 from quorumlock._io.async_fanout import AsyncFanout
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
-from quorumlock._io.servers import Flavour
+from quorumlock._io.servers import AsyncServerArg, Flavour
 from quorumlock._observe import log_round, round_hook
 from quorumlock._permit import PermitMixin
 from quorumlock._rwfront import ReadWriteLockBase, RWHoldBase
@@ -93,7 +93,7 @@ logger = logging.getLogger("quorumlock")
 
 
 class Redlock(
-    RedlockBase["Lock", AsyncDecorator, "ReadWriteLock", "ReadWriteHold"],
+    RedlockBase["Lock", AsyncDecorator, "ReadWriteLock", "ReadWriteHold", AsyncServerArg],
     Family["RLock", "MultiLock"],
 ):
     """The asyncio twin of :class:`quorumlock.Redlock`: same arguments and options.

@@ -12,6 +12,9 @@ import asyncio
 import threading
 from typing import assert_type
 
+import redis
+import redis.asyncio
+
 import quorumlock
 import quorumlock.asyncio
 from quorumlock.testing import (
@@ -47,6 +50,10 @@ def sync_usage(rl: quorumlock.Redlock, fence: quorumlock.RedisFence) -> None:
         assert_type(term.lost, threading.Event)
     with quorumlock.Redlock(["redis://127.0.0.1:6379"]) as own:
         assert_type(own, quorumlock.Redlock)
+    quorumlock.Redlock([redis.Redis(), "redis://127.0.0.1:6380"])
+    quorumlock.Redlock(redis.Redis())
+    quorumlock.Redlock([redis.asyncio.Redis()])  # type: ignore[list-item]
+    quorumlock.Redlock(redis.asyncio.Redis())  # type: ignore[arg-type]
     print(lock.slot)  # type: ignore[attr-defined]
 
 
@@ -72,6 +79,8 @@ async def async_usage(rl: quorumlock.asyncio.Redlock, fence: quorumlock.asyncio.
         assert_type(term.lost, asyncio.Event)
     async with quorumlock.asyncio.Redlock(["redis://127.0.0.1:6379"]) as own:
         assert_type(own, quorumlock.asyncio.Redlock)
+    quorumlock.asyncio.Redlock([redis.asyncio.Redis(), "redis://127.0.0.1:6380"])
+    quorumlock.asyncio.Redlock([redis.Redis()])  # type: ignore[list-item]
 
 
 def testing_kit_usage(group: LocalServerGroup) -> None:

@@ -761,9 +761,9 @@ def test_a_cluster_client_given_to_the_wrong_api(shared_cluster: LocalCluster) -
     async_client = shared_cluster.async_client()
     try:
         with pytest.raises(TypeError, match=r"asyncio clients go to quorumlock\.asyncio"):
-            quorumlock.Redlock([async_client])
+            quorumlock.Redlock([async_client])  # type: ignore[list-item]
         with pytest.raises(TypeError, match=r"sync clients go to quorumlock\.Redlock"):
-            quorumlock.asyncio.Redlock([sync_client])
+            quorumlock.asyncio.Redlock([sync_client])  # type: ignore[list-item]
         with pytest.raises(ConfigurationError, match="listed twice"):
             quorumlock.Redlock([sync_client, shared_cluster.client()])
         node = shared_cluster.nodes[0]
