@@ -598,6 +598,36 @@ def test_sigkilled_worker_frees_the_lock_after_the_ttl(
     lock.release()
 
 
+def test_a_gevent_worker(
+    env: dict[str, str], tasks: ModuleType, group: LocalServerGroup, tmp_path: Path, tag: str
+) -> None:
+    """A worker of the gevent pool (Celery patches the process; its tasks run as
+    greenlets of one process): duplicates of a running key are skipped, the running
+    task's lock is renewed past its ttl (2 s) by the lease, which runs as a greenlet,
+    and it is released when the task ends."""
+    queue = f"gevent-{tag}"
+    gevent_worker = Worker(
+        "tests.integration.celery_app", env, tmp_path / "gevent.log", pool="gevent", queue=queue
+    )
+    try:
+        first = tasks.hold.apply_async((tag,), queue=queue)
+        wait_until(lambda: runs(tasks, tag) == 1, "the first run started")
+        key = f"hold:{tag}"
+        token = held_by(group, key)
+        assert token is not None
+        duplicates = [tasks.hold.apply_async((tag,), queue=queue) for _ in range(2)]
+        assert [get(r) for r in duplicates] == [SKIPPED, SKIPPED]
+        time.sleep(3.0)  # 1.5 ttl: held only if renewed
+        assert held_by(group, key) == token
+        open_gate(tasks, tag)
+        assert get(first) == tag
+        assert held_by(group, key) is None
+        assert runs(tasks, tag) == 1
+        assert "skipped: lock 'hold:" + tag in gevent_worker.output()
+    finally:
+        gevent_worker.stop()
+
+
 # --------------------------------------------------------------------------------------
 # The example of docs/celery.md
 # --------------------------------------------------------------------------------------
