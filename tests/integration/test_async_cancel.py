@@ -19,8 +19,9 @@ from typing import Any
 import pytest
 
 from quorumlock import QuorumUnavailable
+from quorumlock._algorithm.scripts import RELEASE
 from quorumlock.asyncio import Lock, Redlock
-from quorumlock.testing import LocalServer, LocalServerGroup
+from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, values
 from tests.integration.test_rwlock import holds
 
@@ -134,6 +135,45 @@ def test_cancelling_the_first_acquire_while_connecting_leaves_no_key(
         assert cancelled >= 3
 
     run(body, limit=20)
+
+
+def test_a_cancelled_acquire_answered_noscript_is_not_sent_again(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Servers whose script cache lost the acquire script (not the release script) and
+    whose replies take 0.1 s: an acquire cancelled after it was sent is undone by a
+    release that runs at once, and the NOSCRIPT answers to the acquire come after that.
+    The cancelled acquire is not sent again in its EVAL form: it would run after the
+    release, and its key would stay on every server until its ttl."""
+    group = list(servers)[:3]
+    for server in group:
+        client = client_of(server)
+        client.script_flush()
+        client.script_load(RELEASE.source)
+        client.close()
+    proxies = [LatencyProxy(server.host, server.port) for server in group]
+    for proxy in proxies:
+        proxy.start()
+
+    async def body() -> None:
+        rl = Redlock([proxy.url for proxy in proxies], instance_timeout=1.0)
+        try:
+            assert not await rl.lock(lock_name, ttl=10).locked()  # connections open
+            for proxy in proxies:
+                proxy.set_delay(0.05)
+            lock = rl.lock(lock_name, ttl=30)
+            was_cancelled, _ = await cancel_after(lock.acquire, delay=0.03)
+            assert was_cancelled
+            await asyncio.sleep(0.3)  # a NOSCRIPT and a second sending would be over
+        finally:
+            await rl.close()
+
+    try:
+        run(body, limit=20)
+    finally:
+        for proxy in proxies:
+            proxy.close()
+    assert no_key(group, lock_name)
 
 
 @pytest.mark.slow

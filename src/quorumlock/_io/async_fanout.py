@@ -619,6 +619,14 @@ class _Round:
             if not self.done.done():
                 self._arm()
                 await self.done
+        except BaseException:
+            # The task stopped waiting (cancelled): the round is over all the same. A
+            # reply that comes later changes nothing, and above all an acquire that a
+            # server answers NOSCRIPT to is not sent again in its EVAL form: it would
+            # run after the clean-up that undoes it, and its key would stay until the
+            # ttl (a release still is, see ``_lost_script``).
+            machine.result(time.monotonic())
+            raise
         finally:
             if self.timer is not None:
                 self.timer.cancel()
