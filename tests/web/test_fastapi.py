@@ -84,11 +84,35 @@ def test_example_charges_each_order_once(
     assert values(servers, "orders:7") == [None] * len(servers)
 
 
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # ended meanwhile
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def mapped(pid: int) -> str:
+    """The files process ``pid`` has mapped (its shared libraries among them)."""
+    try:
+        return Path(f"/proc/{pid}/maps").read_text()
+    except OSError:
+        return ""
+
+
 def test_example_charges_once_across_four_worker_processes(
     monkeypatch: pytest.MonkeyPatch, servers: LocalServerGroup, tmp_path: Path
 ) -> None:
     """The example as its docs run it, `uvicorn ... --workers 4`: eight concurrent
-    payments of one order, spread over the four processes, charge the card once."""
+    payments of one order, spread over the four processes, charge the card once. The
+    workers run on uvloop, as uvicorn's do where uvicorn[standard] is installed (the test
+    extra has uvloop; the other tests here run on asyncio's own loop)."""
     orders = tmp_path / "orders.sqlite3"
     example = load_example(monkeypatch, servers, orders)  # reads the file as they do
     with socket.socket() as probe:
@@ -107,6 +131,8 @@ def test_example_charges_once_across_four_worker_processes(
             assert uvicorn.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.1)
+        on_uvloop = [pid for pid in children(uvicorn.pid) if "/uvloop/" in mapped(pid)]
+        assert len(on_uvloop) == 4, log.read_text()
 
         async def body() -> None:
             base = f"http://127.0.0.1:{port}"
