@@ -379,6 +379,23 @@ def reports_of(
     return reports
 
 
+def children_of(pid: int) -> set[int]:
+    """Every live descendant of ``pid`` (Linux /proc)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        parents[int(stat.parent.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
 def client_of(server: LocalServer) -> redis.Redis:
     return redis.Redis(host=server.host, port=server.port, socket_timeout=2)
 

@@ -6,30 +6,13 @@ import re
 import signal
 import subprocess
 import time
-from pathlib import Path
 
 import pytest
 
 from tests.cli.conftest import clean_env, command, pid_alive, run_cli
+from tests.conftest import children_of
 
 pytestmark = pytest.mark.slow
-
-
-def children_of(pid: int) -> set[int]:
-    """Every live descendant of ``pid`` (Linux /proc)."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue
-        parents[int(stat.parent.name)] = int(fields[1])
-    found: set[int] = set()
-    frontier = {pid}
-    while frontier:
-        frontier = {child for child, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
 
 
 def test_demo_end_to_end() -> None:

@@ -27,7 +27,7 @@ from quorumlock import ConfigurationError
 from quorumlock.asyncio import Lock, Redlock
 from quorumlock.fastapi import STATE_KEY, get_redlock, lifespan, locked
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import refused_ports, values
+from tests.conftest import children_of, refused_ports, values
 from tests.web.asgi import serving
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "fastapi_app.py"
@@ -84,20 +84,6 @@ def test_example_charges_each_order_once(
     assert values(servers, "orders:7") == [None] * len(servers)
 
 
-def children(pid: int) -> list[int]:
-    """The processes whose parent is ``pid`` (from /proc)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # ended meanwhile
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                found.append(int(entry.name))
-    return found
-
-
 def mapped(pid: int) -> str:
     """The files process ``pid`` has mapped (its shared libraries among them)."""
     try:
@@ -131,7 +117,7 @@ def test_example_charges_once_across_four_worker_processes(
             assert uvicorn.poll() is None, log.read_text()
             assert time.monotonic() < deadline, log.read_text()
             time.sleep(0.1)
-        on_uvloop = [pid for pid in children(uvicorn.pid) if "/uvloop/" in mapped(pid)]
+        on_uvloop = [pid for pid in children_of(uvicorn.pid) if "/uvloop/" in mapped(pid)]
         assert len(on_uvloop) == 4, log.read_text()
 
         async def body() -> None:
