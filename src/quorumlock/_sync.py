@@ -451,9 +451,37 @@ class Lock(LockBase):
 
         While another thread holds this object (or is acquiring it), the call waits for
         that thread's release, within the same ``timeout``; ``blocking=False`` returns
-        False at once.
+        False at once. A ``KeyboardInterrupt`` or ``SystemExit`` (a signal handler's) that
+        interrupts the call, even as it returns with the lock taken, deletes the keys it
+        set before it goes on: the object then holds nothing.
         """
-        return self._acquire(blocking, timeout, raise_on_failure=False)
+        mark = self._mark()
+        try:
+            return self._acquire(blocking, timeout, raise_on_failure=False)
+        except BaseException:
+            self._undo_since(mark)
+            raise
+
+    def _mark(self) -> tuple[int, int]:
+        """Where the object's holds stand before an acquire (see :meth:`_undo_since`)."""
+        return self._generation, 0
+
+    def _undo_since(self, mark: tuple[int, int]) -> None:
+        """An exception came out of an acquire, or of entering ``with``, after the hold
+        was made (a signal handler's ``KeyboardInterrupt`` or ``SystemExit``, or a Celery
+        soft time limit, raised as the call returned): its caller cannot know that it
+        holds the lock, and would leave it held until the ttl (under a lease, until
+        ``max_hold``). The hold this call made is undone: the keys are deleted, and the
+        object is free."""
+        me = threading.current_thread()
+        with self._mutex:
+            if self._generation == mark[0] or not self._state.held or self._occupant is not me:
+                return  # no hold made by this call, or it was undone where it was made
+            self._generation += 1  # the lease thread forgets it
+            _HELD.discard(self)
+            self._entered.pop(me, None)
+            self._cleanup()
+            self._vacate()
 
     def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
         started = time.monotonic()
@@ -668,10 +696,15 @@ class Lock(LockBase):
                 self.check()
                 self._entered[me] = self._state.token
                 return self
-        self._acquire(self._options.blocking, self._options.timeout, raise_on_failure=True)
-        with self._mutex:
-            self._entered[me] = self._state.token
-        return self
+        mark = self._mark()
+        try:
+            self._acquire(self._options.blocking, self._options.timeout, raise_on_failure=True)
+            with self._mutex:
+                self._entered[me] = self._state.token
+            return self
+        except BaseException:
+            self._undo_since(mark)
+            raise
 
     def __exit__(
         self,
@@ -707,6 +740,17 @@ class RLock(ReentrantMixin, Lock):
             with self._mutex:
                 self._held_once()
         return acquired
+
+    def _mark(self) -> tuple[int, int]:
+        return self._generation, self._depth
+
+    def _undo_since(self, mark: tuple[int, int]) -> None:
+        with self._mutex:
+            depth = mark[1]
+            if depth and self._depth > depth and self._occupant is threading.current_thread():
+                self._depth = depth  # a re-entry: undone, the outer hold stays
+                return
+        super()._undo_since(mark)
 
     def release(self) -> bool:
         """Release one hold: an inner one costs no round trip and returns True; the

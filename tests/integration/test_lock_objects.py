@@ -13,6 +13,7 @@ import copy
 import functools
 import gc
 import itertools
+import linecache
 import logging
 import math
 import os
@@ -23,7 +24,8 @@ import threading
 import time
 import warnings
 from collections.abc import Callable
-from typing import Any
+from types import FrameType
+from typing import Any, ClassVar
 
 import pytest
 
@@ -315,6 +317,128 @@ def test_an_interrupt_as_the_release_begins_leaves_no_key(
         assert lk.release() is True
     finally:
         rl.close()
+
+
+class InterruptAt:
+    """A trace function that raises KeyboardInterrupt at the ``at``-th point of the lock
+    objects' own code (``FRONT``): a line, or a function's return to its caller within
+    quorumlock, as a signal handler's exception can come at any call. Two kinds of point
+    are left out, where no signal handler runs: a ``with`` statement's own line (its
+    ``__exit__`` call is traced there, and an exception in its place would skip it),
+    and the return of the call the test made (that is the caller's code)."""
+
+    FRONT: ClassVar = frozenset(
+        {"_sync.py", "_frontend.py", "_family.py", "_permit.py", "_rwfront.py"}
+    )
+
+    def __init__(self, at: int) -> None:
+        self.at = at
+        self.seen = 0
+        self.where = ""
+        self.package = os.path.dirname(quorumlock.__file__)
+
+    def __call__(self, frame: FrameType, event: str, arg: object) -> Any:
+        if not frame.f_code.co_filename.startswith(self.package):
+            return None
+        return self.point
+
+    def point(self, frame: FrameType, event: str, arg: object) -> Any:
+        code = frame.f_code
+        if event not in ("line", "return") or os.path.basename(code.co_filename) not in self.FRONT:
+            return self.point
+        if event == "return" and not (
+            frame.f_back is not None and frame.f_back.f_code.co_filename.startswith(self.package)
+        ):
+            return self.point
+        text = linecache.getline(code.co_filename, frame.f_lineno).strip()
+        if event == "line" and text.startswith("with "):
+            return self.point
+        self.seen += 1
+        if self.seen == self.at:
+            sys.settrace(None)
+            self.where = f"{event} at {os.path.basename(code.co_filename)}:{frame.f_lineno}"
+            raise KeyboardInterrupt
+        return self.point
+
+
+@pytest.mark.parametrize("how", ["acquire", "with"])
+@pytest.mark.parametrize("kind", ["lock", "rlock", "re-entry", "lock_many", "write", "permit"])
+def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
+    servers: LocalServerGroup, lock_name: str, kind: str, how: str
+) -> None:
+    """sync: a KeyboardInterrupt at every point of an acquire (or of entering ``with``),
+    one point per run, the last ones after the hold was made, as the call returns: the
+    call raises it, and nothing is held that its caller cannot know of. The object does
+    not hold the lock (a re-entry: the outer hold stays, at its depth), and no key or
+    hold is left on the servers (another Redlock gets the lock at once). Such an
+    interrupt used to leave the lock held, under its lease, by an object whose caller
+    never learnt it."""
+
+    def make(rl: quorumlock.Redlock, name: str) -> Any:
+        if kind in ("rlock", "re-entry"):
+            return rl.rlock(name, ttl=10, auto_extend=True, max_hold=30)
+        if kind == "lock_many":
+            return rl.lock_many([name, f"{name}:b"], ttl=10, auto_extend=True, max_hold=30)
+        if kind == "write":
+            return rl.rwlock(name, ttl=10).write()
+        if kind == "permit":
+            return rl.semaphore(name, permits=1, ttl=10)
+        return rl.lock(name, ttl=10, auto_extend=True, max_hold=30)
+
+    def probe(rl: quorumlock.Redlock, name: str) -> bool:
+        other = rl.rlock(name, ttl=1) if kind == "re-entry" else make(rl, name)
+        taken = bool(other.acquire(blocking=False))
+        if taken:
+            other.release()
+        return taken
+
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    prober = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
+    try:
+        at = 0
+        while True:
+            at += 1
+            assert at < 1000, "the sweep does not end"
+            name = f"{lock_name}:{at}"
+            lk = make(rl, name)
+            if kind == "re-entry":
+                assert lk.acquire(blocking=False)
+            tracer = InterruptAt(at)
+            sys.settrace(tracer)
+            try:
+                if how == "acquire":
+                    assert lk.acquire(blocking=False)
+                else:
+                    lk.__enter__()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                sys.settrace(None)
+            where = f"interrupted at point {at}, the {tracer.where}"
+            if not tracer.where:  # the call ran to its end: every point was swept
+                break
+            if kind == "re-entry":
+                assert lk.held, where
+                assert lk.depth == 1, where
+                assert lk.release(), where
+            assert not lk.held, where
+            assert probe(prober, name), f"{where}: the lock stayed taken"
+            if kind in ("lock", "rlock", "re-entry"):
+                assert values(servers, name) == [None] * len(servers), where
+        # ``at`` - 1 points, the last of them after the hold was made
+        assert at > 20, at
+        if how == "with":  # the run that went to its end, closed as its caller would
+            lk.__exit__(None, None, None)
+        else:
+            assert lk.release()
+        if kind == "re-entry":
+            assert lk.depth == 1
+            assert lk.release()
+        assert probe(prober, name)
+    finally:
+        rl.close()
+        prober.close()
 
 
 @pytest.mark.parametrize("auto_extend", [False, True], ids=["plain", "lease"])
