@@ -21,7 +21,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import ParamSpec, Self, TypeVar, cast
+from typing import NamedTuple, ParamSpec, Self, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
@@ -416,9 +416,11 @@ class Lock(LockBase):
     def __init__(self, redlock: Redlock, options: LockOptions) -> None:
         super().__init__(redlock, options)
         self._mutex = threading.RLock()
-        # Held from the start of an acquire until the release: threads sharing this
-        # object take turns on it. Never waited for with ``_mutex`` held.
-        self._gate = threading.Lock()
+        # Threads sharing this object take turns on it, from the start of an acquire
+        # until the release (``_occupied``): the next one waits here, letting ``_mutex``
+        # go meanwhile. The turn is taken and its owner noted under ``_mutex`` at once,
+        # so that an interrupt cannot leave the object taken by nobody.
+        self._turn = threading.Condition(self._mutex)
         self._entered: dict[threading.Thread, str | None] = {}  # token of each with block
         self._generation = 0  # bumped by acquire and release: stale lease work is skipped
         self._lost: threading.Event | None = None  # made when first asked for
@@ -462,26 +464,36 @@ class Lock(LockBase):
             self._undo_since(mark)
             raise
 
-    def _mark(self) -> tuple[int, int]:
-        """Where the object's holds stand before an acquire (see :meth:`_undo_since`)."""
-        return self._generation, 0
+    def _mark(self) -> _Mark:
+        """Where the object stands before an acquire (see :meth:`_undo_since`)."""
+        mine = self._occupied and self._occupant is threading.current_thread()
+        return _Mark(self._generation, 0, mine)
 
-    def _undo_since(self, mark: tuple[int, int]) -> None:
+    def _undo_since(self, mark: _Mark) -> None:
         """An exception came out of an acquire, or of entering ``with``, after the hold
         was made (a signal handler's ``KeyboardInterrupt`` or ``SystemExit``, or a Celery
         soft time limit, raised as the call returned): its caller cannot know that it
         holds the lock, and would leave it held until the ttl (under a lease, until
         ``max_hold``). The hold this call made is undone: the keys are deleted, and the
-        object is free."""
+        object is free. So is a turn on the object that the call took before it was
+        interrupted, with no hold made."""
         me = threading.current_thread()
         with self._mutex:
-            if self._generation == mark[0] or not self._state.held or self._occupant is not me:
-                return  # no hold made by this call, or it was undone where it was made
-            self._generation += 1  # the lease thread forgets it
-            _HELD.discard(self)
-            self._entered.pop(me, None)
-            self._cleanup()
-            self._vacate()
+            if self._generation != mark.generation and self._state.held:
+                if self._occupant is not me:
+                    return
+                self._generation += 1  # the lease thread forgets it
+                _HELD.discard(self)
+                self._entered.pop(me, None)
+                self._cleanup()
+                self._vacate()
+            elif (
+                not mark.mine
+                and self._occupied
+                and self._occupant in (me, None)  # None: interrupted as it took the turn
+                and not self._state.held
+            ):
+                self._vacate()
 
     def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
         started = time.monotonic()
@@ -493,9 +505,9 @@ class Lock(LockBase):
                 self._reenter(started)
                 return self._acquire_occupied(blocking, wait, started, raise_on_failure)
         self._redlock._check_nesting(self, me, blocking and wait is None)
-        if not self._gate.acquire(blocking, -1 if wait is None else min(wait, _GATE_MAX)):
-            return self._busy(raise_on_failure)
         with self._mutex:
+            if not self._take_turn(blocking, wait, started):
+                return self._busy(raise_on_failure)
             self._occupy(me)
             _BUSY.add(self)
             left = None if wait is None else max(0.0, wait - (time.monotonic() - started))
@@ -529,13 +541,30 @@ class Lock(LockBase):
             self._vacate()
             raise
 
+    def _take_turn(self, blocking: bool, wait: float | None, started: float) -> bool:
+        """With ``_mutex`` held: whether the object is free, or becomes free within
+        ``wait`` seconds of ``started`` (None: no limit; not ``blocking``: no wait)."""
+        if not self._occupied:
+            return True
+        if not blocking:
+            return False
+        while self._occupied:
+            if wait is None:
+                self._turn.wait()
+                continue
+            left = started + wait - time.monotonic()
+            if left <= 0:
+                return False
+            self._turn.wait(min(left, _WAIT_MAX))
+        return True
+
     def _open_gate(self) -> None:
         _BUSY.discard(self)
-        self._gate.release()
+        self._turn.notify()
 
     def _occupy_adopted(self) -> None:
         with self._mutex:
-            if not self._gate.acquire(blocking=False):  # a fresh object: never taken
+            if self._occupied:  # a fresh object: never taken
                 raise RuntimeError("an adopted lock object was already taken")
             self._occupy(threading.current_thread())
             _BUSY.add(self)
@@ -679,14 +708,13 @@ class Lock(LockBase):
 
     def _after_fork(self) -> None:
         """In a forked child: the parent's acquisition is not the child's, and a parent
-        thread may have held the mutex or the gate (it does not exist here)."""
+        thread may have held the mutex (it does not exist here), or waited for a turn."""
         self._state.forget()
         self._generation += 1
         self._mutex = threading.RLock()
-        if self._occupied:
-            self._gate = threading.Lock()
-            self._occupied = False
-            self._occupant = None
+        self._turn = threading.Condition(self._mutex)
+        self._occupied = False
+        self._occupant = None
 
     def __enter__(self) -> Self:
         me = threading.current_thread()
@@ -741,12 +769,12 @@ class RLock(ReentrantMixin, Lock):
                 self._held_once()
         return acquired
 
-    def _mark(self) -> tuple[int, int]:
-        return self._generation, self._depth
+    def _mark(self) -> _Mark:
+        return super()._mark()._replace(depth=self._depth)
 
-    def _undo_since(self, mark: tuple[int, int]) -> None:
+    def _undo_since(self, mark: _Mark) -> None:
         with self._mutex:
-            depth = mark[1]
+            depth = mark.depth
             if depth and self._depth > depth and self._occupant is threading.current_thread():
                 self._depth = depth  # a re-entry: undone, the outer hold stays
                 return
@@ -899,8 +927,17 @@ class _LeaseKeeper:
                 logger.exception("lease keeping failed")
 
 
-#: The longest wait ``threading.Lock.acquire`` takes (a longer one is about 292 years).
-_GATE_MAX = threading.TIMEOUT_MAX
+#: The longest wait ``threading.Condition.wait`` takes (a longer one is about 292 years).
+_WAIT_MAX = threading.TIMEOUT_MAX
+
+
+class _Mark(NamedTuple):
+    """Where a lock object stood as an acquire began (:meth:`Lock._mark`)."""
+
+    generation: int
+    depth: int  # a reentrant lock's
+    mine: bool  # taken by the calling thread already
+
 
 #: At most this many renewals share one batch of round trips.
 _BATCH = 256

@@ -369,10 +369,11 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
     """sync: a KeyboardInterrupt at every point of an acquire (or of entering ``with``),
     one point per run, the last ones after the hold was made, as the call returns: the
     call raises it, and nothing is held that its caller cannot know of. The object does
-    not hold the lock (a re-entry: the outer hold stays, at its depth), and no key or
-    hold is left on the servers (another Redlock gets the lock at once). Such an
-    interrupt used to leave the lock held, under its lease, by an object whose caller
-    never learnt it."""
+    not hold the lock (a re-entry: the outer hold stays, at its depth), no key or hold
+    is left on the servers (another Redlock gets the lock at once), and the object can
+    be acquired again. Such an interrupt used to leave the lock held, under its lease,
+    by an object whose caller never learnt it; or, as the call took its turn on the
+    object, the object taken for ever."""
 
     def make(rl: quorumlock.Redlock, name: str) -> Any:
         if kind in ("rlock", "re-entry"):
@@ -424,6 +425,8 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
                 assert lk.release(), where
             assert not lk.held, where
             assert probe(prober, name), f"{where}: the lock stayed taken"
+            assert lk.acquire(blocking=False), f"{where}: the object stayed taken"
+            assert lk.release(), where
             if kind in ("lock", "rlock", "re-entry"):
                 assert values(servers, name) == [None] * len(servers), where
         # ``at`` - 1 points, the last of them after the hold was made
