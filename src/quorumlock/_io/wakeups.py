@@ -988,8 +988,9 @@ class SyncWakeups:
             if self._pid != os.getpid():  # a forked child: the parent's thread is gone
                 self._forget_parent()
             if self._mux is None:
-                self._mux = _Mux(self, self._specs, self._connect_timeout)
-                self._listeners = self._mux.listeners
+                started = _Mux(self, self._specs, self._connect_timeout)
+                self._listeners = started.listeners  # first: a mux is never without them
+                self._mux = started
             mux, listeners = self._mux, self._listeners
             entry = self._waiters.setdefault(channel, Entry(self._member))
             waiter = Waiter(channel, entry, others, queued=queued)
