@@ -52,6 +52,11 @@ VERIFY: Final = "tests/faults/test_verify.py"
 FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
 FANOUT: Final = "src/quorumlock/_io/fanout.py"
 WAKEUPS: Final = "src/quorumlock/_io/wakeups.py"
+SYNC: Final = "src/quorumlock/_sync.py"
+INTERRUPTS: Final = (
+    "tests/integration/test_lock_objects.py::"
+    "test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held"
+)
 TAKE_BACK: Final = "tests/integration/test_take_back.py"
 SLOW_MINORITY: Final = (
     "tests/integration/test_quorum.py::"
@@ -641,6 +646,20 @@ MUTANTS: Final = (
         "    gone = stood is None and lingering.announced(\n",
         "    gone = False and lingering.announced(\n",
         ("tests/core/test_lingering.py",),
+    ),
+    Mutant(
+        "sync: an acquire interrupted as it returns keeps the hold its caller cannot know of",
+        SYNC,
+        "            if self._generation != mark.generation and self._state.held:\n",
+        "            if False:\n",
+        (f"{INTERRUPTS}[lock-acquire]", f"{INTERRUPTS}[lock-with]"),
+    ),
+    Mutant(
+        "sync: an acquire interrupted as it took its turn leaves the object taken",
+        SYNC,
+        "and self._occupant in (me, None)  # None: interrupted as it took the turn",
+        "and False",
+        (f"{INTERRUPTS}[lock-acquire]",),
     ),
     Mutant(
         "a release that names the process leaves a waiter woken to requeue only requeueing",
