@@ -40,7 +40,7 @@ from quorumlock._algorithm.flows import (
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
-from quorumlock._exceptions import LockLost
+from quorumlock._exceptions import LockLost, QuorumLockError
 from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._frontend import (
     LockBase,
@@ -533,10 +533,12 @@ class Lock(LockBase):
                 self._generation += 1  # the lease thread forgets it
                 _HELD.discard(self)
             self._acquire_failed(exc, started)
-            if acquired or not isinstance(exc, Exception):
-                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit), or after the
-                # round: some servers may have granted the lock already. Delete our keys
-                # before leaving.
+            if acquired or not isinstance(exc, QuorumLockError):
+                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit, or the
+                # RuntimeError that CPython's threading may raise in its place when one
+                # comes as a connection's thread starts), or after the round: some
+                # servers may have granted the lock already. Delete our keys before
+                # leaving. (quorumlock's own errors come once the attempt was undone.)
                 self._cleanup()
             self._vacate()
             raise

@@ -42,6 +42,7 @@ from quorumlock import (
     QuorumUnavailable,
 )
 from quorumlock._algorithm.flows import Fanout, Op
+from quorumlock._io import fanout
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
 from tests.integration.apis import AnyLock, Api, call, holding
@@ -315,6 +316,40 @@ def test_an_interrupt_as_the_release_begins_leaves_no_key(
         assert values(servers, lock_name) == [None] * len(servers)
         assert lk.acquire(blocking=False)
         assert lk.release() is True
+    finally:
+        rl.close()
+
+
+def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sync: an error that is not quorumlock's own comes out of the acquire's round after
+    every server granted it (CPython's threading raises ``RuntimeError: release unlocked
+    lock`` in place of a KeyboardInterrupt that comes as a connection's thread starts):
+    the keys are deleted before it goes on (they stayed to the ttl), and the object is
+    free."""
+    collect = fanout._PollRound._collect
+    raised: list[str] = []
+
+    def failing(round_: Any) -> None:
+        collect(round_)
+        if round_.step.op is Op.ACQUIRE and not raised:
+            raised.append(lock_name)
+            raise RuntimeError("release unlocked lock")
+
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    try:
+        lk = rl.lock(lock_name, ttl=30)
+        assert not lk.locked()  # connections made
+        monkeypatch.setattr(fanout._PollRound, "_collect", failing)
+        with pytest.raises(RuntimeError, match="release unlocked lock"):
+            lk.acquire()
+        monkeypatch.undo()
+        assert raised == [lock_name]
+        assert not lk.held
+        assert values(servers, lock_name) == [None] * len(servers)
+        assert lk.acquire(blocking=False)
+        assert lk.release()
     finally:
         rl.close()
 
