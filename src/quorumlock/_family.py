@@ -87,8 +87,10 @@ class ReentrantMixin(LockBase):
         self._depth = 1
 
     def _vacate(self) -> None:
-        self._depth = 0
-        super()._vacate()
+        try:
+            super()._vacate()
+        finally:  # an interrupt in between must not leave a depth to a freed object
+            self._depth = 0
 
     def _export(self, keep: bool) -> LockHandle:
         if self._depth > 1:

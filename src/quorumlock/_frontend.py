@@ -939,8 +939,11 @@ class LockBase:
         """Free the object for the next thread or task (sync: with ``_mutex`` held)."""
         if self._occupied:
             self._occupied = False
-            self._redlock._vacate(self)
-            self._open_gate()
+            self._occupant = None
+            try:
+                self._redlock._vacate(self)
+            finally:  # whatever comes, the threads or tasks waiting for the object go on
+                self._open_gate()
 
     def _open_gate(self) -> None:
         """Let the next thread or task that waits for this object in (the front end's)."""

@@ -626,12 +626,12 @@ class Lock(LockBase):
         during an acquire.
         """
         with self._mutex:
-            started = time.monotonic() if self._observer is not None else 0.0
-            self._generation += 1
-            self._enter_held = False
-            _HELD.discard(self)
-            was_lost = self._state.lost
             try:
+                started = time.monotonic() if self._observer is not None else 0.0
+                self._generation += 1
+                self._enter_held = False
+                _HELD.discard(self)
+                was_lost = self._state.lost
                 released = self._redlock._run(self._state.release())
             except BaseException as exc:
                 if not isinstance(exc, Exception):
@@ -742,14 +742,29 @@ class Lock(LockBase):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        me = threading.current_thread()
         with self._mutex:
-            token = self._entered.pop(threading.current_thread(), None)
-            if token != self._state.token or not (self._state.held or self._state.lost):
-                # Released inside the block (and maybe acquired by another thread since:
-                # that acquisition is not this block's to release).
-                return
-            was_lost = self._lost_now
-            released = self.release()
+            try:
+                token = self._entered.pop(me, None)
+                if token != self._state.token or not (self._state.held or self._state.lost):
+                    # Released inside the block (and maybe acquired by another thread
+                    # since: that acquisition is not this block's to release).
+                    return
+                was_lost = self._lost_now
+                released = self.release()
+            except BaseException as interrupt:
+                if (
+                    not isinstance(interrupt, Exception)
+                    and self._state.held
+                    and self._occupant is me
+                ):
+                    # Interrupted before the release began (it cleans up after itself
+                    # once it has): the block's end releases all the same.
+                    self._generation += 1
+                    _HELD.discard(self)
+                    self._cleanup()
+                    self._vacate()
+                raise
             # Decided before the mutex is let go: the next thread's acquire of this
             # object changes its outcomes.
             self._check_exit(exc_type, was_lost, released, "with")

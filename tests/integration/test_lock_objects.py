@@ -40,6 +40,7 @@ from quorumlock import (
     LockNotReentrant,
     QuorumLockError,
     QuorumUnavailable,
+    _sync,
 )
 from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._io import fanout
@@ -316,6 +317,60 @@ def test_an_interrupt_as_the_release_begins_leaves_no_key(
         assert values(servers, lock_name) == [None] * len(servers)
         assert lk.acquire(blocking=False)
         assert lk.release() is True
+    finally:
+        rl.close()
+
+
+class _InterruptOnce:
+    """Stands for the module's set of held locks: its first ``discard`` raises
+    KeyboardInterrupt, as a signal handler's exception does at any call."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.fired = False
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self.real, attr)
+
+    def discard(self, item: Any) -> None:
+        if not self.fired:
+            self.fired = True
+            raise KeyboardInterrupt
+        self.real.discard(item)
+
+
+@pytest.mark.parametrize("where", ["release begins", "with ends"])
+def test_an_interrupt_before_the_release_round_still_releases(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """sync: a KeyboardInterrupt that comes as ``release()`` begins, before its round
+    (the lease already told to stop), or at the end of a ``with`` block before the
+    release is called: the keys are deleted all the same before it goes on (they stayed
+    held, and the lease stopped), and the object is free."""
+
+    def interrupted(lock: quorumlock.Lock) -> bool:
+        monkeypatch.undo()
+        raise KeyboardInterrupt
+
+    def hold_and_release() -> None:
+        if where == "release begins":
+            assert lk.acquire(blocking=False)
+            monkeypatch.setattr(_sync, "_HELD", _InterruptOnce(_sync._HELD))
+            lk.release()
+        else:
+            with lk:
+                monkeypatch.setattr(quorumlock.Lock, "release", interrupted)
+
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    try:
+        lk = rl.lock(lock_name, ttl=30, auto_extend=True, max_hold=60)
+        with pytest.raises(KeyboardInterrupt):
+            hold_and_release()
+        monkeypatch.undo()
+        assert not lk.held
+        assert values(servers, lock_name) == [None] * len(servers)
+        assert lk.acquire(blocking=False)
+        assert lk.release()
     finally:
         rl.close()
 
