@@ -321,6 +321,15 @@ def test_an_interrupt_as_the_release_begins_leaves_no_key(
         rl.close()
 
 
+def assert_freed(lk: quorumlock.Lock, servers: LocalServerGroup, name: str) -> None:
+    """After an interrupted call: ``lk`` holds nothing, no server has its key, and the
+    object can be acquired again."""
+    assert not lk.held
+    assert values(servers, name) == [None] * len(servers)
+    assert lk.acquire(blocking=False)
+    assert lk.release()
+
+
 class _InterruptOnce:
     """Stands for the module's set of held locks: its first ``discard`` raises
     KeyboardInterrupt, as a signal handler's exception does at any call."""
@@ -367,10 +376,7 @@ def test_an_interrupt_before_the_release_round_still_releases(
         with pytest.raises(KeyboardInterrupt):
             hold_and_release()
         monkeypatch.undo()
-        assert not lk.held
-        assert values(servers, lock_name) == [None] * len(servers)
-        assert lk.acquire(blocking=False)
-        assert lk.release()
+        assert_freed(lk, servers, lock_name)
     finally:
         rl.close()
 
@@ -401,10 +407,7 @@ def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
             lk.acquire()
         monkeypatch.undo()
         assert raised == [lock_name]
-        assert not lk.held
-        assert values(servers, lock_name) == [None] * len(servers)
-        assert lk.acquire(blocking=False)
-        assert lk.release()
+        assert_freed(lk, servers, lock_name)
     finally:
         rl.close()
 
