@@ -482,11 +482,8 @@ class Lock(LockBase):
             if self._generation != mark.generation and self._state.held:
                 if self._occupant is not me:
                     return
-                self._generation += 1  # the lease thread forgets it
-                _HELD.discard(self)
                 self._entered.pop(me, None)
-                self._cleanup()
-                self._vacate()
+                self._drop_hold()
             elif (
                 not mark.mine
                 and self._occupied
@@ -494,6 +491,15 @@ class Lock(LockBase):
                 and not self._state.held
             ):
                 self._vacate()
+
+    def _drop_hold(self) -> None:
+        """With ``_mutex`` held: stop holding the lock at once, for a call that was
+        interrupted: the lease thread forgets it, the keys are deleted (best effort), and
+        the object is free."""
+        self._generation += 1
+        _HELD.discard(self)
+        self._cleanup()
+        self._vacate()
 
     def _acquire(self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool) -> bool:
         started = time.monotonic()
@@ -760,10 +766,7 @@ class Lock(LockBase):
                 ):
                     # Interrupted before the release began (it cleans up after itself
                     # once it has): the block's end releases all the same.
-                    self._generation += 1
-                    _HELD.discard(self)
-                    self._cleanup()
-                    self._vacate()
+                    self._drop_hold()
                 raise
             # Decided before the mutex is let go: the next thread's acquire of this
             # object changes its outcomes.
