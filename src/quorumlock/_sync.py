@@ -628,29 +628,50 @@ class Lock(LockBase):
         unreachable servers: their keys expire with the ttl. Waits for a lease extension
         in flight, and none happens after it. Any thread may release: the next thread
         waiting to acquire this object goes on. A ``KeyboardInterrupt`` or ``SystemExit``
-        (a signal handler's) during the release deletes the keys before it goes on, as
-        during an acquire.
+        (a signal handler's) during the release deletes the keys and frees the object
+        before it goes on, as during an acquire.
         """
         with self._mutex:
             try:
-                started = time.monotonic() if self._observer is not None else 0.0
-                self._generation += 1
-                self._enter_held = False
-                _HELD.discard(self)
-                was_lost = self._state.lost
-                released = self._redlock._run(self._state.release())
+                return self._release()
             except BaseException as exc:
                 if not isinstance(exc, Exception):
-                    # Interrupted (a SIGTERM handler's SystemExit, KeyboardInterrupt)
-                    # before every server had the release: delete our keys before
-                    # leaving, as an interrupted acquire does, rather than leave them to
-                    # the ttl with the object no longer able to release them.
-                    self._cleanup()
+                    self._finish_interrupted_release()
                 raise
-            finally:
-                self._vacate()
-            self._release_ended(released, was_lost, started)
-            return released
+
+    def _release(self) -> bool:
+        """:meth:`release`, with ``_mutex`` held."""
+        try:
+            started = time.monotonic() if self._observer is not None else 0.0
+            self._generation += 1
+            self._enter_held = False
+            _HELD.discard(self)
+            was_lost = self._state.lost
+            released = self._redlock._run(self._state.release())
+        except BaseException as exc:
+            if not isinstance(exc, Exception):
+                # Interrupted (a SIGTERM handler's SystemExit, KeyboardInterrupt) before
+                # every server had the release: delete our keys before leaving, as an
+                # interrupted acquire does, rather than leave them to the ttl with the
+                # object no longer able to release them.
+                self._cleanup()
+            raise
+        finally:
+            self._vacate()
+        self._release_ended(released, was_lost, started)
+        return released
+
+    def _finish_interrupted_release(self) -> None:
+        """With ``_mutex`` held: an interrupt (a signal handler's exception) cut short a
+        release, or a ``with`` block's exit, of this object. What the release had not
+        done yet is done before the interrupt goes on: the keys are deleted if it came
+        before the release's round (which deletes them itself when interrupted), and
+        the object is freed if it came as the release freed it (the next thread would
+        wait for it for ever)."""
+        if self._state.held or self._state.lost:
+            self._drop_hold()
+        elif self._occupied:
+            self._vacate()
 
     def export(self, *, keep: bool = False) -> LockHandle:
         """Hand the held lock over: a :class:`LockHandle` for ``Redlock.adopt()``.
@@ -759,14 +780,10 @@ class Lock(LockBase):
                 was_lost = self._lost_now
                 released = self.release()
             except BaseException as interrupt:
-                if (
-                    not isinstance(interrupt, Exception)
-                    and self._state.held
-                    and self._occupant is me
-                ):
-                    # Interrupted before the release began (it cleans up after itself
-                    # once it has): the block's end releases all the same.
-                    self._drop_hold()
+                if not isinstance(interrupt, Exception) and self._occupant is me:
+                    # Interrupted before the release began (it finishes itself once it
+                    # has): the block's end releases all the same.
+                    self._finish_interrupted_release()
                 raise
             # Decided before the mutex is let go: the next thread's acquire of this
             # object changes its outcomes.
@@ -802,11 +819,18 @@ class RLock(ReentrantMixin, Lock):
 
     def release(self) -> bool:
         """Release one hold: an inner one costs no round trip and returns True; the
-        outermost one is :meth:`Lock.release`. Only the owning thread may release."""
+        outermost one is :meth:`Lock.release`. Only the owning thread may release. A
+        ``KeyboardInterrupt`` or ``SystemExit`` during the call releases that one hold
+        all the same before it goes on."""
+        me, depth = threading.current_thread(), self._depth  # the owner's own to change
         with self._mutex:
-            if self._leave_inner(threading.current_thread()):
-                return True
-            return super().release()
+            try:
+                if self._leave_inner(me):
+                    return True
+                return super().release()
+            except BaseException as exc:
+                self._leave_interrupted(exc, depth, me)
+                raise
 
     def __exit__(
         self,
@@ -814,12 +838,32 @@ class RLock(ReentrantMixin, Lock):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        me, depth = threading.current_thread(), self._depth  # the owner's own to change
         with self._mutex:
-            if self._depth > 1 and self._occupant is threading.current_thread():
-                self._depth -= 1
-                self._check_exit(exc_type, self._lost_now, True, "with")
-                return
-        super().__exit__(exc_type, exc, tb)
+            try:
+                if depth > 1 and self._occupant is me:
+                    self._depth -= 1
+                    self._check_exit(exc_type, self._lost_now, True, "with")
+                    return
+                super().__exit__(exc_type, exc, tb)
+            except BaseException as interrupt:
+                self._leave_interrupted(interrupt, depth, me)
+                raise
+
+    def _leave_interrupted(self, error: BaseException, depth: int, me: threading.Thread) -> None:
+        """With ``_mutex`` held: ``error`` came out of a release or a ``with`` block's
+        exit that began at ``depth``. An interrupt (a signal handler's exception) that
+        came before the call left its hold leaves it all the same: an inner hold ends
+        (the outer one's release would otherwise be a level short, and leave the lock
+        held), the outermost one is released as :meth:`Lock.release` finishes an
+        interrupted release. A release's own errors change nothing."""
+        if isinstance(error, Exception) or self._occupant is not me or self._depth != depth:
+            return  # not an interrupt, not the owner's, or the hold was left already
+        if depth > 1:
+            self._depth = depth - 1
+        elif depth == 1:
+            self._entered.pop(me, None)
+            self._finish_interrupted_release()
 
     def _after_fork(self) -> None:
         self._depth = 0  # the parent's holds are the parent's

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import dis
 import functools
 import gc
 import itertools
@@ -415,10 +416,13 @@ def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
 class InterruptAt:
     """A trace function that raises KeyboardInterrupt at the ``at``-th point of the lock
     objects' own code (``FRONT``): a line, or a function's return to its caller within
-    quorumlock, as a signal handler's exception can come at any call. Two kinds of point
-    are left out, where no signal handler runs: a ``with`` statement's own line (its
-    ``__exit__`` call is traced there, and an exception in its place would skip it),
-    and the return of the call the test made (that is the caller's code)."""
+    quorumlock, as a signal handler's exception can come at any call. Some points are
+    left out. A ``with`` statement's own line (its ``__exit__`` call is traced there,
+    and an exception in its place would skip it), and a line that begins with a no-op
+    (``try:``, or a ``return`` of a constant inside ``with``, whose no-op no exception
+    handler covers): no signal handler runs there. The first line and the return of the
+    call the test made: an interrupt there comes before any of the call's code runs, or
+    after all of it, in the caller."""
 
     FRONT: ClassVar = frozenset(
         {"_sync.py", "_frontend.py", "_family.py", "_permit.py", "_rwfront.py"}
@@ -429,6 +433,7 @@ class InterruptAt:
         self.seen = 0
         self.where = ""
         self.package = os.path.dirname(quorumlock.__file__)
+        self.begun = False
 
     def __call__(self, frame: FrameType, event: str, arg: object) -> Any:
         if not frame.f_code.co_filename.startswith(self.package):
@@ -439,12 +444,18 @@ class InterruptAt:
         code = frame.f_code
         if event not in ("line", "return") or os.path.basename(code.co_filename) not in self.FRONT:
             return self.point
-        if event == "return" and not (
+        outermost = not (
             frame.f_back is not None and frame.f_back.f_code.co_filename.startswith(self.package)
-        ):
+        )
+        if event == "return" and outermost:
+            return self.point
+        if event == "line" and outermost and not self.begun:
+            self.begun = True
             return self.point
         text = linecache.getline(code.co_filename, frame.f_lineno).strip()
-        if event == "line" and text.startswith("with "):
+        if event == "line" and (
+            text.startswith("with ") or code.co_code[frame.f_lasti] == dis.opmap["NOP"]
+        ):
             return self.point
         self.seen += 1
         if self.seen == self.at:
@@ -452,6 +463,35 @@ class InterruptAt:
             self.where = f"{event} at {os.path.basename(code.co_filename)}:{frame.f_lineno}"
             raise KeyboardInterrupt
         return self.point
+
+
+def make_lock(kind: str, rl: quorumlock.Redlock, name: str) -> Any:
+    """A lock object of ``kind`` on ``name``, for the interrupt sweeps."""
+    if kind in ("rlock", "re-entry"):
+        return rl.rlock(name, ttl=10, auto_extend=True, max_hold=30)
+    if kind == "lock_many":
+        return rl.lock_many([name, f"{name}:b"], ttl=10, auto_extend=True, max_hold=30)
+    if kind == "write":
+        return rl.rwlock(name, ttl=10).write()
+    if kind == "permit":
+        return rl.semaphore(name, permits=1, ttl=10)
+    return rl.lock(name, ttl=10, auto_extend=True, max_hold=30)
+
+
+def taken_by_another_thread(lk: quorumlock.Lock) -> bool:
+    """Whether another thread can acquire ``lk`` at once (and then releases it)."""
+    taken: list[bool] = []
+
+    def take() -> None:
+        got = lk.acquire(blocking=False)
+        taken.append(got)
+        if got:
+            lk.release()
+
+    other = threading.Thread(target=take)
+    other.start()
+    other.join(timeout=10)
+    return taken == [True]
 
 
 @pytest.mark.parametrize("how", ["acquire", "with"])
@@ -468,19 +508,8 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
     by an object whose caller never learnt it; or, as the call took its turn on the
     object, the object taken for ever."""
 
-    def make(rl: quorumlock.Redlock, name: str) -> Any:
-        if kind in ("rlock", "re-entry"):
-            return rl.rlock(name, ttl=10, auto_extend=True, max_hold=30)
-        if kind == "lock_many":
-            return rl.lock_many([name, f"{name}:b"], ttl=10, auto_extend=True, max_hold=30)
-        if kind == "write":
-            return rl.rwlock(name, ttl=10).write()
-        if kind == "permit":
-            return rl.semaphore(name, permits=1, ttl=10)
-        return rl.lock(name, ttl=10, auto_extend=True, max_hold=30)
-
     def probe(rl: quorumlock.Redlock, name: str) -> bool:
-        other = rl.rlock(name, ttl=1) if kind == "re-entry" else make(rl, name)
+        other = rl.rlock(name, ttl=1) if kind == "re-entry" else make_lock(kind, rl, name)
         taken = bool(other.acquire(blocking=False))
         if taken:
             other.release()
@@ -495,7 +524,7 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
             at += 1
             assert at < 1000, "the sweep does not end"
             name = f"{lock_name}:{at}"
-            lk = make(rl, name)
+            lk = make_lock(kind, rl, name)
             if kind == "re-entry":
                 assert lk.acquire(blocking=False)
             tracer = InterruptAt(at)
@@ -532,6 +561,71 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
             assert lk.depth == 1
             assert lk.release()
         assert probe(prober, name)
+    finally:
+        rl.close()
+        prober.close()
+
+
+@pytest.mark.parametrize("how", ["release", "with"])
+@pytest.mark.parametrize("kind", ["lock", "rlock", "inner", "lock_many", "write", "permit"])
+def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
+    servers: LocalServerGroup, lock_name: str, kind: str, how: str
+) -> None:
+    """sync: a KeyboardInterrupt at every point of a release (or of a ``with`` block's
+    exit), one point per run: the call raises it, and the release is done all the same.
+    No key or hold is left on the servers, and the object is free, for another thread
+    too. An inner hold of a reentrant lock is left all the same, so that the outer
+    hold's release (or exit) releases the lock. Such an interrupt used to leave the
+    object taken for ever by the interrupted thread (as the release freed it), the lock
+    held under its lease (as the call began), or the outer hold one level short."""
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    prober = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    made = "rlock" if kind == "inner" else kind
+    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
+    try:
+        at = 0
+        while True:
+            at += 1
+            assert at < 1000, "the sweep does not end"
+            name = f"{lock_name}:{at}"
+            lk = make_lock(made, rl, name)
+            for _hold in range(2 if kind == "inner" else 1):
+                if how == "with":
+                    lk.__enter__()
+                else:
+                    assert lk.acquire(blocking=False)
+            tracer = InterruptAt(at)
+            sys.settrace(tracer)
+            try:
+                if how == "with":
+                    lk.__exit__(None, None, None)
+                else:
+                    lk.release()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                sys.settrace(None)
+            where = (
+                f"interrupted at point {at}, the {tracer.where}" if tracer.where else "no interrupt"
+            )
+            if kind == "inner":  # the outer hold ends, as its caller's code goes on
+                assert lk.depth == 1, where
+                if how == "with":
+                    lk.__exit__(KeyboardInterrupt, KeyboardInterrupt(), None)
+                else:
+                    assert lk.release(), where
+            assert not lk.held, where
+            other = make_lock(made, prober, name)
+            assert other.acquire(blocking=False), f"{where}: the lock stayed taken"
+            other.release()
+            assert taken_by_another_thread(lk), f"{where}: the object stayed taken"
+            assert lk.acquire(blocking=False), where
+            assert lk.release(), where
+            if kind in ("lock", "rlock", "inner"):
+                assert values(servers, name) == [None] * len(servers), where
+            if not tracer.where:  # the call ran to its end: every point was swept
+                break
+        assert at > (5 if kind == "inner" and how == "release" else 20), at  # points swept
     finally:
         rl.close()
         prober.close()

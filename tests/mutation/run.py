@@ -57,6 +57,10 @@ INTERRUPTS: Final = (
     "tests/integration/test_lock_objects.py::"
     "test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held"
 )
+RELEASE_INTERRUPTS: Final = (
+    "tests/integration/test_lock_objects.py::"
+    "test_an_interrupt_anywhere_in_a_release_leaves_nothing_held"
+)
 TAKE_BACK: Final = "tests/integration/test_take_back.py"
 SLOW_MINORITY: Final = (
     "tests/integration/test_quorum.py::"
@@ -660,6 +664,20 @@ MUTANTS: Final = (
         "and self._occupant in (me, None)  # None: interrupted as it took the turn",
         "and False",
         (f"{INTERRUPTS}[lock-acquire]",),
+    ),
+    Mutant(
+        "sync: a release interrupted as it freed the object leaves the object taken",
+        SYNC,
+        "        elif self._occupied:\n            self._vacate()\n",
+        "        elif False:\n            self._vacate()\n",
+        (f"{RELEASE_INTERRUPTS}[lock-release]",),
+    ),
+    Mutant(
+        "sync: an inner hold's interrupted exit leaves the outer one a level short",
+        SYNC,
+        "            self._depth = depth - 1\n",
+        "            pass\n",
+        (f"{RELEASE_INTERRUPTS}[inner-with]",),
     ),
     Mutant(
         "a release that names the process leaves a waiter woken to requeue only requeueing",
