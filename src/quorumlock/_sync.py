@@ -685,16 +685,25 @@ class Lock(LockBase):
         Raises :class:`LockNotHeld` if this object does not hold the lock and
         :class:`LockLost` if it was lost or its validity ran out. Waits for a lease
         renewal in flight, and none happens after a hand-over. Unless ``keep``, other
-        threads may acquire this object again once it is handed over.
+        threads may acquire this object again once it is handed over. A
+        ``KeyboardInterrupt`` or ``SystemExit`` (a signal handler's) that interrupts a
+        hand-over once the object let the lock go deletes the keys before it goes on:
+        the handle never reached its caller, and nobody else could release them.
         """
         with self._mutex:
-            handle = self._export(keep)
-            if not keep:
-                self._generation += 1  # the lease thread forgets this lock
-                self._enter_held = False
-                _HELD.discard(self)
-                self._vacate()
-            return handle
+            held = self._state.held
+            try:
+                handle = self._export(keep)
+                if not keep:
+                    self._generation += 1  # the lease thread forgets this lock
+                    self._enter_held = False
+                    _HELD.discard(self)
+                    self._vacate()
+                return handle
+            except BaseException as exc:
+                if not isinstance(exc, Exception) and held and not keep and not self._state.held:
+                    self._drop_hold()
+                raise
 
     def _cleanup(self) -> None:
         try:

@@ -604,7 +604,9 @@ class Lock(LockBase):
         """Hand the held lock over: see :meth:`quorumlock.Lock.export`, same contract.
 
         Unless ``keep``, the lease task is stopped before this returns, and leaving an
-        ``async with`` block of this lock then does nothing.
+        ``async with`` block of this lock then does nothing. A cancellation that comes
+        as the lease task stops deletes the keys before it goes on: the handle never
+        reaches the caller, and nobody else could release them.
         """
         handle = self._export(keep)
         if not keep:
@@ -612,6 +614,9 @@ class Lock(LockBase):
             self._handed_over = True
             try:
                 await _complete(self._stop_keeper())
+            except asyncio.CancelledError:
+                await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
+                raise
             finally:
                 # Only now: the next task's acquisition may start a lease task of its own.
                 self._vacate()

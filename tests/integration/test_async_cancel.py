@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from quorumlock import QuorumUnavailable
+from quorumlock import LockHandle, QuorumUnavailable
 from quorumlock._algorithm.scripts import RELEASE
 from quorumlock.asyncio import Lock, Redlock
 from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
@@ -327,6 +327,40 @@ def test_cancelling_release_of_an_auto_extended_lock_still_releases(
             await rl.close()
 
     run(body)
+
+
+@pytest.mark.parametrize("auto_extend", [False, True], ids=["plain", "lease"])
+def test_cancelling_a_hand_over_at_any_point_leaves_no_key(
+    servers: LocalServerGroup, lock_name: str, auto_extend: bool
+) -> None:
+    """export() cancelled after every number of loop steps: either the handle comes
+    back (its adopter releases the lock), or CancelledError does and no key is left.
+    Regression: cancelled at its await (where the lease task, if any, is stopped),
+    export() let the lock go and lost its handle, and the keys stayed to the ttl with
+    nobody to release them."""
+
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        cancelled = 0
+        try:
+            for loop_steps in range(1, 6):
+                lock = rl.lock(lock_name, ttl=10, auto_extend=auto_extend, max_hold=30)
+                assert await lock.acquire()
+                was_cancelled, handle = await cancel_after(lock.export, loop_steps=loop_steps)
+                if was_cancelled:
+                    cancelled += 1
+                else:
+                    assert isinstance(handle, LockHandle)
+                    assert await rl.adopt(handle).release()
+                assert not lock.held
+                assert no_key(servers, lock_name), f"key left after {loop_steps} steps"
+                assert await lock.acquire(blocking=False), "the object stayed taken"
+                assert await lock.release()
+        finally:
+            await rl.close()
+        assert cancelled >= 1
+
+    run(body, limit=20)
 
 
 def test_a_cancellation_during_async_with_exit_still_releases(

@@ -566,8 +566,16 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
         prober.close()
 
 
-@pytest.mark.parametrize("how", ["release", "with"])
-@pytest.mark.parametrize("kind", ["lock", "rlock", "inner", "lock_many", "write", "permit"])
+@pytest.mark.parametrize(
+    ("kind", "how"),
+    [
+        *itertools.product(
+            ["lock", "rlock", "inner", "lock_many", "write", "permit"], ["release", "with"]
+        ),
+        ("lock", "export"),
+        ("rlock", "export"),
+    ],
+)
 def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
     servers: LocalServerGroup, lock_name: str, kind: str, how: str
 ) -> None:
@@ -577,7 +585,10 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
     too. An inner hold of a reentrant lock is left all the same, so that the outer
     hold's release (or exit) releases the lock. Such an interrupt used to leave the
     object taken for ever by the interrupted thread (as the release freed it), the lock
-    held under its lease (as the call began), or the outer hold one level short."""
+    held under its lease (as the call began), or the outer hold one level short. A
+    hand-over (``export()``) lets the lock go too: interrupted once the object let it
+    go, its handle never reaches the caller, and its keys are deleted (they stayed to
+    the ttl, and the object stayed taken)."""
     rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     prober = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     made = "rlock" if kind == "inner" else kind
@@ -595,10 +606,13 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
                 else:
                     assert lk.acquire(blocking=False)
             tracer = InterruptAt(at)
+            handle = None
             sys.settrace(tracer)
             try:
                 if how == "with":
                     lk.__exit__(None, None, None)
+                elif how == "export":
+                    handle = lk.export()
                 else:
                     lk.release()
             except KeyboardInterrupt:
@@ -608,6 +622,10 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
             where = (
                 f"interrupted at point {at}, the {tracer.where}" if tracer.where else "no interrupt"
             )
+            if handle is not None:  # handed over: its adopter releases it
+                assert rl.adopt(handle).release(), where
+            elif how == "export" and lk.held:  # interrupted before it let the lock go
+                assert lk.release(), where
             if kind == "inner":  # the outer hold ends, as its caller's code goes on
                 assert lk.depth == 1, where
                 if how == "with":

@@ -673,6 +673,23 @@ MUTANTS: Final = (
         (f"{RELEASE_INTERRUPTS}[lock-release]",),
     ),
     Mutant(
+        "sync: an export interrupted once it let the lock go leaves the keys to the ttl",
+        SYNC,
+        " and held and not keep and not self._state.held:\n",
+        " and False:\n",
+        (f"{RELEASE_INTERRUPTS}[lock-export]",),
+    ),
+    Mutant(
+        "asyncio: an export cancelled once it let the lock go leaves the keys to the ttl",
+        "src/quorumlock/asyncio.py",
+        "            except asyncio.CancelledError:\n"
+        "                await _complete(self._redlock._run(as_cleanup(self._state.abandon())))\n",
+        "            except asyncio.CancelledError:\n                pass\n",
+        (
+            "tests/integration/test_async_cancel.py::test_cancelling_a_hand_over_at_any_point_leaves_no_key",
+        ),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
