@@ -277,10 +277,11 @@ class Redlock(
             if waiter is not None and (
                 entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
             ):
-                # interrupted (KeyboardInterrupt, a SIGTERM handler's SystemExit), maybe
-                # mid-round: a clean-up (Fanout.cleanup), as in acquire() and release()
+                # interrupted (KeyboardInterrupt, a SIGTERM handler's SystemExit, a
+                # soft time limit), maybe mid-round: a clean-up (Fanout.cleanup), as in
+                # acquire() and release()
                 raised = sys.exc_info()[1]
-                cleanup = raised is not None and not isinstance(raised, Exception)
+                cleanup = raised is not None and _cut_short(raised)
                 self._leave_queue(watched, entry, cleanup=cleanup)
 
     def _leave_queue(self, key: str, member: str, *, cleanup: bool = False) -> None:
@@ -453,9 +454,10 @@ class Lock(LockBase):
 
         While another thread holds this object (or is acquiring it), the call waits for
         that thread's release, within the same ``timeout``; ``blocking=False`` returns
-        False at once. A ``KeyboardInterrupt`` or ``SystemExit`` (a signal handler's) that
-        interrupts the call, even as it returns with the lock taken, deletes the keys it
-        set before it goes on: the object then holds nothing.
+        False at once. An exception that a signal handler raises (``KeyboardInterrupt``,
+        ``SystemExit``, a Celery soft time limit) and interrupts the call, even as it
+        returns with the lock taken, deletes the keys it set before it goes on: the
+        object then holds nothing.
         """
         mark = self._mark()
         try:
@@ -539,12 +541,13 @@ class Lock(LockBase):
                 self._generation += 1  # the lease thread forgets it
                 _HELD.discard(self)
             self._acquire_failed(exc, started)
-            if acquired or not isinstance(exc, QuorumLockError):
-                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit, or the
-                # RuntimeError that CPython's threading may raise in its place when one
-                # comes as a connection's thread starts), or after the round: some
-                # servers may have granted the lock already. Delete our keys before
-                # leaving. (quorumlock's own errors come once the attempt was undone.)
+            if acquired or _cut_short(exc):
+                # Interrupted mid-acquire (KeyboardInterrupt, SystemExit, a soft time
+                # limit, or the RuntimeError that CPython's threading may raise in its
+                # place when one comes as a connection's thread starts), or after the
+                # round: some servers may have granted the lock already. Delete our
+                # keys before leaving. (quorumlock's own errors come once the attempt
+                # was undone.)
                 self._cleanup()
             self._vacate()
             raise
@@ -627,15 +630,15 @@ class Lock(LockBase):
         object does not hold the lock (a second release among them). Never raises for
         unreachable servers: their keys expire with the ttl. Waits for a lease extension
         in flight, and none happens after it. Any thread may release: the next thread
-        waiting to acquire this object goes on. A ``KeyboardInterrupt`` or ``SystemExit``
-        (a signal handler's) during the release deletes the keys and frees the object
-        before it goes on, as during an acquire.
+        waiting to acquire this object goes on. A signal handler's exception during the
+        release deletes the keys and frees the object before it goes on, as during an
+        acquire.
         """
         with self._mutex:
             try:
                 return self._release()
             except BaseException as exc:
-                if not isinstance(exc, Exception):
+                if _cut_short(exc):
                     self._finish_interrupted_release()
                 raise
 
@@ -649,11 +652,11 @@ class Lock(LockBase):
             was_lost = self._state.lost
             released = self._redlock._run(self._state.release())
         except BaseException as exc:
-            if not isinstance(exc, Exception):
-                # Interrupted (a SIGTERM handler's SystemExit, KeyboardInterrupt) before
-                # every server had the release: delete our keys before leaving, as an
-                # interrupted acquire does, rather than leave them to the ttl with the
-                # object no longer able to release them.
+            if _cut_short(exc):
+                # Interrupted (a SIGTERM handler's SystemExit, a KeyboardInterrupt, a
+                # soft time limit) before every server had the release: delete our
+                # keys before leaving, as an interrupted acquire does, rather than
+                # leave them to the ttl with the object no longer able to release them.
                 self._cleanup()
             raise
         finally:
@@ -685,10 +688,10 @@ class Lock(LockBase):
         Raises :class:`LockNotHeld` if this object does not hold the lock and
         :class:`LockLost` if it was lost or its validity ran out. Waits for a lease
         renewal in flight, and none happens after a hand-over. Unless ``keep``, other
-        threads may acquire this object again once it is handed over. A
-        ``KeyboardInterrupt`` or ``SystemExit`` (a signal handler's) that interrupts a
-        hand-over once the object let the lock go deletes the keys before it goes on:
-        the handle never reached its caller, and nobody else could release them.
+        threads may acquire this object again once it is handed over. A signal
+        handler's exception that interrupts a hand-over once the object let the lock go
+        deletes the keys before it goes on: the handle never reached its caller, and
+        nobody else could release them.
         """
         with self._mutex:
             held = self._state.held
@@ -701,7 +704,7 @@ class Lock(LockBase):
                     self._vacate()
                 return handle
             except BaseException as exc:
-                if not isinstance(exc, Exception) and held and not keep and not self._state.held:
+                if _cut_short(exc) and held and not keep and not self._state.held:
                     self._drop_hold()
                 raise
 
@@ -789,7 +792,7 @@ class Lock(LockBase):
                 was_lost = self._lost_now
                 released = self.release()
             except BaseException as interrupt:
-                if not isinstance(interrupt, Exception) and self._occupant is me:
+                if _cut_short(interrupt) and self._occupant is me:
                     # Interrupted before the release began (it finishes itself once it
                     # has): the block's end releases all the same.
                     self._finish_interrupted_release()
@@ -829,8 +832,8 @@ class RLock(ReentrantMixin, Lock):
     def release(self) -> bool:
         """Release one hold: an inner one costs no round trip and returns True; the
         outermost one is :meth:`Lock.release`. Only the owning thread may release. A
-        ``KeyboardInterrupt`` or ``SystemExit`` during the call releases that one hold
-        all the same before it goes on."""
+        signal handler's exception during the call releases that one hold all the same
+        before it goes on."""
         me, depth = threading.current_thread(), self._depth  # the owner's own to change
         with self._mutex:
             try:
@@ -866,7 +869,7 @@ class RLock(ReentrantMixin, Lock):
         (the outer one's release would otherwise be a level short, and leave the lock
         held), the outermost one is released as :meth:`Lock.release` finishes an
         interrupted release. A release's own errors change nothing."""
-        if isinstance(error, Exception) or self._occupant is not me or self._depth != depth:
+        if not _cut_short(error) or self._occupant is not me or self._depth != depth:
             return  # not an interrupt, not the owner's, or the hold was left already
         if depth > 1:
             self._depth = depth - 1
@@ -1002,6 +1005,15 @@ class _LeaseKeeper:
 
 #: The longest wait ``threading.Condition.wait`` takes (a longer one is about 292 years).
 _WAIT_MAX = threading.TIMEOUT_MAX
+
+
+def _cut_short(error: BaseException) -> bool:
+    """Whether ``error`` cut a lock object's call short from outside: an exception that
+    a signal handler raised (``KeyboardInterrupt``, ``SystemExit``, Celery's
+    ``SoftTimeLimitExceeded``, an ``Exception``), a gevent timeout, or the
+    ``RuntimeError`` that CPython's threading raises in place of one. quorumlock's own
+    errors come with nothing of the call left to undo."""
+    return not isinstance(error, QuorumLockError)
 
 
 class _Mark(NamedTuple):

@@ -29,6 +29,7 @@ from types import FrameType
 from typing import Any, ClassVar
 
 import pytest
+from billiard.exceptions import SoftTimeLimitExceeded
 
 import quorumlock
 import quorumlock.asyncio
@@ -428,8 +429,9 @@ class InterruptAt:
         {"_sync.py", "_frontend.py", "_family.py", "_permit.py", "_rwfront.py"}
     )
 
-    def __init__(self, at: int) -> None:
+    def __init__(self, at: int, error: type[BaseException] = KeyboardInterrupt) -> None:
         self.at = at
+        self.error = error
         self.seen = 0
         self.where = ""
         self.package = os.path.dirname(quorumlock.__file__)
@@ -461,7 +463,7 @@ class InterruptAt:
         if self.seen == self.at:
             sys.settrace(None)
             self.where = f"{event} at {os.path.basename(code.co_filename)}:{frame.f_lineno}"
-            raise KeyboardInterrupt
+            raise self.error
         return self.point
 
 
@@ -494,14 +496,38 @@ def taken_by_another_thread(lk: quorumlock.Lock) -> bool:
     return taken == [True]
 
 
-@pytest.mark.parametrize("how", ["acquire", "with"])
-@pytest.mark.parametrize("kind", ["lock", "rlock", "re-entry", "lock_many", "write", "permit"])
+def sweeps(
+    kinds: list[str], hows: list[str], soft: list[tuple[str, str]], more: Any = ()
+) -> list[Any]:
+    """The cases of an interrupt sweep: each kind and way with a KeyboardInterrupt
+    (``more`` too), and ``soft`` with Celery's soft time limit, which its signal handler
+    raises, though it is an ``Exception``."""
+    return [
+        *(pytest.param(k, h, KeyboardInterrupt, id=f"{k}-{h}") for k in kinds for h in hows),
+        *(pytest.param(k, h, KeyboardInterrupt, id=f"{k}-{h}") for k, h in more),
+        *(pytest.param(k, h, SoftTimeLimitExceeded, id=f"{k}-{h}-soft-limit") for k, h in soft),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "how", "interrupt"),
+    sweeps(
+        ["lock", "rlock", "re-entry", "lock_many", "write", "permit"],
+        ["acquire", "with"],
+        soft=[("lock", "acquire"), ("lock", "with"), ("re-entry", "with")],
+    ),
+)
 def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
-    servers: LocalServerGroup, lock_name: str, kind: str, how: str
+    servers: LocalServerGroup,
+    lock_name: str,
+    kind: str,
+    how: str,
+    interrupt: type[BaseException],
 ) -> None:
-    """sync: a KeyboardInterrupt at every point of an acquire (or of entering ``with``),
-    one point per run, the last ones after the hold was made, as the call returns: the
-    call raises it, and nothing is held that its caller cannot know of. The object does
+    """sync: a KeyboardInterrupt (or Celery's soft time limit) at every point of an
+    acquire (or of entering ``with``), one point per run, the last ones after the hold
+    was made, as the call returns: the call raises it, and nothing is held that its
+    caller cannot know of. The object does
     not hold the lock (a re-entry: the outer hold stays, at its depth), no key or hold
     is left on the servers (another Redlock gets the lock at once), and the object can
     be acquired again. Such an interrupt used to leave the lock held, under its lease,
@@ -527,14 +553,14 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
             lk = make_lock(kind, rl, name)
             if kind == "re-entry":
                 assert lk.acquire(blocking=False)
-            tracer = InterruptAt(at)
+            tracer = InterruptAt(at, interrupt)
             sys.settrace(tracer)
             try:
                 if how == "acquire":
                     assert lk.acquire(blocking=False)
                 else:
                     lk.__enter__()
-            except KeyboardInterrupt:
+            except interrupt:
                 pass
             finally:
                 sys.settrace(None)
@@ -567,20 +593,24 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
 
 
 @pytest.mark.parametrize(
-    ("kind", "how"),
-    [
-        *itertools.product(
-            ["lock", "rlock", "inner", "lock_many", "write", "permit"], ["release", "with"]
-        ),
-        ("lock", "export"),
-        ("rlock", "export"),
-    ],
+    ("kind", "how", "interrupt"),
+    sweeps(
+        ["lock", "rlock", "inner", "lock_many", "write", "permit"],
+        ["release", "with"],
+        more=[("lock", "export"), ("rlock", "export")],
+        soft=[("lock", "release"), ("lock", "with"), ("inner", "with"), ("lock", "export")],
+    ),
 )
 def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
-    servers: LocalServerGroup, lock_name: str, kind: str, how: str
+    servers: LocalServerGroup,
+    lock_name: str,
+    kind: str,
+    how: str,
+    interrupt: type[BaseException],
 ) -> None:
-    """sync: a KeyboardInterrupt at every point of a release (or of a ``with`` block's
-    exit), one point per run: the call raises it, and the release is done all the same.
+    """sync: a KeyboardInterrupt (or Celery's soft time limit) at every point of a
+    release (or of a ``with`` block's exit), one point per run: the call raises it, and
+    the release is done all the same.
     No key or hold is left on the servers, and the object is free, for another thread
     too. An inner hold of a reentrant lock is left all the same, so that the outer
     hold's release (or exit) releases the lock. Such an interrupt used to leave the
@@ -605,7 +635,7 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
                     lk.__enter__()
                 else:
                     assert lk.acquire(blocking=False)
-            tracer = InterruptAt(at)
+            tracer = InterruptAt(at, interrupt)
             handle = None
             sys.settrace(tracer)
             try:
@@ -615,7 +645,7 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
                     handle = lk.export()
                 else:
                     lk.release()
-            except KeyboardInterrupt:
+            except interrupt:
                 pass
             finally:
                 sys.settrace(None)
@@ -629,7 +659,7 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
             if kind == "inner":  # the outer hold ends, as its caller's code goes on
                 assert lk.depth == 1, where
                 if how == "with":
-                    lk.__exit__(KeyboardInterrupt, KeyboardInterrupt(), None)
+                    lk.__exit__(interrupt, interrupt(), None)
                 else:
                     assert lk.release(), where
             assert not lk.held, where

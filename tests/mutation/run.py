@@ -690,6 +690,13 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "sync: a soft time limit (an Exception) in a release is not taken for an interrupt",
+        SYNC,
+        "    return not isinstance(error, QuorumLockError)\n",
+        "    return not isinstance(error, Exception)\n",
+        (f"{RELEASE_INTERRUPTS}[lock-release-soft-limit]",),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
