@@ -913,8 +913,8 @@ class Campaign(CampaignBase[Lock]):
 
     def __enter__(self) -> Term[Lock]:
         lock = self._lock
-        lock.__enter__()
-        try:
+        try:  # the lock's own enter too: an interrupt as it returns is undone here
+            lock.__enter__()
             return lock._redlock._run(self._claiming())
         except BaseException as exc:
             lock.__exit__(type(exc), exc, exc.__traceback__)
@@ -926,7 +926,16 @@ class Campaign(CampaignBase[Lock]):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._lock.__exit__(exc_type, exc, tb)
+        lock = self._lock
+        try:
+            lock.__exit__(exc_type, exc, tb)
+        except BaseException as error:
+            with lock._mutex:
+                if _cut_short(error) and lock._occupant is threading.current_thread():
+                    # Interrupted as the lock's exit began, before its own guard: the
+                    # campaign ends all the same.
+                    lock._finish_interrupted_release()
+            raise
 
 
 class ReadWriteHold(RWHoldBase, Lock):

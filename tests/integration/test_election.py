@@ -32,6 +32,7 @@ from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, slack
 from tests.integration.apis import Api, Body, call
 from tests.integration.test_cluster import PATIENT, cluster_client, names_by_master
+from tests.integration.test_lock_objects import InterruptAt
 
 AnyElection = quorumlock.Election | quorumlock.asyncio.Election
 AnyTerm = Term[Any]
@@ -578,3 +579,51 @@ def test_a_restarted_server_keeps_terms_increasing(api: Api, make_servers: Serve
         assert numbers[0] < numbers[1] < numbers[2], numbers
 
     api.run(body)
+
+
+@pytest.mark.parametrize("how", ["enter", "exit"])
+def test_an_interrupt_anywhere_in_a_campaign_leaves_no_leader(
+    servers: LocalServerGroup, lock_name: str, how: str
+) -> None:
+    """sync: a KeyboardInterrupt at every point of entering a campaign (acquire, then
+    claim the term) or of leaving it, one point per run: the call raises it, and no
+    leader is left: the lock object holds nothing, ``leader()`` names nobody, and
+    another process's campaign leads at once. It used to come as the lock's own enter
+    returned, or as its exit began, before their guards: the leadership stayed, under
+    its lease."""
+    rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    other = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
+    try:
+        at = 0
+        while True:
+            at += 1
+            assert at < 1000, "the sweep does not end"
+            name = f"{lock_name}:{at}"
+            campaign = rl.election(name, ttl=10).campaign(timeout=1)
+            if how == "exit":
+                campaign.__enter__()
+            tracer = InterruptAt(at)
+            sys.settrace(tracer)
+            try:
+                if how == "enter":
+                    campaign.__enter__()
+                else:
+                    campaign.__exit__(None, None, None)
+            except KeyboardInterrupt:
+                pass
+            finally:
+                sys.settrace(None)
+            where = f"interrupted at point {at}, the {tracer.where}" if tracer.where else ""
+            if not tracer.where and how == "enter":  # led to its end: it resigns
+                campaign.__exit__(None, None, None)
+            assert not campaign._lock.held, where
+            assert other.election(name, ttl=10).leader() is None, where
+            with other.election(name, ttl=10).campaign(timeout=0) as term:
+                assert term.number >= 1, where
+            if not tracer.where:
+                break
+        assert at > 50, at
+    finally:
+        rl.close()
+        other.close()

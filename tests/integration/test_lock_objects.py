@@ -423,10 +423,11 @@ class InterruptAt:
     (``try:``, or a ``return`` of a constant inside ``with``, whose no-op no exception
     handler covers): no signal handler runs there. The first line and the return of the
     call the test made: an interrupt there comes before any of the call's code runs, or
-    after all of it, in the caller."""
+    after all of it, in the caller. A ``__del__`` run by the collector meanwhile: an
+    exception there is printed and goes no further."""
 
     FRONT: ClassVar = frozenset(
-        {"_sync.py", "_frontend.py", "_family.py", "_permit.py", "_rwfront.py"}
+        {"_sync.py", "_frontend.py", "_family.py", "_permit.py", "_rwfront.py", "_election.py"}
     )
 
     def __init__(self, at: int, error: type[BaseException] = KeyboardInterrupt) -> None:
@@ -444,7 +445,11 @@ class InterruptAt:
 
     def point(self, frame: FrameType, event: str, arg: object) -> Any:
         code = frame.f_code
-        if event not in ("line", "return") or os.path.basename(code.co_filename) not in self.FRONT:
+        if (
+            event not in ("line", "return")
+            or os.path.basename(code.co_filename) not in self.FRONT
+            or code.co_name == "__del__"
+        ):
             return self.point
         outermost = not (
             frame.f_back is not None and frame.f_back.f_code.co_filename.startswith(self.package)

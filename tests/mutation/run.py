@@ -697,6 +697,16 @@ MUTANTS: Final = (
         (f"{RELEASE_INTERRUPTS}[lock-release-soft-limit]",),
     ),
     Mutant(
+        "sync: a campaign interrupted as the lock's exit began keeps the leadership",
+        SYNC,
+        "                    lock._finish_interrupted_release()\n",
+        "                    pass\n",
+        (
+            "tests/integration/test_election.py::"
+            "test_an_interrupt_anywhere_in_a_campaign_leaves_no_leader[exit]",
+        ),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
