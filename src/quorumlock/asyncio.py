@@ -51,7 +51,7 @@ from quorumlock._algorithm.flows import (
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
-from quorumlock._exceptions import LockLost, LockNotHeld
+from quorumlock._exceptions import LockLost, LockNotHeld, QuorumLockError
 from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._fence import AsyncRedisFence as RedisFence
 from quorumlock._frontend import (
@@ -462,7 +462,8 @@ class Lock(LockBase):
         """Acquire the lock: see :meth:`quorumlock.Lock.acquire`, same contract.
 
         If the task is cancelled meanwhile, keys this attempt may have set are deleted
-        before ``CancelledError`` propagates.
+        before ``CancelledError`` propagates; so they are when a signal handler's
+        exception (``SystemExit``, ``KeyboardInterrupt``) is raised in the task.
         """
         return await self._acquire(blocking, timeout, raise_on_failure=False)
 
@@ -492,7 +493,12 @@ class Lock(LockBase):
             # Whatever happens, the object is freed for the next task.
             try:
                 self._acquire_failed(exc, started)
-                if isinstance(exc, asyncio.CancelledError):
+                if not isinstance(exc, QuorumLockError):
+                    # Cancelled, or interrupted (a signal handler's SystemExit, a
+                    # KeyboardInterrupt the loop did not turn into a cancellation, a
+                    # soft time limit), maybe mid-round or after it: some servers may
+                    # have granted the lock. Delete our keys before leaving. (quorumlock's
+                    # own errors come once the attempt was undone.)
                     await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
             finally:
                 self._vacate()

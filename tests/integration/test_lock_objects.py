@@ -383,6 +383,37 @@ def test_an_interrupt_before_the_release_round_still_releases(
         rl.close()
 
 
+@pytest.mark.parametrize("interrupt", [SystemExit, KeyboardInterrupt, SoftTimeLimitExceeded])
+def test_asyncio_an_interrupt_after_the_acquire_round_deletes_the_keys(
+    servers: LocalServerGroup, lock_name: str, interrupt: type[BaseException]
+) -> None:
+    """asyncio: a signal handler's exception (a SIGTERM handler's SystemExit, a
+    KeyboardInterrupt where the event loop does not turn SIGINT into a cancellation,
+    Celery's soft time limit) raised in the task as the acquire's round ended, every
+    server having granted it: the keys are deleted before it goes on (they stayed to
+    the ttl: only a cancellation cleaned up), and it comes out of the event loop."""
+    rounds: list[Op] = []
+
+    async def body() -> None:
+        async with quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl:
+            hook = rl._after_round
+
+            def interrupted(step: Fanout, round_: Any) -> None:
+                hook(step, round_)
+                rounds.append(step.op)
+                if step.op is Op.ACQUIRE:
+                    raise interrupt
+
+            rl._after_round = interrupted
+            await rl.lock(lock_name, ttl=30).acquire()
+
+    with pytest.raises(interrupt):
+        asyncio.run(body())
+    assert rounds[0] is Op.ACQUIRE
+    assert Op.RELEASE in rounds  # the clean-up, in the same task
+    assert values(servers, lock_name) == [None] * len(servers)
+
+
 def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
     servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -707,6 +707,16 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "asyncio: only a cancellation, not a signal handler's exception, cleans an acquire",
+        "src/quorumlock/asyncio.py",
+        "                if not isinstance(exc, QuorumLockError):\n",
+        "                if isinstance(exc, asyncio.CancelledError):\n",
+        (
+            "tests/integration/test_lock_objects.py::"
+            "test_asyncio_an_interrupt_after_the_acquire_round_deletes_the_keys[SystemExit]",
+        ),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
