@@ -9,6 +9,7 @@ next candidate at once, and a lost leadership that is never silent.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import signal
@@ -32,7 +33,7 @@ from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, slack
 from tests.integration.apis import Api, Body, call
 from tests.integration.test_cluster import PATIENT, cluster_client, names_by_master
-from tests.integration.test_lock_objects import InterruptAt
+from tests.integration.test_lock_objects import interrupted_at, sweep_points
 
 AnyElection = quorumlock.Election | quorumlock.asyncio.Election
 AnyTerm = Term[Any]
@@ -593,35 +594,21 @@ def test_an_interrupt_anywhere_in_a_campaign_leaves_no_leader(
     its lease."""
     rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     other = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
-    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
     try:
-        at = 0
-        while True:
-            at += 1
-            assert at < 1000, "the sweep does not end"
+        for at in sweep_points():
             name = f"{lock_name}:{at}"
             campaign = rl.election(name, ttl=10).campaign(timeout=1)
             if how == "exit":
                 campaign.__enter__()
-            tracer = InterruptAt(at)
-            sys.settrace(tracer)
-            try:
-                if how == "enter":
-                    campaign.__enter__()
-                else:
-                    campaign.__exit__(None, None, None)
-            except KeyboardInterrupt:
-                pass
-            finally:
-                sys.settrace(None)
-            where = f"interrupted at point {at}, the {tracer.where}" if tracer.where else ""
-            if not tracer.where and how == "enter":  # led to its end: it resigns
+            call = functools.partial(campaign.__exit__, None, None, None)
+            where, _ = interrupted_at(at, campaign.__enter__ if how == "enter" else call)
+            if not where and how == "enter":  # led to its end: it resigns
                 campaign.__exit__(None, None, None)
             assert not campaign._lock.held, where
             assert other.election(name, ttl=10).leader() is None, where
             with other.election(name, ttl=10).campaign(timeout=0) as term:
                 assert term.number >= 1, where
-            if not tracer.where:
+            if not where:
                 break
         assert at > 50, at
     finally:

@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import FrameType
 from typing import Any, ClassVar
 
@@ -503,6 +503,33 @@ class InterruptAt:
         return self.point
 
 
+def sweep_points(limit: int = 1000) -> Iterator[int]:
+    """1, 2, ...: the points of an interrupt sweep, which ends (a call runs to its end)
+    before ``limit``."""
+    yield from range(1, limit)
+    raise AssertionError("the sweep does not end")
+
+
+def interrupted_at(
+    at: int, call: Callable[[], object], interrupt: type[BaseException] = KeyboardInterrupt
+) -> tuple[str, object]:
+    """Run ``call`` with ``interrupt`` raised at its ``at``-th point (see
+    :class:`InterruptAt`): where it was raised, "" when the call ran to its end (every
+    point was swept), and what the call returned (None when interrupted)."""
+    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
+    tracer = InterruptAt(at, interrupt)
+    result = None
+    sys.settrace(tracer)
+    try:
+        result = call()
+    except interrupt:
+        pass
+    finally:
+        sys.settrace(None)
+    where = f"interrupted at point {at}, the {tracer.where}" if tracer.where else ""
+    return where, result
+
+
 def make_lock(kind: str, rl: quorumlock.Redlock, name: str) -> Any:
     """A lock object of ``kind`` on ``name``, for the interrupt sweeps."""
     if kind in ("rlock", "re-entry"):
@@ -579,29 +606,18 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
 
     rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     prober = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
-    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
     try:
-        at = 0
-        while True:
-            at += 1
-            assert at < 1000, "the sweep does not end"
+        for at in sweep_points():
             name = f"{lock_name}:{at}"
             lk = make_lock(kind, rl, name)
             if kind == "re-entry":
                 assert lk.acquire(blocking=False)
-            tracer = InterruptAt(at, interrupt)
-            sys.settrace(tracer)
-            try:
-                if how == "acquire":
-                    assert lk.acquire(blocking=False)
-                else:
-                    lk.__enter__()
-            except interrupt:
-                pass
-            finally:
-                sys.settrace(None)
-            where = f"interrupted at point {at}, the {tracer.where}"
-            if not tracer.where:  # the call ran to its end: every point was swept
+            call = (
+                functools.partial(lk.acquire, blocking=False) if how == "acquire" else lk.__enter__
+            )
+            where, result = interrupted_at(at, call, interrupt)
+            if not where:  # the call ran to its end: every point was swept
+                assert result is (True if how == "acquire" else lk)
                 break
             if kind == "re-entry":
                 assert lk.held, where
@@ -658,12 +674,9 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
     rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     prober = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     made = "rlock" if kind == "inner" else kind
-    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
+    leave = {"release": "release", "with": "__exit__", "export": "export"}[how]
     try:
-        at = 0
-        while True:
-            at += 1
-            assert at < 1000, "the sweep does not end"
+        for at in sweep_points():
             name = f"{lock_name}:{at}"
             lk = make_lock(made, rl, name)
             for _hold in range(2 if kind == "inner" else 1):
@@ -671,24 +684,11 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
                     lk.__enter__()
                 else:
                     assert lk.acquire(blocking=False)
-            tracer = InterruptAt(at, interrupt)
-            handle = None
-            sys.settrace(tracer)
-            try:
-                if how == "with":
-                    lk.__exit__(None, None, None)
-                elif how == "export":
-                    handle = lk.export()
-                else:
-                    lk.release()
-            except interrupt:
-                pass
-            finally:
-                sys.settrace(None)
-            where = (
-                f"interrupted at point {at}, the {tracer.where}" if tracer.where else "no interrupt"
+            args = (None, None, None) if how == "with" else ()
+            where, handle = interrupted_at(
+                at, functools.partial(getattr(lk, leave), *args), interrupt
             )
-            if handle is not None:  # handed over: its adopter releases it
+            if isinstance(handle, LockHandle):  # handed over: its adopter releases it
                 assert rl.adopt(handle).release(), where
             elif how == "export" and lk.held:  # interrupted before it let the lock go
                 assert lk.release(), where
@@ -707,7 +707,7 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
             assert lk.release(), where
             if kind in ("lock", "rlock", "inner"):
                 assert values(servers, name) == [None] * len(servers), where
-            if not tracer.where:  # the call ran to its end: every point was swept
+            if not where:  # the call ran to its end: every point was swept
                 break
         assert at > (5 if kind == "inner" and how == "release" else 20), at  # points swept
     finally:
