@@ -320,7 +320,10 @@ def configure(
     return settings
 
 
-_CURRENT: contextvars.ContextVar[Lock] = contextvars.ContextVar("quorumlock_celery_lock")
+#: The lock of the singleton task running in this thread (None: none runs).
+_CURRENT: contextvars.ContextVar[Lock | None] = contextvars.ContextVar(
+    "quorumlock_celery_lock", default=None
+)
 
 
 #: The error that the run in this thread fails with, raised from inside Celery's autoretry
@@ -348,7 +351,7 @@ class _Guarded:
 
 def _holding() -> bool:
     """Whether a singleton task's run in this thread holds its lock now."""
-    lock = _CURRENT.get(None)
+    lock = _CURRENT.get()
     return lock is not None and lock.held
 
 
@@ -359,10 +362,10 @@ def current_lock() -> Lock:
     raises :class:`quorumlock.LockLost` once the lease was lost. Raises
     ``RuntimeError`` outside a singleton task.
     """
-    try:
-        return _CURRENT.get()
-    except LookupError:
-        raise RuntimeError("no quorumlock singleton task is running in this thread") from None
+    lock = _CURRENT.get()
+    if lock is None:
+        raise RuntimeError("no quorumlock singleton task is running in this thread")
+    return lock
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,6 +506,7 @@ class SingletonTask(_Task):
         name = plan.name(args, kwargs)
         redlock = plan.settings.redlock
         on_lost = self._revoker() if plan.on_lost == "revoke" else None
+        outer = _CURRENT.get()  # a singleton task's, calling this one directly
         lock = self._adopt(plan, name, on_lost)
         if lock is None:
             # a retry queued by a run that held the lock: that run may not have ended yet
@@ -522,29 +526,44 @@ class SingletonTask(_Task):
                 self._unavailable(exc, args, kwargs)
             except LockNotAcquired:
                 return self._taken(plan, name, lock)
+            except BaseException as exc:  # cut short (a soft time limit) as it returned
+                lock.__exit__(type(exc), exc, exc.__traceback__)
+                raise
         else:
             try:
                 lock.__enter__()  # held already: enters without acquiring
             except LockLost as exc:
                 _raise_lost(exc, lock)
-        token = _CURRENT.set(lock)
+            except BaseException as exc:
+                lock.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+        # From here to the lock's release, whatever cuts the run short (a soft time
+        # limit, raised by the worker's signal handler at any point) releases the lock,
+        # and current_lock() no longer names it: one outside these try blocks would
+        # leave the lock held, renewed by its lease, with current_lock() keeping it.
         try:
-            result = super().__call__(*args, **kwargs)
+            _CURRENT.set(lock)
+            try:
+                result = super().__call__(*args, **kwargs)
+            finally:
+                _CURRENT.set(outer)
         except LockLost as exc:
-            _CURRENT.reset(token)
+            _CURRENT.set(outer)
             lock.__exit__(type(exc), exc, exc.__traceback__)
             _raise_lost(exc, lock)
         except BaseException as exc:
-            _CURRENT.reset(token)
+            _CURRENT.set(outer)
             lock.__exit__(type(exc), exc, exc.__traceback__)
             raise
-        _CURRENT.reset(token)
         try:
             if plan.keep > 0:
                 self._keep(lock, plan.keep)
             lock.__exit__(None, None, None)  # LockLost if the task ran without the lock
         except LockLost as exc:
             _raise_lost(exc, lock)
+        except BaseException as exc:
+            lock.__exit__(type(exc), exc, exc.__traceback__)
+            raise
         return result
 
     def _unavailable(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import importlib
 import os
 import pickle
@@ -21,8 +22,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
+from typing import Literal
 
 import pytest
+from billiard.exceptions import SoftTimeLimitExceeded
 from celery import Celery, chain, chord
 from celery import group as group_of
 from celery.result import AsyncResult, EagerResult
@@ -44,6 +47,7 @@ from quorumlock.celery import (
 )
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
+from tests.integration.test_lock_objects import interrupted_at, sweep_points
 
 ROOT = Path(__file__).resolve().parents[2]
 # Where the quorumlock under test is imported from (the worktree's src/ with PYTHONPATH):
@@ -549,6 +553,25 @@ def test_lease_loss_fails_the_task(
     assert "hold:" + tag in str(raised.value)
 
 
+def test_a_soft_time_limit_ends_the_run_and_releases_its_lock(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """Celery's soft time limit, raised in the task by the prefork child's signal
+    handler while it waits under its lock: the run fails with SoftTimeLimitExceeded,
+    its lock is released before the failure is stored (no key is left: a lock left
+    behind would stay, renewed, until its lease ended), and the next run of the key
+    takes it at once."""
+    result = tasks.hold.apply_async((tag,), soft_time_limit=0.5)
+    wait_until(lambda: runs(tasks, tag) == 1, "the task started")
+    assert held_by(group, f"hold:{tag}") is not None
+    with pytest.raises(SoftTimeLimitExceeded):
+        result.get(timeout=WAIT)
+    assert values(list(group)[:3], f"hold:{tag}") == [None] * 3
+    open_gate(tasks, tag)
+    assert get(tasks.hold.delay(tag)) == tag
+    assert runs(tasks, tag) == 2
+
+
 def test_lease_loss_revokes_the_task(
     worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
 ) -> None:
@@ -747,6 +770,60 @@ def test_taken_in_a_direct_call(app: tuple[Celery, Redlock], tag: str) -> None:
         with pytest.raises(TaskLocked):
             raised(tag)
     assert skipped(tag) == tag
+
+
+def test_current_lock_names_each_run_of_tasks_called_one_in_another(
+    app: tuple[Celery, Redlock], tag: str
+) -> None:
+    """A singleton task that calls another directly: ``current_lock()`` names the inner
+    run's lock inside it, the outer run's again once it returned, and none after."""
+    celery_app, _ = app
+
+    @celery_app.task(base=SingletonTask, singleton=Singleton("inner:{0}"))
+    def inner(x: str) -> str:
+        return current_lock().name
+
+    @celery_app.task(base=SingletonTask, singleton=Singleton("outer:{0}"))
+    def outer(x: str) -> list[str]:
+        return [current_lock().name, inner(x), current_lock().name]
+
+    assert outer(tag) == [f"outer:{tag}", f"inner:{tag}", f"outer:{tag}"]
+    with pytest.raises(RuntimeError, match="no quorumlock singleton task"):
+        current_lock()
+
+
+@pytest.mark.parametrize("on_lost", ["check", "revoke"])
+def test_a_soft_time_limit_anywhere_in_a_direct_call_leaves_no_lock(
+    app: tuple[Celery, Redlock],
+    group: LocalServerGroup,
+    tag: str,
+    on_lost: Literal["check", "revoke"],
+) -> None:
+    """Celery's soft time limit raised at every point of a run's own code (the task
+    wrapper's, the lock objects'), one point per run of a direct call: the call raises
+    it, no key is left, ``current_lock()`` names no lock, and the next run of the key
+    runs. Such a limit that came as the wrapper went from taking the lock to running the
+    task, or from the task to releasing the lock, left the lock held, renewed by its
+    lease (``current_lock()`` kept it)."""
+    celery_app, _ = app
+
+    @celery_app.task(base=SingletonTask, singleton=Singleton("soft:{0}", on_lost=on_lost))
+    def limited(x: str) -> str:
+        return x
+
+    for at in sweep_points():
+        key = f"{tag}-{at}"
+        where, result = interrupted_at(
+            at, functools.partial(limited, key), SoftTimeLimitExceeded, frozenset({"celery.py"})
+        )
+        assert values(list(group)[:3], f"soft:{key}") == [None] * 3, where
+        with pytest.raises(RuntimeError, match="no quorumlock singleton task"):
+            current_lock()  # the run's lock is no longer named
+        assert limited(key) == key, where
+        if not where:
+            assert result == key
+            break
+    assert at > 50, at
 
 
 def test_eager_enqueue_mode(app: tuple[Celery, Redlock], group: LocalServerGroup, tag: str) -> None:

@@ -461,9 +461,15 @@ class InterruptAt:
         {"_sync.py", "_frontend.py", "_family.py", "_permit.py", "_rwfront.py", "_election.py"}
     )
 
-    def __init__(self, at: int, error: type[BaseException] = KeyboardInterrupt) -> None:
+    def __init__(
+        self,
+        at: int,
+        error: type[BaseException] = KeyboardInterrupt,
+        front: frozenset[str] = frozenset(),
+    ) -> None:
         self.at = at
         self.error = error
+        self.front = self.FRONT | front
         self.seen = 0
         self.where = ""
         self.package = os.path.dirname(quorumlock.__file__)
@@ -478,7 +484,7 @@ class InterruptAt:
         code = frame.f_code
         if (
             event not in ("line", "return")
-            or os.path.basename(code.co_filename) not in self.FRONT
+            or os.path.basename(code.co_filename) not in self.front
             or code.co_name == "__del__"
         ):
             return self.point
@@ -511,13 +517,17 @@ def sweep_points(limit: int = 1000) -> Iterator[int]:
 
 
 def interrupted_at(
-    at: int, call: Callable[[], object], interrupt: type[BaseException] = KeyboardInterrupt
+    at: int,
+    call: Callable[[], object],
+    interrupt: type[BaseException] = KeyboardInterrupt,
+    front: frozenset[str] = frozenset(),
 ) -> tuple[str, object]:
     """Run ``call`` with ``interrupt`` raised at its ``at``-th point (see
-    :class:`InterruptAt`): where it was raised, "" when the call ran to its end (every
-    point was swept), and what the call returned (None when interrupted)."""
+    :class:`InterruptAt`; ``front``: more of quorumlock's files to sweep): where it was
+    raised, "" when the call ran to its end (every point was swept), and what the call
+    returned (None when interrupted)."""
     assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
-    tracer = InterruptAt(at, interrupt)
+    tracer = InterruptAt(at, interrupt, front)
     result = None
     sys.settrace(tracer)
     try:

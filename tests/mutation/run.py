@@ -717,6 +717,18 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "celery: a soft time limit as the lock's enter returned leaves the lock held",
+        "src/quorumlock/celery.py",
+        "            except BaseException as exc:  # cut short (a soft time limit) as it returned\n"
+        "                lock.__exit__(type(exc), exc, exc.__traceback__)\n",
+        "            except BaseException as exc:  # cut short (a soft time limit) as it returned\n"
+        "                pass\n",
+        (
+            "tests/integration/test_celery.py::"
+            "test_a_soft_time_limit_anywhere_in_a_direct_call_leaves_no_lock[check]",
+        ),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
