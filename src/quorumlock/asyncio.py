@@ -493,12 +493,13 @@ class Lock(LockBase):
             # Whatever happens, the object is freed for the next task.
             try:
                 self._acquire_failed(exc, started)
-                if not isinstance(exc, QuorumLockError):
+                if not isinstance(exc, (QuorumLockError, GeneratorExit)):
                     # Cancelled, or interrupted (a signal handler's SystemExit, a
                     # KeyboardInterrupt the loop did not turn into a cancellation, a
                     # soft time limit), maybe mid-round or after it: some servers may
                     # have granted the lock. Delete our keys before leaving. (quorumlock's
-                    # own errors come once the attempt was undone.)
+                    # own errors come once the attempt was undone; a coroutine closed
+                    # unfinished may not await.)
                     await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
             finally:
                 self._vacate()

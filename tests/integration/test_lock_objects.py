@@ -414,6 +414,27 @@ def test_asyncio_an_interrupt_after_the_acquire_round_deletes_the_keys(
     assert values(servers, lock_name) == [None] * len(servers)
 
 
+def test_asyncio_an_acquire_closed_unfinished_closes_cleanly(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """asyncio: an acquire's coroutine closed at its first await (GeneratorExit: a task
+    collected unfinished, a coroutine driven by hand) ends at once; the clean-up an
+    interrupt gets would await, and Python would raise "coroutine ignored
+    GeneratorExit"."""
+
+    async def body() -> None:
+        async with quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl:
+            lk = rl.lock(lock_name, ttl=10)
+            attempt = lk.acquire()
+            attempt.send(None)  # to its first await
+            attempt.close()
+            assert not lk.held
+            assert await lk.acquire(blocking=False), "the object stayed taken"
+            assert await lk.release()
+
+    asyncio.run(body())
+
+
 def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
     servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

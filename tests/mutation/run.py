@@ -709,7 +709,7 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: only a cancellation, not a signal handler's exception, cleans an acquire",
         "src/quorumlock/asyncio.py",
-        "                if not isinstance(exc, QuorumLockError):\n",
+        "                if not isinstance(exc, (QuorumLockError, GeneratorExit)):\n",
         "                if isinstance(exc, asyncio.CancelledError):\n",
         (
             "tests/integration/test_lock_objects.py::"
