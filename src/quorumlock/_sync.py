@@ -1061,7 +1061,13 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
                 renewals.append((lock, *renewal))
         if renewals:
             redlock = renewals[0][0]._redlock
-            results = redlock._run_many([flow for _, _, flow in renewals])
+            results: list[bool | Exception]
+            try:
+                results = redlock._run_many([flow for _, _, flow in renewals])
+            except Exception as exc:
+                # The batch failed as a whole (not a server's answer): each renewal in it
+                # failed, and is retried as one is, or its loss told; never dropped.
+                results = [exc] * len(renewals)
             for (lock, started, _), result in zip(renewals, results, strict=True):
                 lock._renewed(started, result)
     finally:

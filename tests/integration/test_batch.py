@@ -138,6 +138,57 @@ def test_hundreds_of_leases_due_together_are_all_kept(
         assert lock.release()
 
 
+@pytest.mark.parametrize("failing", ["once", "always"])
+def test_a_batch_of_renewals_that_fails_as_a_whole_is_retried_or_told_lost(
+    servers: LocalServerGroup,
+    lock_name: str,
+    monkeypatch: pytest.MonkeyPatch,
+    failing: str,
+) -> None:
+    """The batch of renewals raises as a whole (an error in the fan-out, not a server's
+    answer): each of its locks' renewals failed, and is retried as a failed renewal is.
+    Failing once, the leases go on (the locks are held past their ttl); failing always,
+    each lock is told lost (``lost``) once its validity runs out. The lease thread used
+    to log it and drop the batch's locks: their leases stopped, and nobody was told."""
+    rl = Redlock(servers.urls, instance_timeout=0.5)
+    run_batch = fanout_module.SyncFanout.run_batch
+    failed: list[int] = []
+
+    def broken(fanout: Any, steps: Any) -> Any:
+        if failing == "always" or not failed:
+            failed.append(len(steps))
+            raise RuntimeError("the fan-out broke")
+        return run_batch(fanout, steps)
+
+    try:
+        locks = [
+            rl.lock(f"{lock_name}:{i}", ttl=1, auto_extend=True, max_hold=math.inf)
+            for i in range(3)
+        ]
+        for lock in locks:
+            assert lock.acquire(blocking=False)
+        monkeypatch.setattr(fanout_module.SyncFanout, "run_batch", broken)
+        # (bounded waits, not speeds: a loaded machine may be slow to get there)
+        give_up = time.monotonic() + 15
+        if failing == "once":
+            while min(lock.extensions for lock in locks) < 2 and time.monotonic() < give_up:
+                assert not any(lock.lost.is_set() for lock in locks)
+                time.sleep(0.05)
+            assert failed
+            assert min(lock.extensions for lock in locks) >= 2
+            assert not any(lock.lost.is_set() for lock in locks)
+            assert all(lock.owned() for lock in locks)
+        else:
+            for lock in locks:
+                assert lock.lost.wait(max(0.0, give_up - time.monotonic())), lock.name
+            assert len(failed) >= 2  # retried before the validity ran out
+        monkeypatch.undo()
+        for lock in locks:
+            lock.release()
+    finally:
+        rl.close()
+
+
 def test_a_lock_busy_in_another_thread_is_renewed_after_the_batch(
     servers: LocalServerGroup, lock_name: str
 ) -> None:

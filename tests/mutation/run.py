@@ -729,6 +729,16 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "sync: a batch of renewals that fails as a whole stops its locks' leases untold",
+        SYNC,
+        "                results = [exc] * len(renewals)\n",
+        "                raise\n",
+        (
+            "tests/integration/test_batch.py::"
+            "test_a_batch_of_renewals_that_fails_as_a_whole_is_retried_or_told_lost[once]",
+        ),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
