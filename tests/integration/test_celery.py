@@ -561,7 +561,7 @@ def test_a_soft_time_limit_ends_the_run_and_releases_its_lock(
     its lock is released before the failure is stored (no key is left: a lock left
     behind would stay, renewed, until its lease ended), and the next run of the key
     takes it at once."""
-    result = tasks.hold.apply_async((tag,), soft_time_limit=0.5)
+    result = tasks.hold.apply_async((tag,), soft_time_limit=2)
     wait_until(lambda: runs(tasks, tag) == 1, "the task started")
     assert held_by(group, f"hold:{tag}") is not None
     with pytest.raises(SoftTimeLimitExceeded):
