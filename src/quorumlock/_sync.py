@@ -1056,7 +1056,11 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
                 lock._redlock._keeper.watch(lock, time.monotonic() + _BUSY_PAUSE, generation)
                 continue
             held.append(lock)
-            renewal = lock._due_renewal(generation)
+            try:
+                renewal = lock._due_renewal(generation)
+            except Exception as exc:  # a bug in one lock's step: its renewal failed
+                lock._renewed(time.monotonic(), exc)
+                continue
             if renewal is not None:
                 renewals.append((lock, *renewal))
         if renewals:

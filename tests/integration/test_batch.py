@@ -189,6 +189,45 @@ def test_a_batch_of_renewals_that_fails_as_a_whole_is_retried_or_told_lost(
         rl.close()
 
 
+def test_an_error_in_one_locks_step_fails_its_renewal_only(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unexpected error in one lock's step of the lease thread (before any round):
+    that lock's renewal failed, and is retried; the other locks due with it are renewed
+    as usual. The error used to end the whole batch: the others were dropped, their
+    leases stopped, and nobody was told."""
+    rl = Redlock(servers.urls, instance_timeout=0.5)
+    due_renewal = _sync.Lock._due_renewal
+    raised: list[str] = []
+    try:
+        locks = [
+            rl.lock(f"{lock_name}:{i}", ttl=1, auto_extend=True, max_hold=math.inf)
+            for i in range(3)
+        ]
+        faulty = locks[0]
+
+        def broken(lock: _sync.Lock, generation: int) -> Any:
+            if lock is faulty and not raised:
+                raised.append(lock.name)
+                raise RuntimeError("a bug in one lock's step")
+            return due_renewal(lock, generation)
+
+        for lock in locks:
+            assert lock.acquire(blocking=False)
+        monkeypatch.setattr(_sync.Lock, "_due_renewal", broken)
+        give_up = time.monotonic() + 15  # bounded, not a speed
+        while min(lock.extensions for lock in locks) < 2 and time.monotonic() < give_up:
+            assert not any(lock.lost.is_set() for lock in locks)
+            time.sleep(0.05)
+        assert raised == [faulty.name]
+        assert min(lock.extensions for lock in locks) >= 2
+        assert not any(lock.lost.is_set() for lock in locks)
+        for lock in locks:
+            assert lock.release()
+    finally:
+        rl.close()
+
+
 def test_a_lock_busy_in_another_thread_is_renewed_after_the_batch(
     servers: LocalServerGroup, lock_name: str
 ) -> None:

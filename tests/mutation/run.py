@@ -739,6 +739,16 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "sync: an error in one lock's lease step drops the other locks of its batch",
+        SYNC,
+        "                lock._renewed(time.monotonic(), exc)\n                continue\n",
+        "                raise\n",
+        (
+            "tests/integration/test_batch.py::"
+            "test_an_error_in_one_locks_step_fails_its_renewal_only",
+        ),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
