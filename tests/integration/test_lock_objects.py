@@ -24,7 +24,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any, ClassVar
 
@@ -467,9 +467,10 @@ def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
 
 
 class InterruptAt:
-    """A trace function that raises KeyboardInterrupt at the ``at``-th point of the lock
-    objects' own code (``FRONT``): a line, or a function's return to its caller within
-    quorumlock, as a signal handler's exception can come at any call. Some points are
+    """A trace function that raises ``error`` (a KeyboardInterrupt unless told) at the
+    ``at``-th point of the lock objects' own code (``FRONT``, and ``front``): a line, or
+    a function's return to its caller within quorumlock, as a signal handler's exception
+    can come at any call. Some points are
     left out. A ``with`` statement's own line (its ``__exit__`` call is traced there,
     and an exception in its place would skip it), and a line that begins with a no-op
     (``try:``, or a ``return`` of a constant inside ``with``, whose no-op no exception
@@ -591,7 +592,10 @@ def taken_by_another_thread(lk: quorumlock.Lock) -> bool:
 
 
 def sweeps(
-    kinds: list[str], hows: list[str], soft: list[tuple[str, str]], more: Any = ()
+    kinds: list[str],
+    hows: list[str],
+    soft: list[tuple[str, str]],
+    more: Sequence[tuple[str, str]] = (),
 ) -> list[Any]:
     """The cases of an interrupt sweep: each kind and way with a KeyboardInterrupt
     (``more`` too), and ``soft`` with Celery's soft time limit, which its signal handler
@@ -621,12 +625,11 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
     """sync: a KeyboardInterrupt (or Celery's soft time limit) at every point of an
     acquire (or of entering ``with``), one point per run, the last ones after the hold
     was made, as the call returns: the call raises it, and nothing is held that its
-    caller cannot know of. The object does
-    not hold the lock (a re-entry: the outer hold stays, at its depth), no key or hold
-    is left on the servers (another Redlock gets the lock at once), and the object can
-    be acquired again. Such an interrupt used to leave the lock held, under its lease,
-    by an object whose caller never learnt it; or, as the call took its turn on the
-    object, the object taken for ever."""
+    caller cannot know of. The object does not hold the lock (a re-entry: the outer hold
+    stays, at its depth), no key or hold is left on the servers (another Redlock gets
+    the lock at once), and the object can be acquired again. Such an interrupt used to
+    leave the lock held, under its lease, by an object whose caller never learnt it; or,
+    as the call took its turn on the object, the object taken for ever."""
 
     def probe(rl: quorumlock.Redlock, name: str) -> bool:
         other = rl.rlock(name, ttl=1) if kind == "re-entry" else make_lock(kind, rl, name)
@@ -693,15 +696,14 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
 ) -> None:
     """sync: a KeyboardInterrupt (or Celery's soft time limit) at every point of a
     release (or of a ``with`` block's exit), one point per run: the call raises it, and
-    the release is done all the same.
-    No key or hold is left on the servers, and the object is free, for another thread
-    too. An inner hold of a reentrant lock is left all the same, so that the outer
-    hold's release (or exit) releases the lock. Such an interrupt used to leave the
-    object taken for ever by the interrupted thread (as the release freed it), the lock
-    held under its lease (as the call began), or the outer hold one level short. A
-    hand-over (``export()``) lets the lock go too: interrupted once the object let it
-    go, its handle never reaches the caller, and its keys are deleted (they stayed to
-    the ttl, and the object stayed taken)."""
+    the release is done all the same. No key or hold is left on the servers, and the
+    object is free, for another thread too. An inner hold of a reentrant lock is left
+    all the same, so that the outer hold's release (or exit) releases the lock. Such an
+    interrupt used to leave the object taken for ever by the interrupted thread (as the
+    release freed it), the lock held under its lease (as the call began), or the outer
+    hold one level short. A hand-over (``export()``) lets the lock go too: interrupted
+    once the object let it go, its handle never reaches the caller, and its keys are
+    deleted (they stayed to the ttl, and the object stayed taken)."""
     rl = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     prober = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
     made = "rlock" if kind == "inner" else kind
