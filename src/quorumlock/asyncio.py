@@ -33,7 +33,7 @@ import time
 import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from types import TracebackType
-from typing import Any, ParamSpec, Self, TypeVar, cast
+from typing import Any, NamedTuple, ParamSpec, Self, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
@@ -376,6 +376,14 @@ def _current_task() -> asyncio.Task[Any] | None:
         return None
 
 
+class _Mark(NamedTuple):
+    """Where a lock object stood as an acquire began (:meth:`Lock._mark`)."""
+
+    token: str | None  # the token it held, if any
+    depth: int  # a reentrant lock's hold count
+    mine: bool  # taken by the calling task already
+
+
 class _Gate:
     """Taken from the start of an acquire until the release: tasks that share one lock
     object take turns, first come first served, as on an ``asyncio.Lock``. Unlike one,
@@ -384,22 +392,24 @@ class _Gate:
 
     def __init__(self) -> None:
         self.taken = False
-        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+        self.holder: object = None  # the task it was taken for, or handed to
+        self._waiters: collections.deque[tuple[asyncio.Future[None], object]] = collections.deque()
 
-    def try_take(self) -> bool:
+    def try_take(self, holder: object = None) -> bool:
         if self.taken:
             return False
-        self.taken = True
+        self.taken, self.holder = True, holder
         return True
 
-    async def take(self, timeout: float | None) -> bool:
+    async def take(self, timeout: float | None, holder: object = None) -> bool:
         """Wait up to ``timeout`` (None: no bound) for the gate; False when the time is
         up. A cancelled waiter leaves the queue and never holds the gate."""
         if not self.taken and not self._waiters:
-            self.taken = True
+            self.taken, self.holder = True, holder
             return True
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        entry = (waiter, holder)
+        self._waiters.append(entry)
         try:
             async with asyncio.timeout(timeout):
                 await waiter
@@ -410,18 +420,19 @@ class _Gate:
                 return False
             raise
         finally:
-            if waiter in self._waiters:
-                self._waiters.remove(waiter)
+            if entry in self._waiters:
+                self._waiters.remove(entry)
         return True  # handed over by give(): ``taken`` stayed True
 
     def give(self) -> None:
         """Release: hand the gate to the first waiter still waiting, or free it."""
         while self._waiters:
-            waiter = self._waiters.popleft()
+            waiter, holder = self._waiters.popleft()
             if not waiter.done():
+                self.holder = holder
                 waiter.set_result(None)
                 return
-        self.taken = False
+        self.taken, self.holder = False, None
 
 
 class Lock(LockBase):
@@ -463,9 +474,46 @@ class Lock(LockBase):
 
         If the task is cancelled meanwhile, keys this attempt may have set are deleted
         before ``CancelledError`` propagates; so they are when a signal handler's
-        exception (``SystemExit``, ``KeyboardInterrupt``) is raised in the task.
+        exception (``SystemExit``, ``KeyboardInterrupt``) is raised in the task, even as
+        the call returns with the lock taken.
         """
-        return await self._acquire(blocking, timeout, raise_on_failure=False)
+        mark = self._mark()
+        try:
+            return await self._acquire(blocking, timeout, raise_on_failure=False)
+        except BaseException as exc:
+            await self._undo_since(mark, exc)
+            raise
+
+    def _mark(self) -> _Mark:
+        """Where the object stands before an acquire (see :meth:`_undo_since`)."""
+        me = _current_task()
+        mine = me is not None and self._occupied and self._occupant is me
+        return _Mark(self._state.token if self._state.held else None, 0, mine)
+
+    async def _undo_since(self, mark: _Mark, error: BaseException) -> None:
+        """``error`` came out of an acquire, or of entering ``async with``, after the hold
+        was made (a signal handler's exception raised in the task as the call
+        returned): its caller cannot know that it holds the lock. The hold this call
+        made is undone: the keys are deleted, and the object is free. So is the object,
+        or its gate, that the call took before it was interrupted, with no hold made."""
+        me = _current_task()
+        if isinstance(error, GeneratorExit) or me is None:
+            return  # a closed coroutine may not await
+        if self._state.held:
+            if self._state.token == mark.token or self._occupant is not me:
+                return  # held before this call, or by another task
+            self._entered.pop(me, None)
+            try:
+                await _complete(self._stop_keeper())
+                await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
+            finally:
+                self._vacate()
+        elif not mark.mine and self._gate.holder is me:
+            # Interrupted as it took the gate, or the object, with no hold made.
+            if self._occupied:
+                self._vacate()
+            else:
+                self._gate.give()
 
     async def _acquire(
         self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
@@ -478,7 +526,7 @@ class Lock(LockBase):
             self._reenter(started)
         else:
             self._redlock._check_nesting(self, me, blocking and wait is None)
-            taken = await self._gate.take(wait) if blocking else self._gate.try_take()
+            taken = await self._gate.take(wait, me) if blocking else self._gate.try_take(me)
             if not taken:
                 return self._busy(raise_on_failure)
             self._occupy(me)
@@ -487,13 +535,17 @@ class Lock(LockBase):
         flow = self._state.acquire(
             blocking=blocking, timeout=wait, now=time.monotonic(), raise_on_failure=raise_on_failure
         )
+        acquired = False
         try:
             acquired = await self._redlock._run(flow)
+            return self._acquire_ended(acquired, started)
         except BaseException as exc:
             # Whatever happens, the object is freed for the next task.
             try:
                 self._acquire_failed(exc, started)
                 if not isinstance(exc, (QuorumLockError, GeneratorExit)):
+                    if acquired:  # raised as it began to hold the lock: it does not
+                        await _complete(self._stop_keeper())
                     # Cancelled, or interrupted (a signal handler's SystemExit, a
                     # KeyboardInterrupt the loop did not turn into a cancellation, a
                     # soft time limit), maybe mid-round or after it: some servers may
@@ -504,7 +556,6 @@ class Lock(LockBase):
             finally:
                 self._vacate()
             raise
-        return self._acquire_ended(acquired, started)
 
     def _occupy(self, owner: object) -> None:
         super()._occupy(owner)
@@ -636,9 +687,10 @@ class Lock(LockBase):
     # Lease keeping: one task per held lock that needs it.
 
     def _start_keeper(self) -> None:
-        self._keeper = asyncio.get_running_loop().create_task(
-            self._keep(), name=f"quorumlock-lease:{self.name[:100]}"
-        )
+        # The name first: nothing runs between making the coroutine and its task, so
+        # that an interrupt cannot leave a coroutine that was never awaited.
+        name = f"quorumlock-lease:{self.name[:100]}"
+        self._keeper = asyncio.get_running_loop().create_task(self._keep(), name=name)
 
     async def _stop_keeper(self) -> None:
         keeper, self._keeper = self._keeper, None
@@ -681,17 +733,27 @@ class Lock(LockBase):
         if self._enter_held:  # adopted: held already
             self._enter_held = False
             self.check()
-        else:
+            self._entered_now()
+            return self
+        mark = self._mark()
+        try:
             await self._acquire(
                 self._options.blocking, self._options.timeout, raise_on_failure=True
             )
+            self._entered_now()
+            return self
+        except BaseException as exc:
+            await self._undo_since(mark, exc)
+            raise
+
+    def _entered_now(self) -> None:
+        """The ``async with`` block of the current task begins, holding the lock."""
         self._entered[_current_task()] = self._state.token
         self._owner = asyncio.current_task()
         self._owner_cancelling = self._owner.cancelling() if self._owner else 0
         self._cancelled_owner = False
         if self._keeper is None:
             self._start_keeper()  # watches the deadline at least: loss cancels the block
-        return self
 
     async def __aexit__(
         self,
@@ -753,10 +815,24 @@ class RLock(ReentrantMixin, Lock):
         return await super().release()
 
     async def __aenter__(self) -> Self:
-        if self._enter_again(_current_task()):
+        mark = self._mark()
+        try:
+            if not self._enter_again(_current_task()):
+                await super().__aenter__()
             return self
-        await super().__aenter__()
-        return self
+        except BaseException as exc:
+            await self._undo_since(mark, exc)
+            raise
+
+    def _mark(self) -> _Mark:
+        return super()._mark()._replace(depth=self._depth)
+
+    async def _undo_since(self, mark: _Mark, error: BaseException) -> None:
+        depth = mark.depth
+        if depth and self._depth > depth and self._occupant is _current_task():
+            self._depth = depth  # a re-entry: undone, the outer hold stays
+            return
+        await super()._undo_since(mark, error)
 
     async def __aexit__(
         self,

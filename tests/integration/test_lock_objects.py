@@ -477,7 +477,9 @@ class InterruptAt:
     handler covers): no signal handler runs there. The first line and the return of the
     call the test made: an interrupt there comes before any of the call's code runs, or
     after all of it, in the caller. A ``__del__`` run by the collector meanwhile: an
-    exception there is printed and goes no further."""
+    exception there is printed and goes no further. A coroutine suspending at an await
+    (a "return" that is no return): no signal handler runs there, and an exception in
+    its place would leave the coroutine it awaits unfinished and untold."""
 
     FRONT: ClassVar = frozenset(
         {"_sync.py", "_frontend.py", "_family.py", "_permit.py", "_rwfront.py", "_election.py"}
@@ -513,7 +515,9 @@ class InterruptAt:
         outermost = not (
             frame.f_back is not None and frame.f_back.f_code.co_filename.startswith(self.package)
         )
-        if event == "return" and outermost:
+        if event == "return" and (
+            outermost or dis.opname[code.co_code[frame.f_lasti]] in ("YIELD_VALUE", "SEND")
+        ):
             return self.point
         if event == "line" and outermost and not self.begun:
             self.begun = True
@@ -676,6 +680,69 @@ def test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
     finally:
         rl.close()
         prober.close()
+
+
+@pytest.mark.parametrize("how", ["acquire", "with"])
+@pytest.mark.parametrize("kind", ["lock", "rlock", "re-entry"])
+def test_asyncio_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
+    servers: LocalServerGroup, lock_name: str, kind: str, how: str
+) -> None:
+    """asyncio: a signal handler's SystemExit raised in the task at every point of an
+    acquire (or of entering ``async with``), one point per run, the last ones after the
+    hold was made, as the call returns: nothing is held that its caller cannot know of.
+    The object does not hold the lock (a re-entry: the outer hold stays), another
+    Redlock and another task get it at once, and no key is left. Such an interrupt used
+    to leave the lock held, its keys set and its lease renewing them."""
+
+    def make(rl: quorumlock.asyncio.Redlock, name: str) -> Any:
+        if kind == "lock":
+            return rl.lock(name, ttl=10, auto_extend=True, max_hold=30)
+        return rl.rlock(name, ttl=10, auto_extend=True, max_hold=30)
+
+    async def taken_by_another_task(lk: Any) -> bool:
+        async def take() -> bool:
+            got = bool(await lk.acquire(blocking=False))
+            if got:
+                await lk.release()
+            return got
+
+        return await asyncio.create_task(take())
+
+    async def body() -> int:
+        async with (
+            quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl,
+            quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as prober,
+        ):
+            for at in sweep_points():
+                name = f"{lock_name}:{at}"
+                lk = make(rl, name)
+                if kind == "re-entry":
+                    assert await lk.acquire(blocking=False)
+                assert sys.gettrace() is None, "another tracer runs"
+                tracer = InterruptAt(at, SystemExit, frozenset({"asyncio.py"}))
+                sys.settrace(tracer)
+                try:
+                    await (lk.acquire(blocking=False) if how == "acquire" else lk.__aenter__())
+                except SystemExit:
+                    pass
+                finally:
+                    sys.settrace(None)
+                where = f"interrupted at point {at}, the {tracer.where}"
+                if not tracer.where:  # the call ran to its end: every point was swept
+                    return at
+                if kind == "re-entry":
+                    assert lk.held, where
+                    assert lk.depth == 1, where
+                    assert await lk.release(), where
+                assert not lk.held, where
+                other = make(prober, name)
+                assert await other.acquire(blocking=False), f"{where}: the lock stayed taken"
+                assert await other.release()
+                assert await taken_by_another_task(lk), f"{where}: the object stayed taken"
+                assert values(servers, name) == [None] * len(servers), where
+        raise AssertionError("unreachable")
+
+    assert asyncio.run(body()) > 20
 
 
 @pytest.mark.parametrize(

@@ -749,6 +749,26 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "asyncio: an acquire interrupted as it returns keeps the hold its caller cannot know of",
+        "src/quorumlock/asyncio.py",
+        "            if self._state.token == mark.token or self._occupant is not me:\n",
+        "            if True:\n",
+        (
+            "tests/integration/test_lock_objects.py::"
+            "test_asyncio_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held[lock-acquire]",
+        ),
+    ),
+    Mutant(
+        "asyncio: an acquire interrupted as it took the object's gate leaves it taken",
+        "src/quorumlock/asyncio.py",
+        "            else:\n                self._gate.give()\n",
+        "            else:\n                pass\n",
+        (
+            "tests/integration/test_lock_objects.py::"
+            "test_asyncio_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held[lock-acquire]",
+        ),
+    ),
+    Mutant(
         "sync: an inner hold's interrupted exit leaves the outer one a level short",
         SYNC,
         "            self._depth = depth - 1\n",
