@@ -505,7 +505,7 @@ class Lock(LockBase):
             self._entered.pop(me, None)
             try:
                 await _complete(self._stop_keeper())
-                await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
+                await self._delete_keys()
             finally:
                 self._vacate()
         elif not mark.mine and self._gate.holder is me:
@@ -543,19 +543,25 @@ class Lock(LockBase):
             # Whatever happens, the object is freed for the next task.
             try:
                 self._acquire_failed(exc, started)
+                # Cancelled, or interrupted (a signal handler's SystemExit, a
+                # KeyboardInterrupt the loop did not turn into a cancellation, a soft
+                # time limit), maybe mid-round or after it: some servers may have
+                # granted the lock. Delete our keys before leaving. (quorumlock's own
+                # errors come once the attempt was undone; a coroutine closed unfinished
+                # may not await.)
                 if not isinstance(exc, (QuorumLockError, GeneratorExit)):
                     if acquired:  # raised as it began to hold the lock: it does not
                         await _complete(self._stop_keeper())
-                    # Cancelled, or interrupted (a signal handler's SystemExit, a
-                    # KeyboardInterrupt the loop did not turn into a cancellation, a
-                    # soft time limit), maybe mid-round or after it: some servers may
-                    # have granted the lock. Delete our keys before leaving. (quorumlock's
-                    # own errors come once the attempt was undone; a coroutine closed
-                    # unfinished may not await.)
-                    await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
+                    await self._delete_keys()
             finally:
                 self._vacate()
             raise
+
+    async def _delete_keys(self) -> None:
+        """Delete the keys of this object's token on every server, after an acquire or a
+        hand-over that was cut short; the clean-up completes even if the task is
+        cancelled meanwhile."""
+        await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
 
     def _occupy(self, owner: object) -> None:
         super()._occupy(owner)
@@ -673,7 +679,7 @@ class Lock(LockBase):
             try:
                 await _complete(self._stop_keeper())
             except asyncio.CancelledError:
-                await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
+                await self._delete_keys()
                 raise
             finally:
                 # Only now: the next task's acquisition may start a lease task of its own.

@@ -682,8 +682,7 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: an export cancelled once it let the lock go leaves the keys to the ttl",
         "src/quorumlock/asyncio.py",
-        "            except asyncio.CancelledError:\n"
-        "                await _complete(self._redlock._run(as_cleanup(self._state.abandon())))\n",
+        "            except asyncio.CancelledError:\n                await self._delete_keys()\n",
         "            except asyncio.CancelledError:\n                pass\n",
         (
             "tests/integration/test_async_cancel.py::test_cancelling_a_hand_over_at_any_point_leaves_no_key",
