@@ -549,7 +549,7 @@ class Lock(LockBase):
                 # granted the lock. Delete our keys before leaving. (quorumlock's own
                 # errors come once the attempt was undone; a coroutine closed unfinished
                 # may not await.)
-                if not isinstance(exc, (QuorumLockError, GeneratorExit)):
+                if _cut_short(exc):
                     if acquired:  # raised as it began to hold the lock: it does not
                         await _complete(self._stop_keeper())
                     await self._delete_keys()
@@ -640,51 +640,93 @@ class Lock(LockBase):
         """Release the lock: see :meth:`quorumlock.Lock.release`, same contract.
 
         A lease extension in flight is stopped first, and none happens after. The release
-        completes even if the awaiting task is cancelled.
+        completes even if the awaiting task is cancelled. A signal handler's exception
+        (``SystemExit``, ``KeyboardInterrupt``) raised in the task, or in the task the
+        release runs in (which ends the event loop: ``asyncio.run`` then cancels the
+        caller), deletes the keys unless the release's round ran to its end, and frees
+        the object, before it goes on.
         """
-        # Nothing to release here (never acquired, released already, or another task's
-        # acquire or release of this object under way): raise before anything changes,
-        # and leave the object to the task whose acquire or release it is.
-        if self._releasing:
-            raise LockNotHeld(
-                f"cannot release lock {shown(self.name)}: another task is releasing it "
-                "with this Lock object",
-                name=self.name,
-            )
-        self._state.check_release()
-        started = time.monotonic() if self._observer is not None else 0.0
-        self._enter_held = False
-        was_lost = self._state.lost
-        self._releasing = True
+        holder, work, began = self._gate.holder, None, False
         try:
-            released: bool = await _complete(self._release())
-        finally:
+            # Nothing to release here (never acquired, released already, or another
+            # task's release of this object under way): raise before anything changes,
+            # and leave the object to the task whose acquire or release it is.
+            if self._releasing:
+                raise LockNotHeld(
+                    f"cannot release lock {shown(self.name)}: another task is releasing "
+                    "it with this Lock object",
+                    name=self.name,
+                )
+            self._state.check_release()
+            started = time.monotonic() if self._observer is not None else 0.0
+            self._enter_held = False
+            was_lost = self._state.lost
+            self._releasing = began = True
+            work = asyncio.ensure_future(self._release())
+            released: bool = await _complete(work)
             self._releasing = False
             self._vacate()
+        except BaseException as exc:
+            if began or (_cut_short(exc) and not self._releasing and self._holds):
+                await self._end_release(exc, work, holder)
+            raise
         self._release_ended(released, was_lost, started)
         return released
+
+    @property
+    def _holds(self) -> bool:
+        """Whether the object holds the lock, or held it until it was lost: a release
+        would run its round."""
+        return self._state.held or self._state.lost
+
+    async def _end_release(
+        self, error: BaseException, work: asyncio.Future[bool] | None, holder: object
+    ) -> None:
+        """``error`` came out of a release of this object, or out of a block's exit or a
+        hand-over before its round (``work``: the task the round runs in, None when it
+        never began). If it cut the call short (a cancellation, or a signal handler's
+        exception raised in the task or in ``work``), the keys are deleted unless the
+        round ran to its end. Then the object is freed, if the call had not freed it
+        yet (``holder``: its gate's holder as the call began)."""
+        self._releasing = True  # no other task's release meanwhile
+        try:
+            if _cut_short(error) and _current_task() is not None:
+                if work is not None and not work.done():
+                    with contextlib.suppress(Exception, asyncio.CancelledError):
+                        await _complete(work)  # the round goes on in its own task
+                if work is None or work.cancelled() or _cut_short(work.exception()):
+                    await _complete(self._stop_keeper())
+                    await self._delete_keys()
+        finally:
+            self._releasing = False
+            if self._occupied:
+                self._vacate()
+            elif self._gate.taken and self._gate.holder is holder:
+                self._open_gate()  # freed, but its gate not opened yet
 
     async def export(self, *, keep: bool = False) -> LockHandle:
         """Hand the held lock over: see :meth:`quorumlock.Lock.export`, same contract.
 
         Unless ``keep``, the lease task is stopped before this returns, and leaving an
-        ``async with`` block of this lock then does nothing. A cancellation that comes
-        as the lease task stops deletes the keys before it goes on: the handle never
-        reaches the caller, and nobody else could release them.
+        ``async with`` block of this lock then does nothing. A cancellation, or a signal
+        handler's exception, that comes once the object let the lock go deletes the
+        keys before it goes on: the handle never reaches the caller, and nobody else
+        could release them.
         """
-        handle = self._export(keep)
-        if not keep:
-            self._enter_held = False
-            self._handed_over = True
-            try:
+        held, holder = self._state.held, self._gate.holder
+        try:
+            handle = self._export(keep)
+            if not keep:
+                self._enter_held = False
+                self._handed_over = True
                 await _complete(self._stop_keeper())
-            except asyncio.CancelledError:
-                await self._delete_keys()
-                raise
-            finally:
                 # Only now: the next task's acquisition may start a lease task of its own.
                 self._vacate()
-        return handle
+            return handle
+        except BaseException as exc:
+            if held and not keep and not self._state.held:  # let go, handle not returned
+                await self._end_release(exc, None, holder)
+            raise
 
     async def _release(self) -> bool:
         await self._stop_keeper()
@@ -767,36 +809,52 @@ class Lock(LockBase):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._entered.pop(_current_task(), None) != self._state.token:
-            # Released (or handed over) inside the block, and acquired by another task
-            # since: that acquisition is not this block's to end.
-            return
-        owner, self._owner = self._owner, None
-        lost_here = self._cancelled_owner
-        self._cancelled_owner = False
-        if lost_here and owner is not None:
-            owner.uncancel()
-        if self._handed_over:  # exported in the block: the adopter holds it now
-            self._handed_over = False
-            return
-        was_lost = self._lost_now
-        released = True
-        if self._state.held or self._state.lost:
-            released = await self.release()
-        else:
-            await self._stop_keeper()
-            if not lost_here:
-                return  # released inside the block, as the sync __exit__ allows
-        if lost_here and exc_type is asyncio.CancelledError:
-            if owner is not None and owner.cancelling() > self._owner_cancelling:
-                return  # someone else cancelled us too: let CancelledError propagate
-            raise LockLost(
-                f"lock {shown(self.name)} was lost: the async with block was cancelled."
-                f"{self._state.lost_because()}",
-                name=self.name,
-                outcomes=self.outcomes,
-            ) from exc
-        self._check_exit(exc_type, was_lost, released, "async with")
+        me = asyncio.current_task()  # a coroutine: runs in a task
+        try:
+            if self._entered.pop(me, None) != self._state.token:
+                # Released (or handed over) inside the block, and acquired by another task
+                # since: that acquisition is not this block's to end.
+                return
+            owner, self._owner = self._owner, None
+            lost_here = self._cancelled_owner
+            self._cancelled_owner = False
+            if lost_here and owner is not None:
+                owner.uncancel()
+            if self._handed_over:  # exported in the block: the adopter holds it now
+                self._handed_over = False
+                return
+            was_lost = self._lost_now
+            released = True
+            if self._state.held or self._state.lost:
+                released = await self.release()
+            else:
+                await self._stop_keeper()
+                if not lost_here:
+                    return  # released inside the block, as the sync __exit__ allows
+            if lost_here and exc_type is asyncio.CancelledError:
+                if owner is not None and owner.cancelling() > self._owner_cancelling:
+                    return  # someone else cancelled us too: let CancelledError propagate
+                raise LockLost(
+                    f"lock {shown(self.name)} was lost: the async with block was cancelled."
+                    f"{self._state.lost_because()}",
+                    name=self.name,
+                    outcomes=self.outcomes,
+                ) from exc
+            self._check_exit(exc_type, was_lost, released, "async with")
+        except BaseException as interrupt:
+            await self._finish_interrupted_release(interrupt, me)
+            raise
+
+    async def _finish_interrupted_release(
+        self, error: BaseException, me: asyncio.Task[Any] | None
+    ) -> None:
+        """``error`` came out of a release or a block's exit by ``me``. An interrupt (a
+        cancellation, a signal handler's exception) that came before the release began
+        (it finishes itself once it has) releases all the same."""
+        if _cut_short(error) and not self._releasing and self._occupant is me:
+            self._entered.pop(me, None)
+            if self._holds:
+                await self._end_release(error, None, self._gate.holder)
 
 
 class RLock(ReentrantMixin, Lock):
@@ -816,9 +874,14 @@ class RLock(ReentrantMixin, Lock):
 
     async def release(self) -> bool:
         """Release one hold: see :meth:`quorumlock.RLock.release`, same contract."""
-        if self._leave_inner(_current_task()):
-            return True
-        return await super().release()
+        me, depth = asyncio.current_task(), self._depth  # the owner's own to change
+        try:
+            if self._leave_inner(me):
+                return True
+            return await super().release()
+        except BaseException as exc:
+            await self._leave_interrupted(exc, depth, me)
+            raise
 
     async def __aenter__(self) -> Self:
         mark = self._mark()
@@ -846,11 +909,32 @@ class RLock(ReentrantMixin, Lock):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._depth > 1 and self._occupant is _current_task():
-            self._depth -= 1
-            self._check_exit(exc_type, self._lost_now, True, "async with")
-            return
-        await super().__aexit__(exc_type, exc, tb)
+        me, depth = asyncio.current_task(), self._depth  # the owner's own to change
+        try:
+            if depth > 1 and self._occupant is me:
+                self._depth -= 1
+                self._check_exit(exc_type, self._lost_now, True, "async with")
+                return
+            await super().__aexit__(exc_type, exc, tb)
+        except BaseException as interrupt:
+            await self._leave_interrupted(interrupt, depth, me)
+            raise
+
+    async def _leave_interrupted(
+        self, error: BaseException, depth: int, me: asyncio.Task[Any] | None
+    ) -> None:
+        """``error`` came out of a release or a block's exit that began at ``depth``. An
+        interrupt (a cancellation, a signal handler's exception) that came before the
+        call left its hold leaves it all the same: an inner hold ends (the outer one's
+        release would otherwise be a level short, and leave the lock held), the
+        outermost one is released as :meth:`Lock.release` ends an interrupted release.
+        A release's own errors change nothing."""
+        if not _cut_short(error) or self._occupant is not me or self._depth != depth:
+            return  # not an interrupt, not the owner's, or the hold was left already
+        if depth > 1:
+            self._depth = depth - 1
+        elif depth == 1:
+            await self._finish_interrupted_release(error, me)
 
     def _after_fork(self) -> None:
         self._depth = 0  # the parent's holds are the parent's
@@ -882,8 +966,8 @@ class Campaign(CampaignBase[Lock]):
 
     async def __aenter__(self) -> Term[Lock]:
         lock = self._lock
-        await lock.__aenter__()
-        try:
+        try:  # the lock's own enter too: an interrupt as it returns is undone here
+            await lock.__aenter__()
             return await lock._redlock._run(self._claiming())
         except BaseException as exc:
             await lock.__aexit__(type(exc), exc, exc.__traceback__)
@@ -895,7 +979,14 @@ class Campaign(CampaignBase[Lock]):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        await self._lock.__aexit__(exc_type, exc, tb)
+        lock = self._lock
+        try:
+            await lock.__aexit__(exc_type, exc, tb)
+        except BaseException as error:
+            # Interrupted as the lock's exit began, before its own guard: the campaign
+            # ends all the same.
+            await lock._finish_interrupted_release(error, _current_task())
+            raise
 
 
 class ReadWriteHold(RWHoldBase, Lock):
@@ -922,13 +1013,27 @@ class Permit(PermitMixin, Lock):
     """One permit of a counting semaphore: see :meth:`Redlock.semaphore`."""
 
 
+def _cut_short(error: BaseException | None) -> bool:
+    """Whether ``error`` cut a lock object's call short from outside: a cancellation, or
+    an exception that a signal handler raised in the task (``SystemExit``, a
+    ``KeyboardInterrupt`` the event loop did not turn into a cancellation). quorumlock's
+    own errors come with nothing of the call left to undo, and a coroutine closed
+    unfinished (``GeneratorExit``) may not await."""
+    return error is not None and not isinstance(error, (QuorumLockError, GeneratorExit))
+
+
 async def _complete(aw: Any) -> Any:
     """Await ``aw`` to the end even if the awaiting task is cancelled meanwhile.
 
     The work runs in its own task; a cancellation of the caller is re-raised once the
     work is done, so a release or a cleanup is never cut in half.
     """
-    task = asyncio.ensure_future(aw)
+    try:
+        task = asyncio.ensure_future(aw)
+    except BaseException:  # interrupted as it began: the work never runs
+        if asyncio.iscoroutine(aw):
+            aw.close()  # not "never awaited"
+        raise
     cancelled = False
     while True:
         try:

@@ -33,7 +33,13 @@ from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, slack
 from tests.integration.apis import Api, Body, call
 from tests.integration.test_cluster import PATIENT, cluster_client, names_by_master
-from tests.integration.test_lock_objects import interrupted_at, sweep_points
+from tests.integration.test_lock_objects import (
+    InterruptAt,
+    interrupted_at,
+    interrupted_in_a_loop,
+    sweep_points,
+    traced,
+)
 
 AnyElection = quorumlock.Election | quorumlock.asyncio.Election
 AnyTerm = Term[Any]
@@ -582,6 +588,15 @@ def test_a_restarted_server_keeps_terms_increasing(api: Api, make_servers: Serve
     api.run(body)
 
 
+def assert_no_leader(campaign: Any, other: quorumlock.Redlock, name: str, where: str) -> None:
+    """After an interrupted campaign on ``name``: its lock holds nothing, ``leader()``
+    names nobody, and another process's campaign leads at once."""
+    assert not campaign._lock.held, where
+    assert other.election(name, ttl=10).leader() is None, where
+    with other.election(name, ttl=10).campaign(timeout=0) as term:
+        assert term.number >= 1, where
+
+
 @pytest.mark.parametrize("how", ["enter", "exit"])
 def test_an_interrupt_anywhere_in_a_campaign_leaves_no_leader(
     servers: LocalServerGroup, lock_name: str, how: str
@@ -604,13 +619,46 @@ def test_an_interrupt_anywhere_in_a_campaign_leaves_no_leader(
             where, _ = interrupted_at(at, campaign.__enter__ if how == "enter" else call)
             if not where and how == "enter":  # led to its end: it resigns
                 campaign.__exit__(None, None, None)
-            assert not campaign._lock.held, where
-            assert other.election(name, ttl=10).leader() is None, where
-            with other.election(name, ttl=10).campaign(timeout=0) as term:
-                assert term.number >= 1, where
+            assert_no_leader(campaign, other, name, where)
             if not where:
                 break
         assert at > 50, at
     finally:
         rl.close()
+        other.close()
+
+
+@pytest.mark.parametrize("how", ["enter", "exit"])
+def test_asyncio_an_interrupt_anywhere_in_a_campaign_leaves_no_leader(
+    servers: LocalServerGroup, lock_name: str, how: str
+) -> None:
+    """asyncio: a signal handler's SystemExit at every point of entering a campaign or
+    of leaving it, one point per ``asyncio.run`` (raised in the task, or in a task of
+    the release or of the lease, which ends the event loop): no leader is left. The lock
+    object holds nothing, ``leader()`` names nobody, and another process's campaign
+    leads at once. It used to come as the lock's own enter returned, or as its exit
+    began, before their guards: the leadership stayed, under its lease, or its keys
+    stayed to the ttl."""
+    rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0)
+    other = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+
+    async def interrupted(campaign: Any, tracer: InterruptAt) -> None:
+        if how == "exit":
+            await campaign.__aenter__()
+        call = campaign.__aenter__() if how == "enter" else campaign.__aexit__(None, None, None)
+        await traced(tracer, call)
+        if not tracer.where and how == "enter":  # led to its end: it resigns
+            await campaign.__aexit__(None, None, None)
+
+    try:
+        for at in sweep_points():
+            name = f"{lock_name}:{at}"
+            campaign = rl.election(name, ttl=10).campaign(timeout=1)
+            where = interrupted_in_a_loop(at, functools.partial(interrupted, campaign))
+            assert_no_leader(campaign, other, name, where)
+            if not where:
+                break
+        assert at > 50, at
+    finally:
+        asyncio.run(rl.close())
         other.close()

@@ -9,6 +9,7 @@ names, bad options and inconsistent handles are refused before any network call;
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import dis
 import functools
@@ -24,7 +25,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from types import FrameType
 from typing import Any, ClassVar
 
@@ -566,7 +567,7 @@ def interrupted_at(
     return where, result
 
 
-def make_lock(kind: str, rl: quorumlock.Redlock, name: str) -> Any:
+def make_lock(kind: str, rl: quorumlock.Redlock | quorumlock.asyncio.Redlock, name: str) -> Any:
     """A lock object of ``kind`` on ``name``, for the interrupt sweeps."""
     if kind in ("rlock", "re-entry"):
         return rl.rlock(name, ttl=10, auto_extend=True, max_hold=30)
@@ -593,6 +594,43 @@ def taken_by_another_thread(lk: quorumlock.Lock) -> bool:
     other.start()
     other.join(timeout=10)
     return taken == [True]
+
+
+async def taken_by_another_task(lk: Any) -> bool:
+    """asyncio: whether another task can acquire ``lk`` at once (and then releases it)."""
+
+    async def take() -> bool:
+        got = bool(await lk.acquire(blocking=False))
+        if got:
+            await lk.release()
+        return got
+
+    return await asyncio.create_task(take())
+
+
+async def traced(tracer: InterruptAt, call: Awaitable[Any]) -> Any:
+    """asyncio: await ``call`` under ``tracer``: what it returned, None when interrupted
+    in this task."""
+    sys.settrace(tracer)
+    try:
+        return await call
+    except SystemExit:
+        return None
+    finally:
+        sys.settrace(None)
+
+
+def interrupted_in_a_loop(at: int, body: Callable[[InterruptAt], Coroutine[Any, Any, Any]]) -> str:
+    """asyncio: ``asyncio.run(body(tracer))``, with a SystemExit at the ``at``-th point
+    of what the body awaits under ``tracer`` (see :func:`traced`), in any task: raised
+    in another task than the body's, it ends the event loop, and ``asyncio.run`` cancels
+    the body. Where it was raised, "" when the call ran to its end."""
+    assert sys.gettrace() is None, "another tracer runs: the sweep would disturb it"
+    tracer = InterruptAt(at, SystemExit, frozenset({"asyncio.py"}))
+    with contextlib.suppress(SystemExit):  # out of the event loop
+        asyncio.run(body(tracer))
+    sys.settrace(None)
+    return f"interrupted at point {at}, the {tracer.where}" if tracer.where else ""
 
 
 def sweeps(
@@ -699,15 +737,6 @@ def test_asyncio_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
             return rl.lock(name, ttl=10, auto_extend=True, max_hold=30)
         return rl.rlock(name, ttl=10, auto_extend=True, max_hold=30)
 
-    async def taken_by_another_task(lk: Any) -> bool:
-        async def take() -> bool:
-            got = bool(await lk.acquire(blocking=False))
-            if got:
-                await lk.release()
-            return got
-
-        return await asyncio.create_task(take())
-
     async def body() -> int:
         async with (
             quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl,
@@ -813,6 +842,60 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
     finally:
         rl.close()
         prober.close()
+
+
+@pytest.mark.parametrize(
+    ("kind", "how"),
+    [
+        *((k, h) for k in ("lock", "rlock", "inner") for h in ("release", "with")),
+        ("lock", "export"),
+        ("rlock", "export"),
+    ],
+)
+def test_asyncio_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
+    servers: LocalServerGroup, lock_name: str, kind: str, how: str
+) -> None:
+    """asyncio: a signal handler's SystemExit at every point of a release (or of an
+    ``async with`` block's exit, or of a hand-over), one point per ``asyncio.run``. It
+    is raised in the task, or in the task the release runs in, or in the lease task:
+    those end the event loop, and ``asyncio.run`` cancels the caller. The release is
+    done all the same: no key is left, the object is free for another task, and an inner
+    hold ends, so that the outer hold's exit releases the lock. A hand-over interrupted
+    once the object let the lock go deletes the keys. Such an interrupt used to leave
+    the keys to the ttl (at most points of a release), or the object taken."""
+    made = "rlock" if kind == "inner" else kind
+    leave = {"release": "release", "with": "__aexit__", "export": "export"}[how]
+    rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0)
+
+    async def interrupted(lk: Any, tracer: InterruptAt) -> None:
+        for _hold in range(2 if kind == "inner" else 1):
+            assert await (lk.__aenter__() if how == "with" else lk.acquire(blocking=False))
+        args = (None, None, None) if how == "with" else ()
+        handle = await traced(tracer, getattr(lk, leave)(*args))
+        if isinstance(handle, LockHandle):  # handed over: its adopter releases it
+            assert await rl.adopt(handle).release()
+        elif how == "export" and lk.held:  # interrupted before it let the lock go
+            assert await lk.release()
+        if kind == "inner":  # the outer hold ends, as its caller's code goes on
+            assert lk.depth == 1, tracer.where
+            if how == "with":
+                await lk.__aexit__(None, None, None)
+            else:
+                assert await lk.release()
+
+    try:
+        for at in sweep_points():
+            name = f"{lock_name}:{at}"
+            lk = make_lock(made, rl, name)
+            where = interrupted_in_a_loop(at, functools.partial(interrupted, lk))
+            assert not lk.held, where
+            assert values(servers, name) == [None] * len(servers), where
+            assert asyncio.run(taken_by_another_task(lk)), f"{where}: the object stayed taken"
+            if not where:  # the call ran to its end: every point was swept
+                break
+        assert at > (5 if kind == "inner" else 40), at  # points swept
+    finally:
+        asyncio.run(rl.close())
 
 
 @pytest.mark.parametrize("auto_extend", [False, True], ids=["plain", "lease"])

@@ -61,6 +61,11 @@ RELEASE_INTERRUPTS: Final = (
     "tests/integration/test_lock_objects.py::"
     "test_an_interrupt_anywhere_in_a_release_leaves_nothing_held"
 )
+ASYNC_RELEASE_INTERRUPTS: Final = (
+    "tests/integration/test_lock_objects.py::"
+    "test_asyncio_an_interrupt_anywhere_in_a_release_leaves_nothing_held"
+)
+ASYNC: Final = "src/quorumlock/asyncio.py"
 TAKE_BACK: Final = "tests/integration/test_take_back.py"
 SLOW_MINORITY: Final = (
     "tests/integration/test_quorum.py::"
@@ -680,12 +685,13 @@ MUTANTS: Final = (
         (f"{RELEASE_INTERRUPTS}[lock-export]",),
     ),
     Mutant(
-        "asyncio: an export cancelled once it let the lock go leaves the keys to the ttl",
-        "src/quorumlock/asyncio.py",
-        "            except asyncio.CancelledError:\n                await self._delete_keys()\n",
-        "            except asyncio.CancelledError:\n                pass\n",
+        "asyncio: an export cut short once it let the lock go leaves the keys to the ttl",
+        ASYNC,
+        "            if held and not keep and not self._state.held:  # let go, handle not",
+        "            if False:  #",
         (
             "tests/integration/test_async_cancel.py::test_cancelling_a_hand_over_at_any_point_leaves_no_key",
+            f"{ASYNC_RELEASE_INTERRUPTS}[lock-export]",
         ),
     ),
     Mutant(
@@ -707,7 +713,7 @@ MUTANTS: Final = (
     ),
     Mutant(
         "asyncio: only a cancellation, not a signal handler's exception, cleans an acquire",
-        "src/quorumlock/asyncio.py",
+        ASYNC,
         "                if not isinstance(exc, (QuorumLockError, GeneratorExit)):\n",
         "                if isinstance(exc, asyncio.CancelledError):\n",
         (
@@ -749,7 +755,7 @@ MUTANTS: Final = (
     ),
     Mutant(
         "asyncio: an acquire interrupted as it returns keeps the hold its caller cannot know of",
-        "src/quorumlock/asyncio.py",
+        ASYNC,
         "            if self._state.token == mark.token or self._occupant is not me:\n",
         "            if True:\n",
         (
@@ -759,7 +765,7 @@ MUTANTS: Final = (
     ),
     Mutant(
         "asyncio: an acquire interrupted as it took the object's gate leaves it taken",
-        "src/quorumlock/asyncio.py",
+        ASYNC,
         "            else:\n                self._gate.give()\n",
         "            else:\n                pass\n",
         (
@@ -858,6 +864,52 @@ MUTANTS: Final = (
         "        if now - max(turn.held, turn.asked) >= TAKE_BACK_HOLD:\n",
         "        if now - turn.held >= TAKE_BACK_HOLD:\n",
         ("tests/core/test_turns.py",),
+    ),
+    Mutant(
+        "asyncio: a release cut short leaves its keys to the ttl and the object taken",
+        ASYNC,
+        "            if began or (_cut_short(exc) and not self._releasing and self._holds):\n",
+        "            if False:\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release]",),
+    ),
+    Mutant(
+        "asyncio: a release whose own task was interrupted leaves its keys to the ttl",
+        ASYNC,
+        "                if work is None or work.cancelled() or _cut_short(work.exception()):\n",
+        "                if work is None:\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release]",),
+    ),
+    Mutant(
+        "asyncio: a release interrupted as it freed the object leaves its gate shut",
+        ASYNC,
+        "            elif self._gate.taken and self._gate.holder is holder:\n",
+        "            elif False:\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release]",),
+    ),
+    Mutant(
+        "asyncio: an async with block's exit interrupted before its release leaves it held",
+        ASYNC,
+        "        except BaseException as interrupt:\n"
+        "            await self._finish_interrupted_release(interrupt, me)\n",
+        "        except BaseException as interrupt:\n            pass\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[lock-with]",),
+    ),
+    Mutant(
+        "asyncio: an interrupted inner release of a reentrant lock leaves its depth",
+        ASYNC,
+        "            self._depth = depth - 1\n",
+        "            pass\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[inner-release]",),
+    ),
+    Mutant(
+        "asyncio: a campaign interrupted as the lock's exit began keeps the leadership",
+        ASYNC,
+        "            await lock._finish_interrupted_release(error, _current_task())\n",
+        "            pass\n",
+        (
+            "tests/integration/test_election.py::"
+            "test_asyncio_an_interrupt_anywhere_in_a_campaign_leaves_no_leader[exit]",
+        ),
     ),
 )
 
