@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import copy
 import functools
 import logging
 import os
@@ -49,7 +50,7 @@ from quorumlock._algorithm.flows import (
     woke_the_line,
 )
 from quorumlock._algorithm.handoff import LockHandle
-from quorumlock._algorithm.lockstate import Wake
+from quorumlock._algorithm.lockstate import LockState, Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
 from quorumlock._exceptions import LockLost, LockNotHeld, QuorumLockError
 from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
@@ -392,7 +393,7 @@ class _Gate:
 
     def __init__(self) -> None:
         self.taken = False
-        self.holder: object = None  # the task it was taken for, or handed to
+        self.holder: object = None  # the task it was taken for, or that woke with it
         self._waiters: collections.deque[tuple[asyncio.Future[None], object]] = collections.deque()
 
     def try_take(self, holder: object = None) -> bool:
@@ -413,6 +414,7 @@ class _Gate:
         try:
             async with asyncio.timeout(timeout):
                 await waiter
+            self.holder = holder
         except BaseException as exc:
             if waiter.done() and not waiter.cancelled():
                 self.give()  # handed to us as we gave up: pass it on
@@ -425,14 +427,21 @@ class _Gate:
         return True  # handed over by give(): ``taken`` stayed True
 
     def give(self) -> None:
-        """Release: hand the gate to the first waiter still waiting, or free it."""
+        """Release: hand the gate to the first waiter still waiting (its entry stays
+        until it wakes, and takes the gate), or free it."""
         while self._waiters:
-            waiter, holder = self._waiters.popleft()
+            waiter, _ = self._waiters[0]
             if not waiter.done():
-                self.holder = holder
-                waiter.set_result(None)
+                waiter.set_result(None)  # the one step that hands it over
                 return
+            self._waiters.popleft()
         self.taken, self.holder = False, None
+
+    def held_by(self, holder: object) -> bool:
+        """Whether the gate is taken for ``holder`` still: not freed, and not handed to
+        a waiter, even one that has not woken yet."""
+        handed = any(waiter.done() and not waiter.cancelled() for waiter, _ in self._waiters)
+        return self.taken and self.holder is holder and not handed
 
 
 class Lock(LockBase):
@@ -508,7 +517,7 @@ class Lock(LockBase):
                 await self._delete_keys()
             finally:
                 self._vacate()
-        elif not mark.mine and self._gate.holder is me:
+        elif not mark.mine and self._gate.held_by(me):
             # Interrupted as it took the gate, or the object, with no hold made.
             if self._occupied:
                 self._vacate()
@@ -557,11 +566,12 @@ class Lock(LockBase):
                 self._vacate()
             raise
 
-    async def _delete_keys(self) -> None:
-        """Delete the keys of this object's token on every server, after an acquire or a
-        hand-over that was cut short; the clean-up completes even if the task is
-        cancelled meanwhile."""
-        await _complete(self._redlock._run(as_cleanup(self._state.abandon())))
+    async def _delete_keys(self, state: LockState | None = None) -> None:
+        """Delete the keys of this object's token (or of ``state``'s) on every server,
+        after an acquire, a release or a hand-over that was cut short; the clean-up
+        completes even if the task is cancelled meanwhile."""
+        flow = (state or self._state).abandon()
+        await _complete(self._redlock._run(as_cleanup(flow)))
 
     def _occupy(self, owner: object) -> None:
         super()._occupy(owner)
@@ -688,21 +698,27 @@ class Lock(LockBase):
         exception raised in the task or in ``work``), the keys are deleted unless the
         round ran to its end. Then the object is freed, if the call had not freed it
         yet (``holder``: its gate's holder as the call began)."""
-        self._releasing = True  # no other task's release meanwhile
+        # Not freed yet, or only in part (its gate not passed on): nobody else can take
+        # it meanwhile. Freed (a hand-over cut short as it returned): the next task may
+        # take it, with a token and a lease of its own, while the keys are deleted, so
+        # they are deleted from a copy of the state, and the object is left alone.
+        ours = self._occupied or self._gate.held_by(holder)
+        state = None if ours else copy.copy(self._state)
+        self._releasing = self._releasing or ours  # no other task's release meanwhile
         try:
             if _cut_short(error) and _current_task() is not None:
                 if work is not None and not work.done():
                     with contextlib.suppress(Exception, asyncio.CancelledError):
                         await _complete(work)  # the round goes on in its own task
                 if work is None or work.cancelled() or _cut_short(work.exception()):
-                    await _complete(self._stop_keeper())
-                    await self._delete_keys()
+                    if ours:
+                        await _complete(self._stop_keeper())
+                    await self._delete_keys(state)
         finally:
-            self._releasing = False
-            if self._occupied:
+            if ours:
+                self._releasing = False
+                self._occupied = True  # so that it is freed in full, whatever was done
                 self._vacate()
-            elif self._gate.taken and self._gate.holder is holder:
-                self._open_gate()  # freed, but its gate not opened yet
 
     async def export(self, *, keep: bool = False) -> LockHandle:
         """Hand the held lock over: see :meth:`quorumlock.Lock.export`, same contract.

@@ -850,6 +850,8 @@ def test_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
         *((k, h) for k in ("lock", "rlock", "inner") for h in ("release", "with")),
         ("lock", "export"),
         ("rlock", "export"),
+        ("lock", "release-waited"),
+        ("lock", "export-waited"),
     ],
 )
 def test_asyncio_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
@@ -862,26 +864,39 @@ def test_asyncio_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
     done all the same: no key is left, the object is free for another task, and an inner
     hold ends, so that the outer hold's exit releases the lock. A hand-over interrupted
     once the object let the lock go deletes the keys. Such an interrupt used to leave
-    the keys to the ttl (at most points of a release), or the object taken."""
+    the keys to the ttl (at most points of a release), or the object taken.
+
+    "-waited": another task waits for the object meanwhile. It gets it, and its hold is
+    whole: the keys of the hold that was let go are deleted, not the next one's (the
+    object may pass to the waiter before the clean-up is done)."""
     made = "rlock" if kind == "inner" else kind
-    leave = {"release": "release", "with": "__aexit__", "export": "export"}[how]
+    way, _, waited = how.partition("-")
+    leave = {"release": "release", "with": "__aexit__", "export": "export"}[way]
     rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0)
 
     async def interrupted(lk: Any, tracer: InterruptAt) -> None:
         for _hold in range(2 if kind == "inner" else 1):
-            assert await (lk.__aenter__() if how == "with" else lk.acquire(blocking=False))
-        args = (None, None, None) if how == "with" else ()
+            assert await (lk.__aenter__() if way == "with" else lk.acquire(blocking=False))
+        token = lk._state.token
+        waiter = asyncio.create_task(lk.acquire(timeout=5)) if waited else None
+        await asyncio.sleep(0)  # it waits for the object
+        args = (None, None, None) if way == "with" else ()
         handle = await traced(tracer, getattr(lk, leave)(*args))
         if isinstance(handle, LockHandle):  # handed over: its adopter releases it
             assert await rl.adopt(handle).release()
-        elif how == "export" and lk.held:  # interrupted before it let the lock go
+        elif way == "export" and lk.held and lk._state.token == token:  # not let go
             assert await lk.release()
         if kind == "inner":  # the outer hold ends, as its caller's code goes on
             assert lk.depth == 1, tracer.where
-            if how == "with":
+            if way == "with":
                 await lk.__aexit__(None, None, None)
             else:
                 assert await lk.release()
+        if waiter is not None:
+            assert await waiter, f"{tracer.where}: the waiting task did not get the lock"
+            assert lk._gate.taken, f"{tracer.where}: the object was freed under its holder"
+            assert await lk.owned(), f"{tracer.where}: the waiting task's hold was broken"
+            assert await lk.release()
 
     try:
         for at in sweep_points():

@@ -714,7 +714,7 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: only a cancellation, not a signal handler's exception, cleans an acquire",
         ASYNC,
-        "                if not isinstance(exc, (QuorumLockError, GeneratorExit)):\n",
+        "                if _cut_short(exc):\n",
         "                if isinstance(exc, asyncio.CancelledError):\n",
         (
             "tests/integration/test_lock_objects.py::"
@@ -882,8 +882,8 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: a release interrupted as it freed the object leaves its gate shut",
         ASYNC,
-        "            elif self._gate.taken and self._gate.holder is holder:\n",
-        "            elif False:\n",
+        "                self._occupied = True  # so that it is freed in full, whatever was done\n",
+        "",
         (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release]",),
     ),
     Mutant(
@@ -910,6 +910,27 @@ MUTANTS: Final = (
             "tests/integration/test_election.py::"
             "test_asyncio_an_interrupt_anywhere_in_a_campaign_leaves_no_leader[exit]",
         ),
+    ),
+    Mutant(
+        "asyncio: a hand-over cut short once the object was freed deletes the next hold's keys",
+        ASYNC,
+        "        state = None if ours else copy.copy(self._state)\n",
+        "        state = None\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[lock-export-waited]",),
+    ),
+    Mutant(
+        "asyncio: a release cut short once the gate was handed on frees it again",
+        ASYNC,
+        "        return self.taken and self.holder is holder and not handed\n",
+        "        return self.taken and self.holder is holder\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release-waited]",),
+    ),
+    Mutant(
+        "asyncio: the gate is taken off the waiter's entry before it is handed over",
+        ASYNC,
+        "            waiter, _ = self._waiters[0]\n",
+        "            waiter, _ = self._waiters.popleft()\n",
+        (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release-waited]",),
     ),
 )
 
