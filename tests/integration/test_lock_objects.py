@@ -27,7 +27,7 @@ import time
 import warnings
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from types import FrameType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import pytest
 from billiard.exceptions import SoftTimeLimitExceeded
@@ -467,6 +467,16 @@ def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
         rl.close()
 
 
+#: Why the interrupt sweeps run on CPython 3.11 only.
+SWEEPS_ON_311: Final = (
+    "the interrupt sweeps leave out the points where a trace function can raise and a "
+    "signal handler cannot, as CPython 3.11 places them; on 3.13, a trace function's "
+    "exception at a loop's jump in a comprehension inside a with block skips the "
+    "block's exit (a signal handler's does not), so the sweeps would report points "
+    "that no signal reaches"
+)
+
+
 class InterruptAt:
     """A trace function that raises ``error`` (a KeyboardInterrupt unless told) at the
     ``at``-th point of the lock objects' own code (``FRONT``, and ``front``): a line, or
@@ -492,6 +502,8 @@ class InterruptAt:
         error: type[BaseException] = KeyboardInterrupt,
         front: frozenset[str] = frozenset(),
     ) -> None:
+        if sys.version_info[:2] != (3, 11):
+            pytest.skip(SWEEPS_ON_311)
         self.at = at
         self.error = error
         self.front = self.FRONT | front
