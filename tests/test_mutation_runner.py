@@ -72,3 +72,23 @@ def test_jobs_must_be_at_least_one(capsys: pytest.CaptureFixture[str]) -> None:
         load_runner().main(["--jobs", "0", "--list"])
     assert exited.value.code == 2
     assert "--jobs must be at least 1, not 0" in capsys.readouterr().err
+
+
+def test_every_mutant_names_a_snippet_that_occurs_once_and_tests_that_exist() -> None:
+    """Every mutant of the list still applies: its snippet occurs exactly once in its
+    file, and each test it names is a test file, or a test function of one, that
+    exists. A change to the code a mutant names fails here, in the test command, rather
+    than in CI's mutation step (which reported such a mutant as an error)."""
+    runner = load_runner()
+    root = RUNNER.parents[2]
+    for number, mutant in enumerate(runner.MUTANTS, 1):
+        text = (root / mutant.path).read_text()
+        assert text.count(mutant.before) == 1, f"mutant {number}: {mutant.why}"
+        for test in mutant.tests:
+            path, _, node = test.partition("::")
+            assert (root / path).is_file(), f"mutant {number}: no {path}"
+            if node:
+                function = node.partition("[")[0]
+                assert f"def {function}(" in (root / path).read_text(), (
+                    f"mutant {number}: no {function} in {path}"
+                )
