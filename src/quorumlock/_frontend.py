@@ -1032,6 +1032,12 @@ class LockBase:
         raise NotImplementedError
 
     @property
+    def _holds(self) -> bool:
+        """Whether the object holds the lock, or held it until it was lost: a release
+        would run its round."""
+        return self._state.held or self._state.lost
+
+    @property
     def _lost_now(self) -> bool:
         """Whether the current acquisition is known lost or has run out (at a block's end)."""
         return self._state.lost or self.lost.is_set() or self.validity == 0

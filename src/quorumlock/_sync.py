@@ -671,7 +671,7 @@ class Lock(LockBase):
         before the release's round (which deletes them itself when interrupted), and
         the object is freed if it came as the release freed it (the next thread would
         wait for it for ever)."""
-        if self._state.held or self._state.lost:
+        if self._holds:
             self._drop_hold()
         elif self._occupied:
             self._vacate()
@@ -785,7 +785,7 @@ class Lock(LockBase):
         with self._mutex:
             try:
                 token = self._entered.pop(me, None)
-                if token != self._state.token or not (self._state.held or self._state.lost):
+                if token != self._state.token or not self._holds:
                     # Released inside the block (and maybe acquired by another thread
                     # since: that acquisition is not this block's to release).
                     return

@@ -518,11 +518,7 @@ class Lock(LockBase):
             finally:
                 self._vacate()
         elif not mark.mine and self._gate.held_by(me):
-            # Interrupted as it took the gate, or the object, with no hold made.
-            if self._occupied:
-                self._vacate()
-            else:
-                self._gate.give()
+            self._free_in_full()  # interrupted as it took the gate, or the object
 
     async def _acquire(
         self, blocking: bool, timeout: Duration | None, *, raise_on_failure: bool
@@ -572,6 +568,12 @@ class Lock(LockBase):
         completes even if the task is cancelled meanwhile."""
         flow = (state or self._state).abandon()
         await _complete(self._redlock._run(as_cleanup(flow)))
+
+    def _free_in_full(self) -> None:
+        """Free the object that the calling task still has (occupied, or only its gate
+        taken), whatever part of the freeing an interrupt let run before."""
+        self._occupied = True  # so that ``_vacate`` runs in full
+        self._vacate()
 
     def _occupy(self, owner: object) -> None:
         super()._occupy(owner)
@@ -683,12 +685,6 @@ class Lock(LockBase):
         self._release_ended(released, was_lost, started)
         return released
 
-    @property
-    def _holds(self) -> bool:
-        """Whether the object holds the lock, or held it until it was lost: a release
-        would run its round."""
-        return self._state.held or self._state.lost
-
     async def _end_release(
         self, error: BaseException, work: asyncio.Future[bool] | None, holder: object
     ) -> None:
@@ -717,8 +713,7 @@ class Lock(LockBase):
         finally:
             if ours:
                 self._releasing = False
-                self._occupied = True  # so that it is freed in full, whatever was done
-                self._vacate()
+                self._free_in_full()
 
     async def export(self, *, keep: bool = False) -> LockHandle:
         """Hand the held lock over: see :meth:`quorumlock.Lock.export`, same contract.
@@ -841,7 +836,7 @@ class Lock(LockBase):
                 return
             was_lost = self._lost_now
             released = True
-            if self._state.held or self._state.lost:
+            if self._holds:
                 released = await self.release()
             else:
                 await self._stop_keeper()
