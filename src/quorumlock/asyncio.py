@@ -545,7 +545,10 @@ class Lock(LockBase):
             acquired = await self._redlock._run(flow)
             return self._acquire_ended(acquired, started)
         except BaseException as exc:
-            # Whatever happens, the object is freed for the next task.
+            # Whatever happens, the object is freed for the next task, unless this call
+            # passed it on already (a refusal interrupted once it let the object go):
+            # the next task may hold it by the time the keys below are deleted.
+            ours = self._gate.held_by(me)
             try:
                 self._acquire_failed(exc, started)
                 # Cancelled, or interrupted (a signal handler's SystemExit, a
@@ -559,7 +562,8 @@ class Lock(LockBase):
                         await _complete(self._stop_keeper())
                     await self._delete_keys()
             finally:
-                self._vacate()
+                if ours:
+                    self._free_in_full()
             raise
 
     async def _delete_keys(self, state: LockState | None = None) -> None:

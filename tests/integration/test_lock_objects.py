@@ -786,6 +786,57 @@ def test_asyncio_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held(
     assert asyncio.run(body()) > 20
 
 
+@pytest.mark.parametrize("outcome", ["granted", "refused"])
+def test_asyncio_an_interrupt_anywhere_in_an_acquire_with_a_task_waiting_passes_the_object_on(
+    servers: LocalServerGroup, lock_name: str, outcome: str
+) -> None:
+    """asyncio: a signal handler's SystemExit at every point of an acquire while another
+    task waits for the same object, one point per ``asyncio.run``. The acquire is
+    granted, or refused (another process holds the lock, and lets it go once the
+    acquire is over). Wherever the interrupt comes, the waiting task gets the object
+    and the lock, and its hold is whole: an undo does not free the object again once
+    the refused acquire passed it on, nor delete the next hold's keys. If the interrupt
+    ends the event loop, no key and no hold is left, and the object is free."""
+    rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0)
+    prober = quorumlock.Redlock(servers.urls, instance_timeout=1.0)
+
+    async def interrupted(lk: Any, elsewhere: quorumlock.Lock, tracer: InterruptAt) -> None:
+        first = asyncio.create_task(traced(tracer, lk.acquire(blocking=False)))
+        await asyncio.sleep(0)  # it takes the object
+        waiter = asyncio.create_task(lk.acquire(timeout=5))
+        await asyncio.sleep(0)  # it waits for the object
+        got = await first
+        assert got in ((True, None) if outcome == "granted" else (False, None)), got
+        if got:
+            assert await lk.release()
+        if elsewhere.held:
+            assert elsewhere.release()  # a blocking call in the loop: a test's shortcut
+        assert await waiter, f"{tracer.where}: the waiting task did not get the lock"
+        assert lk._gate.taken, f"{tracer.where}: the object was freed under its holder"
+        assert await lk.owned(), f"{tracer.where}: the waiting task's hold was broken"
+        assert await lk.release()
+
+    try:
+        for at in sweep_points():
+            name = f"{lock_name}:{at}"
+            lk = make_lock("lock", rl, name)
+            elsewhere = prober.lock(name, ttl=10)
+            if outcome == "refused":
+                assert elsewhere.acquire(blocking=False)
+            where = interrupted_in_a_loop(at, functools.partial(interrupted, lk, elsewhere))
+            if elsewhere.held:  # the event loop ended before the other process let go
+                assert elsewhere.release(), where
+            assert not lk.held, where
+            assert values(servers, name) == [None] * len(servers), where
+            assert asyncio.run(taken_by_another_task(lk)), f"{where}: the object stayed taken"
+            if not where:  # the call ran to its end: every point was swept
+                break
+        assert at > 100, at  # points swept
+    finally:
+        asyncio.run(rl.close())
+        prober.close()
+
+
 @pytest.mark.parametrize(
     ("kind", "how", "interrupt"),
     sweeps(

@@ -882,8 +882,8 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: a release interrupted as it freed the object leaves its gate shut",
         ASYNC,
-        "                self._free_in_full()\n",
-        "                pass\n",
+        "                self._releasing = False\n                self._free_in_full()\n",
+        "                self._releasing = False\n",
         (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release]",),
     ),
     Mutant(
@@ -931,6 +931,16 @@ MUTANTS: Final = (
         "            waiter, _ = self._waiters[0]\n",
         "            waiter, _ = self._waiters.popleft()\n",
         (f"{ASYNC_RELEASE_INTERRUPTS}[lock-release-waited]",),
+    ),
+    Mutant(
+        "asyncio: a refusal interrupted once it passed the object on frees it again",
+        ASYNC,
+        "                if ours:\n                    self._free_in_full()\n            raise\n",
+        "                self._vacate()\n            raise\n",
+        (
+            "tests/integration/test_lock_objects.py::test_asyncio_an_interrupt_anywhere_"
+            "in_an_acquire_with_a_task_waiting_passes_the_object_on[refused]",
+        ),
     ),
 )
 
