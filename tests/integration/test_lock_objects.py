@@ -467,12 +467,12 @@ def test_an_unexpected_error_in_the_acquire_round_deletes_the_keys(
         rl.close()
 
 
-#: Why the interrupt sweeps run on CPython 3.11 only.
-SWEEPS_ON_311: Final = (
+#: Why the interrupt sweeps run on CPython 3.11 and 3.12 only.
+SWEEPS_BEFORE_313: Final = (
     "the interrupt sweeps leave out the points where a trace function can raise and a "
-    "signal handler cannot, as CPython 3.11 places them; on 3.13, a trace function's "
-    "exception at a loop's jump in a comprehension inside a with block skips the "
-    "block's exit (a signal handler's does not), so the sweeps would report points "
+    "signal handler cannot, as CPython 3.11 and 3.12 place them; on 3.13, a trace "
+    "function's exception at a loop's jump in a comprehension inside a with block skips "
+    "the block's exit (a signal handler's does not), so the sweeps would report points "
     "that no signal reaches"
 )
 
@@ -502,8 +502,8 @@ class InterruptAt:
         error: type[BaseException] = KeyboardInterrupt,
         front: frozenset[str] = frozenset(),
     ) -> None:
-        if sys.version_info[:2] != (3, 11):
-            pytest.skip(SWEEPS_ON_311)
+        if sys.version_info[:2] not in ((3, 11), (3, 12)):
+            pytest.skip(SWEEPS_BEFORE_313)
         self.at = at
         self.error = error
         self.front = self.FRONT | front
