@@ -21,7 +21,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from types import TracebackType
-from typing import NamedTuple, ParamSpec, Self, TypeVar, cast
+from typing import NamedTuple, ParamSpec, Protocol, Self, TypeVar, cast
 
 from quorumlock._algorithm.config import Duration, LockOptions, check_wait, shown
 from quorumlock._algorithm.election import Leader
@@ -40,7 +40,7 @@ from quorumlock._algorithm.flows import (
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.lockstate import Wake
 from quorumlock._election import CampaignBase, ElectionBase, Term
-from quorumlock._exceptions import LockLost, QuorumLockError
+from quorumlock._exceptions import LockLost, LockNotHeld, QuorumLockError
 from quorumlock._family import Family, MultiLockMixin, ReentrantMixin
 from quorumlock._frontend import (
     LockBase,
@@ -243,8 +243,10 @@ class Redlock(
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def _run(self, flow: Flow[T]) -> T:
-        """Drive a sans-I/O flow: the whole sync I/O policy is these lines."""
+    def _run(self, flow: Flow[T], let_go: threading.RLock | None = None) -> T:
+        """Drive a sans-I/O flow: the whole sync I/O policy is these lines. ``let_go``:
+        a lock object's mutex, which this thread holds and lets go of while the flow
+        waits (a pause between attempts, or for a release to be announced)."""
         waiter: Waiter | None = None
         watched = ""
         try:
@@ -253,8 +255,7 @@ class Redlock(
                 if isinstance(step, Fanout):
                     step = flow.send(self._round(step, waiter))
                 elif isinstance(step, Sleep):
-                    time.sleep(step.seconds)
-                    step = flow.send(time.monotonic())
+                    step = flow.send(_without(let_go, functools.partial(_sleep, step.seconds)))
                 elif isinstance(step, Watch) and step.already:
                     waiter, woke, place = self._wakeups.listen(step.key)
                     watched = step.key
@@ -270,7 +271,7 @@ class Redlock(
                     watched = step.key
                     step = flow.send(Woken(time.monotonic(), missed))
                 else:
-                    step = flow.send(_wait(waiter, step))
+                    step = flow.send(_wait(waiter, step, let_go))
         except StopIteration as stop:
             return cast("T", stop.value)
         finally:
@@ -386,12 +387,38 @@ def _advance(flow: Flow[T], answer: Round | None) -> Fanout | T | Exception:
     return step
 
 
-def _wait(waiter: Waiter | None, step: Wait) -> Woken:
-    """A :class:`Wait`: until a release is announced or the time is up."""
+class _Mutex(Protocol):
+    """What a ``threading.RLock`` has for ``threading.Condition.wait``: it lets the lock
+    go however deep the calling thread holds it, and takes it back as it was."""
+
+    def _release_save(self) -> object: ...
+    def _acquire_restore(self, saved: object, /) -> None: ...
+
+
+def _without(mutex: threading.RLock | None, wait: Callable[[], T]) -> T:
+    """``wait()``, with ``mutex`` (a lock object's, which this thread holds) let go
+    meanwhile and then taken back, as a condition's wait lets its lock go."""
+    if mutex is None:
+        return wait()
+    saved = cast("_Mutex", mutex)._release_save()
+    try:
+        return wait()
+    finally:
+        cast("_Mutex", mutex)._acquire_restore(saved)
+
+
+def _sleep(seconds: float) -> float:
+    """A :class:`Sleep`: the time it ended."""
+    time.sleep(seconds)
+    return time.monotonic()
+
+
+def _wait(waiter: Waiter | None, step: Wait, let_go: threading.RLock | None = None) -> Woken:
+    """A :class:`Wait`: until a release is announced or the time is up (with ``let_go``
+    let go meanwhile, see :func:`_without`)."""
     if waiter is None:  # a flow waits only after it watched: keep the pause anyway
-        time.sleep(step.seconds)
-        return Woken(time.monotonic(), False)
-    notified = waiter.wait(step.seconds)
+        return Woken(_without(let_go, functools.partial(_sleep, step.seconds)), False)
+    notified = _without(let_go, functools.partial(waiter.wait, step.seconds))
     return Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
 
 
@@ -408,7 +435,9 @@ class Lock(LockBase):
     Threads may share one object, as they share a ``threading.Lock``: an acquire waits
     while another thread's acquisition of this object is in progress or held, until that
     one is released (even once lost or expired: by ``release()``, the end of its ``with``
-    block or ``export()``). Any thread may release it. The thread that holds it gets
+    block or ``export()``). Any thread may release it, but not while another thread's
+    acquire of it waits for the lock: that release (or extend, or export) raises
+    :class:`LockNotHeld` and leaves the acquire alone. The thread that holds it gets
     :class:`LockNotReentrant` from a second acquire instead of waiting for itself.
     """
 
@@ -422,6 +451,10 @@ class Lock(LockBase):
         # go meanwhile. The turn is taken and its owner noted under ``_mutex`` at once,
         # so that an interrupt cannot leave the object taken by nobody.
         self._turn = threading.Condition(self._mutex)
+        # An acquire lets ``_mutex`` go while it waits (between attempts, or for a
+        # release to be announced): other threads may then look at the object, and find
+        # it taken; a release, extend or export of theirs is refused meanwhile.
+        self._acquiring = False
         self._entered: dict[threading.Thread, str | None] = {}  # token of each with block
         self._generation = 0  # bumped by acquire and release: stale lease work is skipped
         self._lost: threading.Event | None = None  # made when first asked for
@@ -533,10 +566,13 @@ class Lock(LockBase):
             raise_on_failure=raise_on_failure,
         )
         acquired = False
+        self._acquiring = True
         try:
-            acquired = self._redlock._run(flow)
+            acquired = self._redlock._run(flow, self._mutex)
+            self._acquiring = False
             return self._acquire_ended(acquired, started)
         except BaseException as exc:
+            self._acquiring = False
             if acquired:  # raised as it began to hold the lock: it does not hold it
                 self._generation += 1  # the lease thread forgets it
                 _HELD.discard(self)
@@ -618,6 +654,7 @@ class Lock(LockBase):
         :class:`LockNotHeld` if this object does not hold the lock.
         """
         with self._mutex:
+            self._refuse_while_acquiring("extend")
             return self._redlock._run(self._extending(ttl))
 
     def release(self) -> bool:
@@ -642,8 +679,21 @@ class Lock(LockBase):
                     self._finish_interrupted_release()
                 raise
 
+    def _refuse_while_acquiring(self, what: str) -> None:
+        """With ``_mutex`` held: ``what`` (a release, an extension, a hand-over) comes
+        while another thread's acquire of this object waits between its attempts,
+        ``_mutex`` let go. It is refused, and the acquire left alone, as it is when the
+        object holds nothing."""
+        if self._acquiring:
+            raise LockNotHeld(
+                f"cannot {what} lock {shown(self.name)}: another thread is acquiring it "
+                "with this Lock object",
+                name=self.name,
+            )
+
     def _release(self) -> bool:
         """:meth:`release`, with ``_mutex`` held."""
+        self._refuse_while_acquiring("release")
         try:
             started = time.monotonic() if self._observer is not None else 0.0
             self._generation += 1
@@ -671,6 +721,8 @@ class Lock(LockBase):
         before the release's round (which deletes them itself when interrupted), and
         the object is freed if it came as the release freed it (the next thread would
         wait for it for ever)."""
+        if self._acquiring:
+            return  # refused: another thread's acquire, not this release's
         if self._holds:
             self._drop_hold()
         elif self._occupied:
@@ -694,6 +746,7 @@ class Lock(LockBase):
         nobody else could release them.
         """
         with self._mutex:
+            self._refuse_while_acquiring("export")
             held = self._state.held
             try:
                 handle = self._export(keep)
@@ -726,8 +779,8 @@ class Lock(LockBase):
     def _due_renewal(self, generation: int) -> tuple[float, Flow[bool]] | None:
         """On the lease thread, with the mutex held: the renewal to run now (its start
         time and flow), or None when there is none (rescheduled, lost, or stale work)."""
-        if generation != self._generation:
-            return None  # released or re-acquired since this was scheduled
+        if generation != self._generation or self._acquiring:
+            return None  # released or re-acquired since this was scheduled, or acquiring
         now = time.monotonic()
         step = self._due(now)
         if isinstance(step, Wake):
@@ -754,6 +807,7 @@ class Lock(LockBase):
         self._generation += 1
         self._mutex = threading.RLock()
         self._turn = threading.Condition(self._mutex)
+        self._acquiring = False
         self._occupied = False
         self._occupant = None
 
@@ -948,6 +1002,7 @@ class ReadWriteHold(RWHoldBase, Lock):
         holds the write lock, and :class:`LockLost` if a majority did not confirm it in
         time (the lock is then released everywhere)."""
         with self._mutex:
+            self._refuse_while_acquiring("downgrade")
             self._redlock._run(self._downgrading())
 
 

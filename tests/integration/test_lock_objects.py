@@ -1006,6 +1006,73 @@ def test_two_releases_at_once_free_the_object_once(
     asyncio.run(body())
 
 
+@pytest.mark.parametrize("fair", [False, True], ids=["default", "fair"])
+@pytest.mark.parametrize("kind", ["lock", "rlock", "lock_many", "write", "permit"])
+def test_a_thread_waiting_for_the_lock_does_not_hold_up_the_objects_other_threads(
+    servers: LocalServerGroup, lock_name: str, kind: str, fair: bool
+) -> None:
+    """sync: while one thread's acquire of a shared object waits for the lock (another
+    process holds it), another thread's ``acquire(blocking=False)`` returns False at
+    once and a timed acquire returns False within its timeout, as on a shared
+    ``threading.Lock``; its release, extend and export raise LockNotHeld. The waiting
+    acquire goes on, unharmed, and takes the lock once it is let go. Such calls used to
+    wait for the whole of the other thread's acquire (for ever, with no timeout)."""
+    with (
+        quorumlock.Redlock(servers.urls, instance_timeout=1.0, fair=fair) as rl,
+        quorumlock.Redlock(servers.urls, instance_timeout=1.0) as elsewhere,
+    ):
+        lk = make_lock(kind, rl, lock_name)
+        other = make_lock(kind, elsewhere, lock_name)
+        assert other.acquire(blocking=False)
+        got: list[bool] = []
+        checked = threading.Event()
+
+        def wait_for_it() -> None:
+            got.append(lk.acquire(timeout=10))
+            checked.wait(30)  # its hold is looked at meanwhile
+            if got[-1]:
+                lk.release()
+
+        waiting = threading.Thread(target=wait_for_it)
+        waiting.start()
+        try:
+            deadline = time.monotonic() + 10
+            while not lk._acquiring and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert lk._acquiring, "the waiting thread's acquire did not start"
+            assert lk.acquire(blocking=False) is False
+            assert not got, "the call waited for the other thread's acquire"
+            assert lk.acquire(timeout=0.2) is False
+            assert not got, "the call waited for the other thread's acquire"
+            calls = [lk.release, lk.extend, lk.export]
+            for call in calls if kind != "rlock" else [lk.extend, lk.export]:
+                with pytest.raises(LockNotHeld, match="another thread is acquiring it"):
+                    call()
+            if kind == "rlock":  # only its owner may release it
+                with pytest.raises(LockNotHeld):
+                    lk.release()
+            assert not got, "the waiting acquire ended"
+            assert lk.acquire(blocking=False) is False, "a refused call freed the object"
+        finally:
+            assert other.release()
+            deadline = time.monotonic() + 30
+            while not got and time.monotonic() < deadline:
+                time.sleep(0.01)
+            try:
+                assert got == [True]
+                assert lk.held
+                if kind in ("lock", "rlock"):
+                    assert majority_value(servers, lock_name) == lk.token
+                assert lk._turn.acquire(blocking=False), "the object's mutex stayed taken"
+                lk._turn.release()
+            finally:
+                checked.set()
+                waiting.join(timeout=30)
+        assert not lk.held
+        assert other.acquire(blocking=False)
+        assert other.release()
+
+
 def test_shared_object_with_lease(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
     """An auto-extended shared object: each holder keeps it past the ttl through its own
     lease, and the next holder's lease is its own."""

@@ -66,6 +66,10 @@ ASYNC_RELEASE_INTERRUPTS: Final = (
     "test_asyncio_an_interrupt_anywhere_in_a_release_leaves_nothing_held"
 )
 ASYNC: Final = "src/quorumlock/asyncio.py"
+SHARED_WAIT: Final = (
+    "tests/integration/test_lock_objects.py::"
+    "test_a_thread_waiting_for_the_lock_does_not_hold_up_the_objects_other_threads"
+)
 TAKE_BACK: Final = "tests/integration/test_take_back.py"
 SLOW_MINORITY: Final = (
     "tests/integration/test_quorum.py::"
@@ -941,6 +945,20 @@ MUTANTS: Final = (
             "tests/integration/test_lock_objects.py::test_asyncio_an_interrupt_anywhere_"
             "in_an_acquire_with_a_task_waiting_passes_the_object_on[refused]",
         ),
+    ),
+    Mutant(
+        "sync: an acquire keeps its object's mutex while it waits for the lock",
+        SYNC,
+        "            acquired = self._redlock._run(flow, self._mutex)\n",
+        "            acquired = self._redlock._run(flow)\n",
+        (f"{SHARED_WAIT}[lock-default]",),
+    ),
+    Mutant(
+        "sync: a release by another thread frees the object while its acquire waits",
+        SYNC,
+        '        self._refuse_while_acquiring("release")\n',
+        "        pass\n",
+        (f"{SHARED_WAIT}[lock-default]",),
     ),
 )
 
