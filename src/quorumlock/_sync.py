@@ -400,11 +400,15 @@ def _without(mutex: threading.RLock | None, wait: Callable[[], T]) -> T:
     meanwhile and then taken back, as a condition's wait lets its lock go."""
     if mutex is None:
         return wait()
-    saved = cast("_Mutex", mutex)._release_save()
+    held = cast("_Mutex", mutex)
+    # Looked up first: no call before the restore in ``finally``, after which a signal
+    # handler's exception could skip it.
+    release_save, acquire_restore = held._release_save, held._acquire_restore
+    saved = release_save()
     try:
         return wait()
     finally:
-        cast("_Mutex", mutex)._acquire_restore(saved)
+        acquire_restore(saved)
 
 
 def _sleep(seconds: float) -> float:

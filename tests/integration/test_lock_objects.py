@@ -20,6 +20,8 @@ import logging
 import math
 import os
 import pickle
+import random
+import signal
 import socket
 import sys
 import threading
@@ -1071,6 +1073,65 @@ def test_a_thread_waiting_for_the_lock_does_not_hold_up_the_objects_other_thread
         assert not lk.held
         assert other.acquire(blocking=False)
         assert other.release()
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="signal.setitimer")
+@pytest.mark.parametrize("fair", [False, True], ids=["default", "fair"])
+def test_a_signal_while_an_acquire_waits_for_the_lock_leaves_the_object_free(
+    servers: LocalServerGroup, lock_name: str, fair: bool
+) -> None:
+    """sync, a real signal: SIGALRM's handler raises KeyboardInterrupt at a random
+    moment of an acquire that waits for the lock (another process holds it), its
+    object's mutex let go meanwhile; 30 times. Each time the acquire raises it, and the
+    object is free and its mutex not held (another thread takes both at once); no key
+    of its own is left, and the holder's stays."""
+    armed = False
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        nonlocal armed
+        if armed:
+            armed = False
+            raise KeyboardInterrupt
+
+    def free_for_another_thread(lk: quorumlock.Lock) -> bool:
+        free: list[bool] = []
+
+        def look() -> None:
+            if lk._mutex.acquire(blocking=False):
+                free.append(not lk._occupied)
+                lk._mutex.release()
+
+        other = threading.Thread(target=look)
+        other.start()
+        other.join(timeout=10)
+        return free == [True]
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    rng = random.Random(lock_name)
+    try:
+        with (
+            quorumlock.Redlock(servers.urls, instance_timeout=1.0, fair=fair) as rl,
+            quorumlock.Redlock(servers.urls, instance_timeout=1.0) as elsewhere,
+        ):
+            holder = elsewhere.lock(lock_name, ttl=30)
+            assert holder.acquire(blocking=False)
+            lk = rl.lock(lock_name, ttl=10)
+            for run in range(30):
+                armed = True
+                signal.setitimer(signal.ITIMER_REAL, rng.uniform(0.001, 0.3))
+                try:
+                    lk.acquire(timeout=5)
+                except KeyboardInterrupt:
+                    pass
+                finally:
+                    signal.setitimer(signal.ITIMER_REAL, 0)
+                assert not armed, f"run {run}: the acquire returned before the signal"
+                assert not lk.held, run
+                assert free_for_another_thread(lk), f"run {run}: the object stayed taken"
+                assert values(servers, lock_name) == [holder.token] * len(servers), run
+            assert holder.release()
+    finally:
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_shared_object_with_lease(api: Api, servers: LocalServerGroup, lock_name: str) -> None:

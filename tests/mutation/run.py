@@ -960,6 +960,16 @@ MUTANTS: Final = (
         "        pass\n",
         (f"{SHARED_WAIT}[lock-default]",),
     ),
+    Mutant(
+        "sync: an acquire interrupted as it waits with its mutex let go does not take it back",
+        SYNC,
+        "    try:\n        return wait()\n    finally:\n        acquire_restore(saved)\n",
+        "    result = wait()\n    acquire_restore(saved)\n    return result\n",
+        (
+            "tests/integration/test_lock_objects.py::"
+            "test_a_signal_while_an_acquire_waits_for_the_lock_leaves_the_object_free[default]",
+        ),
+    ),
 )
 
 
