@@ -678,7 +678,11 @@ def test_a_fair_waiter_that_arrived_before_the_head_of_the_line_goes_first(
     ops: list[str] = []
 
     async def body() -> None:
-        rl = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL, observer=Ops(ops))
+        # instance_timeout: a reply later than the default 150 ms (a loaded host, the
+        # first round's connections) would add an undo of the refused attempt (a release)
+        rl = api.redlock(
+            servers.urls, fair=True, retry_delay=SLOW_POLL, instance_timeout=2.0, observer=Ops(ops)
+        )
         lock = rl.lock(lock_name, ttl=30)
         # a newcomer's attempt is refused, then its first attempt as a waiter is granted
         assert await call(lock.acquire(timeout=10))
