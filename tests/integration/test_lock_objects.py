@@ -634,6 +634,15 @@ async def traced(tracer: InterruptAt, call: Awaitable[Any]) -> Any:
         sys.settrace(None)
 
 
+async def the_waiting_task_holds_it(lk: Any, waiter: Awaitable[bool], where: str) -> None:
+    """asyncio: ``waiter`` (another task's acquire of ``lk``) got the lock, and its hold
+    is whole: the object is taken and the servers have its token. Then it is released."""
+    assert await waiter, f"{where}: the waiting task did not get the lock"
+    assert lk._gate.taken, f"{where}: the object was freed under its holder"
+    assert await lk.owned(), f"{where}: the waiting task's hold was broken"
+    assert await lk.release()
+
+
 def interrupted_in_a_loop(at: int, body: Callable[[InterruptAt], Coroutine[Any, Any, Any]]) -> str:
     """asyncio: ``asyncio.run(body(tracer))``, with a SystemExit at the ``at``-th point
     of what the body awaits under ``tracer`` (see :func:`traced`), in any task: raised
@@ -813,10 +822,7 @@ def test_asyncio_an_interrupt_anywhere_in_an_acquire_with_a_task_waiting_passes_
             assert await lk.release()
         if elsewhere.held:
             assert elsewhere.release()  # a blocking call in the loop: a test's shortcut
-        assert await waiter, f"{tracer.where}: the waiting task did not get the lock"
-        assert lk._gate.taken, f"{tracer.where}: the object was freed under its holder"
-        assert await lk.owned(), f"{tracer.where}: the waiting task's hold was broken"
-        assert await lk.release()
+        await the_waiting_task_holds_it(lk, waiter, tracer.where)
 
     try:
         for at in sweep_points():
@@ -958,10 +964,7 @@ def test_asyncio_an_interrupt_anywhere_in_a_release_leaves_nothing_held(
             else:
                 assert await lk.release()
         if waiter is not None:
-            assert await waiter, f"{tracer.where}: the waiting task did not get the lock"
-            assert lk._gate.taken, f"{tracer.where}: the object was freed under its holder"
-            assert await lk.owned(), f"{tracer.where}: the waiting task's hold was broken"
-            assert await lk.release()
+            await the_waiting_task_holds_it(lk, waiter, tracer.where)
 
     try:
         for at in sweep_points():
