@@ -1053,7 +1053,7 @@ def test_a_thread_waiting_for_the_lock_does_not_hold_up_the_objects_other_thread
                 with pytest.raises(LockNotHeld, match="another thread is acquiring it"):
                     call()
             # a reentrant lock's release is refused first as not its owner's
-            released_by = "" if kind == "rlock" else "another thread is acquiring it"
+            released_by = None if kind == "rlock" else "another thread is acquiring it"
             with pytest.raises(LockNotHeld, match=released_by):
                 lk.release()
             assert not got, "the waiting acquire ended"
