@@ -601,7 +601,10 @@ def test_a_process_that_waits_again_soon_keeps_listening(
 
     async def body() -> None:
         holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
-        rl = api.redlock(servers.urls, retry_delay=SLOW_POLL, observer=Ops(ops, detail))
+        # instance_timeout: as in the fair waiter's order test below
+        rl = api.redlock(
+            servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0, observer=Ops(ops, detail)
+        )
 
         async def wait() -> None:
             lock = rl.lock(lock_name, ttl=30)
@@ -971,7 +974,8 @@ def test_a_process_that_releases_and_acquires_again_stands_behind_the_waiter_it_
         proxy.start()
 
     async def body() -> None:
-        worker = api.redlock(servers.urls, observer=Ops(ops))
+        # instance_timeout: as in the fair waiter's order test above
+        worker = api.redlock(servers.urls, instance_timeout=2.0, observer=Ops(ops))
         slow = api.redlock([p.url for p in proxies], retry_delay=SLOW_POLL, instance_timeout=1)
         held = worker.lock(lock_name, ttl=30)
         await _take_turns_once(api, servers, lock_name, slow.lock(lock_name, ttl=30), held)
@@ -1029,7 +1033,10 @@ def test_a_fair_process_whose_release_woke_the_head_takes_the_lock_the_head_is_d
     took: list[str] = []  # the worker's rounds in its second acquire
 
     async def body() -> None:
-        worker = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL, observer=Ops(ops))
+        # instance_timeout: as in the fair waiter's order test above
+        worker = api.redlock(
+            servers.urls, fair=True, retry_delay=SLOW_POLL, instance_timeout=2.0, observer=Ops(ops)
+        )
         other = api.redlock(servers.urls, fair=True, retry_delay=SLOW_POLL)
         held = await _listen_and_hold(api, servers, lock_name, worker, other)
         turn = other.lock(lock_name, ttl=30)
