@@ -599,14 +599,21 @@ class Lock(LockBase):
             return True
         if not blocking:
             return False
-        while self._occupied:
-            if wait is None:
-                self._turn.wait()
-                continue
-            left = started + wait - time.monotonic()
-            if left <= 0:
-                return False
-            self._turn.wait(min(left, _WAIT_MAX))
+        try:
+            while self._occupied:
+                if wait is None:
+                    self._turn.wait()
+                    continue
+                left = started + wait - time.monotonic()
+                if left <= 0:
+                    return False
+                self._turn.wait(min(left, _WAIT_MAX))
+        except BaseException:
+            # A release wakes one waiting thread: this one may have been woken just as
+            # it was interrupted. The next one looks at the object in its place.
+            if not self._occupied:
+                self._turn.notify()
+            raise
         return True
 
     def _open_gate(self) -> None:

@@ -1078,6 +1078,82 @@ def test_a_thread_waiting_for_the_lock_does_not_hold_up_the_objects_other_thread
         assert other.release()
 
 
+class InterruptAfterTurn:
+    """A trace function that raises KeyboardInterrupt in the thread it traces as soon as
+    a wait for its lock object's turn returns (the thread was woken: the object is
+    free), where a signal handler's exception comes once the wait's call returns."""
+
+    def __init__(self) -> None:
+        self.woken = False
+        self.fired = False
+
+    def __call__(self, frame: FrameType, event: str, arg: object) -> Any:
+        code = frame.f_code
+        if code is threading.Condition.wait.__code__ or code.co_name == "_take_turn":
+            return self.local
+        return None
+
+    def local(self, frame: FrameType, event: str, arg: object) -> Any:
+        if frame.f_code is threading.Condition.wait.__code__:
+            self.woken = self.woken or event == "return"
+        elif event == "line" and self.woken and not self.fired:
+            self.fired = True
+            sys.settrace(None)
+            raise KeyboardInterrupt
+        return self.local
+
+
+@pytest.mark.parametrize("kind", ["lock", "rlock", "lock_many", "write", "permit"])
+def test_a_thread_interrupted_as_it_is_woken_for_its_turn_passes_the_object_on(
+    servers: LocalServerGroup, lock_name: str, kind: str
+) -> None:
+    """sync: two threads wait for a shared object another thread holds. Its release
+    wakes the first one only (one thread per release), which is interrupted as it wakes:
+    the second one is woken in its place and takes the object, at once. It used to wait
+    for the end of its own timeout (for ever, with no timeout)."""
+    with quorumlock.Redlock(servers.urls, instance_timeout=1.0) as rl:
+        lk = make_lock(kind, rl, lock_name)
+        assert lk.acquire(blocking=False)
+        tracer = InterruptAfterTurn()
+        interrupted: list[BaseException] = []
+        got: list[float] = []
+
+        def first() -> None:
+            sys.settrace(tracer)
+            try:
+                lk.acquire()
+            except KeyboardInterrupt as exc:
+                interrupted.append(exc)
+            else:  # not interrupted: let the second one have it
+                lk.release()
+            finally:
+                sys.settrace(None)
+
+        def second() -> None:
+            if lk.acquire(timeout=8):
+                got.append(time.monotonic())
+                lk.release()
+
+        threads = [threading.Thread(target=first), threading.Thread(target=second)]
+        for waiting, thread in enumerate(threads, 1):
+            thread.start()
+            deadline = time.monotonic() + 10
+            while len(lk._turn._waiters) < waiting and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert len(lk._turn._waiters) == waiting, "a thread did not wait for its turn"
+        released = time.monotonic()
+        assert lk.release()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert tracer.fired, "the first thread was never woken"
+        assert interrupted, "the first thread was not interrupted as it woke"
+        assert got, "the second thread never took the object"
+        # woken in the interrupted thread's place, not by its own timeout 8 s on
+        assert got[0] - released < 4, f"the second thread waited {got[0] - released:.1f} s"
+        assert not lk.held
+        assert values(servers, lock_name) == [None] * len(servers)
+
+
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="signal.setitimer")
 @pytest.mark.parametrize("fair", [False, True], ids=["default", "fair"])
 def test_a_signal_while_an_acquire_waits_for_the_lock_leaves_the_object_free(

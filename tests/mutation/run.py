@@ -970,6 +970,17 @@ MUTANTS: Final = (
             "test_a_signal_while_an_acquire_waits_for_the_lock_leaves_the_object_free[default]",
         ),
     ),
+    Mutant(
+        "sync: a thread interrupted as a release wakes it for its turn wakes nobody else",
+        SYNC,
+        "            if not self._occupied:\n                self._turn.notify()\n"
+        "            raise\n",
+        "            raise\n",
+        (
+            "tests/integration/test_lock_objects.py::"
+            "test_a_thread_interrupted_as_it_is_woken_for_its_turn_passes_the_object_on[lock]",
+        ),
+    ),
 )
 
 
