@@ -14,6 +14,7 @@ import heapq
 import inspect
 import itertools
 import logging
+import operator
 import os
 import sys
 import threading
@@ -402,13 +403,19 @@ def _without(mutex: threading.RLock | None, wait: Callable[[], T]) -> T:
         return wait()
     held = cast("_Mutex", mutex)
     # Looked up first: no call before the restore in ``finally``, after which a signal
-    # handler's exception could skip it.
+    # handler's exception could skip it. (CPython runs a signal handler as a call
+    # returns.) The mutex is let go by a call that C makes (``map``'s) and whose result
+    # ``saved`` has before control comes back: an exception as ``extend`` returns finds
+    # it there, inside the ``try``. ``saved = release_save()`` would let go of the mutex
+    # for good on one raised as ``release_save`` returns, before ``saved`` is set.
     release_save, acquire_restore = held._release_save, held._acquire_restore
-    saved = release_save()
+    saved: list[object] = []
     try:
+        saved.extend(map(operator.call, (release_save,)))
         return wait()
     finally:
-        acquire_restore(saved)
+        if saved:
+            acquire_restore(saved[0])
 
 
 def _sleep(seconds: float) -> float:

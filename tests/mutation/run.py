@@ -963,8 +963,10 @@ MUTANTS: Final = (
     Mutant(
         "sync: an acquire interrupted as it waits with its mutex let go does not take it back",
         SYNC,
-        "    try:\n        return wait()\n    finally:\n        acquire_restore(saved)\n",
-        "    result = wait()\n    acquire_restore(saved)\n    return result\n",
+        "        return wait()\n    finally:\n"
+        "        if saved:\n            acquire_restore(saved[0])\n",
+        "        result = wait()\n    except BaseException:\n        raise\n"
+        "    if saved:\n        acquire_restore(saved[0])\n    return result\n",
         (
             "tests/integration/test_lock_objects.py::"
             "test_a_signal_while_an_acquire_waits_for_the_lock_leaves_the_object_free[default]",
@@ -980,6 +982,13 @@ MUTANTS: Final = (
             "tests/integration/test_lock_objects.py::"
             "test_a_thread_interrupted_as_it_is_woken_for_its_turn_passes_the_object_on[lock]",
         ),
+    ),
+    Mutant(
+        "sync: an acquire's mutex is let go for good by an interrupt as the letting go returns",
+        SYNC,
+        "    try:\n        saved.extend(map(operator.call, (release_save,)))\n",
+        "    saved.append(release_save())\n    try:\n",
+        ("tests/core/test_mutex_let_go.py",),
     ),
 )
 
