@@ -250,6 +250,7 @@ class Redlock(
         waits (a pause between attempts, or for a release to be announced)."""
         waiter: Waiter | None = None
         watched = ""
+        result: object = None
         try:
             step = next(flow)
             while True:
@@ -274,10 +275,14 @@ class Redlock(
                 else:
                     step = flow.send(_wait(waiter, step, let_go))
         except StopIteration as stop:
-            return cast("T", stop.value)
+            result = stop.value
+            return cast("T", result)
         finally:
+            # (only an acquire's flow waits: True, it got the lock)
             if waiter is not None and (
-                entry := self._wakeups.unwatch(waiter, kept=self.config.fair)
+                entry := self._wakeups.unwatch(
+                    waiter, kept=self.config.fair, acquired=result is True
+                )
             ):
                 # interrupted (KeyboardInterrupt, a SIGTERM handler's SystemExit, a
                 # soft time limit), maybe mid-round: a clean-up (Fanout.cleanup), as in

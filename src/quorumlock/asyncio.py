@@ -239,6 +239,7 @@ class Redlock(
         watched = ""
         io = self._io()
         wakeups = io.wakeups
+        result: object = None
         try:
             step = next(flow)
             while True:
@@ -269,9 +270,14 @@ class Redlock(
                     woken = Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
                     step = flow.send(woken)
         except StopIteration as stop:
-            return cast("T", stop.value)
+            result = stop.value
+            return cast("T", result)
         finally:
-            if waiter is not None and (entry := wakeups.unwatch(waiter, kept=self.config.fair)):
+            # (only an acquire's flow waits: True, it got the lock)
+            acquired = result is True
+            if waiter is not None and (
+                entry := wakeups.unwatch(waiter, kept=self.config.fair, acquired=acquired)
+            ):
                 task = asyncio.current_task()
                 if self.config.fair and task is not None and not task.cancelling():
                     # a fair holder's entry heads the queue until it is gone: before

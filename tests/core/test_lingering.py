@@ -21,9 +21,11 @@ from quorumlock._io.wakeups import (
     Woke,
     arrival,
     dismiss,
+    hand_on,
     heard_everything,
     may_keep,
     note_woke,
+    owed,
     release_channel,
     route,
     spot_behind,
@@ -551,6 +553,54 @@ def test_a_waiter_that_leaves_takes_off_an_entry_its_attempt_may_have_put_in_lin
         entries[waiter.channel].waiters.remove(waiter)
         assert entry.leave(kept=False) == ("m" if leaves else None), answer
         del entries[waiter.channel]
+
+
+def test_a_waiter_that_leaves_with_a_wake_up_it_never_tried_hands_it_on() -> None:
+    """A release names the process: one waiter is woken to try, the next to put the
+    entry back in line. The first leaves before it tried (interrupted, cancelled, out
+    of time): the second is woken to try in its place, as the announcement would have
+    woken it. A wake-up to put the entry back in line, or one that an acquire which got
+    the lock took with it (the same release's other servers), is no one else's."""
+    member = "5f2a9c0e11d3b7a4"
+    entries: dict[bytes, Entry[Waiter]] = {}
+    first = _waiting(entries, "acct", member)
+    second = _waiting(entries, "acct", member)
+    third = _waiting(entries, "acct", member)
+    wake = wake_channel(member)
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-1", now=1.0)
+    assert (first.alone, second.requeue, third.notified()) == (True, True, False)
+    assert owed(first, acquired=False)
+    assert not owed(first, acquired=True)
+    assert not owed(second, acquired=False)
+    assert not owed(third, acquired=False)
+    dismiss(entries, first)
+    assert hand_on(entries, first)  # a waiter of the process's entry takes it
+    assert second.notified()
+    assert second.alone
+    assert not second.requeue
+    assert not third.notified()  # one wake-up, one waiter
+    dismiss(entries, second)
+    assert hand_on(entries, second)
+    assert third.alone
+    dismiss(entries, third)
+    assert not hand_on(entries, third)  # nobody left: the entry passes its turn on
+
+
+def test_a_wake_up_handed_on_goes_to_a_waiter_that_has_none() -> None:
+    """The next waiter is woken already (a wake-up of its own to try, which it will):
+    the wake-up handed on goes to the one after it; announcements that named nobody
+    (from a server whose line was empty) wake without ``alone``, and so do the waiters
+    they are handed on to."""
+    entries: dict[bytes, Entry[Waiter]] = {}
+    first, second, third = (_waiting(entries, "acct", "m") for _ in range(3))
+    route(entries, Lingering(), b"-", channel=release_channel("acct"), payload=b" t", now=1.0)
+    assert first.notified()
+    assert not first.alone
+    second.notify()
+    dismiss(entries, first)
+    assert hand_on(entries, first)
+    assert third.notified()
+    assert not third.alone
 
 
 def test_waiters_of_one_machine_keep_the_order_they_came_in() -> None:

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -33,6 +35,8 @@ from quorumlock._algorithm.scripts import (
     RELEASED_PREFIX,
     WAKE_PREFIX,
 )
+from quorumlock._io.async_wakeups import AsyncWaiter
+from quorumlock._io.wakeups import Waiter
 from quorumlock.testing import LatencyProxy, LocalServerGroup
 from tests.conftest import client_of, decided, settled_values
 from tests.integration.apis import AnyLock, AnyRedlock, Api, Body, call
@@ -1146,3 +1150,149 @@ def test_a_process_that_stands_behind_a_dead_waiter_gets_the_lock_by_its_poll(
         assert await call(again.release())
 
     api.run(body)
+
+
+async def _cancel_as_woken(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch, *, local: bool
+) -> None:
+    """A holder releases while one process waits in two tasks (``local``) or one, and a
+    third task, of another process, waits behind them. The release names the first
+    process, whose first task is cancelled as it is woken."""
+    victim: list[asyncio.Task[Any]] = []
+    cancelled: list[bool] = []
+    notify = AsyncWaiter.notify
+
+    def notify_and_cancel(self: AsyncWaiter, *, alone: bool = False, requeue: bool = False) -> None:
+        notify(self, alone=alone, requeue=requeue)
+        if alone and not cancelled:  # the first wake-up by name: the first task's
+            cancelled.append(victim[0].cancel())
+
+    monkeypatch.setattr(AsyncWaiter, "notify", notify_and_cancel)
+    holder_rl = aio.Redlock(servers.urls)
+    first = aio.Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0)
+    other = aio.Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0)
+    holder = holder_rl.lock(lock_name, ttl=30)
+    assert await holder.acquire(blocking=False)
+    got: dict[str, float] = {}
+
+    async def wait(rl: aio.Redlock, who: str) -> None:
+        lock = rl.lock(lock_name, ttl=30)
+        if await lock.acquire(timeout=8):
+            got[who] = time.monotonic()
+            await lock.release()
+
+    def waiting(rl: aio.Redlock) -> int:
+        return sum(len(entry.waiters) for entry in rl._io().wakeups._waiters.values())
+
+    victim.append(asyncio.create_task(wait(first, "victim")))
+    await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+    tasks = [victim[0]]
+    if local:  # a second task of the same process: the same entry
+        tasks.append(asyncio.create_task(wait(first, "local")))
+        await until(lambda: waiting(first) == 2, 20, "the second task's wait")
+    tasks.append(asyncio.create_task(wait(other, "behind")))
+    await until(lambda: min(queue_sizes(servers, lock_name)) >= 2, 20, "the queue")
+    released = time.monotonic()
+    assert await holder.release()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    assert cancelled == [True], "the first task was not woken by name"
+    assert isinstance(results[0], asyncio.CancelledError), results
+    assert "victim" not in got
+    nxt = "local" if local else "behind"
+    assert nxt in got, f"nobody took the free lock in the cancelled task's place: {got}"
+    assert got[nxt] - released < 4, f"{nxt} waited for its poll"
+    for rl in (first, other, holder_rl):
+        await rl.close()
+
+
+@pytest.mark.parametrize("local", [True, False], ids=["local", "another-process"])
+def test_an_asyncio_waiter_cancelled_as_it_is_woken_passes_the_wake_up_on(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch, local: bool
+) -> None:
+    """A task woken by a release that named its process, cancelled before it tried (a
+    request whose client went away): the next waiter, another task of its process
+    (``local``) or the process behind it, is woken in its place, and takes the free
+    lock. It used to sleep until its poll (30 to 60 s on here), or to the end of its
+    timeout (8 s)."""
+    asyncio.run(_cancel_as_woken(servers, lock_name, monkeypatch, local=local))
+
+
+class _InterruptAsWoken:
+    """A trace function that raises KeyboardInterrupt in the thread it traces as a wait
+    for a release's announcement returns woken: where a signal handler's exception
+    comes once the wait's call returns."""
+
+    def __init__(self) -> None:
+        self.fired = False
+
+    def __call__(self, frame: FrameType, event: str, arg: object) -> Any:
+        return self.local if frame.f_code is Waiter.wait.__code__ else None
+
+    def local(self, frame: FrameType, event: str, arg: object) -> Any:
+        if event == "return" and arg is True and not self.fired:
+            self.fired = True
+            sys.settrace(None)
+            raise KeyboardInterrupt
+        return self.local
+
+
+@pytest.mark.parametrize("local", [True, False], ids=["local", "another-process"])
+def test_a_thread_interrupted_as_it_is_woken_passes_the_wake_up_on(
+    servers: LocalServerGroup, lock_name: str, local: bool
+) -> None:
+    """sync: as for a cancelled task above, a thread interrupted as a release that named
+    its process woke it (a signal handler's exception)."""
+    tracer = _InterruptAsWoken()
+    interrupted: list[BaseException] = []
+    got: dict[str, float] = {}
+    with (
+        Redlock(servers.urls) as holder_rl,
+        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as first,
+        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as other,
+    ):
+        holder = holder_rl.lock(lock_name, ttl=30)
+        assert holder.acquire(blocking=False)
+
+        def wait(rl: Redlock, who: str) -> None:
+            if who == "victim":
+                sys.settrace(tracer)
+            lock = rl.lock(lock_name, ttl=30)
+            try:
+                if lock.acquire(timeout=8):
+                    got[who] = time.monotonic()
+                    lock.release()
+            except KeyboardInterrupt as exc:
+                interrupted.append(exc)
+            finally:
+                sys.settrace(None)
+
+        def waiting(rl: Redlock) -> int:
+            wakeups = rl._wakeups
+            with wakeups._cond:
+                return sum(len(entry.waiters) for entry in wakeups._waiters.values())
+
+        def start(rl: Redlock, who: str, until: Callable[[], bool], what: str) -> threading.Thread:
+            thread = threading.Thread(target=wait, args=(rl, who))
+            thread.start()
+            deadline = time.monotonic() + 20
+            while not until() and time.monotonic() < deadline:
+                time.sleep(0.005)
+            assert until(), f"{what} not within 20 s"
+            return thread
+
+        threads = [start(first, "victim", lambda: waiting(first) == 1, "the first wait")]
+        if local:
+            threads.append(start(first, "local", lambda: waiting(first) == 2, "the second wait"))
+        threads.append(
+            start(other, "behind", lambda: min(queue_sizes(servers, lock_name)) >= 2, "the queue")
+        )
+        released = time.monotonic()
+        assert holder.release()
+        for thread in threads:
+            thread.join(timeout=30)
+    assert tracer.fired, "the first thread was not woken"
+    assert interrupted, "the first thread was not interrupted"
+    assert "victim" not in got
+    nxt = "local" if local else "behind"
+    assert nxt in got, f"nobody took the free lock in the interrupted thread's place: {got}"
+    assert got[nxt] - released < 4, f"{nxt} waited for its poll"

@@ -990,6 +990,36 @@ MUTANTS: Final = (
         "    saved.append(release_save())\n    try:\n",
         ("tests/core/test_mutex_let_go.py",),
     ),
+    Mutant(
+        "a waiter that leaves with a wake-up it never tried wakes no other waiter",
+        "src/quorumlock/_io/wakeups.py",
+        "        nxt.notify(alone=waiter.alone)\n",
+        "        pass\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_a_waiter_that_leaves_with_a_wake_up_it_never_tried_hands_it_on",
+        ),
+    ),
+    Mutant(
+        "sync: a process whose last waiter leaves with an untried wake-up passes nothing on",
+        "src/quorumlock/_io/wakeups.py",
+        "            passing = woken and not hand_on(self._waiters, waiter) and waiter.alone\n",
+        "            passing = False\n",
+        (
+            "tests/integration/test_wake_one.py::"
+            "test_a_thread_interrupted_as_it_is_woken_passes_the_wake_up_on[another-process]",
+        ),
+    ),
+    Mutant(
+        "asyncio: a cancelled waiter's wake-up goes to no other waiter",
+        "src/quorumlock/_io/async_wakeups.py",
+        "        woken = owed(waiter, acquired=acquired)\n",
+        "        woken = False\n",
+        (
+            "tests/integration/test_wake_one.py::"
+            "test_an_asyncio_waiter_cancelled_as_it_is_woken_passes_the_wake_up_on",
+        ),
+    ),
 )
 
 

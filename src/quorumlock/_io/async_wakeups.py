@@ -33,11 +33,13 @@ from quorumlock._io.wakeups import (
     dismiss,
     enlist,
     enough,
+    hand_on,
     heard_everything,
     listen_in,
     may_keep,
     new_member,
     note_woke,
+    owed,
     parse,
     release_channel,
     route,
@@ -279,11 +281,18 @@ class AsyncWakeups:
         self._timer, self._timer_at = None, math.inf
         self._turns.clear()
 
-    def unwatch(self, waiter: AsyncWaiter, *, kept: bool = False) -> str | None:
+    def unwatch(
+        self, waiter: AsyncWaiter, *, kept: bool = False, acquired: bool = False
+    ) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
+        woken = owed(waiter, acquired=acquired)
         member, dropped = dismiss(self._waiters, waiter, kept=kept)
+        passing = woken and not hand_on(self._waiters, waiter) and waiter.alone
         # still subscribed for a while; the listeners look again within a second
         self._lingering.leave(dropped, time.monotonic())
+        if passing and self.on_pass is not None:
+            self.on_pass(channel_key(waiter.channel), self._member)
+            return None
         return member
 
     def close(self) -> None:

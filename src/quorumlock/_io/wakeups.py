@@ -497,6 +497,7 @@ class Notice(Protocol):
     """What an :class:`Entry` does to one of its waiters (sync or asyncio)."""
 
     arrival: float
+    alone: bool
     popped: bool
     queued: bool
     requeue: bool
@@ -715,6 +716,31 @@ def dismiss(
             del entries[channel]
             dropped.append(channel)
     return member, dropped
+
+
+def owed(waiter: Notice, *, acquired: bool) -> bool:
+    """Whether ``waiter``, leaving, takes with it a wake-up it never tried: a release
+    woke it (not only to put the entry back in line), and its acquire did not get the
+    lock (one that did may have been woken again by the same release's other servers).
+    An announcement wakes one waiter: the one that was interrupted, cancelled, or out of
+    time as it came."""
+    return not acquired and waiter.notified() and not waiter.requeue
+
+
+def hand_on(entries: dict[bytes, Entry[W]], waiter: W) -> bool:
+    """``waiter`` left (:func:`dismiss`) with a wake-up it never tried (:func:`owed`):
+    the next of the process's waiters of its name that has none is woken in its place,
+    as the announcement would have woken it. Whether a queued waiter of the name is left
+    to try; where none is, and the announcement named the process (``waiter.alone``),
+    the process's entry passes its turn on (``Op.QUEUE``, "pass"), or the waiters
+    behind it would sleep until their next poll with the lock free."""
+    entry = entries.get(waiter.channel)
+    if entry is None:
+        return False
+    untold = [w for w in entry.waiters if _untold(w)]
+    for nxt in [w for w in untold if w.queued][:1] or untold[:1]:
+        nxt.notify(alone=waiter.alone)
+    return any(w.queued for w in entry.waiters)
 
 
 def release_channel(key: str) -> bytes:
@@ -1109,18 +1135,27 @@ class SyncWakeups:
                 return []
             return self._turns.due()
 
-    def unwatch(self, waiter: Waiter, *, kept: bool = False) -> str | None:
+    def unwatch(self, waiter: Waiter, *, kept: bool = False, acquired: bool = False) -> str | None:
         """``waiter`` stops waiting. Returns the id of the entry to take off the queue
         when it was the process's last queued waiter of the name and the entry may still
         be in line; None otherwise. ``kept``: releases name the head without taking it
-        off the queue (``fair=True``), so an entry that ever joined may still be there."""
+        off the queue (``fair=True``), so an entry that ever joined may still be there.
+        ``acquired``: its acquire got the lock. A wake-up it never tried goes to the
+        next waiter (:func:`hand_on`), or the entry passes its turn on (then None: the
+        pass takes the entry off the queue)."""
         with self._cond:
             if self._pid != os.getpid():
                 return None
+            woken = owed(waiter, acquired=acquired)
             member, dropped = dismiss(self._waiters, waiter, kept=kept)
+            passing = woken and not hand_on(self._waiters, waiter) and waiter.alone
             # still subscribed for a while; the subscriber thread looks again within a second
             self._lingering.leave(dropped, time.monotonic())
-            return member
+            own, on_pass = self._member, self.on_pass
+        if passing and on_pass is not None:
+            on_pass(channel_key(waiter.channel), own)
+            return None
+        return member
 
     def after_fork(self) -> None:
         """In a forked child: a parent thread (the subscriber thread, a waiter) may have
