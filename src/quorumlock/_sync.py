@@ -279,23 +279,29 @@ class Redlock(
             return cast("T", result)
         finally:
             # (only an acquire's flow waits: True, it got the lock)
+            acquired = result is True
             if waiter is not None and (
-                entry := self._wakeups.unwatch(
-                    waiter, kept=self.config.fair, acquired=result is True
-                )
+                entry := self._wakeups.unwatch(waiter, kept=self.config.fair, acquired=acquired)
             ):
                 # interrupted (KeyboardInterrupt, a SIGTERM handler's SystemExit, a
                 # soft time limit), maybe mid-round: a clean-up (Fanout.cleanup), as in
                 # acquire() and release()
                 raised = sys.exc_info()[1]
                 cleanup = raised is not None and _cut_short(raised)
-                self._leave_queue(watched, entry, cleanup=cleanup)
+                self._leave_queue(watched, entry, cleanup=cleanup, passing=not acquired)
 
-    def _leave_queue(self, key: str, member: str, *, cleanup: bool = False) -> None:
+    def _leave_queue(
+        self, key: str, member: str, *, cleanup: bool = False, passing: bool = False
+    ) -> None:
         """Take this process's entry off ``key``'s queue of waiters (its last waiter gave
         up, or acquired without being woken by name); left to expire where it fails.
-        ``cleanup``: the waiter was interrupted (``Fanout.cleanup``)."""
-        step = leave_step(self.config, key, member)
+        ``cleanup``: the waiter was interrupted (``Fanout.cleanup``). ``passing``: it
+        gave up, and where the lock is free the next waiter is woken (a release may
+        have named the entry, as the waiter left: nobody else would be woken)."""
+        if passing:
+            step = pass_step(self.config, key, member)
+        else:
+            step = leave_step(self.config, key, member)
         if cleanup:
             step = dataclasses.replace(step, cleanup=True)
         with contextlib.suppress(Exception):

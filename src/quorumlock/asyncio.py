@@ -282,17 +282,22 @@ class Redlock(
                 if self.config.fair and task is not None and not task.cancelling():
                     # a fair holder's entry heads the queue until it is gone: before
                     # the caller can release, so that the release names the next
-                    await self._leave_queue(watched, entry)
+                    await self._leave_queue(watched, entry, passing=not acquired)
                 else:
                     # in a task of its own: this one may be cancelled, and its caller
                     # is not kept waiting for an entry that would expire anyway
-                    leaving = asyncio.ensure_future(self._leave_queue(watched, entry))
+                    leaving = asyncio.ensure_future(
+                        self._leave_queue(watched, entry, passing=not acquired)
+                    )
                     _LEAVING.add(leaving)
                     leaving.add_done_callback(_LEAVING.discard)
 
-    async def _leave_queue(self, key: str, member: str) -> None:
+    async def _leave_queue(self, key: str, member: str, *, passing: bool = False) -> None:
         """See :meth:`quorumlock.Redlock._leave_queue`."""
-        step = leave_step(self.config, key, member)
+        if passing:
+            step = pass_step(self.config, key, member)
+        else:
+            step = leave_step(self.config, key, member)
         with contextlib.suppress(Exception):
             await self._io().fanout.run(step)
 

@@ -7,20 +7,24 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.wakeups import (
     LINGER,
     Entry,
     Lingering,
     Stood,
+    SyncWakeups,
     Turns,
     Waiter,
     Woke,
     arrival,
     dismiss,
+    enlist,
     hand_on,
     heard_everything,
     may_keep,
@@ -559,8 +563,9 @@ def test_a_waiter_that_leaves_with_a_wake_up_it_never_tried_hands_it_on() -> Non
     """A release names the process: one waiter is woken to try, the next to put the
     entry back in line. The first leaves before it tried (interrupted, cancelled, out
     of time): the second is woken to try in its place, as the announcement would have
-    woken it. A wake-up to put the entry back in line, or one that an acquire which got
-    the lock took with it (the same release's other servers), is no one else's."""
+    woken it, and by the same release's other announcements too. A wake-up to put the
+    entry back in line, or one that an acquire which got the lock took with it (the
+    same release's other servers), is no one else's."""
     member = "5f2a9c0e11d3b7a4"
     entries: dict[bytes, Entry[Waiter]] = {}
     first = _waiting(entries, "acct", member)
@@ -579,11 +584,40 @@ def test_a_waiter_that_leaves_with_a_wake_up_it_never_tried_hands_it_on() -> Non
     assert second.alone
     assert not second.requeue
     assert not third.notified()  # one wake-up, one waiter
+    # its attempt meets the release in flight and fails: the release's next server's
+    # announcement wakes it again, as it would have woken the first
+    second.rearm()
+    route(entries, Lingering(), wake, channel=wake, payload=b"4 accttok-1", now=1.1)
+    assert second.notified()
+    assert not third.notified()
     dismiss(entries, second)
     assert hand_on(entries, second)
     assert third.alone
     dismiss(entries, third)
     assert not hand_on(entries, third)  # nobody left: the entry passes its turn on
+
+
+@pytest.mark.parametrize("hub", [SyncWakeups, AsyncWakeups])
+def test_the_last_waiter_that_leaves_with_a_wake_up_by_name_has_its_entry_pass_it_on(
+    hub: type[SyncWakeups] | type[AsyncWakeups],
+) -> None:
+    """``unwatch`` of a process's last waiter of a name, woken by a release that named
+    the process and not tried: the entry's id, for the round that passes the turn on,
+    even where the entry was not known to be in line (the release took it off). Not
+    for a waiter that got the lock, nor for one that nobody woke."""
+    wakeups: Any = hub([], 1.0)
+    make: Any = Waiter if hub is SyncWakeups else AsyncWaiter
+    member = wakeups._member
+    wake = wake_channel(member)
+    cases = ((False, True, True), (True, True, False), (False, False, False))
+    for acquired, named, passes in cases:
+        waiter = make(release_channel("acct"), Entry(member))
+        enlist(wakeups._waiters, waiter, member)
+        if named:
+            route(wakeups._waiters, Lingering(), wake, channel=wake, payload=b"4 accttok", now=1.0)
+            assert waiter.notified()
+        left = wakeups.unwatch(waiter, acquired=acquired)
+        assert left == (member if passes else None), (acquired, named)
 
 
 def test_a_wake_up_handed_on_goes_to_a_waiter_that_has_none() -> None:

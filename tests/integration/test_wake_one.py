@@ -1296,3 +1296,57 @@ def test_a_thread_interrupted_as_it_is_woken_passes_the_wake_up_on(
     nxt = "local" if local else "behind"
     assert nxt in got, f"nobody took the free lock in the interrupted thread's place: {got}"
     assert got[nxt] - released < 4, f"{nxt} waited for its poll"
+
+
+def test_a_waiter_that_gives_up_as_a_release_names_its_process_passes_the_turn_on(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """sync: a process's only waiter gives up (its timeout) with the lock held, and the
+    holder's release names its entry, at the head of the line, on every server before
+    its leave gets there (the release comes between the two, here on purpose). The
+    waiter behind it, in another process, is woken all the same: the entry leaves the
+    line by a pass, which wakes the next where the lock is free. A plain leave woke
+    nobody, and that waiter slept until its poll (30 to 60 s on here), or to the end of
+    its timeout (8 s)."""
+    got: list[float] = []
+    released: list[float] = []
+    with (
+        Redlock(servers.urls) as holder_rl,
+        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as first,
+        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as other,
+    ):
+        holder = holder_rl.lock(lock_name, ttl=30)
+        assert holder.acquire(blocking=False)
+        leave = first._leave_queue
+
+        def release_then_leave(key: str, member: str, **kwargs: Any) -> None:
+            released.append(time.monotonic())
+            assert holder.release()  # names the giving-up waiter's entry everywhere
+            leave(key, member, **kwargs)
+
+        monkeypatch.setattr(first, "_leave_queue", release_then_leave)
+
+        def wait_behind() -> None:
+            lock = other.lock(lock_name, ttl=30)
+            if lock.acquire(timeout=8):
+                got.append(time.monotonic())
+                lock.release()
+
+        behind = threading.Thread(target=wait_behind)
+        giving_up = first.lock(lock_name, ttl=30)
+        # the first waiter's timeout ends once the second stands behind it
+        gives_up = threading.Thread(target=giving_up.acquire, kwargs={"timeout": 1.5})
+        gives_up.start()
+        deadline = time.monotonic() + 20
+        while min(queue_sizes(servers, lock_name)) < 1 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        behind.start()
+        while min(queue_sizes(servers, lock_name)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert min(queue_sizes(servers, lock_name)) == 2, "the second waiter is not in line"
+        gives_up.join(timeout=20)
+        behind.join(timeout=30)
+    assert released, "the first waiter did not leave the line"
+    assert not giving_up.held
+    assert got, "the waiter behind never took the free lock"
+    assert got[0] - released[0] < 4, "the waiter behind waited for its poll"

@@ -1001,13 +1001,13 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
-        "sync: a process whose last waiter leaves with an untried wake-up passes nothing on",
-        "src/quorumlock/_io/wakeups.py",
-        "            passing = woken and not hand_on(self._waiters, waiter) and waiter.alone\n",
-        "            passing = False\n",
+        "sync: a waiter that gives up leaves the line and passes no turn on",
+        SYNC,
+        "        if passing:\n            step = pass_step(self.config, key, member)\n",
+        "        if False:\n            step = pass_step(self.config, key, member)\n",
         (
             "tests/integration/test_wake_one.py::"
-            "test_a_thread_interrupted_as_it_is_woken_passes_the_wake_up_on[another-process]",
+            "test_a_waiter_that_gives_up_as_a_release_names_its_process_passes_the_turn_on",
         ),
     ),
     Mutant(
@@ -1018,6 +1018,27 @@ MUTANTS: Final = (
         (
             "tests/integration/test_wake_one.py::"
             "test_an_asyncio_waiter_cancelled_as_it_is_woken_passes_the_wake_up_on",
+        ),
+    ),
+    Mutant(
+        "asyncio: a waiter that gives up leaves the line and passes no turn on",
+        ASYNC,
+        "        if passing:\n            step = pass_step(self.config, key, member)\n",
+        "        if False:\n            step = pass_step(self.config, key, member)\n",
+        (
+            "tests/integration/test_wake_one.py::"
+            "test_an_asyncio_waiter_cancelled_as_it_is_woken_passes_the_wake_up_on"
+            "[another-process]",
+        ),
+    ),
+    Mutant(
+        "a wake-up handed on leaves the release's later announcements to the waiter gone",
+        "src/quorumlock/_io/wakeups.py",
+        "                entry.seen[notice] = nxt\n",
+        "                pass\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_a_waiter_that_leaves_with_a_wake_up_it_never_tried_hands_it_on",
         ),
     ),
 )

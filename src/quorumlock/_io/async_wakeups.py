@@ -287,12 +287,10 @@ class AsyncWakeups:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
         woken = owed(waiter, acquired=acquired)
         member, dropped = dismiss(self._waiters, waiter, kept=kept)
-        passing = woken and not hand_on(self._waiters, waiter) and waiter.alone
+        if woken and not hand_on(self._waiters, waiter) and waiter.alone:
+            member = self._member
         # still subscribed for a while; the listeners look again within a second
         self._lingering.leave(dropped, time.monotonic())
-        if passing and self.on_pass is not None:
-            self.on_pass(channel_key(waiter.channel), self._member)
-            return None
         return member
 
     def close(self) -> None:

@@ -733,13 +733,18 @@ def hand_on(entries: dict[bytes, Entry[W]], waiter: W) -> bool:
     as the announcement would have woken it. Whether a queued waiter of the name is left
     to try; where none is, and the announcement named the process (``waiter.alone``),
     the process's entry passes its turn on (``Op.QUEUE``, "pass"), or the waiters
-    behind it would sleep until their next poll with the lock free."""
+    behind it would sleep until their next poll with the lock free. The releases that
+    woke ``waiter`` are the next waiter's now: their later announcements (the other
+    servers') wake it again once it has tried, as they would have woken ``waiter``."""
     entry = entries.get(waiter.channel)
     if entry is None:
         return False
     untold = [w for w in entry.waiters if _untold(w)]
     for nxt in [w for w in untold if w.queued][:1] or untold[:1]:
         nxt.notify(alone=waiter.alone)
+        for notice, woken in entry.seen.items():
+            if woken is waiter:
+                entry.seen[notice] = nxt
     return any(w.queued for w in entry.waiters)
 
 
@@ -1140,22 +1145,20 @@ class SyncWakeups:
         when it was the process's last queued waiter of the name and the entry may still
         be in line; None otherwise. ``kept``: releases name the head without taking it
         off the queue (``fair=True``), so an entry that ever joined may still be there.
-        ``acquired``: its acquire got the lock. A wake-up it never tried goes to the
-        next waiter (:func:`hand_on`), or the entry passes its turn on (then None: the
-        pass takes the entry off the queue)."""
+        ``acquired``: its acquire got the lock (else the caller's round passes the
+        entry's turn on as it takes it off). A wake-up it never tried goes to the next
+        waiter (:func:`hand_on`); where none is left and it named the process, the id
+        is returned all the same, for that pass."""
         with self._cond:
             if self._pid != os.getpid():
                 return None
             woken = owed(waiter, acquired=acquired)
             member, dropped = dismiss(self._waiters, waiter, kept=kept)
-            passing = woken and not hand_on(self._waiters, waiter) and waiter.alone
+            if woken and not hand_on(self._waiters, waiter) and waiter.alone:
+                member = self._member
             # still subscribed for a while; the subscriber thread looks again within a second
             self._lingering.leave(dropped, time.monotonic())
-            own, on_pass = self._member, self.on_pass
-        if passing and on_pass is not None:
-            on_pass(channel_key(waiter.channel), own)
-            return None
-        return member
+            return member
 
     def after_fork(self) -> None:
         """In a forked child: a parent thread (the subscriber thread, a waiter) may have
