@@ -155,8 +155,11 @@ def prepared(step: Fanout, waiter: _Queued | None, wakeups: _Joins) -> Fanout | 
     return dataclasses.replace(step, member=member, arrival=entry.place())
 
 
-def leave_step(config: RedlockConfig, key: str, member: str) -> Fanout:
-    """The round that takes this process's entry (``member``) off ``key``'s queue."""
+def leave_step(config: RedlockConfig, key: str, member: str, *, passing: bool = False) -> Fanout:
+    """The round that takes this process's entry (``member``) off ``key``'s queue; with
+    ``passing``, the one that passes its turn on as it does (:func:`pass_step`)."""
+    if passing:
+        return pass_step(config, key, member)
     return Fanout(Op.QUEUE, key, member, 0, config.timeout_for(0), arrival="-")
 
 

@@ -298,10 +298,7 @@ class Redlock(
         ``cleanup``: the waiter was interrupted (``Fanout.cleanup``). ``passing``: it
         gave up, and where the lock is free the next waiter is woken (a release may
         have named the entry, as the waiter left: nobody else would be woken)."""
-        if passing:
-            step = pass_step(self.config, key, member)
-        else:
-            step = leave_step(self.config, key, member)
+        step = leave_step(self.config, key, member, passing=passing)
         if cleanup:
             step = dataclasses.replace(step, cleanup=True)
         with contextlib.suppress(Exception):

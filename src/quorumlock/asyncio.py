@@ -294,10 +294,7 @@ class Redlock(
 
     async def _leave_queue(self, key: str, member: str, *, passing: bool = False) -> None:
         """See :meth:`quorumlock.Redlock._leave_queue`."""
-        if passing:
-            step = pass_step(self.config, key, member)
-        else:
-            step = leave_step(self.config, key, member)
+        step = leave_step(self.config, key, member, passing=passing)
         with contextlib.suppress(Exception):
             await self._io().fanout.run(step)
 

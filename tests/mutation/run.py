@@ -1003,8 +1003,8 @@ MUTANTS: Final = (
     Mutant(
         "sync: a waiter that gives up leaves the line and passes no turn on",
         SYNC,
-        "        if passing:\n            step = pass_step(self.config, key, member)\n",
-        "        if False:\n            step = pass_step(self.config, key, member)\n",
+        "        step = leave_step(self.config, key, member, passing=passing)\n",
+        "        step = leave_step(self.config, key, member)\n",
         (
             "tests/integration/test_wake_one.py::"
             "test_a_waiter_that_gives_up_as_a_release_names_its_process_passes_the_turn_on",
@@ -1023,8 +1023,8 @@ MUTANTS: Final = (
     Mutant(
         "asyncio: a waiter that gives up leaves the line and passes no turn on",
         ASYNC,
-        "        if passing:\n            step = pass_step(self.config, key, member)\n",
-        "        if False:\n            step = pass_step(self.config, key, member)\n",
+        "        step = leave_step(self.config, key, member, passing=passing)\n",
+        "        step = leave_step(self.config, key, member)\n",
         (
             "tests/integration/test_wake_one.py::"
             "test_an_asyncio_waiter_cancelled_as_it_is_woken_passes_the_wake_up_on"
