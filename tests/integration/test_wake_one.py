@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import sys
 import threading
 import time
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 import redis
 
-from quorumlock import AcquireEvent, ConfigurationError, LockObserver, Redlock, RoundEvent
+from quorumlock import AcquireEvent, ConfigurationError, Lock, LockObserver, Redlock, RoundEvent
 from quorumlock import asyncio as aio
 from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.outcomes import Reply
@@ -1217,6 +1218,35 @@ def test_an_asyncio_waiter_cancelled_as_it_is_woken_passes_the_wake_up_on(
     asyncio.run(_cancel_as_woken(servers, lock_name, monkeypatch, local=local))
 
 
+@contextlib.contextmanager
+def _held_before_two_processes(
+    servers: LocalServerGroup, lock_name: str
+) -> Iterator[tuple[Lock, Redlock, Redlock]]:
+    """A holder of ``lock_name``, and the Redlocks of two more processes (each its own
+    entry in the queues), which poll only every 30 to 60 s."""
+    with (
+        Redlock(servers.urls) as holder_rl,
+        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as first,
+        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as other,
+    ):
+        holder = holder_rl.lock(lock_name, ttl=30)
+        assert holder.acquire(blocking=False)
+        yield holder, first, other
+
+
+def _started(
+    target: Callable[[], object], until: Callable[[], bool], what: str
+) -> threading.Thread:
+    """A thread running ``target``, once ``until()`` holds (bounded: 20 s)."""
+    thread = threading.Thread(target=target)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not until() and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert until(), f"{what} not within 20 s"
+    return thread
+
+
 class _InterruptAsWoken:
     """A trace function that raises KeyboardInterrupt in the thread it traces as a wait
     for a release's announcement returns woken: where a signal handler's exception
@@ -1245,13 +1275,7 @@ def test_a_thread_interrupted_as_it_is_woken_passes_the_wake_up_on(
     tracer = _InterruptAsWoken()
     interrupted: list[BaseException] = []
     got: dict[str, float] = {}
-    with (
-        Redlock(servers.urls) as holder_rl,
-        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as first,
-        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as other,
-    ):
-        holder = holder_rl.lock(lock_name, ttl=30)
-        assert holder.acquire(blocking=False)
+    with _held_before_two_processes(servers, lock_name) as (holder, first, other):
 
         def wait(rl: Redlock, who: str) -> None:
             if who == "victim":
@@ -1271,20 +1295,14 @@ def test_a_thread_interrupted_as_it_is_woken_passes_the_wake_up_on(
             with wakeups._cond:
                 return sum(len(entry.waiters) for entry in wakeups._waiters.values())
 
-        def start(rl: Redlock, who: str, until: Callable[[], bool], what: str) -> threading.Thread:
-            thread = threading.Thread(target=wait, args=(rl, who))
-            thread.start()
-            deadline = time.monotonic() + 20
-            while not until() and time.monotonic() < deadline:
-                time.sleep(0.005)
-            assert until(), f"{what} not within 20 s"
-            return thread
-
-        threads = [start(first, "victim", lambda: waiting(first) == 1, "the first wait")]
+        victim = functools.partial(wait, first, "victim")
+        threads = [_started(victim, lambda: waiting(first) == 1, "the first wait")]
         if local:
-            threads.append(start(first, "local", lambda: waiting(first) == 2, "the second wait"))
+            second = functools.partial(wait, first, "local")
+            threads.append(_started(second, lambda: waiting(first) == 2, "the second wait"))
+        behind = functools.partial(wait, other, "behind")
         threads.append(
-            start(other, "behind", lambda: min(queue_sizes(servers, lock_name)) >= 2, "the queue")
+            _started(behind, lambda: min(queue_sizes(servers, lock_name)) >= 2, "the queue")
         )
         released = time.monotonic()
         assert holder.release()
@@ -1310,13 +1328,7 @@ def test_a_waiter_that_gives_up_as_a_release_names_its_process_passes_the_turn_o
     its timeout (8 s)."""
     got: list[float] = []
     released: list[float] = []
-    with (
-        Redlock(servers.urls) as holder_rl,
-        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as first,
-        Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0) as other,
-    ):
-        holder = holder_rl.lock(lock_name, ttl=30)
-        assert holder.acquire(blocking=False)
+    with _held_before_two_processes(servers, lock_name) as (holder, first, other):
         leave = first._leave_queue
 
         def release_then_leave(key: str, member: str, **kwargs: Any) -> None:
@@ -1332,18 +1344,16 @@ def test_a_waiter_that_gives_up_as_a_release_names_its_process_passes_the_turn_o
                 got.append(time.monotonic())
                 lock.release()
 
-        behind = threading.Thread(target=wait_behind)
         giving_up = first.lock(lock_name, ttl=30)
-        # the first waiter's timeout ends once the second stands behind it
-        gives_up = threading.Thread(target=giving_up.acquire, kwargs={"timeout": 1.5})
-        gives_up.start()
-        deadline = time.monotonic() + 20
-        while min(queue_sizes(servers, lock_name)) < 1 and time.monotonic() < deadline:
-            time.sleep(0.005)
-        behind.start()
-        while min(queue_sizes(servers, lock_name)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.005)
-        assert min(queue_sizes(servers, lock_name)) == 2, "the second waiter is not in line"
+        # its timeout ends once the second waiter stands behind it
+        gives_up = _started(
+            functools.partial(giving_up.acquire, timeout=3),
+            lambda: min(queue_sizes(servers, lock_name)) >= 1,
+            "the first waiter in line",
+        )
+        behind = _started(
+            wait_behind, lambda: min(queue_sizes(servers, lock_name)) >= 2, "the queue"
+        )
         gives_up.join(timeout=20)
         behind.join(timeout=30)
     assert released, "the first waiter did not leave the line"
