@@ -5,7 +5,7 @@ the waiter asleep wakes it soon after when the process does not come back, and a
 latest when its Redlock is closed.
 
 Every waiter polls with ``retry_delay=60`` (a fallback pause of 30 to 60 s), and an
-acquire with a 20 s timeout makes its last attempt at 20 s: a waiter that gets the lock
+acquire with an 8 s timeout makes its last attempt at 8 s: a waiter that gets the lock
 sooner was woken by a release or by a wake-up owed.
 """
 
@@ -90,11 +90,11 @@ async def loop_and_visit(
 
     async def loop() -> None:
         lock = held
-        give_up = time.monotonic() + 30
+        give_up = time.monotonic() + 12
         while len(visits) < VISITS and time.monotonic() < give_up:
             assert await call(lock.release())
             lock = worker.lock(name, ttl=30)
-            assert await call(lock.acquire(timeout=20))
+            assert await call(lock.acquire(timeout=8))
             note("worker")
             await asyncio.sleep(hold)
         assert await call(lock.release())
@@ -103,7 +103,7 @@ async def loop_and_visit(
         for _ in range(VISITS):
             await asyncio.sleep(0.02)
             lock = other.lock(name, ttl=30)
-            assert await call(lock.acquire(timeout=20))
+            assert await call(lock.acquire(timeout=8))
             note("waiter")
             assert await call(lock.release())
             visits.append(True)
@@ -211,7 +211,7 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
                     if len(visits) == holds:
                         break
                 lock = worker.lock(lock_name, ttl=30)
-                assert await call(lock.acquire(timeout=20))
+                assert await call(lock.acquire(timeout=8))
             else:
                 pytest.fail(f"no release kept the turn with the waiter asleep ({len(kept)})")
             stopped.append(time.monotonic())
@@ -223,7 +223,7 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
             while not stopped and time.monotonic() < give_up:
                 await asyncio.sleep(0.01)
                 lock = other.lock(lock_name, ttl=30)
-                assert await call(lock.acquire(timeout=20))
+                assert await call(lock.acquire(timeout=8))
                 state.pop("in line", None)
                 visits.append(time.monotonic())
                 if stopped:
@@ -235,8 +235,8 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
     api.run(body)
     assert stopped
     assert got
-    # woken: not at its poll (30 s or more), nor by its acquire's last attempt (at 20 s)
-    assert 0 < got[0] - stopped[0] < 10, got[0] - stopped[0]
+    # woken: not at its poll (30 s or more), nor by its acquire's last attempt (at 8 s)
+    assert 0 < got[0] - stopped[0] < 4, got[0] - stopped[0]
 
 
 def test_a_worker_delayed_before_the_wake_up_it_owes_is_due_still_takes_the_lock_back(
@@ -268,7 +268,7 @@ def test_a_worker_delayed_before_the_wake_up_it_owes_is_due_still_takes_the_lock
             if i >= at_once:
                 await asyncio.sleep(0.05)
             lock = worker.lock(lock_name, ttl=30)
-            assert await call(lock.acquire(timeout=20))
+            assert await call(lock.acquire(timeout=8))
         assert await call(lock.release())
         kept.extend(record)
 

@@ -28,7 +28,7 @@ T = TypeVar("T")
 
 SLOW_POLL = 60.0
 #: Far less than the shortest poll (SLOW_POLL / 2): an acquire within it was woken.
-WOKEN_WITHIN = 20.0
+WOKEN_WITHIN = 8.0
 
 
 def queue_keys_on(servers: LocalServerGroup) -> list[list[str]]:
