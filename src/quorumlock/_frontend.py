@@ -181,6 +181,13 @@ def kept_turn(step: Fanout, sent: Fanout) -> bool | None:
     return not sent.notify
 
 
+def freed_nothing(round_: Round) -> bool:
+    """Whether a release round found the key ours on no server (the clean-up of an
+    attempt cut short before it went out, say): it woke nobody and ended no hold, so it
+    leaves the name's turn (``Turns``) as it was, and a wake-up owed stays owed."""
+    return all(o.reply is Reply.NOT_HELD for o in round_.outcomes)
+
+
 def wake_step(config: RedlockConfig, key: str) -> Fanout:
     """The round that wakes the next waiter of ``key`` where the lock is free, owed by a
     release of this process that left it asleep and no acquire followed: the queue

@@ -47,6 +47,7 @@ from quorumlock._frontend import (
     LockBase,
     RedlockBase,
     SyncDecorator,
+    freed_nothing,
     is_async_callable,
     kept_turn,
     leave_step,
@@ -259,8 +260,8 @@ class Redlock(
                 elif isinstance(step, Sleep):
                     step = flow.send(_without(let_go, functools.partial(_sleep, step.seconds)))
                 elif isinstance(step, Watch) and step.already:
+                    watched = step.key  # (first: an interrupt may come as it returns)
                     waiter, woke, place = self._wakeups.listen(step.key)
-                    watched = step.key
                     listening = waiter is not None
                     heard = Woken(
                         time.monotonic(), False, listening=listening, woke=woke, place=place
@@ -289,6 +290,8 @@ class Redlock(
                 raised = sys.exc_info()[1]
                 cleanup = raised is not None and _cut_short(raised)
                 self._leave_queue(watched, entry, cleanup=cleanup, passing=not acquired)
+            if watched and not acquired:  # maybe taking the lock back, cut short
+                self._wakeups.gave_up(watched)
 
     def _leave_queue(
         self, key: str, member: str, *, cleanup: bool = False, passing: bool = False
@@ -320,7 +323,7 @@ class Redlock(
             self._wakeups.woke(
                 step.key, stood_behind(step, round_), started=round_.started, token=step.token
             )
-        if kept is not None:
+        if kept is not None and not freed_nothing(round_):
             self._wakeups.released(step.key, round_.started, round_.finished, kept=kept)
         self._after_round(step, round_)
         return round_

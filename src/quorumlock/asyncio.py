@@ -59,6 +59,7 @@ from quorumlock._frontend import (
     AsyncDecorator,
     LockBase,
     RedlockBase,
+    freed_nothing,
     is_async_callable,
     kept_turn,
     leave_step,
@@ -249,8 +250,8 @@ class Redlock(
                     await asyncio.sleep(step.seconds)
                     step = flow.send(time.monotonic())
                 elif isinstance(step, Watch) and step.already:
+                    watched = step.key  # (first: an interrupt may come as it returns)
                     waiter, woke, place = wakeups.listen(step.key)
-                    watched = step.key
                     listening = waiter is not None
                     heard = Woken(
                         time.monotonic(), False, listening=listening, woke=woke, place=place
@@ -291,6 +292,8 @@ class Redlock(
                     )
                     _LEAVING.add(leaving)
                     leaving.add_done_callback(_LEAVING.discard)
+            if watched and not acquired:  # maybe taking the lock back, cut short
+                wakeups.gave_up(watched)
 
     async def _leave_queue(self, key: str, member: str, *, passing: bool = False) -> None:
         """See :meth:`quorumlock.Redlock._leave_queue`."""
@@ -315,7 +318,7 @@ class Redlock(
             wakeups.woke(
                 step.key, stood_behind(step, round_), started=round_.started, token=step.token
             )
-        if kept is not None:
+        if kept is not None and not freed_nothing(round_):
             wakeups.released(step.key, round_.started, round_.finished, kept=kept)
         self._after_round(step, round_)
         return round_

@@ -170,7 +170,28 @@ def test_a_loop_of_long_holds_wakes_the_line_at_every_release(
     assert not any(kept), kept
 
 
-@pytest.mark.parametrize("ending", ["stops", "closes"])
+async def _come_back_cut_short(api: Api, worker: AnyRedlock, name: str) -> None:
+    """``worker``'s process comes back for ``name`` after a release that kept the turn,
+    and the acquire is cut short as it finds it takes the lock back, before its attempt
+    (sync: a KeyboardInterrupt there; asyncio: a cancellation)."""
+    turns: Turns = worker._wakeups._turns
+    asked = turns.asked
+    error = KeyboardInterrupt if api.flavour == "sync" else asyncio.CancelledError
+
+    def cut_short(key: str, now: float) -> bool:
+        if asked(key, now):
+            raise error
+        return False
+
+    turns.asked = cut_short  # type: ignore[method-assign]
+    try:
+        with pytest.raises(error):
+            await call(worker.lock(name, ttl=30).acquire(timeout=8))
+    finally:
+        turns.asked = asked  # type: ignore[method-assign]
+
+
+@pytest.mark.parametrize("ending", ["stops", "closes", "cut-short"])
 def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
     api: Api, servers: LocalServerGroup, lock_name: str, ending: str,
     monkeypatch: pytest.MonkeyPatch,
@@ -179,11 +200,19 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
     until a release of the worker leaves that process asleep in line; then the worker
     does not come back. The waiter is woken soon after (``stops``), or, with the wake-up
     put off for longer than the test, when the worker's Redlock is closed (``closes``:
-    the waiter is seen asleep for 0.2 s first). A hold may be taken back however long
-    it took: on a busy host an acquire's round alone may take milliseconds."""
+    the waiter is seen asleep for 0.2 s first), or once the worker's acquire that came
+    back for the name, and called the wake-up off, is cut short before its attempt
+    (``cut-short``: an interrupt, or a cancellation, as the acquire finds it takes the
+    lock back, the waiter seen asleep first; the wake-up, put off to 1.5 s after the
+    release, goes out then; it used to leave the waiter asleep until its poll). A hold
+    may be taken
+    back however long it took: on a busy host an acquire's round alone may take
+    milliseconds."""
     monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_HOLD", 3600.0)
     if ending == "closes":
         monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 3600.0)
+    if ending == "cut-short":  # the worker comes back before the wake-up is due
+        monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 1.5)
     state: dict[str, bool] = {}
     visits: list[float] = []  # when the waiter got the lock
     got: list[float] = []  # ... once the worker stopped
@@ -214,6 +243,8 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
                 assert await call(lock.acquire(timeout=8))
             else:
                 pytest.fail(f"no release kept the turn with the waiter asleep ({len(kept)})")
+            if ending == "cut-short":
+                await _come_back_cut_short(api, worker, lock_name)
             stopped.append(time.monotonic())
             if ending == "closes":
                 await call(worker.close())

@@ -1032,6 +1032,28 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "sync: an acquire that called a wake-up off and never took the lock owes nothing",
+        SYNC,
+        "                self._wakeups.gave_up(watched)\n",
+        "                pass\n",
+        (
+            "tests/integration/test_take_back.py::"
+            "test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops"
+            "[sync-cut-short]",
+        ),
+    ),
+    Mutant(
+        "a release that freed nothing drops the wake-up its process owes",
+        "src/quorumlock/_frontend.py",
+        "    return all(o.reply is Reply.NOT_HELD for o in round_.outcomes)\n",
+        "    return False\n",
+        (
+            "tests/integration/test_take_back.py::"
+            "test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops"
+            "[async-cut-short]",
+        ),
+    ),
+    Mutant(
         "a wake-up handed on leaves the release's later announcements to the waiter gone",
         "src/quorumlock/_io/wakeups.py",
         "                entry.seen[notice] = nxt\n",

@@ -250,6 +250,13 @@ class AsyncWakeups:
         if kept:
             self._arm()
 
+    def gave_up(self, key: str) -> None:
+        """See :meth:`quorumlock._io.wakeups.SyncWakeups.gave_up`: the timer sends it."""
+        if self._loop is not asyncio.get_running_loop() or self._pid != os.getpid():
+            return
+        if self._turns.gave_up(key, time.monotonic()):
+            self._arm()
+
     def owed(self) -> list[str]:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.owed`."""
         if self._pid != os.getpid():

@@ -349,6 +349,20 @@ class Turns:
         turn.back, turn.asked = True, now
         return owed
 
+    def gave_up(self, key: str, now: float) -> bool:
+        """An acquire of ``key`` by this process ended at ``now`` without the lock. Where
+        it came after a release that kept the turn (:meth:`asked`) and nothing held the
+        name since (it was cut short before its attempt went out, say), the wake-up
+        that release owes is owed again, when it was due (at once, that time past);
+        whether it is. Else the next waiter would sleep until its poll with the lock
+        free."""
+        turn = self._turns.get(key)
+        if turn is None or not turn.back or not turn.kept or turn.held >= turn.asked:
+            return False
+        turn.back = False
+        self._due[key] = min(self._due.get(key, now), now)
+        return True
+
     def held(self, key: str, now: float) -> None:
         """An attempt of this process was granted ``key`` at ``now``."""
         turn = self._turns.get(key)
@@ -1131,6 +1145,17 @@ class SyncWakeups:
             late = kept and mux.until > (self._turns.next_due() or math.inf)
         if late:
             mux.poke()
+
+    def gave_up(self, key: str) -> None:
+        """An acquire of ``key`` ended without the lock: a wake-up it called off is owed
+        again (:meth:`Turns.gave_up`), and the subscriber thread sends it when due."""
+        mux = self._mux
+        if mux is None:
+            return
+        with self._cond:
+            if mux is not self._mux or not self._turns.gave_up(key, time.monotonic()):
+                return
+        mux.poke()
 
     def owed(self) -> list[str]:
         """The keys whose releases left the next waiter asleep and no acquire followed
