@@ -12,9 +12,11 @@ import gc
 import itertools
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
+from types import FrameType
 from typing import TYPE_CHECKING
 
 import pytest
@@ -365,6 +367,48 @@ def test_closing_an_asyncio_redlock_that_listened_leaves_no_task_pending(
 
     asyncio.run(body())
     assert reported == []
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="signal.setitimer")
+def test_a_sync_waiter_interrupted_while_subscribing_unsubscribes(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """sync: a signal handler's KeyboardInterrupt (a Celery soft time limit's exception
+    comes the same way) while the watch waits for a majority to confirm the subscription
+    (three of five servers paused). Once they are back, no subscription is left on any
+    server, and no waiter of the name is left in the process, where it would take every
+    wake-up meant for the process's later waiters of the name."""
+    paused = [servers[i] for i in (2, 3, 4)]
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    rl = Redlock(servers.urls, retry_delay=SLOW_POLL, connect_timeout=20)
+    try:
+        holder = rl.lock(lock_name, ttl=55)
+        assert holder.acquire(blocking=False)
+        for server in paused:
+            server.pause()
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 1.0)  # the watch waits 20 s at most
+            with pytest.raises(KeyboardInterrupt):
+                rl.lock(lock_name, ttl=55).acquire(timeout=50)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            for server in paused:
+                server.resume()
+        with rl._wakeups._cond:
+            assert rl._wakeups._waiters == {}, "a waiter of the interrupted acquire is left"
+        time.sleep(0.5)  # the resumed servers read what was sent meanwhile
+        give_up = time.monotonic() + 10
+        while any(subscribers(servers, lock_name)):
+            assert time.monotonic() < give_up, subscribers(servers, lock_name)
+            time.sleep(0.01)
+        assert holder.release()
+    finally:
+        signal.signal(signal.SIGALRM, previous)
+        rl.close()
 
 
 def test_an_asyncio_waiter_cancelled_while_subscribing_unsubscribes(

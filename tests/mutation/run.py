@@ -1054,6 +1054,16 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
+        "sync: a watch interrupted while it subscribes leaves its waiter registered",
+        "src/quorumlock/_io/wakeups.py",
+        "                _, dropped = dismiss(self._waiters, waiter)\n",
+        "                dropped = []\n",
+        (
+            "tests/integration/test_wakeups.py::"
+            "test_a_sync_waiter_interrupted_while_subscribing_unsubscribes",
+        ),
+    ),
+    Mutant(
         "a wake-up handed on leaves the release's later announcements to the waiter gone",
         "src/quorumlock/_io/wakeups.py",
         "                entry.seen[notice] = nxt\n",

@@ -1039,16 +1039,26 @@ class SyncWakeups:
             mux, listeners = self._mux, self._listeners
             entry = self._waiters.setdefault(channel, Entry(self._member))
             waiter = Waiter(channel, entry, others, queued=queued)
-            heard = [self._lingering.take(c) for c in waiter.channels]
-            missed = not heard_everything(listeners, heard, waiter.channels, since, self._wake)
-            if enlist(self._waiters, waiter, self._member):
-                mux.poke(hurry=True)
-            give_up = time.monotonic() + timeout
-            while not enough(listeners, waiter.channel, self._wake):
-                left = give_up - time.monotonic()
-                if left <= 0:
-                    break
-                self._cond.wait(left)
+            try:
+                heard = [self._lingering.take(c) for c in waiter.channels]
+                missed = not heard_everything(listeners, heard, waiter.channels, since, self._wake)
+                if enlist(self._waiters, waiter, self._member):
+                    mux.poke(hurry=True)
+                give_up = time.monotonic() + timeout
+                while not enough(listeners, waiter.channel, self._wake):
+                    left = give_up - time.monotonic()
+                    if left <= 0:
+                        break
+                    self._cond.wait(left)
+            except BaseException:
+                # interrupted while the subscriptions were being confirmed (a signal
+                # handler's exception): the caller never gets the waiter to unwatch, and
+                # it would take the process's wake-ups of the name for good
+                _, dropped = dismiss(self._waiters, waiter)
+                if channel in self._waiters and not self._waiters[channel].waiters:
+                    del self._waiters[channel]  # made for this waiter, never enlisted
+                self._lingering.leave(dropped, time.monotonic())
+                raise
         return waiter, missed
 
     def woke(self, key: str, stood: Stood | None, *, started: float, token: str) -> None:
