@@ -1011,10 +1011,10 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
-        "asyncio: a cancelled waiter's wake-up goes to no other waiter",
-        "src/quorumlock/_io/async_wakeups.py",
-        "        woken = owed(waiter, acquired=acquired)\n",
-        "        woken = False\n",
+        "a cancelled waiter's wake-up goes to no other waiter",
+        "src/quorumlock/_io/wakeups.py",
+        "    woken = owed(waiter, acquired=acquired)\n",
+        "    woken = False\n",
         (
             "tests/integration/test_wake_one.py::"
             "test_an_asyncio_waiter_cancelled_as_it_is_woken_passes_the_wake_up_on",

@@ -30,16 +30,13 @@ from quorumlock._io.wakeups import (
     Woke,
     arrival,
     channel_key,
-    dismiss,
     enlist,
     enough,
-    hand_on,
     heard_everything,
     listen_in,
     may_keep,
     new_member,
     note_woke,
-    owed,
     parse,
     release_channel,
     route,
@@ -47,6 +44,7 @@ from quorumlock._io.wakeups import (
     subscriber_spec,
     wake_channel,
     wanted_channels,
+    withdraw,
 )
 
 __all__ = ["AsyncWaiter", "AsyncWakeups"]
@@ -292,10 +290,9 @@ class AsyncWakeups:
         self, waiter: AsyncWaiter, *, kept: bool = False, acquired: bool = False
     ) -> str | None:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.unwatch`."""
-        woken = owed(waiter, acquired=acquired)
-        member, dropped = dismiss(self._waiters, waiter, kept=kept)
-        if woken and not hand_on(self._waiters, waiter) and waiter.alone:
-            member = self._member
+        member, dropped = withdraw(
+            self._waiters, waiter, self._member, kept=kept, acquired=acquired
+        )
         # still subscribed for a while; the listeners look again within a second
         self._lingering.leave(dropped, time.monotonic())
         return member

@@ -762,6 +762,20 @@ def hand_on(entries: dict[bytes, Entry[W]], waiter: W) -> bool:
     return any(w.queued for w in entry.waiters)
 
 
+def withdraw(
+    entries: dict[bytes, Entry[W]], waiter: W, own: str, *, kept: bool, acquired: bool
+) -> tuple[str | None, list[bytes]]:
+    """:func:`dismiss` ``waiter`` (``acquired``: its acquire got the lock). A wake-up it
+    never tried goes to the next waiter (:func:`hand_on`); where none is left and it
+    named the process, the process's own id ``own`` is returned all the same, for the
+    round that passes the turn on."""
+    woken = owed(waiter, acquired=acquired)
+    member, dropped = dismiss(entries, waiter, kept=kept)
+    if woken and not hand_on(entries, waiter) and waiter.alone:
+        member = own
+    return member, dropped
+
+
 def release_channel(key: str) -> bytes:
     """The pub/sub channel on which the release of ``key`` is announced."""
     return (RELEASED_PREFIX + key).encode()
@@ -1187,10 +1201,9 @@ class SyncWakeups:
         with self._cond:
             if self._pid != os.getpid():
                 return None
-            woken = owed(waiter, acquired=acquired)
-            member, dropped = dismiss(self._waiters, waiter, kept=kept)
-            if woken and not hand_on(self._waiters, waiter) and waiter.alone:
-                member = self._member
+            member, dropped = withdraw(
+                self._waiters, waiter, self._member, kept=kept, acquired=acquired
+            )
             # still subscribed for a while; the subscriber thread looks again within a second
             self._lingering.leave(dropped, time.monotonic())
             return member
