@@ -205,9 +205,8 @@ def test_a_release_that_left_the_waiter_asleep_wakes_it_when_the_worker_stops(
     (``cut-short``: an interrupt, or a cancellation, as the acquire finds it takes the
     lock back, the waiter seen asleep first; the wake-up, put off to 1.5 s after the
     release, goes out then; it used to leave the waiter asleep until its poll). A hold
-    may be taken
-    back however long it took: on a busy host an acquire's round alone may take
-    milliseconds."""
+    may be taken back however long it took: on a busy host an acquire's round alone may
+    take milliseconds."""
     monkeypatch.setattr("quorumlock._io.wakeups.TAKE_BACK_HOLD", 3600.0)
     if ending == "closes":
         monkeypatch.setattr("quorumlock._io.wakeups.KEPT_WAKE", 3600.0)
