@@ -10,9 +10,12 @@ from hypothesis import strategies as st
 
 from quorumlock._algorithm.arithmetic import (
     DRIFT_FLOOR,
+    QUEUE_BACKOFF_MAX,
+    QUEUE_LEASE_MIN_MS,
     deadline,
     default_instance_timeout,
     drift,
+    queue_lease_ms,
     quorum,
     retry_delay,
     validity,
@@ -170,3 +173,24 @@ def test_wake_stagger_examples() -> None:
 def test_wake_stagger_rejects_bad_draws(misses: int, uniform: float) -> None:
     with pytest.raises(ValueError, match="must be"):
         wake_stagger(0.001, misses, uniform, 0.2)
+
+
+def test_queue_lease_examples() -> None:
+    """Six R8 pauses, at least a second. Catches a lease cut to the minimum (``min`` for
+    ``max``) or counted in other units."""
+    assert queue_lease_ms(0.2) == 1200  # the default retry_delay
+    assert queue_lease_ms(1.0) == 6000
+    assert queue_lease_ms(0.1) == 1000
+    assert queue_lease_ms(0.0) == QUEUE_LEASE_MIN_MS
+
+
+@given(st.floats(min_value=0.0, max_value=600.0))
+def test_a_queue_lease_outlasts_a_live_waiters_longest_gap(retry_delay_s: float) -> None:
+    """A live waiter far back in line polls every QUEUE_BACKOFF_MAX pauses at most; its
+    entry must outlive that gap with room for a round and a stagger (three more pauses),
+    and a dead one's must not stay much longer."""
+    lease_ms = queue_lease_ms(retry_delay_s)
+    pauses_ms = (QUEUE_BACKOFF_MAX + 3) * retry_delay_s * 1000
+    assert lease_ms >= QUEUE_LEASE_MIN_MS
+    assert lease_ms >= pauses_ms - 0.5
+    assert lease_ms <= max(QUEUE_LEASE_MIN_MS, pauses_ms + 0.5)

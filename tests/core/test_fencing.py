@@ -365,6 +365,49 @@ def test_a_commit_confirmed_after_the_validity_ran_out_does_not_count() -> None:
     assert net.ops() == [Op.ACQUIRE, Op.COMMIT_FENCE, Op.RELEASE]
 
 
+def fenced_acquire_with(net: Network, config: RedlockConfig) -> AcquireResult:
+    flow = acquire_flow(
+        key="stock:42", token="t" * 40, ttl_ms=10_000, config=config, blocking=False,
+        timeout=None, now=net.now, uniform=lambda: 0.5,
+    )  # fmt: skip
+    return net.run(flow)
+
+
+def test_a_commit_confirmed_exactly_as_the_validity_ends_does_not_count() -> None:
+    """The validity is a strict bound, for the commit round as for the acquire round.
+    Catches ``<=`` for ``<``: a token for a lock whose validity has just ended."""
+    holds_until = deadline(100.0, 10_000, RedlockConfig().clock_drift_factor)
+    assert 100.0 + (holds_until - 100.0) == holds_until  # the fake clock lands on it
+
+    def duration(step: Fanout) -> float:
+        return holds_until - 100.0 if step.op is Op.COMMIT_FENCE else 0.0
+
+    net = Network(answer([(X, 9), (G, 8), (G, 7)], commit=[DONE, DONE, DONE]), duration)
+    result = fenced_acquire_with(net, RedlockConfig(fencing=True))
+    assert result.verdict is Verdict.UNFENCED
+    assert net.ops() == [Op.ACQUIRE, Op.COMMIT_FENCE, Op.RELEASE]
+
+
+def test_a_commit_round_waits_no_longer_than_the_validity_left() -> None:
+    """With a per-instance timeout longer than what the acquire round left of the
+    validity, the commit round waits only for that. Catches a commit bounded by the
+    timeout alone, whose answers would all come too late to count."""
+
+    def duration(step: Fanout) -> float:
+        return 4.0 if step.op is Op.ACQUIRE else 0.004
+
+    net = Network(answer([(X, 9), (G, 8), (G, 7)], commit=[DONE, DONE, DONE]), duration)
+    config = RedlockConfig(fencing=True, instance_timeout=8.0)
+    result = fenced_acquire_with(net, config)
+    assert result.verdict is Verdict.ACQUIRED
+    commit = net.steps[1]
+    assert isinstance(commit, Fanout)
+    assert commit.op is Op.COMMIT_FENCE
+    holds_until = deadline(100.0, 10_000, config.clock_drift_factor)
+    assert commit.timeout == pytest.approx(holds_until - 104.0)
+    assert commit.timeout < 8.0
+
+
 def test_an_unfenced_acquisition_raises_quorum_unavailable() -> None:
     state = LockState(
         name="stock:42",

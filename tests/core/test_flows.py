@@ -7,6 +7,7 @@ times the test controls, so every branch of R6, R8, R9 and R10 is checked exactl
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import signal
 import subprocess
@@ -42,6 +43,7 @@ from quorumlock._algorithm.flows import (
     Woken,
     acquire_flow,
     announce_cleanup,
+    as_cleanup,
     line_place,
     refused_while_free,
     release_flow,
@@ -286,6 +288,31 @@ def test_blocking_acquire_stops_at_its_timeout() -> None:
     assert net.now - start <= 1.0 + 2 * net.round_time + 1e-9
     assert net.now - start >= 1.0
     assert net.attempts >= 5
+
+
+def test_an_attempt_that_ends_at_the_timeout_is_the_last() -> None:
+    """The attempt and its undo end exactly at the timeout: no time is left for another.
+    Catches one more attempt (and its wait) begun with no time left."""
+    s, net = state(), Script(5, acquire=lambda a: [X] * 5, round_time=0.25)
+    assert not acquire(s, net, blocking=True, timeout=0.5)
+    assert net.ops() == ["acquire", "release"]
+    assert net.now == 1000.5
+
+
+def test_a_waiter_woken_again_and_again_tries_after_each_wake_up_until_its_timeout() -> None:
+    """Every release is announced (another process takes the lock each time first): the
+    waiter staggers its attempt after each announcement, never past its timeout.
+    Catches a stagger stretched to the time left, which sleeps through the later
+    announcements, and one that runs past the timeout."""
+    s = state(retry_delay=0.2)
+    net = Script(5, acquire=lambda a: [X] * 5, announce=lambda attempt: 0.0)
+    start_at = net.now
+    assert not acquire(s, net, blocking=True, timeout=1.0)
+    assert net.now - start_at <= 1.0 + 2 * net.round_time + 1e-9
+    assert net.attempts >= 10  # an R8 poll alone would make about 7 (0.15 s each)
+    staggers = [step.seconds for step in net.steps if isinstance(step, Sleep)]
+    assert staggers
+    assert max(staggers) <= 0.2 + 1e-9  # at most one retry_delay
 
 
 def test_timeout_zero_makes_exactly_one_attempt() -> None:
@@ -807,6 +834,54 @@ def test_a_release_woke_the_line_when_a_majority_named_its_head() -> None:
     assert woke_the_line(named)
     assert not woke_the_line([*named[:2], *(NodeOutcome(f"s{i}", Reply.DONE) for i in range(3))])
     assert not woke_the_line([])
+    # one server is a majority of one
+    assert woke_the_line([NodeOutcome("s0", Reply.DONE, woke=True)])
+    assert not woke_the_line([NodeOutcome("s0", Reply.DONE)])
+
+
+@pytest.mark.parametrize(
+    ("op", "undone_by"),
+    [
+        (Op.ACQUIRE, Op.RELEASE),
+        (Op.RW_READ, Op.RW_RELEASE),
+        (Op.RW_WRITE, Op.RW_RELEASE),
+        (Op.SEMAPHORE_ACQUIRE, Op.SEMAPHORE_RELEASE),
+    ],
+)
+def test_each_kind_of_attempt_is_undone_by_its_own_release(op: Op, undone_by: Op) -> None:
+    """The undo of a failed attempt (R6 step 5) deletes what that kind of acquire
+    writes, with the same key, token, set of keys and slots: another kind's release
+    would leave the attempt's keys to their ttl."""
+    attempt = Fanout(op, "orders:42", "t" * 40, 10_000, 0.05, keys=("a", "b"), permits=3)
+    undo = attempt.undo()
+    assert undo.op is undone_by
+    assert (undo.key, undo.token, undo.ttl_ms) == ("orders:42", "t" * 40, 10_000)
+    assert undo.timeout == 0.05
+    if op is Op.SEMAPHORE_ACQUIRE:
+        assert undo.permits == 3
+    else:
+        assert undo.keys == ("a", "b")
+
+
+def test_the_clean_up_of_an_interrupted_acquire_marks_its_rounds_and_nothing_else() -> None:
+    """Every round of the clean-up is marked (it waits for no server never reached), its
+    other steps and its answers pass through unchanged."""
+    marked = Fanout(Op.RELEASE, "k", "t", 1000, 0.05, cleanup=True)
+
+    def flow() -> Flow[str]:
+        first = yield Fanout(Op.RELEASE, "k", "t", 1000, 0.05)
+        slept = yield Sleep(0.25)
+        second = yield marked
+        return f"{first} {slept} {second}"
+
+    cleanup = as_cleanup(flow())
+    step = next(cleanup)
+    assert step == dataclasses.replace(marked, cleanup=True)
+    assert cleanup.send(1.0) == Sleep(0.25)
+    assert cleanup.send(2.0) == marked
+    with pytest.raises(StopIteration) as stop:
+        cleanup.send(3.0)
+    assert stop.value.value == "1.0 2.0 3.0"
 
 
 def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
@@ -1005,6 +1080,7 @@ def test_the_acquire_script_is_its_body_with_a_short_usual_answer() -> None:
         ((9, 9, 9, 9, 9), 3),  # at most QUEUE_BACKOFF_MAX pauses
         ((1, 2, 9, 9, 9), 3),  # a majority puts it at 9 or ahead: 9
         ((1, 2, 3, 9, 9), 2),
+        ((4, 4, 4, None, None), 3),  # exactly a majority answered: known
         ((9, 9, None, None, None), 1),  # fewer than a majority answered: unknown
     ],
 )

@@ -87,6 +87,46 @@ def test_a_failed_renewal_is_retried_soon_within_the_validity() -> None:
     assert 1.0 < p.at <= 1.25
 
 
+@pytest.mark.parametrize(
+    ("deadline_at", "retry_at"),
+    [
+        (2.6, 1.25),  # a twelfth of the ttl
+        (1.4, 1.1),  # nearer the deadline: a quarter of the time left, for more tries
+    ],
+)
+def test_a_failed_renewal_is_retried_after_a_twelfth_of_the_ttl_or_a_quarter_of_what_is_left(
+    deadline_at: float, retry_at: float
+) -> None:
+    p = plan(
+        policy=policy(max_hold=math.inf),
+        ttl_ms=3000,
+        deadline=deadline_at,
+        acquired_at=0.0,
+        extensions=1,
+        now=1.0,
+        clock_drift_factor=FACTOR,
+        failed=True,
+    )
+    assert p.at == pytest.approx(retry_at)
+    assert p.extend_ms == 3000
+
+
+def test_a_failed_renewal_at_the_deadline_is_not_retried() -> None:
+    """No time left: the plan watches the deadline (the lock is lost there) instead of
+    sending an extension at the deadline. Catches ``>`` for ``>=``."""
+    p = plan(
+        policy=policy(max_hold=math.inf),
+        ttl_ms=3000,
+        deadline=2.0,
+        acquired_at=0.0,
+        extensions=1,
+        now=2.0,
+        clock_drift_factor=FACTOR,
+        failed=True,
+    )
+    assert (p.at, p.extend_ms) == (2.0, None)
+
+
 def test_max_extensions_stops_renewals() -> None:
     p = plan(
         policy=policy(max_extensions=2),
