@@ -61,6 +61,12 @@ def test_repr_shows_only_a_prefix_of_the_token() -> None:
     assert TOKEN not in text
     assert TOKEN[:8] in text
     assert "orders:42" in text
+    assert text.endswith(" fencing_token=7>")
+    assert "fencing_token" not in repr(handle(fencing_token=None))
+
+
+def test_the_first_fencing_token_is_1() -> None:
+    assert handle(fencing_token=1).fencing_token == 1
 
 
 def test_numbers_are_normalised() -> None:
