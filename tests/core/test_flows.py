@@ -44,6 +44,7 @@ from quorumlock._algorithm.flows import (
     acquire_flow,
     announce_cleanup,
     as_cleanup,
+    extend_flow,
     line_place,
     refused_while_free,
     release_flow,
@@ -51,6 +52,7 @@ from quorumlock._algorithm.flows import (
     woke_the_line,
 )
 from quorumlock._algorithm.lockstate import LockState, new_token
+from quorumlock._algorithm.outcomes import Verdict
 from quorumlock._algorithm.rwlock import Mode, RWState
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
@@ -861,6 +863,45 @@ def test_each_kind_of_attempt_is_undone_by_its_own_release(op: Op, undone_by: Op
         assert undo.permits == 3
     else:
         assert undo.keys == ("a", "b")
+
+
+@pytest.mark.parametrize("final", [True, False])
+def test_only_a_renewal_reads_every_reply_of_its_extension(final: bool) -> None:
+    """A lease renewal runs in the background and reads the slowest server's reply too;
+    a caller's extend() returns once a majority decided it."""
+    flow = extend_flow(
+        key="orders:42", token="t", ttl_ms=10_000, config=RedlockConfig(), held_until=110.0,
+        now=100.0, final=final,
+    )  # fmt: skip
+    step = next(flow)
+    assert isinstance(step, Fanout)
+    assert step.op is Op.EXTEND
+    assert step.every is not final
+
+
+@pytest.mark.parametrize("op", [Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE])
+def test_the_family_acquires_name_the_server_they_are_sent_to(op: Op) -> None:
+    """Their scripts always run the restart quarantine's check, which names the server
+    process of each connection: they are packed per connection, like the acquire script."""
+    assert Fanout(op, "k", "t", 1000, 0.05).per_session
+    assert not Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05).per_session  # a plain SET NX PX
+
+
+def test_a_set_of_names_waits_without_standing_in_any_line() -> None:
+    """A multi-resource lock's releases wake every waiter (its scripts have no queue):
+    its attempts carry no entry to put in line and it never joins one."""
+    config = RedlockConfig(retry_delay=0.2)
+    net = Script(5, acquire=lambda attempt: [X] * 5 if attempt < 3 else [G] * 5)
+    flow = acquire_flow(
+        key="a", token="t", ttl_ms=10_000, config=config, blocking=True, timeout=None,
+        now=net.now, uniform=lambda: 0.5, keys=("a", "b"),
+    )  # fmt: skip
+    result = net.run(flow)
+    assert result.verdict is Verdict.ACQUIRED
+    attempts = [s for s in net.steps if isinstance(s, Fanout) and s.op is Op.ACQUIRE]
+    assert len(attempts) == 3
+    assert all(a.lease_ms == 0 and a.keys == ("a", "b") for a in attempts)
+    assert "queue" not in net.ops()
 
 
 def test_the_clean_up_of_an_interrupted_acquire_marks_its_rounds_and_nothing_else() -> None:
