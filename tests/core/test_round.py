@@ -492,3 +492,26 @@ def test_a_waiters_attempt_reads_every_reply() -> None:
     assert machine.reply(4, granted, START + 0.002) is FINISH
     assert not machine.decided
     assert [o.reply for o in machine.result(START + 0.002).outcomes] == [Reply.GRANTED] * 5
+
+
+def test_a_connection_made_after_the_round_ended_sends_nothing() -> None:
+    """N = 3, c never reached: a and b granted, the round ends at its timeout (no grace:
+    c is not needed), and c's connection, up later, is left idle (its command would be a
+    stray attempt nobody waits for)."""
+    members = [Member("a"), Member("b"), Member("c", tried=False)]
+    machine = RoundMachine(Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT), members, now=START,
+                           connect_timeout=1.0)  # fmt: skip
+    assert machine.start([True, True, False]) == [Send(0), Send(1), Connect(2)]
+    assert machine.reply(0, b"OK", START + 0.001) is None
+    assert machine.reply(1, b"OK", START + 0.002) is None
+    assert machine.tick(START + TIMEOUT) is FINISH
+    assert machine.connected(2) is None
+    assert machine.connected(0) is None  # nor one that was not connecting
+
+
+def test_each_outcome_carries_its_servers_round_trip() -> None:
+    machine = _five(Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT))
+    machine.sent(0, START + 0.001)
+    assert machine.reply(0, 1, START + 0.004) is None
+    (first, *_) = machine.result(START + 0.004).outcomes
+    assert first.latency == pytest.approx(0.003)
