@@ -1,0 +1,142 @@
+"""``LockState``'s own decisions, without servers: the three ends of a lease renewal, the
+count of extensions that bounds a lease, and what ``locked()`` and ``owned()`` conclude
+from a probe round, exhaustively for N = 1 to 5."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from typing import TypeVar
+
+import pytest
+
+from quorumlock import LockLost, QuorumUnavailable
+from quorumlock._algorithm.arithmetic import deadline, quorum
+from quorumlock._algorithm.config import LeasePolicy, RedlockConfig
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round
+from quorumlock._algorithm.lockstate import LockState
+from quorumlock._algorithm.outcomes import HOLDER_PREFIX, NodeOutcome, Reply
+
+T = TypeVar("T")
+TOKEN = "0123456789abcdef" * 2 + "01234567"
+OTHER = "fedcba9876543210" * 2 + "76543210"
+DONE, NOT_HELD, TIMEOUT = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT
+
+
+def held(servers: int = 3, **lease: object) -> LockState:
+    state = LockState(
+        name="orders:42",
+        ttl_ms=3000,
+        servers=servers,
+        config=RedlockConfig(),
+        lease=LeasePolicy(auto_extend=True, **lease),  # type: ignore[arg-type]
+        uniform=lambda: 0.5,
+    )
+    state.adopt(token=TOKEN, fence=None, validity=2.968, now=0.0)
+    return state
+
+
+def run(flow: Flow[T], answer: Sequence[NodeOutcome], *, at: float = 1.0) -> T:
+    """Answer every round of ``flow`` with ``answer`` (the release that may follow a
+    failed extension with "not held" everywhere), each taking 4 ms from ``at``."""
+    try:
+        step = next(flow)
+        while True:
+            assert isinstance(step, Fanout)
+            replies = answer if step.op is not Op.RELEASE else [
+                NodeOutcome(o.server, NOT_HELD) for o in answer
+            ]  # fmt: skip
+            step = flow.send(Round(at, at + 0.004, tuple(replies)))
+    except StopIteration as stop:
+        result: T = stop.value
+        return result
+
+
+def outs(*replies: Reply) -> list[NodeOutcome]:
+    return [NodeOutcome(f"s{i}", reply) for i, reply in enumerate(replies)]
+
+
+# --------------------------------------------------------------------------------------
+# a lease renewal: extended, failed but still valid, or lost
+# --------------------------------------------------------------------------------------
+
+
+def test_a_renewal_confirmed_by_a_majority_moves_the_deadline_and_counts() -> None:
+    state = held(max_hold=math.inf)
+    assert run(state.renew(ttl_ms=3000, now=1.0), outs(DONE, DONE, TIMEOUT)) is True
+    assert state.deadline == pytest.approx(deadline(1.0, 3000, RedlockConfig().clock_drift_factor))
+    assert state.extensions == 1
+    assert run(state.renew(ttl_ms=3000, now=2.0), outs(DONE, DONE, DONE), at=2.0) is True
+    assert state.extensions == 2
+
+
+def test_a_renewal_that_fails_but_may_be_retried_keeps_the_deadline() -> None:
+    """Servers that did not answer: nothing is lost yet, the caller tries again soon."""
+    state = held(max_hold=math.inf)
+    assert run(state.renew(ttl_ms=3000, now=1.0), outs(DONE, TIMEOUT, TIMEOUT)) is False
+    assert state.deadline == 2.968
+    assert state.extensions == 0
+    assert not state.lost
+    assert state.reason == "only 1 of 3 servers confirmed it"
+
+
+def test_a_renewal_that_finds_the_lock_gone_raises_lock_lost() -> None:
+    state = held(max_hold=math.inf)
+    with pytest.raises(LockLost, match="could not be extended"):
+        run(state.renew(ttl_ms=3000, now=1.0), outs(NOT_HELD, NOT_HELD, DONE))
+    assert state.lost
+    assert state.deadline is None
+    assert state.extensions == 0
+
+
+def test_the_extensions_counted_end_the_lease_at_max_extensions() -> None:
+    state = held(max_extensions=2)
+    for k, now in enumerate((1.0, 2.0), 1):
+        assert run(state.renew(ttl_ms=3000, now=now), outs(DONE, DONE, DONE), at=now) is True
+        assert state.extensions == k
+    step = state.next_step(2.1)
+    assert step is not None
+    assert step.extend_ms is None  # only watched from now on: no third extension
+
+
+# --------------------------------------------------------------------------------------
+# locked() and owned(): a majority of the servers, or the answers that are missing
+# --------------------------------------------------------------------------------------
+
+# what one server can answer to a probe: our token in the key, another's, no key, nothing
+PROBE = {
+    "ours": (Reply.TAKEN, TOKEN[:HOLDER_PREFIX]),
+    "other": (Reply.TAKEN, OTHER[:HOLDER_PREFIX]),
+    "free": (NOT_HELD, None),
+    "silent": (TIMEOUT, None),
+}
+
+
+def probe(state: LockState, answers: Sequence[str], *, mine: bool) -> bool:
+    outcomes = [
+        NodeOutcome(f"s{i}", PROBE[a][0], holder=PROBE[a][1]) for i, a in enumerate(answers)
+    ]
+    return run(state.probe(mine=mine), outcomes)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_locked_and_owned_need_a_majority_and_say_so_when_the_silent_could_tip_it(
+    n: int,
+) -> None:
+    for answers in itertools.product(PROBE, repeat=n):
+        silent = answers.count("silent")
+        for mine, counted in ((True, ("ours",)), (False, ("ours", "other"))):
+            hits = sum(1 for a in answers if a in counted)
+            if hits >= quorum(n):
+                expected: bool | None = True
+            elif hits + silent < quorum(n):
+                expected = False
+            else:
+                expected = None  # the servers that did not answer decide it
+            state = held(servers=n, max_hold=math.inf)
+            if expected is None:
+                with pytest.raises(QuorumUnavailable, match=f"{silent} of {n} servers"):
+                    probe(state, answers, mine=mine)
+            else:
+                assert probe(state, answers, mine=mine) is expected, (answers, mine)
