@@ -1,6 +1,6 @@
 """``LockState``'s own decisions, without servers: the three ends of a lease renewal, the
-count of extensions that bounds a lease, and what ``locked()`` and ``owned()`` conclude
-from a probe round, exhaustively for N = 1 to 5."""
+count of extensions that bounds a lease, what ``locked()`` and ``owned()`` conclude from
+a probe round and what a release answers, exhaustively for N = 1 to 5."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TypeVar
 
 import pytest
 
-from quorumlock import LockLost, QuorumUnavailable
+from quorumlock import LockLost, LockNotHeld, QuorumUnavailable
 from quorumlock._algorithm.arithmetic import deadline, quorum
 from quorumlock._algorithm.config import LeasePolicy, RedlockConfig
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round
@@ -140,3 +140,44 @@ def test_locked_and_owned_need_a_majority_and_say_so_when_the_silent_could_tip_i
                     probe(state, answers, mine=mine)
             else:
                 assert probe(state, answers, mine=mine) is expected, (answers, mine)
+
+
+# --------------------------------------------------------------------------------------
+# release(): whether a majority still held the lock
+# --------------------------------------------------------------------------------------
+
+
+def release(state: LockState, replies: Sequence[Reply]) -> tuple[bool, list[Op]]:
+    flow, ops = state.release(), []
+    try:
+        step = next(flow)
+        while True:
+            assert isinstance(step, Fanout)
+            ops.append(step.op)
+            step = flow.send(Round(1.0, 1.004, tuple(outs(*replies))))
+    except StopIteration as stop:
+        return stop.value, ops
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_a_release_is_true_iff_a_majority_still_held_the_key(n: int) -> None:
+    for replies in itertools.product((DONE, NOT_HELD, TIMEOUT), repeat=n):
+        state = held(servers=n, max_hold=math.inf)
+        still_held, ops = release(state, replies)
+        assert ops == [Op.RELEASE]
+        assert still_held is (replies.count(DONE) >= quorum(n)), replies
+        assert not state.held
+
+
+def test_a_lost_lock_is_still_released_everywhere_once() -> None:
+    """A minority may still hold the key of a lock found lost: its release deletes it
+    (R9) and answers False; a second release is a usage error."""
+    state = held(max_hold=math.inf)
+    with pytest.raises(LockLost):
+        run(state.renew(ttl_ms=3000, now=1.0), outs(NOT_HELD, NOT_HELD, DONE))
+    state.check_release()  # no error: the release is due
+    assert release(state, (DONE, NOT_HELD, NOT_HELD)) == (False, [Op.RELEASE])
+    with pytest.raises(LockNotHeld):
+        state.check_release()
+    with pytest.raises(LockNotHeld):
+        release(state, (NOT_HELD,) * 3)
