@@ -1073,6 +1073,30 @@ MUTANTS: Final = (
             "test_a_waiter_that_leaves_with_a_wake_up_it_never_tried_hands_it_on",
         ),
     ),
+    Mutant(
+        "a fencing token committed exactly at the validity's end counts",
+        FLOWS,
+        "if commit.finished < holds_until and fence_committed(",
+        "if commit.finished <= holds_until and fence_committed(",
+        (
+            "tests/core/test_fencing.py::"
+            "test_a_commit_confirmed_exactly_as_the_validity_ends_does_not_count",
+        ),
+    ),
+    Mutant(
+        "release() answers True with only a minority still holding the key",
+        ALGO + "lockstate.py",
+        "return round_.count(Reply.DONE) >= quorum(self.servers)",
+        "return round_.count(Reply.DONE) >= quorum(self.servers) - 1",
+        ("tests/core/test_lockstate.py",),
+    ),
+    Mutant(
+        "locked() and owned() answer True for a minority",
+        ALGO + "lockstate.py",
+        "        if hits >= needed:\n",
+        "        if hits >= needed - 1:\n",
+        ("tests/core/test_lockstate.py",),
+    ),
 )
 
 
