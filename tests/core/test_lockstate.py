@@ -181,3 +181,19 @@ def test_a_lost_lock_is_still_released_everywhere_once() -> None:
         state.check_release()
     with pytest.raises(LockNotHeld):
         release(state, (NOT_HELD,) * 3)
+
+
+def test_a_lock_acquired_again_starts_its_lease_afresh() -> None:
+    """The extensions of the last hold do not count against the next one."""
+    state = held(max_extensions=2)
+    for now in (1.0, 2.0):
+        assert run(state.renew(ttl_ms=3000, now=now), outs(DONE, DONE, DONE), at=now) is True
+    assert release(state, (DONE,) * 3) == (True, [Op.RELEASE])
+    assert state.validity(2.5) == 0.0
+    granted = outs(*(Reply.GRANTED,) * 3)
+    assert run(state.acquire(blocking=False, timeout=None, now=3.0), granted, at=3.0)
+    assert state.extensions == 0
+    assert state.validity(3.0) > 2.9
+    step = state.next_step(3.0)
+    assert step is not None
+    assert step.extend_ms == 3000  # renewals allowed again
