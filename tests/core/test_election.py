@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 
+from quorumlock._algorithm.arithmetic import deadline
 from quorumlock._algorithm.cluster import key_slot
 from quorumlock._algorithm.election import (
     Leader,
@@ -129,3 +130,50 @@ def test_servers_that_could_tip_the_count_make_it_unknown() -> None:
         leader_of(read(free(), free(), free(), down(), down()), name="n", clock_drift_factor=0.01)
         is None
     )
+
+
+# what one server can answer to a read: a record of the leader (term 7), of the same
+# holder in another term, of another holder, a key with no record (term 0), no key, nothing
+OTHER = election_token("cd" * 20, "host-b:1")
+ANSWERS = {
+    "t7": lambda: held(9000, 7),
+    "t8": lambda: held(9000, 8),
+    "other": lambda: held(9000, 7, OTHER),
+    "unrecorded": lambda: held(9000, 0),
+    "free": free,
+    "silent": down,
+}
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_who_leads_over_every_combination_of_answers(n: int) -> None:
+    """A leader needs a majority of all servers on one holder and one term; the servers
+    that did not answer make it unknown only where they could make such a majority."""
+    needed = n // 2 + 1
+    for names in itertools.product(ANSWERS, repeat=n):
+        votes = {v: names.count(v) for v in ("t7", "t8", "other")}
+        silent = names.count("silent")
+        best = max(votes.values())
+        round_ = read(*(ANSWERS[name]() for name in names))
+        if best >= needed:
+            leader = leader_of(round_, name="n", clock_drift_factor=0.01)
+            assert leader is not None, names
+            winner = max(votes, key=lambda v: votes[v])
+            expected = ("host-b:1", 7) if winner == "other" else ("host-a:1234", int(winner[1]))
+            assert (leader.identity, leader.term) == expected, names
+        elif silent and best + silent >= needed:
+            with pytest.raises(QuorumUnavailable, match=f"{silent} of {n} servers"):
+                leader_of(round_, name="n", clock_drift_factor=0.01)
+        else:
+            assert leader_of(round_, name="n", clock_drift_factor=0.01) is None, names
+
+
+def test_a_leader_whose_validity_ends_exactly_as_the_read_ends_is_none() -> None:
+    """The validity is a strict bound: nothing is left of it at its end."""
+    ends = deadline(100.0, 2000, 0.01)  # 2 s to live from the read's start, drift given up
+    at_end = read(held(2000, 7), held(2000, 7), free(), started=100.0, finished=ends)
+    assert leader_of(at_end, name="n", clock_drift_factor=0.01) is None
+    just_before = read(held(2000, 7), held(2000, 7), free(), started=100.0, finished=ends - 0.001)
+    leader = leader_of(just_before, name="n", clock_drift_factor=0.01)
+    assert leader is not None
+    assert leader.validity == pytest.approx(0.001)
