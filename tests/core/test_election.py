@@ -1,26 +1,32 @@
-"""The pure part of leader election: the term record's key, and who leads by a majority."""
+"""The pure part of leader election: the term record's key, who leads by a majority, and
+the second, more patient round where servers did not answer."""
 
 from __future__ import annotations
 
 import itertools
+from typing import TypeVar
 
 import pytest
 
 from quorumlock._algorithm.arithmetic import deadline
 from quorumlock._algorithm.cluster import key_slot
+from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.election import (
     Leader,
     check_election_name,
     check_identity,
+    claim_flow,
     election_token,
     identity_of,
+    leader_flow,
     leader_of,
     term_key,
 )
-from quorumlock._algorithm.flows import Round
+from quorumlock._algorithm.flows import Fanout, Flow, Round
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._exceptions import ConfigurationError, QuorumUnavailable
 
+T = TypeVar("T")
 TOKEN = election_token("ab" * 20, "host-a:1234")
 
 
@@ -177,3 +183,65 @@ def test_a_leader_whose_validity_ends_exactly_as_the_read_ends_is_none() -> None
     leader = leader_of(just_before, name="n", clock_drift_factor=0.01)
     assert leader is not None
     assert leader.validity == pytest.approx(0.001)
+
+
+# --------------------------------------------------------------------------------------
+# a second, more patient round where servers did not answer
+# --------------------------------------------------------------------------------------
+
+
+def rounds(flow: Flow[T], *answers: tuple[NodeOutcome, ...]) -> tuple[T, list[Fanout]]:
+    """Drive ``flow``, answering its rounds with ``answers`` in turn."""
+    steps: list[Fanout] = []
+    try:
+        step = next(flow)
+        for outcomes in answers:
+            assert isinstance(step, Fanout)
+            steps.append(step)
+            step = flow.send(Round(100.0, 100.01, outcomes))
+        raise AssertionError(f"a round more than expected: {step}")
+    except StopIteration as stop:
+        return stop.value, steps
+
+
+CONFIG = RedlockConfig(connect_timeout=0.5)
+DONE = NodeOutcome("s", Reply.DONE)
+
+
+@pytest.mark.parametrize(
+    ("first", "again"),
+    [
+        ((DONE, DONE, down()), False),  # a majority recorded the term
+        ((DONE, free(), free()), False),  # every server answered: no better next time
+        ((DONE, down(), down()), True),
+        ((DONE, free(), down()), True),
+    ],
+)
+def test_a_claim_is_tried_once_more_with_patience_only_where_silence_kept_a_majority(
+    first: tuple[NodeOutcome, ...], again: bool
+) -> None:
+    flow = claim_flow(key="k", token=TOKEN, term=7, ttl_ms=3000, config=CONFIG)
+    last = (DONE, DONE, DONE)
+    round_, steps = rounds(flow, first, last) if again else rounds(flow, first)
+    assert round_.outcomes == (last if again else first)
+    assert len(steps) == (2 if again else 1)
+    if again:
+        # up to a tenth of the ttl (0.3 s), within the connect timeout (0.5 s)
+        assert steps[1].timeout == pytest.approx(0.3)
+        assert steps[1].timeout > steps[0].timeout
+        assert steps[1].fence == 7
+
+
+def test_a_read_that_cannot_tell_is_tried_once_more_with_patience() -> None:
+    unknown = (held(9000, 7), down(), free())
+    leader, steps = rounds(
+        leader_flow(key="k", ttl_ms=30_000, config=CONFIG), unknown, (held(9000, 7),) * 3
+    )
+    assert leader is not None
+    assert len(steps) == 2
+    assert steps[1].timeout == pytest.approx(0.5)  # the connect timeout, below 3 s
+    # every server answered and nobody leads: no second round
+    assert rounds(leader_flow(key="k", ttl_ms=30_000, config=CONFIG), (free(),) * 3) == (
+        None,
+        [steps[0]],
+    )
