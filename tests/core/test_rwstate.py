@@ -1,5 +1,6 @@
 """The read-write hold's state, driven without servers: how the mutex's steps are
-rewritten for the read-write scripts, and the bookkeeping of the mode."""
+rewritten for the read-write scripts, the bookkeeping of the mode, and the downgrade's
+verdict."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import random
 
 import pytest
 
-from quorumlock import LockNotReentrant, RedlockConfig
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Watch, rewritten
+from quorumlock import LockLost, LockNotHeld, LockNotReentrant, NodeOutcome, RedlockConfig, Reply
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Watch, rewritten
 from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rw_key
 
 
@@ -74,3 +75,86 @@ def test_the_intent_outlasts_the_gap_between_attempts() -> None:
     config = RedlockConfig(retry_delay=0.2, instance_timeout=0.05)
     assert 600 <= intent_lease_ms(config, 10_000) <= 601  # 2 x (0.2 + 2 x 0.05) s, rounded up
     assert intent_lease_ms(RedlockConfig(retry_delay=0.001, instance_timeout=0.001), 10) == 100
+
+
+# --------------------------------------------------------------------------------------
+# downgrade: a majority confirms it within the validity, or the lock is lost everywhere
+# --------------------------------------------------------------------------------------
+
+DONE, NOT_HELD, TIMEOUT = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT
+
+
+def downgrade(
+    hold: RWState,
+    replies: tuple[Reply, ...],
+    *,
+    now: float = 50.0,
+    took: float = 0.004,
+    sent: list[Fanout] | None = None,
+) -> list[Fanout]:
+    """Run ``hold.downgrade(now)``, its round answered with ``replies`` ``took`` later
+    (the release after a failure with NOT_HELD); the rounds sent (also into ``sent``)."""
+    flow = hold.downgrade(now=now)
+    sent = [] if sent is None else sent
+    try:
+        step = next(flow)
+        while True:
+            assert isinstance(step, Fanout)
+            sent.append(step)
+            answer = replies if step.op is Op.RW_DOWNGRADE else (NOT_HELD,) * len(replies)
+            outcomes = tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(answer))
+            step = flow.send(Round(now, now + took, outcomes))
+    except StopIteration:
+        return sent
+
+
+def writer_until(deadline: float) -> RWState:
+    hold = state(Mode.WRITE, instance_timeout=5.0)
+    hold.token, hold.deadline = "t", deadline
+    return hold
+
+
+def test_a_downgrade_confirmed_by_a_majority_in_time_makes_a_reader() -> None:
+    hold = writer_until(100.0)
+    (round_,) = downgrade(hold, (DONE, DONE, TIMEOUT))
+    assert round_.op is Op.RW_DOWNGRADE
+    assert round_.timeout == 5.0
+    assert hold.mode is Mode.READ
+    assert hold.deadline == 100.0  # the validity is unchanged
+
+
+@pytest.mark.parametrize(
+    ("replies", "deadline", "took", "why"),
+    [
+        ((DONE, TIMEOUT, NOT_HELD), 100.0, 0.004, "only 1 of 3 servers confirmed it in time"),
+        ((DONE, DONE, DONE), 50.004, 0.004, "only 3 of 3 servers confirmed it in time"),
+        ((DONE, DONE, DONE), 50.0, 0.004, "its validity had already run out"),
+    ],
+)
+def test_a_downgrade_not_confirmed_in_time_loses_the_lock_and_takes_it_back(
+    replies: tuple[Reply, ...], deadline: float, took: float, why: str
+) -> None:
+    """A failed downgrade may have left a write hold or a read hold on any server: the
+    lock is lost, and released everywhere. Catches a minority counted, a confirmation
+    at the deadline counted, and a downgrade sent with no validity left."""
+    hold, sent = writer_until(deadline), list[Fanout]()
+    with pytest.raises(LockLost, match=why):
+        downgrade(hold, replies, took=took, sent=sent)
+    assert [s.op for s in sent][-1] is Op.RW_RELEASE
+    assert (Op.RW_DOWNGRADE in [s.op for s in sent]) is (deadline > 50.0)
+    assert hold.lost
+    assert not hold.held
+    assert hold.mode is Mode.WRITE
+
+
+def test_a_downgrade_waits_no_longer_than_the_validity_left() -> None:
+    hold = writer_until(51.0)
+    (round_,) = downgrade(hold, (DONE, DONE, DONE))
+    assert round_.timeout == pytest.approx(1.0)
+
+
+def test_only_a_write_hold_is_downgraded() -> None:
+    hold = writer_until(100.0)
+    hold.mode = Mode.READ
+    with pytest.raises(LockNotHeld, match="held for reading already"):
+        downgrade(hold, (DONE, DONE, DONE))
