@@ -1,6 +1,6 @@
 """The read-write hold's state, driven without servers: how the mutex's steps are
-rewritten for the read-write scripts, the bookkeeping of the mode, and the downgrade's
-verdict."""
+rewritten for the read-write scripts, the bookkeeping of the mode, the downgrade's
+verdict, and a waiting writer's intent."""
 
 from __future__ import annotations
 
@@ -9,7 +9,17 @@ import random
 import pytest
 
 from quorumlock import LockLost, LockNotHeld, LockNotReentrant, NodeOutcome, RedlockConfig, Reply
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Watch, rewritten
+from quorumlock._algorithm.flows import (
+    Fanout,
+    Flow,
+    Op,
+    Round,
+    Sleep,
+    Wait,
+    Watch,
+    Woken,
+    rewritten,
+)
 from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rw_key
 
 
@@ -158,3 +168,60 @@ def test_only_a_write_hold_is_downgraded() -> None:
     hold.mode = Mode.READ
     with pytest.raises(LockNotHeld, match="held for reading already"):
         downgrade(hold, (DONE, DONE, DONE))
+
+
+# --------------------------------------------------------------------------------------
+# a waiting writer's intent: taken back when it gives up
+# --------------------------------------------------------------------------------------
+
+
+def refused_throughout(hold: RWState, **acquire: object) -> tuple[bool, list[Fanout]]:
+    """Run an acquire that every server refuses (another hold), on a clock of its own."""
+    flow = hold.acquire(now=0.0, **acquire)  # type: ignore[arg-type]
+    now, sent = 0.0, list[Fanout]()
+    answer: Round | float | Woken
+    try:
+        step = next(flow)
+        while True:
+            if isinstance(step, Watch):
+                answer = Woken(now, False, listening=False) if step.already else Woken(now, True)
+            elif isinstance(step, Wait):
+                now += step.seconds
+                answer = Woken(now, False)
+            elif isinstance(step, Sleep):
+                now += step.seconds
+                answer = now
+            else:
+                assert isinstance(step, Fanout)
+                sent.append(step)
+                taken = step.op in (Op.RW_WRITE, Op.RW_READ)
+                reply = Reply.TAKEN if taken else Reply.DONE
+                answer = Round(
+                    now, now + 0.004, tuple(NodeOutcome(f"s{i}", reply) for i in range(3))
+                )
+                now += 0.004
+            step = flow.send(answer)
+    except StopIteration as stop:
+        return stop.value, sent
+
+
+def test_a_writer_that_gives_up_takes_its_intent_back_everywhere() -> None:
+    writer = state(Mode.WRITE, retry_delay=0.05)
+    acquired, sent = refused_throughout(writer, blocking=True, timeout=0.3)
+    assert not acquired
+    attempts = [s for s in sent if s.op is Op.RW_WRITE]
+    assert len(attempts) >= 2
+    assert all(a.intent_ms > 0 for a in attempts)  # no reader gets in while it waits
+    assert [s.notify for s in sent].count(True) == 1
+    last = sent[-1]
+    assert (last.op, last.token, last.notify) == (Op.RW_RELEASE, attempts[0].token, True)
+
+
+@pytest.mark.parametrize(("mode", "blocking"), [(Mode.WRITE, False), (Mode.READ, True)])
+def test_only_a_waiting_writer_leaves_an_intent(mode: Mode, blocking: bool) -> None:
+    hold = state(mode, retry_delay=0.05)
+    options: dict[str, object] = {"blocking": blocking, "timeout": 0.2 if blocking else None}
+    acquired, sent = refused_throughout(hold, **options)
+    assert not acquired
+    assert all(s.intent_ms == 0 for s in sent)
+    assert not any(s.notify for s in sent)  # each attempt's undo, and no intent to take back
