@@ -1097,6 +1097,15 @@ MUTANTS: Final = (
         "        if hits >= needed - 1:\n",
         ("tests/core/test_lockstate.py",),
     ),
+    Mutant(
+        "a semaphore counts a grant of another slot for the slot it judges",
+        ALGO + "semaphore.py",
+        "(said is None or said[0] != slot)",
+        "(said is None or said[0] == slot)",
+        (
+            "tests/core/test_semaphore_flow.py::test_only_the_grants_of_the_slot_itself_count_for_it",
+        ),
+    ),
 )
 
 
