@@ -57,11 +57,16 @@ from quorumlock._algorithm.rwlock import Mode, RWState
 from quorumlock._algorithm.scripts import (
     ACQUIRE,
     ACQUIRE_BODY,
+    ACQUIRE_MANY,
+    COMMIT_FENCE,
     EXTEND,
+    EXTEND_MANY,
     FAIR_ACQUIRE,
     MARKER_KEY,
+    PROBE_MANY,
     QUEUED_ACQUIRE,
     RELEASE,
+    RELEASE_MANY,
 )
 from quorumlock._algorithm.wire import HOLDER_PREFIX, command_args, eval_args, interpret
 from quorumlock._io.packing import RoundPacker, pack
@@ -174,6 +179,32 @@ def test_acquire_sends_set_nx_px_with_one_token_and_the_ttl_in_ms() -> None:
     assert isinstance(step, Fanout)
     assert command_args(step) == ("SET", "orders:42", s.token, "NX", "PX", 10_000)
     assert step.timeout == pytest.approx(0.05)  # derived from the ttl (R6 step 2)
+
+
+def test_a_set_of_names_runs_the_many_scripts_over_the_whole_set() -> None:
+    """One atomic step per server over every key of the set, sorted; the acquire keeps
+    the acquire script's layout (KEYS[2] the marker, the other keys after it)."""
+    keys = ("a", "b", "c")
+
+    def step(op: Op, **fields: object) -> Fanout:
+        return Fanout(op, "a", "t", 10_000, 0.05, keys=keys, **fields)  # type: ignore[arg-type]
+
+    acquire = command_args(step(Op.ACQUIRE, max_ttl_ms=30_000), Session("r" * 40, durable=False))
+    assert acquire == (
+        "EVALSHA", ACQUIRE_MANY.sha, 4, "a", MARKER_KEY, "b", "c", "t", 10_000, 30_000, "0",
+        "r" * 40, "0",
+    )  # fmt: skip
+    assert command_args(step(Op.RELEASE, notify=True)) == (
+        "EVALSHA", RELEASE_MANY.sha, 3, "a", "b", "c", "t", "1",
+    )  # fmt: skip
+    assert command_args(step(Op.EXTEND)) == (
+        "EVALSHA", EXTEND_MANY.sha, 3, "a", "b", "c", "t", 10_000,
+    )  # fmt: skip
+    assert command_args(step(Op.PROBE)) == ("EVALSHA", PROBE_MANY.sha, 3, "a", "b", "c")
+    # the fence commit checks one key: the set was set in one step, with one ttl
+    assert command_args(step(Op.COMMIT_FENCE, fence=9)) == (
+        "EVALSHA", COMMIT_FENCE.sha, 2, "a", MARKER_KEY, "t", 9,
+    )  # fmt: skip
 
 
 def test_acquire_with_the_quarantine_runs_the_acquire_script_naming_the_server() -> None:
