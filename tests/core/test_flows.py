@@ -68,7 +68,13 @@ from quorumlock._algorithm.scripts import (
     RELEASE,
     RELEASE_MANY,
 )
-from quorumlock._algorithm.wire import HOLDER_PREFIX, command_args, eval_args, interpret
+from quorumlock._algorithm.wire import (
+    HOLDER_PREFIX,
+    command_args,
+    eval_args,
+    interpret,
+    queue_answer,
+)
 from quorumlock._io.packing import RoundPacker, pack
 
 T = TypeVar("T")
@@ -205,6 +211,26 @@ def test_a_set_of_names_runs_the_many_scripts_over_the_whole_set() -> None:
     assert command_args(step(Op.COMMIT_FENCE, fence=9)) == (
         "EVALSHA", COMMIT_FENCE.sha, 2, "a", MARKER_KEY, "t", 9,
     )  # fmt: skip
+
+
+def test_what_a_reply_says_about_the_line_of_waiters() -> None:
+    """A waiter's attempt ends its answer with its place in line (0: it did not join);
+    a release that announces itself answers 2 (it named the head), or 2 + the place it
+    gave the releasing process behind it."""
+    attempt = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, member="p1", lease_ms=1200)
+    assert attempt.joins
+    assert queue_answer(attempt, [0, 0, 0, "holder", 3]) == ([0, 0, 0, "holder"], 3, False)
+    assert queue_answer(attempt, [0, 0, 0, "holder", 0]) == ([0, 0, 0, "holder"], None, False)
+    assert queue_answer(attempt, 1) == (1, None, False)  # granted: the short answer
+    plain = Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, max_ttl_ms=1000)
+    assert queue_answer(plain, [0, 0, 0, "holder"]) == ([0, 0, 0, "holder"], None, False)
+    release = Fanout(Op.RELEASE, "k", "t", 1000, 0.05, notify=True)
+    assert queue_answer(release, 1) == (1, None, False)
+    assert queue_answer(release, 2) == (1, None, True)
+    behind = dataclasses.replace(release, member="p1")
+    assert queue_answer(behind, 4) == (1, 2, True)
+    assert queue_answer(behind, 2) == (1, None, True)  # named the head, no place for p1
+    assert queue_answer(Fanout(Op.QUEUE, "k", "p1", 1200, 0.05), 3) == (3, 3, False)
 
 
 def test_acquire_with_the_quarantine_runs_the_acquire_script_naming_the_server() -> None:
