@@ -603,6 +603,25 @@ def test_interpret_acquire_script_reply_carries_the_fence_and_the_quarantine_lef
     assert "granted here" in detail
 
 
+def test_interpret_a_semaphore_and_a_probe_reply() -> None:
+    """A semaphore's answer is the slot tried and the free slots, then the acquire
+    script's answer for that slot; a probe's is the key's value (its holder's prefix)."""
+    holder = "f" * 40
+    assert interpret(Op.SEMAPHORE_ACQUIRE, [2, b"0110", 1, 0, 0]) == (
+        Reply.GRANTED, "", None, "2:0110",
+    )  # fmt: skip
+    taken = interpret(Op.SEMAPHORE_ACQUIRE, [1, "0000", 0, 0, 0, holder.encode()])
+    assert taken == (Reply.TAKEN, "", None, "1:0000")
+    quarantined = interpret(Op.SEMAPHORE_ACQUIRE, [3, b"0001", 1, 900, 0])
+    assert (quarantined[0], quarantined[3]) == (Reply.QUARANTINED, "3:0001")
+    for malformed in ([2, b"0110", 1, 0], [b"2", b"0110", 1, 0, 0], [2, b"0110", 1, 0, "x"]):
+        assert interpret(Op.SEMAPHORE_ACQUIRE, malformed)[0] is Reply.ERROR
+    for op in (Op.PROBE, Op.RW_PROBE):
+        assert interpret(op, None) == (Reply.NOT_HELD, "", None, None)
+        assert interpret(op, holder.encode()) == (Reply.TAKEN, "", None, holder[:HOLDER_PREFIX])
+        assert interpret(op, holder) == (Reply.TAKEN, "", None, holder[:HOLDER_PREFIX])
+
+
 def test_eval_fallback_carries_the_full_source() -> None:
     step = Fanout(Op.EXTEND, "k", "t", 1000, 0.05)
     assert eval_args(step) == ("EVAL", EXTEND.source, 1, "k", "t", 1000)
