@@ -10,11 +10,16 @@ import redis
 
 from quorumlock import ConfigurationError, RedlockConfig
 from quorumlock._algorithm.config import (
+    MAX_NAME_BYTES,
+    MAX_TIMEOUT_SECONDS,
+    MAX_TTL_SECONDS,
     QUEUE_RESERVED_PREFIX,
     RESERVED_PREFIX,
     RESERVED_PREFIXES,
+    bounded_timeout,
     check_wait,
     seconds,
+    shown,
     to_ttl_ms,
     validate_name,
 )
@@ -198,3 +203,32 @@ def test_fair_must_be_a_bool_and_needs_the_queue() -> None:
         RedlockConfig(fair=1)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="wake_on_release"):
         RedlockConfig(fair=True, wake_on_release=False)
+
+
+def test_the_bounds_of_a_name_a_ttl_and_a_timeout_are_inclusive() -> None:
+    """The largest name, ttl and timeout allowed are allowed; one more is not."""
+    assert validate_name("n" * MAX_NAME_BYTES) == "n" * MAX_NAME_BYTES
+    with pytest.raises(ConfigurationError, match="longer than 4096 bytes"):
+        validate_name("n" * (MAX_NAME_BYTES + 1))
+    wide = "é" * (MAX_NAME_BYTES // 2)  # two bytes each: exactly the bound
+    assert validate_name(wide) == wide
+    with pytest.raises(ConfigurationError, match="is 4098 bytes of UTF-8"):
+        validate_name(wide + "é")
+    assert to_ttl_ms(MAX_TTL_SECONDS, 0.01) == MAX_TTL_SECONDS * 1000
+    with pytest.raises(ConfigurationError, match="at most"):
+        to_ttl_ms(MAX_TTL_SECONDS + 1, 0.01)
+    assert bounded_timeout(MAX_TIMEOUT_SECONDS, "timeout") == MAX_TIMEOUT_SECONDS
+    with pytest.raises(ConfigurationError, match="at most 3600 s"):
+        bounded_timeout(MAX_TIMEOUT_SECONDS + 0.5, "timeout")
+
+
+def test_a_ttl_must_exceed_its_drift_allowance() -> None:
+    """With no drift factor, the 2 ms floor: 2 ms is refused, 3 ms is the shortest ttl."""
+    with pytest.raises(ConfigurationError, match="too short"):
+        to_ttl_ms(0.002, 0.0)
+    assert to_ttl_ms(0.003, 0.0) == 3
+
+
+def test_long_names_are_shortened_in_messages() -> None:
+    assert shown("n" * 100) == repr("n" * 100)
+    assert shown("n" * 101) == f"{'n' * 80!r}…(101 characters)"
