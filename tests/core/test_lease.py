@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from quorumlock import ConfigurationError
 from quorumlock._algorithm.arithmetic import deadline
-from quorumlock._algorithm.lease import LeasePolicy, plan
+from quorumlock._algorithm.lease import LeasePolicy, Plan, plan
 
 FACTOR = 0.01
 
@@ -73,17 +73,23 @@ def test_renewal_is_due_after_a_third_of_the_ttl() -> None:
     assert p.extend_ms == 3000
 
 
-def test_a_failed_renewal_is_retried_soon_within_the_validity() -> None:
-    p = plan(
+def after_a_failed_renewal(*, deadline: float, now: float) -> Plan:
+    """The plan at ``now`` after a renewal failed without losing a 3 s lock held until
+    ``deadline`` (no bound on the hold)."""
+    return plan(
         policy=policy(max_hold=math.inf),
         ttl_ms=3000,
-        deadline=2.0,
+        deadline=deadline,
         acquired_at=0.0,
         extensions=1,
-        now=1.0,
+        now=now,
         clock_drift_factor=FACTOR,
         failed=True,
     )
+
+
+def test_a_failed_renewal_is_retried_soon_within_the_validity() -> None:
+    p = after_a_failed_renewal(deadline=2.0, now=1.0)
     assert 1.0 < p.at <= 1.25
 
 
@@ -97,16 +103,7 @@ def test_a_failed_renewal_is_retried_soon_within_the_validity() -> None:
 def test_a_failed_renewal_is_retried_after_a_twelfth_of_the_ttl_or_a_quarter_of_what_is_left(
     deadline_at: float, retry_at: float
 ) -> None:
-    p = plan(
-        policy=policy(max_hold=math.inf),
-        ttl_ms=3000,
-        deadline=deadline_at,
-        acquired_at=0.0,
-        extensions=1,
-        now=1.0,
-        clock_drift_factor=FACTOR,
-        failed=True,
-    )
+    p = after_a_failed_renewal(deadline=deadline_at, now=1.0)
     assert p.at == pytest.approx(retry_at)
     assert p.extend_ms == 3000
 
@@ -114,16 +111,7 @@ def test_a_failed_renewal_is_retried_after_a_twelfth_of_the_ttl_or_a_quarter_of_
 def test_a_failed_renewal_at_the_deadline_is_not_retried() -> None:
     """No time left: the plan watches the deadline (the lock is lost there) instead of
     sending an extension at the deadline. Catches ``>`` for ``>=``."""
-    p = plan(
-        policy=policy(max_hold=math.inf),
-        ttl_ms=3000,
-        deadline=2.0,
-        acquired_at=0.0,
-        extensions=1,
-        now=2.0,
-        clock_drift_factor=FACTOR,
-        failed=True,
-    )
+    p = after_a_failed_renewal(deadline=2.0, now=2.0)
     assert (p.at, p.extend_ms) == (2.0, None)
 
 
