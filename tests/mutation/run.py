@@ -1128,10 +1128,10 @@ def copy_tree(destination: Path) -> None:
 def run_tests(tree: Path, tests: tuple[str, ...]) -> tuple[bool, str]:
     """True if the tests pass in ``tree``; and the last lines of pytest's output."""
     # No byte code written: a mutant and the next one of the same file, the same size and
-    # within the same second, would share a stale .pyc. For the same reason pytest would
-    # rewrite the asserts of every module of its plugins' packages (hypothesis's, 174 of
-    # them) at each start, a second of every mutant's run: a verdict needs no assert
-    # introspection, so asserts stay plain.
+    # within the same second, would share a stale .pyc. Without cached byte code, pytest
+    # would rewrite the asserts of every module of its plugins' packages (hypothesis's,
+    # 174 of them) at each start, a second of every mutant's run: a verdict needs no
+    # assert introspection, so asserts stay plain.
     env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
     command += ["--assert=plain", *tests]
