@@ -25,6 +25,7 @@ from quorumlock._algorithm.election import (
 from quorumlock._algorithm.flows import Fanout, Flow, Round
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 from quorumlock._exceptions import ConfigurationError, QuorumUnavailable
+from tests.core.scripted import drive, in_turn
 
 T = TypeVar("T")
 TOKEN = election_token("ab" * 20, "host-a:1234")
@@ -192,16 +193,9 @@ def test_a_leader_whose_validity_ends_exactly_as_the_read_ends_is_none() -> None
 
 def rounds(flow: Flow[T], *answers: tuple[NodeOutcome, ...]) -> tuple[T, list[Fanout]]:
     """Drive ``flow``, answering its rounds with ``answers`` in turn."""
-    steps: list[Fanout] = []
-    try:
-        step = next(flow)
-        for outcomes in answers:
-            assert isinstance(step, Fanout)
-            steps.append(step)
-            step = flow.send(Round(100.0, 100.01, outcomes))
-        raise AssertionError(f"a round more than expected: {step}")
-    except StopIteration as stop:
-        return stop.value, steps
+    driven = drive(flow, in_turn(*answers), now=100.0, took=0.01)
+    assert len(driven.rounds) == len(answers), "a round fewer than expected"
+    return driven.result, driven.rounds
 
 
 CONFIG = RedlockConfig(connect_timeout=0.5)

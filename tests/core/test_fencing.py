@@ -26,15 +26,13 @@ from quorumlock._algorithm.flows import (
     Fanout,
     Flow,
     Op,
-    Round,
     Sleep,
     Wait,
-    Watch,
-    Woken,
     acquire_flow,
 )
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.outcomes import Verdict, judge_acquire
+from tests.core.scripted import Step, drive
 
 T = TypeVar("T")
 G, X, Q = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED
@@ -249,36 +247,23 @@ Responder = Callable[[Fanout, int], Sequence[NodeOutcome]]
 @dataclass
 class Network:
     """A scripted network: ``respond(step, attempt)`` gives each round's outcomes, and
-    ``duration(step)`` how long it took. The clock only moves forward."""
+    ``duration(step)`` how long it took; its clock carries on from one run to the next."""
 
     respond: Responder
     duration: Callable[[Fanout], float] = lambda step: 0.004
     now: float = 100.0
-    steps: list[Fanout | Sleep | Watch | Wait] = field(default_factory=list)
+    steps: list[Step] = field(default_factory=list)
     attempts: int = 0
 
     def run(self, flow: Flow[T]) -> T:
-        try:
-            step = next(flow)
-            while True:
-                self.steps.append(step)
-                if isinstance(step, Sleep | Wait):  # no release is ever announced here
-                    self.now += step.seconds
-                    step = flow.send(Woken(self.now, False) if isinstance(step, Wait) else self.now)
-                    continue
-                if isinstance(step, Watch):
-                    # a process that listened to nothing before: subscribes now
-                    heard = Woken(self.now, False, listening=False) if step.already else None
-                    step = flow.send(heard or Woken(self.now, True))
-                    continue
-                if step.op is Op.ACQUIRE:
-                    self.attempts += 1
-                started = self.now
-                self.now += self.duration(step)
-                step = flow.send(Round(started, self.now, tuple(self.respond(step, self.attempts))))
-        except StopIteration as stop:
-            result: T = stop.value
-            return result
+        def respond(step: Fanout) -> Sequence[NodeOutcome]:
+            if step.op is Op.ACQUIRE:
+                self.attempts += 1
+            return self.respond(step, self.attempts)
+
+        driven = drive(flow, respond, now=self.now, took=self.duration, steps=self.steps)
+        self.now = driven.now
+        return driven.result
 
     def ops(self) -> list[Op | None]:
         return [s.op if isinstance(s, Fanout) else None for s in self.steps]

@@ -14,9 +14,10 @@ import pytest
 from quorumlock import LockLost, LockNotHeld, QuorumUnavailable
 from quorumlock._algorithm.arithmetic import deadline, quorum
 from quorumlock._algorithm.config import LeasePolicy, RedlockConfig
-from quorumlock._algorithm.flows import Fanout, Flow, Op, Round
+from quorumlock._algorithm.flows import Flow, Op
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.outcomes import HOLDER_PREFIX, NodeOutcome, Reply
+from tests.core.scripted import drive
 
 T = TypeVar("T")
 TOKEN = "0123456789abcdef" * 2 + "01234567"
@@ -40,17 +41,8 @@ def held(servers: int = 3, **lease: object) -> LockState:
 def run(flow: Flow[T], answer: Sequence[NodeOutcome], *, at: float = 1.0) -> T:
     """Answer every round of ``flow`` with ``answer`` (the release that may follow a
     failed extension with "not held" everywhere), each taking 4 ms from ``at``."""
-    try:
-        step = next(flow)
-        while True:
-            assert isinstance(step, Fanout)
-            replies = answer if step.op is not Op.RELEASE else [
-                NodeOutcome(o.server, NOT_HELD) for o in answer
-            ]  # fmt: skip
-            step = flow.send(Round(at, at + 0.004, tuple(replies)))
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
+    not_held = [NodeOutcome(o.server, NOT_HELD) for o in answer]
+    return drive(flow, lambda step: not_held if step.op is Op.RELEASE else answer, now=at).result
 
 
 def outs(*replies: Reply) -> list[NodeOutcome]:
@@ -148,15 +140,8 @@ def test_locked_and_owned_need_a_majority_and_say_so_when_the_silent_could_tip_i
 
 
 def release(state: LockState, replies: Sequence[Reply]) -> tuple[bool, list[Op]]:
-    flow, ops = state.release(), []
-    try:
-        step = next(flow)
-        while True:
-            assert isinstance(step, Fanout)
-            ops.append(step.op)
-            step = flow.send(Round(1.0, 1.004, tuple(outs(*replies))))
-    except StopIteration as stop:
-        return stop.value, ops
+    driven = drive(state.release(), lambda step: outs(*replies), now=1.0)
+    return driven.result, [step.op for step in driven.rounds]
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])

@@ -22,11 +22,11 @@ from quorumlock._algorithm.flows import (
     ExtendResult,
     Fanout,
     Op,
-    Round,
     acquire_flow,
     extend_flow,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Verdict
+from tests.core.scripted import drive, everywhere
 
 HELD_UNTIL = 1010.0
 D, NH, TO, G = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT, Reply.GRANTED
@@ -45,21 +45,17 @@ def renew(
         now=now,
         final=False,
     )
-    ops: list[Op] = []
-    try:
-        step = next(flow)
-        while True:
-            assert isinstance(step, Fanout)
-            ops.append(step.op)
-            if step.op is Op.EXTEND:
-                outcomes = tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(replies))
-                step = flow.send(Round(now, finished, outcomes))
-            else:
-                done = tuple(NodeOutcome(f"s{i}", D) for i in range(len(replies)))
-                step = flow.send(Round(finished, finished, done))
-    except StopIteration as stop:
-        result: ExtendResult = stop.value
-    return result, ops
+
+    def respond(step: Fanout) -> tuple[NodeOutcome, ...]:
+        if step.op is Op.EXTEND:
+            return tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(replies))
+        return everywhere(D, len(replies))
+
+    def took(step: Fanout) -> float:
+        return finished - now if step.op is Op.EXTEND else 0.0
+
+    driven = drive(flow, respond, now=now, took=took)
+    return driven.result, [step.op for step in driven.rounds]
 
 
 @pytest.mark.parametrize(
@@ -142,16 +138,14 @@ def acquire_once(finished: float) -> AcquireResult:
         now=1000.0,
         uniform=lambda: 0.5,
     )
-    try:
-        step = next(flow)
-        while True:
-            assert isinstance(step, Fanout)
-            reply = G if step.op is Op.ACQUIRE else D
-            outcomes = tuple(NodeOutcome(f"s{i}", reply) for i in range(5))
-            step = flow.send(Round(1000.0, finished, outcomes))
-    except StopIteration as stop:
-        result: AcquireResult = stop.value
-    return result
+
+    def took(step: Fanout) -> float:
+        return finished - 1000.0 if step.op is Op.ACQUIRE else 0.0
+
+    def respond(step: Fanout) -> tuple[NodeOutcome, ...]:
+        return everywhere(G if step.op is Op.ACQUIRE else D, 5)
+
+    return drive(flow, respond, now=1000.0, took=took).result
 
 
 def test_an_acquire_whose_round_ends_at_its_deadline_does_not_count() -> None:

@@ -9,18 +9,9 @@ import random
 import pytest
 
 from quorumlock import LockLost, LockNotHeld, LockNotReentrant, NodeOutcome, RedlockConfig, Reply
-from quorumlock._algorithm.flows import (
-    Fanout,
-    Flow,
-    Op,
-    Round,
-    Sleep,
-    Wait,
-    Watch,
-    Woken,
-    rewritten,
-)
+from quorumlock._algorithm.flows import Fanout, Flow, Op, Watch, rewritten
 from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rw_key
+from tests.core.scripted import Step, drive, everywhere
 
 
 def state(mode: Mode, **config: object) -> RWState:
@@ -100,22 +91,16 @@ def downgrade(
     *,
     now: float = 50.0,
     took: float = 0.004,
-    sent: list[Fanout] | None = None,
+    sent: list[Step] | None = None,
 ) -> list[Fanout]:
     """Run ``hold.downgrade(now)``, its round answered with ``replies`` ``took`` later
     (the release after a failure with NOT_HELD); the rounds sent (also into ``sent``)."""
-    flow = hold.downgrade(now=now)
-    sent = [] if sent is None else sent
-    try:
-        step = next(flow)
-        while True:
-            assert isinstance(step, Fanout)
-            sent.append(step)
-            answer = replies if step.op is Op.RW_DOWNGRADE else (NOT_HELD,) * len(replies)
-            outcomes = tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(answer))
-            step = flow.send(Round(now, now + took, outcomes))
-    except StopIteration:
-        return sent
+
+    def respond(step: Fanout) -> tuple[NodeOutcome, ...]:
+        answer = replies if step.op is Op.RW_DOWNGRADE else (NOT_HELD,) * len(replies)
+        return tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(answer))
+
+    return drive(hold.downgrade(now=now), respond, now=now, took=took, steps=sent).rounds
 
 
 def writer_until(deadline: float) -> RWState:
@@ -147,11 +132,12 @@ def test_a_downgrade_not_confirmed_in_time_loses_the_lock_and_takes_it_back(
     """A failed downgrade may have left a write hold or a read hold on any server: the
     lock is lost, and released everywhere. Catches a minority counted, a confirmation
     at the deadline counted, and a downgrade sent with no validity left."""
-    hold, sent = writer_until(deadline), list[Fanout]()
+    hold, sent = writer_until(deadline), list[Step]()
     with pytest.raises(LockLost, match=why):
         downgrade(hold, replies, took=took, sent=sent)
-    assert [s.op for s in sent][-1] is Op.RW_RELEASE
-    assert (Op.RW_DOWNGRADE in [s.op for s in sent]) is (deadline > 50.0)
+    ops = [step.op for step in sent if isinstance(step, Fanout)]
+    assert ops[-1] is Op.RW_RELEASE
+    assert (Op.RW_DOWNGRADE in ops) is (deadline > 50.0)
     assert hold.lost
     assert not hold.held
     assert hold.mode is Mode.WRITE
@@ -177,32 +163,12 @@ def test_only_a_write_hold_is_downgraded() -> None:
 
 def refused_throughout(hold: RWState, **acquire: object) -> tuple[bool, list[Fanout]]:
     """Run an acquire that every server refuses (another hold), on a clock of its own."""
-    flow = hold.acquire(now=0.0, **acquire)  # type: ignore[arg-type]
-    now, sent = 0.0, list[Fanout]()
-    answer: Round | float | Woken
-    try:
-        step = next(flow)
-        while True:
-            if isinstance(step, Watch):
-                answer = Woken(now, False, listening=False) if step.already else Woken(now, True)
-            elif isinstance(step, Wait):
-                now += step.seconds
-                answer = Woken(now, False)
-            elif isinstance(step, Sleep):
-                now += step.seconds
-                answer = now
-            else:
-                assert isinstance(step, Fanout)
-                sent.append(step)
-                taken = step.op in (Op.RW_WRITE, Op.RW_READ)
-                reply = Reply.TAKEN if taken else Reply.DONE
-                answer = Round(
-                    now, now + 0.004, tuple(NodeOutcome(f"s{i}", reply) for i in range(3))
-                )
-                now += 0.004
-            step = flow.send(answer)
-    except StopIteration as stop:
-        return stop.value, sent
+
+    def respond(step: Fanout) -> tuple[NodeOutcome, ...]:
+        return everywhere(Reply.TAKEN if step.op in (Op.RW_WRITE, Op.RW_READ) else Reply.DONE)
+
+    driven = drive(hold.acquire(now=0.0, **acquire), respond)  # type: ignore[arg-type]
+    return driven.result, driven.rounds
 
 
 def test_a_writer_that_gives_up_takes_its_intent_back_everywhere() -> None:

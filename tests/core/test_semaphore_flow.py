@@ -27,6 +27,7 @@ from quorumlock._algorithm.semaphore import (
     check_permits,
     semaphore_acquire_flow,
 )
+from tests.core.scripted import drive, everywhere, in_turn
 
 G, X, Q, TO = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.TIMEOUT
 
@@ -152,22 +153,13 @@ def acquire(
         config=RedlockConfig(fencing=fencing), blocking=False, timeout=None, now=0.0,
         uniform=lambda: 0.0,
     )  # fmt: skip
-    answers = iter(rounds)
-    sent: list[Fanout] = []
-    now = 0.0
-    try:
-        step = next(flow)
-        while True:
-            assert isinstance(step, Fanout)
-            sent.append(step)
-            if step.op is Op.SEMAPHORE_ACQUIRE:
-                outcomes = tuple(next(answers))
-            else:
-                outcomes = tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(3))
-            step = flow.send(Round(now, now + 0.004, outcomes))
-            now += 0.004
-    except StopIteration as stop:
-        return stop.value, sent
+    answers = in_turn(*rounds)
+
+    def respond(step: Fanout) -> Sequence[NodeOutcome]:
+        return answers(step) if step.op is Op.SEMAPHORE_ACQUIRE else everywhere(Reply.DONE)
+
+    driven = drive(flow, respond)
+    return driven.result, driven.rounds
 
 
 def test_one_slot_on_a_majority_is_held_in_one_round() -> None:

@@ -1,0 +1,81 @@
+"""A scripted network for the flows of the pure core: each round is answered by a
+function of its step, on a clock that only moves forward, and no release is ever
+announced (a wait runs its full time)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from quorumlock._algorithm.flows import Fanout, Flow, Round, Sleep, Wait, Watch, Woken
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+
+T = TypeVar("T")
+Step = Fanout | Sleep | Watch | Wait
+Respond = Callable[[Fanout], Sequence[NodeOutcome]]
+
+
+@dataclass
+class Driven(Generic[T]):
+    """What a flow returned, every step it took, and the clock at its end."""
+
+    result: T
+    steps: list[Step]
+    now: float
+
+    @property
+    def rounds(self) -> list[Fanout]:
+        return [step for step in self.steps if isinstance(step, Fanout)]
+
+
+def drive(
+    flow: Flow[T],
+    respond: Respond,
+    *,
+    now: float = 0.0,
+    took: float | Callable[[Fanout], float] = 0.004,
+    steps: list[Step] | None = None,
+) -> Driven[T]:
+    """Run ``flow`` to its end from ``now``: each round answered with ``respond(step)``
+    and lasting ``took`` (or ``took(step)``) seconds; a sleep or a wait passes its time,
+    and a watch of a process that listened to nothing yet subscribes at once. Every step
+    is also appended to ``steps`` as it comes, for a caller whose flow raises."""
+    taken = [] if steps is None else steps
+    try:
+        step = next(flow)
+        while True:
+            taken.append(step)
+            answer: Round | Woken | float
+            if isinstance(step, Sleep):
+                now += step.seconds
+                answer = now
+            elif isinstance(step, Wait):
+                now += step.seconds
+                answer = Woken(now, False)
+            elif isinstance(step, Watch):
+                answer = Woken(now, False, listening=False) if step.already else Woken(now, True)
+            else:
+                started = now
+                now += took(step) if callable(took) else took
+                answer = Round(started, now, tuple(respond(step)))
+            step = flow.send(answer)
+    except StopIteration as stop:
+        return Driven(stop.value, taken, now)
+
+
+def in_turn(*answers: Sequence[NodeOutcome]) -> Respond:
+    """Answer the rounds with ``answers`` in turn; a round more fails the test."""
+    left: Iterator[Sequence[NodeOutcome]] = iter(answers)
+
+    def respond(step: Fanout) -> Sequence[NodeOutcome]:
+        for outcomes in left:
+            return outcomes
+        raise AssertionError(f"a round more than expected: {step}")
+
+    return respond
+
+
+def everywhere(reply: Reply, servers: int = 3) -> tuple[NodeOutcome, ...]:
+    """``reply`` from each of ``servers`` servers, named s0, s1, ..."""
+    return tuple(NodeOutcome(f"s{i}", reply) for i in range(servers))
