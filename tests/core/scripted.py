@@ -1,6 +1,5 @@
 """A scripted network for the flows of the pure core: each round is answered by a
-function of its step, on a clock that only moves forward, and no release is ever
-announced (a wait runs its full time)."""
+function of its step, on a clock that only moves forward."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from quorumlock._algorithm.outcomes import NodeOutcome, Reply
 T = TypeVar("T")
 Step = Fanout | Sleep | Watch | Wait
 Respond = Callable[[Fanout], Sequence[NodeOutcome]]
+MAX_STEPS = 10_000
 
 
 @dataclass
@@ -36,25 +36,36 @@ def drive(
     now: float = 0.0,
     took: float | Callable[[Fanout], float] = 0.004,
     steps: list[Step] | None = None,
+    announced: Callable[[Wait], float | None] = lambda wait: None,
+    missed: bool = True,
 ) -> Driven[T]:
     """Run ``flow`` to its end from ``now``: each round answered with ``respond(step)``
-    and lasting ``took`` (or ``took(step)``) seconds; a sleep or a wait passes its time,
-    and a watch of a process that listened to nothing yet subscribes at once. Every step
-    is also appended to ``steps`` as it comes, for a caller whose flow raises."""
+    and lasting ``took`` (or ``took(step)``) seconds; a sleep passes its time, and a
+    wait too unless a release is announced ``announced(wait)`` seconds into it (None:
+    none is). A watch of a process that listened to nothing yet subscribes at once; one
+    that subscribes now may have missed a release (``missed``: the flow then tries
+    again at once). Every step is also appended to ``steps`` as it comes, for a caller
+    whose flow raises. A flow that takes more than ``MAX_STEPS`` steps fails the test."""
     taken = [] if steps is None else steps
     try:
         step = next(flow)
         while True:
             taken.append(step)
+            assert len(taken) <= MAX_STEPS, f"the flow did not end: {taken[-3:]}"
             answer: Round | Woken | float
             if isinstance(step, Sleep):
                 now += step.seconds
                 answer = now
             elif isinstance(step, Wait):
-                now += step.seconds
-                answer = Woken(now, False)
+                after = announced(step)
+                if after is not None and after < step.seconds:
+                    now += after
+                    answer = Woken(now, True)
+                else:
+                    now += step.seconds
+                    answer = Woken(now, False)
             elif isinstance(step, Watch):
-                answer = Woken(now, False, listening=False) if step.already else Woken(now, True)
+                answer = Woken(now, False, listening=False) if step.already else Woken(now, missed)
             else:
                 started = now
                 now += took(step) if callable(took) else took

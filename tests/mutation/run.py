@@ -1106,6 +1106,26 @@ MUTANTS: Final = (
             "tests/core/test_semaphore_flow.py::test_only_the_grants_of_the_slot_itself_count_for_it",
         ),
     ),
+    Mutant(
+        "a semaphore's waiter subscribes again after every attempt",
+        ALGO + "semaphore.py",
+        "            watching = True\n",
+        "            watching = False\n",
+        (
+            "tests/core/test_semaphore_flow.py::"
+            "test_a_waiter_subscribes_once_and_then_waits_for_an_announcement",
+        ),
+    ),
+    Mutant(
+        "a semaphore's woken waiter never staggers more after a miss",
+        ALGO + "semaphore.py",
+        "            misses += 1\n",
+        "            misses += 0\n",
+        (
+            "tests/core/test_semaphore_flow.py::"
+            "test_a_woken_waiter_staggers_its_attempt_more_after_each_miss",
+        ),
+    ),
 )
 
 
