@@ -188,3 +188,22 @@ def test_a_lease_never_outlives_max_hold(ttl_ms: int, hold: float, late: float) 
             break
         held_until = deadline(t, p.extend_ms, FACTOR)
         assert held_until <= max(hold, deadline(0.0, ttl_ms, FACTOR)) + 1e-9
+
+
+@pytest.mark.parametrize(("hold_end", "extend_ms"), [(1.0041, None), (1.0046, 5)])
+def test_a_last_extension_of_4_ms_or_less_is_not_made(
+    hold_end: float, extend_ms: int | None
+) -> None:
+    """A ttl of 0.1 s (a drift of 3 ms) held until 1.0, renewed at 0.9995: what is left
+    of the hold is a whole 4 ms (two drift floors), too little to be worth a round, or 5
+    ms, extended by exactly that."""
+    p = plan(
+        policy=policy(max_hold=hold_end),
+        ttl_ms=100,
+        deadline=1.0,
+        acquired_at=0.0,
+        extensions=5,
+        now=0.9995,
+        clock_drift_factor=FACTOR,
+    )
+    assert (p.at, p.extend_ms) == ((1.0, None) if extend_ms is None else (0.9995, extend_ms))
