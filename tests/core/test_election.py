@@ -94,6 +94,10 @@ def test_identity_checks_and_round_trip() -> None:
     for bad in ("", "x\x00y", "é" * 600):
         with pytest.raises(ConfigurationError):
             check_identity(bad)
+    longest = "é" * 512  # 1024 bytes of UTF-8, in 512 characters
+    assert check_identity(longest) == longest
+    with pytest.raises(ConfigurationError, match="is 1025 bytes of UTF-8, more than 1024"):
+        check_identity(longest + "a")
 
 
 def test_a_majority_on_the_same_token_and_term_names_the_leader() -> None:
@@ -120,6 +124,14 @@ def test_no_leader_without_agreement() -> None:
     assert leader_of(unrecorded, name="n", clock_drift_factor=0.01) is None
     stale_terms = read(held(9000, 6), held(9000, 7), held(9000, 7), free(), free())
     assert leader_of(stale_terms, name="n", clock_drift_factor=0.01) is None
+    # what is not a record of a leader, on a majority: a term 0, a key expiring as it
+    # is read (a time to live of 0 ms), or words that are not numbers
+    for holder in (f"9000 0 {TOKEN}", f"0 7 {TOKEN}", f"x 7 {TOKEN}", f"9000 x {TOKEN}", "9"):
+        junk = NodeOutcome("s", Reply.TAKEN, holder=holder)
+        assert (
+            leader_of(read(junk, junk, junk, free(), free()), name="n", clock_drift_factor=0.01)
+            is None
+        )
 
 
 def test_never_a_leader_whose_validity_has_passed() -> None:

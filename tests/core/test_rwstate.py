@@ -8,10 +8,19 @@ import random
 
 import pytest
 
-from quorumlock import LockLost, LockNotHeld, LockNotReentrant, NodeOutcome, RedlockConfig, Reply
+from quorumlock import (
+    ConfigurationError,
+    LockLost,
+    LockNotHeld,
+    LockNotReentrant,
+    NodeOutcome,
+    QuorumUnavailable,
+    RedlockConfig,
+    Reply,
+)
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Watch, rewritten
 from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rw_key
-from tests.core.scripted import Step, drive, everywhere
+from tests.core.scripted import Step, drive, everywhere, in_turn
 
 
 def state(mode: Mode, **config: object) -> RWState:
@@ -42,10 +51,14 @@ def test_each_mutex_step_becomes_the_read_write_one() -> None:
     extend = writer._step(Fanout(Op.EXTEND, "doc:7", "t", 10_000, 0.05), 300)
     assert isinstance(extend, Fanout)
     assert (extend.op, extend.intent_ms) == (Op.RW_EXTEND, 0)
+    release = writer._step(Fanout(Op.RELEASE, "doc:7", "t", 10_000, 0.05))
+    assert isinstance(release, Fanout)
+    assert (release.op, release.intent_ms) == (Op.RW_RELEASE, 0)  # a held writer's
     watch = writer._step(Watch("doc:7", 1.0))
     assert watch == Watch(rw_key("doc:7"), 1.0)
     reader = state(Mode.READ, fencing=True)
     assert not reader.config.fencing  # readers draw no fencing token
+    assert state(Mode.WRITE, fencing=True).config.fencing
     read = reader._step(acquire, 300)
     assert isinstance(read, Fanout)
     assert (read.op, read.intent_ms) == (Op.RW_READ, 0)
@@ -57,6 +70,10 @@ def test_acquiring_a_held_downgraded_hold_is_refused_and_keeps_it_a_reader() -> 
     with pytest.raises(LockNotReentrant):
         next(hold.acquire(blocking=False, timeout=None, now=50.0))
     assert hold.mode is Mode.READ
+    # at its deadline the hold is over: a new acquisition, in the hold's own mode
+    first = next(hold.acquire(blocking=False, timeout=None, now=100.0))
+    assert isinstance(first, Fanout)
+    assert (first.op, hold.mode) == (Op.RW_WRITE, Mode.WRITE)
 
 
 def test_rewritten_passes_answers_and_the_result_through() -> None:
@@ -75,6 +92,8 @@ def test_rewritten_passes_answers_and_the_result_through() -> None:
 def test_the_intent_outlasts_the_gap_between_attempts() -> None:
     config = RedlockConfig(retry_delay=0.2, instance_timeout=0.05)
     assert 600 <= intent_lease_ms(config, 10_000) <= 601  # 2 x (0.2 + 2 x 0.05) s, rounded up
+    exact = RedlockConfig(retry_delay=0.25, instance_timeout=0.125)
+    assert intent_lease_ms(exact, 10_000) == 1000  # 2 x (0.25 + 2 x 0.125) s
     assert intent_lease_ms(RedlockConfig(retry_delay=0.001, instance_timeout=0.001), 10) == 100
 
 
@@ -133,11 +152,15 @@ def test_a_downgrade_not_confirmed_in_time_loses_the_lock_and_takes_it_back(
     lock is lost, and released everywhere. Catches a minority counted, a confirmation
     at the deadline counted, and a downgrade sent with no validity left."""
     hold, sent = writer_until(deadline), list[Step]()
-    with pytest.raises(LockLost, match=why):
+    with pytest.raises(LockLost, match=why) as raised:
         downgrade(hold, replies, took=took, sent=sent)
-    ops = [step.op for step in sent if isinstance(step, Fanout)]
-    assert ops[-1] is Op.RW_RELEASE
-    assert (Op.RW_DOWNGRADE in ops) is (deadline > 50.0)
+    rounds = [step for step in sent if isinstance(step, Fanout)]
+    assert (rounds[-1].op, rounds[-1].notify) == (Op.RW_RELEASE, True)  # readers woken
+    sent_one = deadline > 50.0
+    assert (Op.RW_DOWNGRADE in [r.op for r in rounds]) is sent_one
+    # the answers that tell why: the downgrade's, else the release's
+    said = replies if sent_one else (NOT_HELD,) * 3
+    assert [o.reply for o in raised.value.outcomes] == list(said)
     assert hold.lost
     assert not hold.held
     assert hold.mode is Mode.WRITE
@@ -191,3 +214,41 @@ def test_only_a_waiting_writer_leaves_an_intent(mode: Mode, blocking: bool) -> N
     assert not acquired
     assert all(s.intent_ms == 0 for s in sent)
     assert not any(s.notify for s in sent)  # each attempt's undo, and no intent to take back
+
+
+def test_a_waiting_hold_joins_no_queue() -> None:
+    """A read-write release names no head of a queue: its waiters watch, never join."""
+    writer = state(Mode.WRITE, retry_delay=0.05)
+    refused = everywhere(Reply.TAKEN)
+    driven = drive(writer.acquire(blocking=True, timeout=0.2, now=0.0), lambda step: refused)
+    watches = [step for step in driven.steps if isinstance(step, Watch)]
+    assert [w.queued for w in watches] == [False]
+    assert Op.QUEUE not in [r.op for r in driven.rounds]
+
+
+def test_a_writer_refused_before_any_round_has_no_intent_to_take_back() -> None:
+    sent = list[Step]()
+    flow = state(Mode.WRITE).acquire(blocking=True, timeout=-1.0, now=0.0)
+    with pytest.raises(ConfigurationError):
+        drive(flow, in_turn(), steps=sent)
+    assert sent == []
+
+
+@pytest.mark.parametrize("mode", [Mode.WRITE, Mode.READ])
+def test_an_acquire_that_raises_takes_back_only_a_writers_intent(mode: Mode) -> None:
+    """Errors no retry can fix end a blocking acquire with QuorumUnavailable: a writer's
+    intent, left by its attempt, is taken back (waking readers); a reader left none."""
+    fatal = everywhere(Reply.FATAL)
+    sent = list[Step]()
+    with pytest.raises(QuorumUnavailable):
+        drive(
+            state(mode).acquire(blocking=True, timeout=None, now=0.0),
+            lambda step: fatal,
+            steps=sent,
+        )
+    rounds = [step for step in sent if isinstance(step, Fanout)]
+    intent = rounds[0].intent_ms
+    assert (intent > 0) is (mode is Mode.WRITE)
+    # the writer's last release: no intent kept, the readers it kept out woken
+    notified = [(r.op, r.intent_ms) for r in rounds if r.notify]
+    assert notified == ([(Op.RW_RELEASE, 0)] if mode is Mode.WRITE else [])
