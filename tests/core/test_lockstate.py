@@ -11,18 +11,18 @@ from typing import TypeVar
 
 import pytest
 
-from quorumlock import LockLost, LockNotHeld, QuorumUnavailable
+from quorumlock import LockLost, LockNotAcquired, LockNotHeld, LockNotReentrant, QuorumUnavailable
 from quorumlock._algorithm.arithmetic import deadline, quorum
 from quorumlock._algorithm.config import LeasePolicy, RedlockConfig
 from quorumlock._algorithm.flows import Flow, Op
-from quorumlock._algorithm.lockstate import LockState
+from quorumlock._algorithm.lockstate import LockState, Renew, Wake
 from quorumlock._algorithm.outcomes import HOLDER_PREFIX, NodeOutcome, Reply
 from tests.core.scripted import drive
 
 T = TypeVar("T")
 TOKEN = "0123456789abcdef" * 2 + "01234567"
 OTHER = "fedcba9876543210" * 2 + "76543210"
-DONE, NOT_HELD, TIMEOUT = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT
+DONE, NOT_HELD, TIMEOUT, TAKEN = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT, Reply.TAKEN
 
 
 def held(servers: int = 3, **lease: object) -> LockState:
@@ -182,3 +182,106 @@ def test_a_lock_acquired_again_starts_its_lease_afresh() -> None:
     step = state.next_step(3.0)
     assert step is not None
     assert step.extend_ms == 3000  # renewals allowed again
+
+
+# --------------------------------------------------------------------------------------
+# what a fresh, an acquired, an adopted and a forgotten state hold
+# --------------------------------------------------------------------------------------
+
+
+def test_a_fresh_state_holds_nothing_and_counts_nothing() -> None:
+    state = LockState(
+        name="orders:42", ttl_ms=3000, servers=3, config=RedlockConfig(), uniform=lambda: 0.5
+    )
+    assert (state.token, state.deadline, state.fence, state.lost) == (None, None, None, False)
+    assert (state.extensions, state.attempts, state.acquired_at) == (0, 0, 0.0)
+    assert not state.renew_failed
+    assert state.key == "orders:42"
+    (probe,) = drive(
+        state.probe(mine=False), lambda step: outs(NOT_HELD, NOT_HELD, NOT_HELD)
+    ).rounds
+    assert (probe.key, probe.token) == ("orders:42", "")
+    many = LockState(
+        name="a+b", ttl_ms=3000, servers=3, config=RedlockConfig(), uniform=lambda: 0.5,
+        keys=("a", "b"),
+    )  # fmt: skip
+    assert many.key == "a"  # the first of the sorted set names the lock on the servers
+
+
+@pytest.mark.parametrize("how", ["acquire", "adopt"])
+def test_a_state_held_until_its_deadline_is_not_taken_again_before_it(how: str) -> None:
+    """Acquiring (or adopting) again is refused while the hold lasts, and is a new hold
+    from its deadline on: the lease starts afresh."""
+    state = held(max_hold=math.inf)
+    assert state.deadline == 2.968
+    state.extensions, state.renew_failed = 4, True
+
+    def again(now: float) -> None:
+        if how == "adopt":
+            state.adopt(token=OTHER, fence=None, validity=2.0, now=now)
+        else:
+            run(
+                state.acquire(blocking=False, timeout=None, now=now),
+                outs(*(Reply.GRANTED,) * 3),
+                at=now,
+            )
+
+    with pytest.raises(LockNotReentrant):
+        again(2.967)
+    again(2.968)
+    assert (state.extensions, state.renew_failed, state.lost) == (0, False, False)
+    assert state.acquired_at == 2.968
+
+
+@pytest.mark.parametrize(
+    ("reply", "attempts", "error", "why"),
+    [
+        (TAKEN, 1, LockNotAcquired, "held by another client"),
+        (TAKEN, 2, LockNotAcquired, "held by another client"),
+        (TIMEOUT, 1, QuorumUnavailable, "too few servers answered"),
+        (Reply.QUARANTINED, 1, QuorumUnavailable, "too few servers out of restart quarantine"),
+    ],
+)
+def test_a_failed_acquire_says_why(
+    reply: Reply, attempts: int, error: type[Exception], why: str
+) -> None:
+    state = LockState(
+        name="orders:42", ttl_ms=3000, servers=3, uniform=lambda: 0.5,
+        config=RedlockConfig(retry_count=attempts - 1, wake_on_release=False),
+    )  # fmt: skip
+    flow = state.acquire(blocking=attempts > 1, timeout=None, now=0.0, raise_on_failure=True)
+    with pytest.raises(error) as raised:
+        run(flow, outs(reply, reply, reply))
+    tried = "1 attempt" if attempts == 1 else f"{attempts} attempts"
+    message = str(raised.value)
+    assert f"lock 'orders:42' ({tried}): {why}, 2 of 3 needed." in message
+    assert ("Wait: the quarantine ends by itself" in message) is (reply is Reply.QUARANTINED)
+    assert state.attempts == attempts
+
+
+def test_an_extension_returns_the_validity_it_gave() -> None:
+    state = held(max_hold=math.inf)
+    validity = run(state.extend(ttl=0.5, now=1.0), outs(DONE, DONE, DONE))
+    assert validity == pytest.approx(deadline(1.0, 500, RedlockConfig().clock_drift_factor) - 1.0)
+    assert validity < 0.5
+
+
+def test_a_renewal_is_due_from_as_early_as_the_lease_allows() -> None:
+    state = held(max_hold=math.inf)
+    step = state.next_step(0.0)
+    assert step is not None
+    now = step.at - state.early
+    assert now + state.early == step.at  # exactly at the edge
+    assert state.tend(now) == Renew(3000)
+    assert state.tend(math.nextafter(now, 0.0)) == Wake(step.at)
+
+
+def test_a_forgotten_state_holds_nothing_and_has_nothing_to_release() -> None:
+    state = held(max_hold=math.inf)
+    with pytest.raises(LockLost):
+        run(state.renew(ttl_ms=3000, now=1.0), outs(NOT_HELD, NOT_HELD, DONE))
+    assert state.lost
+    state.forget()
+    assert (state.deadline, state.lost) == (None, False)
+    with pytest.raises(LockNotHeld):
+        next(state.release())
