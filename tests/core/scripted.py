@@ -47,32 +47,35 @@ def drive(
     again at once). Every step is also appended to ``steps`` as it comes, for a caller
     whose flow raises. A flow that takes more than ``MAX_STEPS`` steps fails the test."""
     taken = [] if steps is None else steps
-    try:
+    try:  # only the flow's own end: a StopIteration of ``respond`` is a failure
         step = next(flow)
-        while True:
-            taken.append(step)
-            assert len(taken) <= MAX_STEPS, f"the flow did not end: {taken[-3:]}"
-            answer: Round | Woken | float
-            if isinstance(step, Sleep):
-                now += step.seconds
-                answer = now
-            elif isinstance(step, Wait):
-                after = announced(step)
-                if after is not None and after < step.seconds:
-                    now += after
-                    answer = Woken(now, True)
-                else:
-                    now += step.seconds
-                    answer = Woken(now, False)
-            elif isinstance(step, Watch):
-                answer = Woken(now, False, listening=False) if step.already else Woken(now, missed)
-            else:
-                started = now
-                now += took(step) if callable(took) else took
-                answer = Round(started, now, tuple(respond(step)))
-            step = flow.send(answer)
     except StopIteration as stop:
         return Driven(stop.value, taken, now)
+    while True:
+        taken.append(step)
+        assert len(taken) <= MAX_STEPS, f"the flow did not end: {taken[-3:]}"
+        answer: Round | Woken | float
+        if isinstance(step, Sleep):
+            now += step.seconds
+            answer = now
+        elif isinstance(step, Wait):
+            after = announced(step)
+            if after is not None and after < step.seconds:
+                now += after
+                answer = Woken(now, True)
+            else:
+                now += step.seconds
+                answer = Woken(now, False)
+        elif isinstance(step, Watch):
+            answer = Woken(now, False, listening=False) if step.already else Woken(now, missed)
+        else:
+            started = now
+            now += took(step) if callable(took) else took
+            answer = Round(started, now, tuple(respond(step)))
+        try:
+            step = flow.send(answer)
+        except StopIteration as stop:
+            return Driven(stop.value, taken, now)
 
 
 def in_turn(*answers: Sequence[NodeOutcome]) -> Respond:
