@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from quorumlock import ConfigurationError
-from quorumlock._algorithm.arithmetic import deadline
-from quorumlock._algorithm.lease import LeasePolicy, Plan, plan
+from quorumlock._algorithm.arithmetic import deadline, drift
+from quorumlock._algorithm.lease import LeasePolicy, Plan, bound_reached, plan
 
 FACTOR = 0.01
 
@@ -207,3 +207,21 @@ def test_a_last_extension_of_4_ms_or_less_is_not_made(
         clock_drift_factor=FACTOR,
     )
     assert (p.at, p.extend_ms) == ((1.0, None) if extend_ms is None else (0.9995, extend_ms))
+
+
+def test_the_hold_is_over_when_one_drift_and_a_ms_of_max_hold_are_left() -> None:
+    """After the last, shortened extension the deadline sits one drift before the end of
+    the hold: with that (and a millisecond of rounding) or less left, nothing is."""
+    edge = drift(3000, FACTOR) + 0.001
+    for left, reached in ((edge - 0.0005, True), (edge, True), (math.nextafter(edge, 1), False)):
+        assert (
+            bound_reached(
+                policy=policy(max_hold=left),
+                ttl_ms=3000,
+                deadline=0.0,
+                acquired_at=0.0,
+                extensions=0,
+                clock_drift_factor=FACTOR,
+            )
+            is reached
+        ), left
