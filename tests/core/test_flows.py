@@ -1306,6 +1306,7 @@ def test_the_undo_targets_only_the_servers_that_may_hold_a_grant_of_ours() -> No
     assert undo is not None
     assert undo.op is Op.RELEASE
     assert undo.targets == (True, False, False, True, True)
+    assert undo.until == 0.0  # an undo waits for no server's first contact
 
 
 def test_an_undo_of_every_server_targets_all_of_them_plainly() -> None:

@@ -153,3 +153,23 @@ def test_an_acquire_whose_round_ends_at_its_deadline_does_not_count() -> None:
     holds_until = deadline(1000.0, 10_000, RedlockConfig().clock_drift_factor)
     assert acquire_once(holds_until - 0.001).verdict is Verdict.ACQUIRED
     assert acquire_once(holds_until).verdict is Verdict.EXPIRED
+
+
+@pytest.mark.parametrize("late", [False, True])
+def test_an_extension_reports_the_answers_that_decided_it(late: bool) -> None:
+    """The extend round's answers when one was sent (a success is not a loss), else the
+    release's: an extension asked for after the deadline sends only the release."""
+    flow = extend_flow(
+        key="orders:42", token="t", ttl_ms=10_000, config=RedlockConfig(),
+        held_until=HELD_UNTIL, now=HELD_UNTIL if late else 1000.0,
+    )  # fmt: skip
+    released = everywhere(NH)
+    driven = drive(flow, lambda step: everywhere(D) if step.op is Op.EXTEND else released)
+    result: ExtendResult = driven.result
+    if late:
+        assert [s.op for s in driven.rounds] == [Op.RELEASE]
+        assert (result.deadline, result.lost, result.outcomes) == (None, True, released)
+        assert result.reason == "its validity had already run out"
+    else:
+        assert [s.op for s in driven.rounds] == [Op.EXTEND]
+        assert (result.lost, result.outcomes) == (False, everywhere(D))
