@@ -961,6 +961,8 @@ def test_the_family_acquires_name_the_server_they_are_sent_to(op: Op) -> None:
     process of each connection: they are packed per connection, like the acquire script."""
     assert Fanout(op, "k", "t", 1000, 0.05).per_session
     assert not Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05).per_session  # a plain SET NX PX
+    # with a cap on the ttl, however small, an acquire is the script
+    assert Fanout(Op.ACQUIRE, "k", "t", 1000, 0.05, max_ttl_ms=1).per_session
 
 
 def test_a_set_of_names_waits_without_standing_in_any_line() -> None:
