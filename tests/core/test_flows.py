@@ -29,7 +29,7 @@ from quorumlock import (
     RedlockConfig,
     Reply,
 )
-from quorumlock._algorithm.arithmetic import deadline, queue_backoff, queue_lease_ms
+from quorumlock._algorithm.arithmetic import HAND_OVER, deadline, queue_backoff, queue_lease_ms
 from quorumlock._algorithm.flows import (
     AcquireResult,
     Fanout,
@@ -781,7 +781,8 @@ def _listening_flow(*, fair: bool = False) -> Flow[AcquireResult]:
 
 
 @pytest.mark.parametrize(
-    ("woke", "first"), [(0.001, Op.QUEUE), (0.2, Op.ACQUIRE), (None, Op.ACQUIRE)]
+    ("woke", "first"),
+    [(0.001, Op.QUEUE), (HAND_OVER, Op.ACQUIRE), (0.2, Op.ACQUIRE), (None, Op.ACQUIRE)],
 )
 def test_a_process_whose_release_just_woke_a_waiter_stands_behind_it(
     woke: float | None, first: Op
@@ -897,6 +898,24 @@ def test_a_fair_attempt_refused_just_after_its_own_release_named_the_head_wakes_
     free = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="") for i in range(5)))
     step = flow.send(free)
     assert not (isinstance(step, Fanout) and step.arrival.startswith("pass "))
+    # the next attempt refused while the lock is free: the head is not coming, wake it
+    done = Round(0.001, 0.002, tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5)))
+    attempts = 1
+    for _ in range(20):
+        if isinstance(step, Fanout) and step.arrival.startswith("pass "):
+            break
+        if isinstance(step, Wait | Watch):
+            step = flow.send(Woken(0.3, False))
+        elif isinstance(step, Sleep):
+            step = flow.send(0.3)
+        elif step.op is Op.ACQUIRE:
+            attempts += 1
+            step = flow.send(free)
+        else:
+            step = flow.send(done)
+    assert isinstance(step, Fanout)
+    assert step.arrival.startswith("pass ")
+    assert attempts == 2
 
 
 def test_a_process_that_listens_to_nothing_never_stands_behind() -> None:
