@@ -218,6 +218,18 @@ def test_a_refusal_everywhere_has_nothing_to_undo_and_a_failed_split_undoes_all(
     assert sent[1].until == 0.0  # an undo waits for no server's first contact
 
 
+def acquiring(
+    *, blocking: bool = True, timeout: float | None = None, **config: object
+) -> Flow[SemaphoreResult]:
+    """An acquire of one of 4 permits; each random draw is 0.5 (a pause of 3/4 of
+    ``retry_delay``, a wake-up stagger of half its spread)."""
+    return semaphore_acquire_flow(
+        base="jobs", permits=4, token="t" * 40, ttl_ms=10_000,
+        config=RedlockConfig(**config),  # type: ignore[arg-type]
+        blocking=blocking, timeout=timeout, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+
+
 def test_a_fencing_token_the_servers_agree_on_needs_no_commit_round() -> None:
     grants = [fenced(G, 7, i) for i in range(3)]
     result, sent = acquire([grants], fencing=True)
@@ -241,7 +253,7 @@ def test_counters_out_of_step_commit_the_token_on_the_slot_or_undo_the_grant(
             return grants
         return everywhere(commit if step.op is Op.COMMIT_FENCE else Reply.DONE)
 
-    driven = drive(flow(blocking=False, fencing=True), respond)
+    driven = drive(acquiring(blocking=False, fencing=True), respond)
     assert (driven.result.verdict, driven.result.fence) == (verdict, fence)
     ops = [(s.op, s.key) for s in driven.rounds]
     undo = [(Op.SEMAPHORE_RELEASE, "jobs")] if fence is None else []
@@ -268,7 +280,7 @@ def test_a_round_that_ends_as_the_validity_does_holds_no_permit(second: bool) ->
             last = step.op is Op.SEMAPHORE_ACQUIRE and (not second or step.slots == (1,))
             return took if last else 0.0
 
-        return drive(flow(blocking=False), respond, took=duration).result
+        return drive(acquiring(blocking=False), respond, took=duration).result
 
     assert run(holds_until - 0.001).verdict is Verdict.ACQUIRED
     assert run(holds_until).verdict is Verdict.EXPIRED
@@ -279,18 +291,6 @@ def test_a_round_that_ends_as_the_validity_does_holds_no_permit(second: bool) ->
 # --------------------------------------------------------------------------------------
 
 FULL = [said(X, 0, "0000")] * 3  # every permit held by others
-
-
-def flow(
-    *, blocking: bool = True, timeout: float | None = None, **config: object
-) -> Flow[SemaphoreResult]:
-    """An acquire of one of 4 permits; each random draw is 0.5 (a pause of 3/4 of
-    ``retry_delay``, a wake-up stagger of half its spread)."""
-    return semaphore_acquire_flow(
-        base="jobs", permits=4, token="t" * 40, ttl_ms=10_000,
-        config=RedlockConfig(**config),  # type: ignore[arg-type]
-        blocking=blocking, timeout=timeout, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
 
 
 def refused(step: Fanout) -> Sequence[NodeOutcome]:
@@ -309,7 +309,9 @@ def kinds(driven: Driven[SemaphoreResult]) -> list[tuple[str, float]]:
 def test_a_blocking_acquire_pauses_between_attempts_and_gives_up_at_its_timeout() -> None:
     """Polling (no announcements): a pause of 3/4 of 0.25 s after each refusal, the last
     cut short by the timeout of 1 s, and one attempt as it ends."""
-    driven = drive(flow(timeout=1.0, retry_delay=0.25, wake_on_release=False), refused, took=0.0)
+    driven = drive(
+        acquiring(timeout=1.0, retry_delay=0.25, wake_on_release=False), refused, took=0.0
+    )
     assert (driven.result.verdict, driven.result.slot) == (Verdict.CONTENDED, None)
     assert driven.result.attempts == 7
     pause = [("Sleep", 0.1875), ("round", 0.0)]
@@ -318,7 +320,7 @@ def test_a_blocking_acquire_pauses_between_attempts_and_gives_up_at_its_timeout(
 
 
 def test_a_blocking_acquire_makes_retry_count_retries() -> None:
-    driven = drive(flow(retry_count=2, wake_on_release=False), refused)
+    driven = drive(acquiring(retry_count=2, wake_on_release=False), refused)
     assert driven.result.attempts == 3
     assert [type(s) for s in driven.steps].count(Sleep) == 2
 
@@ -332,7 +334,7 @@ def test_a_blocking_acquire_stops_at_a_verdict_no_retry_can_change(fatal: bool) 
     def respond(step: Fanout) -> Sequence[NodeOutcome]:
         return broken if step.op is Op.SEMAPHORE_ACQUIRE else everywhere(Reply.DONE)
 
-    driven = drive(flow(timeout=1.0, wake_on_release=False), respond)
+    driven = drive(acquiring(timeout=1.0, wake_on_release=False), respond)
     verdict = Verdict.FATAL if fatal else Verdict.UNAVAILABLE
     assert driven.result.verdict is verdict
     assert (driven.result.attempts == 1) is fatal
@@ -344,7 +346,7 @@ def test_a_waiter_subscribes_once_and_then_waits_for_an_announcement(missed: boo
     permit's: no queue), for no longer than it has left; it tries again at once if a
     release may have gone unheard meanwhile, and waits for announcements from then on.
     Rounds of 1/16 s, a timeout of 1/2 s."""
-    driven = drive(flow(timeout=0.5, retry_delay=0.25), refused, took=0.0625, missed=missed)
+    driven = drive(acquiring(timeout=0.5, retry_delay=0.25), refused, took=0.0625, missed=missed)
     (watch,) = [s for s in driven.steps if isinstance(s, Watch)]
     assert watch == Watch("jobs", 0.4375, queued=False, since=0.0)
     assert driven.steps.index(watch) == 1
@@ -361,7 +363,7 @@ def test_a_woken_waiter_staggers_its_attempt_more_after_each_miss() -> None:
     before the next attempt, which starts at twice the round's duration, up to the
     retry delay."""
     driven = drive(
-        flow(retry_count=4, retry_delay=0.5),
+        acquiring(retry_count=4, retry_delay=0.5),
         refused,
         took=0.0625,
         missed=False,
@@ -375,7 +377,7 @@ def test_a_woken_waiter_staggers_its_attempt_more_after_each_miss() -> None:
 
 def test_a_woken_waiter_staggers_no_further_than_its_timeout() -> None:
     driven = drive(
-        flow(timeout=0.25, retry_delay=0.25),
+        acquiring(timeout=0.25, retry_delay=0.25),
         refused,
         took=0.0625,
         missed=False,
