@@ -90,6 +90,11 @@ def in_turn(*answers: Sequence[NodeOutcome]) -> Respond:
     return respond
 
 
+def answered(*replies: Reply) -> tuple[NodeOutcome, ...]:
+    """One reply per server, in order, the servers named s0, s1, ..."""
+    return tuple(NodeOutcome(f"s{i}", reply) for i, reply in enumerate(replies))
+
+
 def everywhere(reply: Reply, servers: int = 3) -> tuple[NodeOutcome, ...]:
     """``reply`` from each of ``servers`` servers, named s0, s1, ..."""
     return tuple(NodeOutcome(f"s{i}", reply) for i in range(servers))

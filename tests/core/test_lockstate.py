@@ -17,7 +17,7 @@ from quorumlock._algorithm.config import LeasePolicy, RedlockConfig
 from quorumlock._algorithm.flows import Flow, Op
 from quorumlock._algorithm.lockstate import LockState, Renew, Wake
 from quorumlock._algorithm.outcomes import HOLDER_PREFIX, NodeOutcome, Reply
-from tests.core.scripted import drive
+from tests.core.scripted import answered, drive
 
 T = TypeVar("T")
 TOKEN = "0123456789abcdef" * 2 + "01234567"
@@ -46,7 +46,7 @@ def run(flow: Flow[T], answer: Sequence[NodeOutcome], *, at: float = 1.0) -> T:
 
 
 def outs(*replies: Reply) -> list[NodeOutcome]:
-    return [NodeOutcome(f"s{i}", reply) for i, reply in enumerate(replies)]
+    return list(answered(*replies))
 
 
 # --------------------------------------------------------------------------------------

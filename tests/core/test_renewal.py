@@ -26,7 +26,7 @@ from quorumlock._algorithm.flows import (
     extend_flow,
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Verdict
-from tests.core.scripted import drive, everywhere
+from tests.core.scripted import answered, drive, everywhere
 
 HELD_UNTIL = 1010.0
 D, NH, TO, G = Reply.DONE, Reply.NOT_HELD, Reply.TIMEOUT, Reply.GRANTED
@@ -48,7 +48,7 @@ def renew(
 
     def respond(step: Fanout) -> tuple[NodeOutcome, ...]:
         if step.op is Op.EXTEND:
-            return tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(replies))
+            return answered(*replies)
         return everywhere(D, len(replies))
 
     def took(step: Fanout) -> float:

@@ -20,7 +20,7 @@ from quorumlock import (
 )
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Watch, rewritten
 from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rw_key
-from tests.core.scripted import Step, drive, everywhere, in_turn
+from tests.core.scripted import Step, answered, drive, everywhere, in_turn
 
 
 def state(mode: Mode, **config: object) -> RWState:
@@ -117,7 +117,7 @@ def downgrade(
 
     def respond(step: Fanout) -> tuple[NodeOutcome, ...]:
         answer = replies if step.op is Op.RW_DOWNGRADE else (NOT_HELD,) * len(replies)
-        return tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(answer))
+        return answered(*answer)
 
     return drive(hold.downgrade(now=now), respond, now=now, took=took, steps=sent).rounds
 

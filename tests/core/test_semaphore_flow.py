@@ -38,7 +38,7 @@ from quorumlock._algorithm.semaphore import (
     semaphore_acquire_flow,
     semaphore_base,
 )
-from tests.core.scripted import Driven, drive, everywhere, in_turn
+from tests.core.scripted import Driven, answered, drive, everywhere, in_turn
 
 G, X, Q, TO = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.TIMEOUT
 
@@ -468,7 +468,7 @@ def test_a_permit_release_is_true_iff_a_majority_still_held_it(n: int) -> None:
     for replies in itertools.product((Reply.DONE, Reply.NOT_HELD, TO), repeat=n):
         state = permit()
         state.servers, state.token, state.deadline = n, TOKEN, 9.0
-        outcomes = tuple(NodeOutcome(f"s{i}", r) for i, r in enumerate(replies))
+        outcomes = answered(*replies)
         driven = drive(state.release(), in_turn(outcomes))
         assert driven.result is (replies.count(Reply.DONE) >= quorum(n)), replies
         (round_,) = driven.rounds
