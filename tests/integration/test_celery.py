@@ -283,12 +283,14 @@ def test_enqueue_mode_skip_ends_in_the_result_backend(
     assert duplicate.id == f"dup-{tag}"
     assert AsyncResult(f"dup-{tag}", app=tasks.app).get(timeout=WAIT) == SKIPPED
     assert get(chain(tasks.queued.si(tag), tasks.echo.s()).apply_async()) == SKIPPED
+    # each gate opens once both runs are enqueued: a first run that ended before the
+    # second was sent would have released the lock, and the second would run too
     in_group, in_chord = f"{tag}-group", f"{tag}-chord"
-    open_gate(tasks, in_group)
-    open_gate(tasks, in_chord)
     both = group_of(tasks.queued.s(in_group), tasks.queued.s(in_group)).apply_async()
+    open_gate(tasks, in_group)
     assert both.get(timeout=WAIT) == [in_group, SKIPPED]
     gathered = chord([tasks.queued.s(in_chord), tasks.queued.s(in_chord)])(tasks.echo.s())
+    open_gate(tasks, in_chord)
     assert get(gathered) == [in_chord, SKIPPED]
     open_gate(tasks, tag)
     assert get(first) == tag
