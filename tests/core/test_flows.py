@@ -29,7 +29,13 @@ from quorumlock import (
     RedlockConfig,
     Reply,
 )
-from quorumlock._algorithm.arithmetic import HAND_OVER, deadline, queue_backoff, queue_lease_ms
+from quorumlock._algorithm.arithmetic import (
+    HAND_OVER,
+    WAKE_STAGGER_MIN,
+    deadline,
+    queue_backoff,
+    queue_lease_ms,
+)
 from quorumlock._algorithm.flows import (
     AcquireResult,
     Fanout,
@@ -677,6 +683,26 @@ def test_a_process_listening_all_along_joins_and_waits_without_trying_again() ->
     assert watch.since == started  # when the failed attempt was sent
 
 
+def test_a_waiter_that_polls_stands_in_no_line_whatever_its_replies_say() -> None:
+    """Without wake_on_release a waiter polls at the R8 pause: a place in line in the
+    replies to its attempts (no driver reports one to a waiter that does not listen)
+    does not space its polls out."""
+    s = state(retry_delay=0.2, wake_on_release=False)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    attempt = next(flow)
+    assert isinstance(attempt, Fanout)
+    assert attempt.op is Op.ACQUIRE
+    refused = Round(
+        0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="other", place=4) for i in range(5))
+    )
+    pause = flow.send(refused)
+    assert isinstance(pause, Sleep)
+    assert pause.seconds == pytest.approx(0.15)  # as the head's, not three pauses
+
+
 def test_non_blocking_acquire_never_subscribes() -> None:
     s, net = state(), Script(5, acquire=lambda a: [X] * 5)
     assert not acquire(s, net)
@@ -803,6 +829,23 @@ def test_a_process_whose_release_just_woke_a_waiter_stands_behind_it(
         with pytest.raises(StopIteration) as done:
             flow.send(granted)
         assert done.value.value.attempts == 1  # standing in line cost no attempt
+
+
+def test_a_process_standing_behind_then_woken_with_every_waiter_staggers_the_least() -> None:
+    """It stood behind the waiter its release woke, with no attempt of its own: an
+    announcement that woke every waiter (not its process by name) has it stagger over
+    the smallest spread, as no round of its own was measured yet."""
+    flow = _listening_flow()
+    join = flow.send(Woken(0.0, False, listening=True, woke=0.001))
+    assert isinstance(join, Fanout)
+    assert join.op is Op.QUEUE
+    assert isinstance(flow.send(Round(0.0, 0.001, ())), Wait)
+    stagger = flow.send(Woken(0.01, True))
+    assert isinstance(stagger, Sleep)
+    assert stagger.seconds == pytest.approx(WAKE_STAGGER_MIN * 0.5)
+    attempt = flow.send(0.0105)
+    assert isinstance(attempt, Fanout)
+    assert attempt.op is Op.ACQUIRE
 
 
 @pytest.mark.parametrize(("place", "pauses"), [(None, 1), (2, 1), (4, 3), (9, 3)])
@@ -1042,6 +1085,25 @@ def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
     again = flow.send(later)
     assert isinstance(again, Wait)  # waits on, for the rest of its pause
     assert again.seconds == pytest.approx(wait.seconds - 0.059)
+
+
+def test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again() -> None:
+    """Woken to stand in line for another waiter of its process just as its own pause
+    ends: no join and no wait of nothing, the next attempt."""
+    flow = _listening_flow()
+    taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="other") for i in range(5)))
+    attempt = flow.send(Woken(0.0, False, listening=True))
+    assert isinstance(attempt, Fanout)
+    assert attempt.op is Op.ACQUIRE
+    join = flow.send(taken)
+    assert isinstance(join, Fanout)
+    assert join.op is Op.QUEUE
+    wait = flow.send(Round(0.001, 0.002, ()))
+    assert isinstance(wait, Wait)
+    assert wait.seconds == pytest.approx(0.15)
+    again = flow.send(Woken(0.002 + wait.seconds, True, requeue=True))
+    assert isinstance(again, Fanout)
+    assert again.op is Op.ACQUIRE
 
 
 def test_the_stagger_grows_with_each_announcement_that_brought_no_lock() -> None:

@@ -1129,6 +1129,34 @@ MUTANTS: Final = (
             "test_a_woken_waiter_staggers_its_attempt_more_after_each_miss",
         ),
     ),
+    Mutant(
+        "a waiter that stood behind and was woken with every waiter staggers over a spread "
+        "of no round it ran",
+        FLOWS,
+        "    elapsed = 0.0\n",
+        "    elapsed = 1.0\n",
+        (
+            "tests/core/test_flows.py::"
+            "test_a_process_standing_behind_then_woken_with_every_waiter_staggers_the_least",
+        ),
+    ),
+    Mutant(
+        "a waiter that polls spaces its polls out by a place in line it does not hold",
+        FLOWS,
+        "            if watching and queue:\n",
+        "            if watching or queue:\n",
+        (
+            "tests/core/test_flows.py::"
+            "test_a_waiter_that_polls_stands_in_no_line_whatever_its_replies_say",
+        ),
+    ),
+    Mutant(
+        "a requeue wake-up at the end of the pause joins and waits for nothing",
+        FLOWS,
+        "woken.now < now + pause:",
+        "woken.now <= now + pause:",
+        ("tests/core/test_flows.py::test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again",),
+    ),
 )
 
 
