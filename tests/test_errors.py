@@ -10,6 +10,7 @@ from redis import exceptions as rx
 
 from quorumlock import Reply
 from quorumlock._algorithm.scripts import ACQUIRE
+from quorumlock._io import errors
 from quorumlock._io.errors import translate
 
 # The first line of the acquire script that calls HSET (1-based, as Redis counts).
@@ -124,3 +125,48 @@ def test_a_reset_right_after_the_tls_handshake_is_a_refusal_of_our_certificate()
     in_use = rx.ConnectionError("Error while reading from 127.0.0.1:6380")
     in_use.__cause__ = ConnectionResetError(104, "Connection reset by peer")
     assert translate(in_use)[0] is Reply.ERROR
+
+
+class ClosingSSLConnection(SSLConnection):
+    """A TLS connection whose server closed it during the set-up, with no reset: the
+    server went away (a restart, say), not a refusal of our certificate."""
+
+    def on_connect(self) -> None:
+        raise rx.ConnectionError("Connection closed by server.")
+
+
+def test_a_tls_connection_closed_during_its_set_up_without_a_reset_is_retried() -> None:
+    """Only a reset (or an EOF) right after the handshake reads as a refusal: any other
+    failure of the set-up is transient, where a fatal verdict would end a blocking
+    acquire at once."""
+    for certfile in (None, "ours.pem"):
+        assert translate(reset_while(ClosingSSLConnection(certfile))) == (
+            Reply.ERROR,
+            "Connection closed by server.",
+        )
+
+
+def test_a_wrong_password_is_not_reported_as_a_missing_one() -> None:
+    wrong = rx.AuthenticationError("invalid username-password pair or user is disabled.")
+    assert translate(wrong) == (
+        Reply.FATAL,
+        "invalid username-password pair or user is disabled.",
+    )
+    missing = rx.AuthenticationError("Authentication required.")
+    assert translate(missing) == (
+        Reply.FATAL,
+        "the server requires a password, and none was given",
+    )
+
+
+def test_passwords_of_four_characters_or_more_are_scrubbed_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A password is scrubbed from every detail once known, the longest first (one that
+    holds another is not left half shown); shorter than four characters, it would blank
+    out ordinary words, and is not."""
+    monkeypatch.setattr(errors, "_SECRETS", set())
+    for secret in ("pw42", "pw42-and-more", "abc"):
+        errors.never_show(secret)
+    detail = translate(rx.ResponseError("ERR abc pw42-and-more pw42"))[1]
+    assert detail == "ERR abc *** ***"

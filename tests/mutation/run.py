@@ -53,6 +53,7 @@ FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
 FANOUT: Final = "src/quorumlock/_io/fanout.py"
 WAKEUPS: Final = "src/quorumlock/_io/wakeups.py"
 SYNC: Final = "src/quorumlock/_sync.py"
+ERRORS: Final = "src/quorumlock/_io/errors.py"
 INTERRUPTS: Final = (
     "tests/integration/test_lock_objects.py::"
     "test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held"
@@ -1156,6 +1157,31 @@ MUTANTS: Final = (
         "woken.now < now + pause:",
         "woken.now <= now + pause:",
         ("tests/core/test_flows.py::test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again",),
+    ),
+    Mutant(
+        "a TLS connection lost during its set-up for any reason is a refusal of the "
+        "certificate (fatal)",
+        ERRORS,
+        "        if isinstance(seen, ConnectionResetError):\n",
+        "        if not isinstance(seen, ConnectionResetError):\n",
+        (
+            "tests/test_errors.py::"
+            "test_a_tls_connection_closed_during_its_set_up_without_a_reset_is_retried",
+        ),
+    ),
+    Mutant(
+        "a wrong password is reported as a missing one",
+        ERRORS,
+        "isinstance(exc, rx.AuthenticationError) and detail",
+        "isinstance(exc, rx.AuthenticationError) or detail",
+        ("tests/test_errors.py::test_a_wrong_password_is_not_reported_as_a_missing_one",),
+    ),
+    Mutant(
+        "a password that holds another known one is scrubbed after it, half shown",
+        ERRORS,
+        "key=len, reverse=True)",
+        "key=len, reverse=False)",
+        ("tests/test_errors.py::test_passwords_of_four_characters_or_more_are_scrubbed_whole",),
     ),
 )
 
