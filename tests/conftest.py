@@ -397,7 +397,7 @@ def children_of(pid: int) -> set[int]:
 
 
 def client_of(server: LocalServer) -> redis.Redis:
-    return redis.Redis(host=server.host, port=server.port, socket_timeout=2)
+    return redis.Redis(host=server.host, port=server.port, socket_timeout=2, protocol=3)
 
 
 def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | None]:

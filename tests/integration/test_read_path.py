@@ -20,10 +20,11 @@ from redis.connection import AbstractConnection
 from quorumlock import Redlock
 from quorumlock._algorithm.outcomes import Reply
 from quorumlock._io import fanout
-from quorumlock._io.servers import FRESH
+from quorumlock._io import servers as servers_module
+from quorumlock._io.servers import FRESH, read_reply
 from quorumlock.asyncio import Redlock as AsyncRedlock
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of
+from tests.conftest import ServerFactory, client_of, slack
 
 
 @pytest.fixture(params=[None, 5.0], ids=["blocking", "with-a-timeout"])
@@ -252,3 +253,38 @@ def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(
 
     # A release reads every server's reply: the closed connection was replaced first.
     assert asyncio.run(scenario()) == [Reply.DONE] * 5
+
+
+@pytest.mark.parametrize("takes_timeout", [True, False], ids=["redis-py-8", "before-8"])
+def test_a_read_is_bounded_by_its_own_timeout_with_every_redis_py(
+    make_servers: ServerFactory, monkeypatch: pytest.MonkeyPatch, takes_timeout: bool
+) -> None:
+    """``read_reply`` reads within the timeout it is given, whatever the socket's own:
+    with redis-py 8's ``read_response(timeout=)``, and before 8 (no such argument) by
+    setting the socket's timeout for the read and putting it back after. A server that
+    does not answer (SIGSTOP) ends the read at that timeout with redis-py's
+    TimeoutError and the connection closed, not at the socket's 5 s."""
+    if takes_timeout and not servers_module._READ_TAKES_TIMEOUT:
+        pytest.skip(f"redis-py {redis.__version__}'s read_response takes no timeout")
+    monkeypatch.setattr(servers_module, "_READ_TAKES_TIMEOUT", takes_timeout)
+    server = make_servers(1)[0]
+    margin = slack(server)  # (measured before the server is paused)
+    make: Any = redis.Connection
+    connection = make(host=server.host, port=server.port, socket_timeout=5.0)
+    connection.connect()
+    try:
+        connection.send_command("PING")
+        assert read_reply(connection, 1.0) in (b"PONG", "PONG")
+        assert connection._sock.gettimeout() == 5.0  # as it was
+        server.pause()
+        try:
+            connection.send_command("PING")
+            started = time.monotonic()
+            with pytest.raises(redis.TimeoutError):
+                read_reply(connection, 0.2)
+            assert time.monotonic() - started <= 0.2 + margin < 5.0
+            assert connection._sock is None  # closed, as redis-py closes it
+        finally:
+            server.resume()
+    finally:
+        connection.disconnect()

@@ -261,7 +261,7 @@ class _TlsContexts:
             return
         if self._pid != os.getpid():  # a forked child: the parent's threads are gone
             self._built, self._pid = {}, os.getpid()
-        key = tuple(repr(getattr(holder, name)) for name in _TLS_SETTINGS)
+        key = tuple(repr(getattr(holder, name, None)) for name in _TLS_SETTINGS)
         built = self._built.get(key)
         if built is None or (built.done() and built.exception() is not None):
             self._built[key] = built = _build_in_thread(holder.get)
@@ -272,13 +272,14 @@ class _TlsContexts:
         holder = getattr(conn, "ssl_context", None)
         if holder is None:
             return
-        key = tuple(repr(getattr(holder, name)) for name in _TLS_SETTINGS)
+        key = tuple(repr(getattr(holder, name, None)) for name in _TLS_SETTINGS)
         built = self._built.get(key)
         if built is not None and built.done() and built.exception() is None:
             holder.context = built.result()
 
 
-# What a redis-py ``RedisSSLContext`` builds its context from.
+# What a redis-py ``RedisSSLContext`` builds its context from (a name an older redis-py
+# lacks is no setting of it).
 _TLS_SETTINGS = (
     "keyfile", "certfile", "cert_reqs", "include_verify_flags", "exclude_verify_flags",
     "ca_certs", "ca_data", "ca_path", "check_hostname", "min_version", "ciphers", "password",

@@ -26,7 +26,13 @@ from quorumlock._algorithm.cluster import (
 )
 from quorumlock._algorithm.flows import Fanout, Session
 from quorumlock._io.packing import RoundPacker, pack
-from quorumlock._io.servers import Address, AsyncRedisConnection, ClusterSeed, RedisConnection
+from quorumlock._io.servers import (
+    Address,
+    AsyncRedisConnection,
+    ClusterSeed,
+    RedisConnection,
+    read_reply,
+)
 
 __all__ = [
     "REFRESH_EVERY",
@@ -138,7 +144,7 @@ def fetch_slots(
         try:
             conn.connect()
             conn.send_packed_command(conn.pack_command(*_CLUSTER_SLOTS))
-            reply = conn.read_response(timeout=timeout)
+            reply = read_reply(conn, timeout)
             return parse_cluster_slots(reply, address)
         except Exception as exc:
             error = exc

@@ -68,7 +68,7 @@ from quorumlock._io.cluster import (
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session
 from quorumlock._io.packing import RoundPacker, pack
-from quorumlock._io.servers import FRESH, Address, RedisConnection, ServerSpec
+from quorumlock._io.servers import FRESH, Address, RedisConnection, ServerSpec, read_reply
 
 __all__ = ["SpinPolicy", "SyncFanout"]
 
@@ -524,7 +524,7 @@ def _read_ready(conn: RedisConnection, deadline: float, first: object = _PARTIAL
     if kind is int or kind is bytes or response is None:
         return response  # a plain reply (neither an error nor a push): as it is
     if response is _PARTIAL or response is _GONE:
-        return conn.read_response(timeout=max(0.001, deadline - time.monotonic()))
+        return read_reply(conn, max(0.001, deadline - time.monotonic()))
     if isinstance(response, RedisConnectionError) or (
         isinstance(response, list) and response and isinstance(response[0], RedisConnectionError)
     ):

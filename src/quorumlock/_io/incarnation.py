@@ -54,7 +54,7 @@ from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.scripts import LOSS_COMMANDS, MARKER_KEY
 from quorumlock._exceptions import ConfigurationError
-from quorumlock._io.servers import AsyncRedisConnection, RedisConnection
+from quorumlock._io.servers import AsyncRedisConnection, RedisConnection, read_reply
 
 __all__ = [
     "SameServerCheck",
@@ -200,7 +200,7 @@ def open_session(conn: RedisConnection, timeout: float, *, required: bool = True
     replies: list[object] = []
     for _ in _PROBE:
         try:
-            replies.append(conn.read_response(timeout=timeout))
+            replies.append(read_reply(conn, timeout))
         except rx.ResponseError as exc:  # an error reply: the stream stays in step
             replies.append(exc)
     return _session(replies, required)

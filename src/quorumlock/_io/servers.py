@@ -45,6 +45,7 @@ __all__ = [
     "ServerSpec",
     "mask_url",
     "parse_servers",
+    "read_reply",
 ]
 
 Flavour = Literal["sync", "async"]
@@ -59,7 +60,33 @@ class RedisConnection(Protocol):
     def disconnect(self) -> None: ...
     def pack_command(self, *args: str | int) -> list[bytes]: ...
     def send_packed_command(self, command: list[bytes], check_health: bool = True) -> None: ...
-    def read_response(self, *, timeout: float) -> object: ...
+    def read_response(self, *, timeout: float = ...) -> object: ...
+
+
+# redis-py 8 bounds one read by a timeout of its own (``read_response(timeout=)``); before
+# 8, a read waits as long as its socket's timeout, so :func:`read_reply` sets that instead.
+_READ_TAKES_TIMEOUT: Final = (
+    "timeout" in inspect.signature(_connection.AbstractConnection.read_response).parameters
+)
+
+
+def read_reply(conn: RedisConnection, timeout: float) -> object:
+    """One reply from ``conn``, as ``read_response`` gives it, within ``timeout`` seconds
+    (else redis-py's ``TimeoutError``, the connection closed), with every redis-py the
+    package admits."""
+    if _READ_TAKES_TIMEOUT:
+        return conn.read_response(timeout=timeout)
+    sock = getattr(conn, "_sock", None)
+    if sock is None:  # not connected: read_response reports it
+        return conn.read_response()
+    before = sock.gettimeout()
+    sock.settimeout(timeout)
+    try:
+        return conn.read_response()
+    finally:
+        kept = getattr(conn, "_sock", None) is sock  # (a failed read closes the connection)
+        if kept:
+            sock.settimeout(before)
 
 
 class AsyncRedisConnection(Protocol):
