@@ -22,7 +22,9 @@ from typing import Any
 import pytest
 
 from quorumlock import ConfigurationError, NodeOutcome, QuorumUnavailable, Reply
+from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.scripts import MARKER_KEY
+from quorumlock._io.incarnation import stamp_fresh, stamp_fresh_slots
 from quorumlock.testing import LocalServer
 from tests.conftest import ServerFactory, client_of, refused_ports, values
 from tests.integration.apis import Api, SyncApi, call
@@ -621,3 +623,36 @@ def test_durable_restart_keeps_a_quarantine_in_progress(
         assert marker(group[0])["since"] == since
 
     api.run(body)
+
+
+@pytest.mark.parametrize("slots", [(), (0, 5461)], ids=["server", "cluster-slots"])
+def test_only_an_empty_server_is_stamped_as_new(
+    make_servers: ServerFactory, slots: tuple[int, ...]
+) -> None:
+    """Stamping a server as new (``servers start``, the test servers, a new cluster
+    master's slots) writes the marker that spares it the quarantine of a first start:
+    refused on a server that holds any key, whose data may be a lock's lost state, and
+    nothing is written then."""
+    server = make_servers(1)[0]
+    keys = [MARKER_KEY] if not slots else [slot_marker(slot) for slot in slots]
+    client = client_of(server)
+
+    def stamp() -> None:
+        if slots:
+            stamp_fresh_slots(client, slots)
+        else:
+            stamp_fresh(client)
+
+    try:
+        client.delete(*keys)
+        client.set("orders:42", "a token")
+        with pytest.raises(RuntimeError, match="only an empty, freshly started server"):
+            stamp()
+        assert client.exists(*keys) == 0
+        client.flushall()
+        stamp()
+        run_id = client.info("server")["run_id"]
+        for key in keys:
+            assert client.hgetall(key) == {b"run_id": run_id.encode(), b"since": b"0"}
+    finally:
+        client.close()
