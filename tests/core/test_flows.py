@@ -178,6 +178,16 @@ def state(n: int = 5, ttl_ms: int = 10_000, **options: object) -> LockState:
     )
 
 
+def blocking_flow(**options: object) -> Flow[AcquireResult]:
+    """A blocking acquire of the lock of ``state(**options)``, from time 0 with no
+    timeout, every random draw 0.5."""
+    s = state(**options)  # type: ignore[arg-type]
+    return acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=None, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+
+
 def acquire(s: LockState, net: Script, **kwargs: object) -> bool:
     options: dict[str, object] = {"blocking": False, "timeout": None, "now": net.now}
     options.update(kwargs)
@@ -687,11 +697,7 @@ def test_a_waiter_that_polls_stands_in_no_line_whatever_its_replies_say() -> Non
     """Without wake_on_release a waiter polls at the R8 pause: a place in line in the
     replies to its attempts (no driver reports one to a waiter that does not listen)
     does not space its polls out."""
-    s = state(retry_delay=0.2, wake_on_release=False)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
+    flow = blocking_flow(retry_delay=0.2, wake_on_release=False)
     attempt = next(flow)
     assert isinstance(attempt, Fanout)
     assert attempt.op is Op.ACQUIRE
@@ -770,11 +776,7 @@ def test_a_process_that_listens_already_stands_in_line_with_its_first_attempt() 
     """Listening already (a wait of its own ended moments ago): no subscription, no
     attempt at once after the first; a refusal that put it in line on a majority needs
     no join (the driver answers the join without sending it)."""
-    s = state(retry_delay=0.2)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
+    flow = blocking_flow(retry_delay=0.2)
     early = next(flow)
     assert isinstance(early, Watch)
     assert early.already
@@ -797,11 +799,7 @@ def test_a_process_that_listens_already_stands_in_line_with_its_first_attempt() 
 def _listening_flow(*, fair: bool = False) -> Flow[AcquireResult]:
     """A blocking acquire (retry_delay 0.2 s, no timeout), past the step that asks the
     driver whether its process listens to the name already."""
-    s = state(retry_delay=0.2, fair=fair)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
+    flow = blocking_flow(retry_delay=0.2, fair=fair)
     assert isinstance(next(flow), Watch)
     return flow
 
@@ -1065,11 +1063,7 @@ def test_the_clean_up_of_an_interrupted_acquire_marks_its_rounds_and_nothing_els
 
 
 def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
-    s = state(retry_delay=0.2)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
+    flow = blocking_flow(retry_delay=0.2)
     taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X) for i in range(5)))
     done = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5)))
     assert start(flow).op is Op.ACQUIRE  # type: ignore[attr-defined]
@@ -1288,11 +1282,7 @@ def test_a_waiter_far_back_in_line_polls_less_often(
 ) -> None:
     """The pause after a join is the R8 pause times :func:`queue_backoff` of the place a
     majority reported; the head and the next poll as often as ever."""
-    s = state(retry_delay=0.2)
-    flow = acquire_flow(
-        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
-        timeout=None, now=0.0, uniform=lambda: 0.5,
-    )  # fmt: skip
+    flow = blocking_flow(retry_delay=0.2)
     taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X) for i in range(5)))
     done = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", Reply.DONE) for i in range(5)))
     joined = Round(
