@@ -97,4 +97,4 @@ def answered(*replies: Reply) -> tuple[NodeOutcome, ...]:
 
 def everywhere(reply: Reply, servers: int = 3) -> tuple[NodeOutcome, ...]:
     """``reply`` from each of ``servers`` servers, named s0, s1, ..."""
-    return tuple(NodeOutcome(f"s{i}", reply) for i in range(servers))
+    return answered(*[reply] * servers)
