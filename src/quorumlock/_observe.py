@@ -109,7 +109,8 @@ class RoundEvent:
 
     ``op`` is ``"acquire"``, ``"extend"``, ``"release"`` (a release round also cleans up
     after every failed acquire attempt), ``"commit fence"`` or ``"queue"`` (a blocking
-    lock's join of the name's queue of waiters, between attempts); for a semaphore's permit
+    lock's join of the name's queue of waiters between attempts, its outcomes' ``place``
+    the place in line; or a waiter's leave, or a turn passed on); for a semaphore's permit
     also ``"semaphore acquire"`` and ``"semaphore release"``, whose ``name`` is the
     semaphore's base key ``quorumlock:semaphore:<name>`` (its extend and commit fence
     rounds name the slot's key, ``<base>:<slot>``). ``seconds`` is the round's
