@@ -71,6 +71,10 @@ def test_bench_suite_options_need_suite_and_vice_versa() -> None:
     result = run_cli("bench", "--suite", "--rounds", "3", timeout=60)
     assert result.returncode == 2
     assert "drop --rounds" in result.stderr
+    # Given as zero or empty is given all the same (they went unnoticed).
+    result = run_cli("bench", "--suite", "--warmup", "0", "--servers", "", timeout=60)
+    assert result.returncode == 2
+    assert "drop --warmup, --servers" in result.stderr
     result = run_cli("bench", "--suite", "--only", "nonsense", timeout=60)
     assert result.returncode == 2
     # One line: it printed the suite module's usage too, with options bench does not take.

@@ -144,7 +144,11 @@ def add_parser(subparsers: Any) -> Parser:
     )
     # Their servers' URLs go to worker processes (demo) and to other libraries (bench)
     # as they are: no password to pass on with them.
-    add_server_options(parser, passwords=False)
+    add_server_options(
+        parser,
+        passwords=False,
+        timeout_help="seconds to wait for each server of --servers to answer a PING before the run",
+    )
     parser.set_defaults(handler=run_bench)
     return parser
 
@@ -203,7 +207,11 @@ def _suite_argv(args: argparse.Namespace, json_path: str | None) -> list[str]:
         "--servers": args.servers,
         "--no-gc-collect": not args.gc_collect,
     }
-    given = [name for name, value in not_for_suite.items() if value]
+    given = [
+        name
+        for name, value in not_for_suite.items()
+        if value is not None and value is not False  # (0 and "" are given too)
+    ]
     if given:
         raise CliError(f"--suite sets its own figures and servers: drop {', '.join(given)}", 2)
     argv = ["--quick"] if args.quick else []

