@@ -54,6 +54,7 @@ FANOUT: Final = "src/quorumlock/_io/fanout.py"
 WAKEUPS: Final = "src/quorumlock/_io/wakeups.py"
 SYNC: Final = "src/quorumlock/_sync.py"
 ERRORS: Final = "src/quorumlock/_io/errors.py"
+INCARNATION: Final = "src/quorumlock/_io/incarnation.py"
 INTERRUPTS: Final = (
     "tests/integration/test_lock_objects.py::"
     "test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held"
@@ -1182,6 +1183,20 @@ MUTANTS: Final = (
         "key=len, reverse=True)",
         "key=len, reverse=False)",
         ("tests/test_errors.py::test_passwords_of_four_characters_or_more_are_scrubbed_whole",),
+    ),
+    Mutant(
+        "CONFIG GET's RESP2 reply (redis-py before 8) is read as no setting: never durable",
+        INCARNATION,
+        "return dict(zip(items[::2], items[1::2], strict=False))",
+        "return {}",
+        ("tests/core/test_sessions.py::test_config_pairs_in_either_form",),
+    ),
+    Mutant(
+        "an INFO reply without a run_id gives a session with an empty one",
+        INCARNATION,
+        '        raise ValueError("the server\'s INFO reply has no run_id")\n',
+        "        pass\n",
+        ("tests/core/test_sessions.py::test_an_info_without_run_id_is_refused",),
     ),
 )
 
