@@ -4,7 +4,7 @@
 
     Exception
     └── QuorumLockError                 every error quorumlock raises on purpose
-        ├── ConfigurationError          (also ValueError) bad input, raised before any network call
+        ├── ConfigurationError          (also ValueError) bad input or set-up (see the class)
         ├── LockNotAcquired             (also TimeoutError) the lock was not acquired in time
         │   └── QuorumUnavailable       too few servers could be used to form a majority
         ├── LockLost                    a held lock could not be kept (extension failed)
@@ -64,7 +64,9 @@ class ConfigurationError(QuorumLockError, ValueError):
 
     Examples: an empty lock name or one longer than 4096 bytes of UTF-8, a ttl <= 0, a
     negative timeout, an empty or duplicated server list, a malformed URL, a clock drift
-    factor outside [0, 1), a lock handle whose validity exceeds ``max_ttl``.
+    factor outside [0, 1), a lock handle whose validity exceeds ``max_ttl``. Also for a
+    set-up that only the servers show: two of the servers given are one server (seen
+    when both are first connected to), servers ``provision()`` could not mark.
     """
 
 

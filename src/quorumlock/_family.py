@@ -109,8 +109,9 @@ class ReentrantMixin(LockBase):
 
     @property
     def depth(self) -> int:
-        """How many times the owner holds the lock now: 0 when it is not held, 1 after
-        the outermost acquire, one more per re-entry."""
+        """How many times the owner holds the lock now: 0 when the object is free, 1 after
+        the outermost acquire, one more per re-entry. A hold lost or run out keeps its
+        depth until it is released."""
         return self._depth
 
 

@@ -151,9 +151,10 @@ class RedisFence(_Fence[redis.Redis]):
     numbers, exact up to there) or no command, all before anything is sent. An error of
     the command itself (the server refused it) or of the connection raises
     :class:`FenceError`, as it does from ``highest()``.
-    Making the fence raises ``TypeError`` for a client that is not a ``redis.Redis`` (an
-    asyncio client goes to ``quorumlock.asyncio.RedisFence``) or a ``fence_key`` that is
-    not a str.
+    Making the fence raises ``TypeError`` for a client that is not a ``redis.Redis`` or a
+    ``RedisCluster`` (an asyncio client goes to ``quorumlock.asyncio.RedisFence``), or a
+    ``resource`` or ``fence_key`` that is not a str, and :class:`ConfigurationError` for
+    an empty ``fence_key`` or a ``resource`` that is not a valid lock name.
     """
 
     _clients = (redis.Redis, redis.cluster.RedisCluster)

@@ -333,7 +333,8 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
         seconds since the acquire, whichever comes first (one of them is required;
         ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` is a plain function
         called when the lock is lost while held: on the lease thread (sync) or on the
-        event loop (asyncio); it is never awaited, so an ``async def`` one is refused.
+        event loop (asyncio), or in the call whose ``extend()`` or ``downgrade()``
+        found it lost; it is never awaited, so an ``async def`` one is refused.
         ``timeout=math.inf`` means no limit, as None does. Every option is checked here:
         raises ``TypeError`` or :class:`ConfigurationError` for bad input (a name longer
         than 4096 bytes of UTF-8 among them), before any network call.

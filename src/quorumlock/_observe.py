@@ -43,7 +43,9 @@ logger = logging.getLogger("quorumlock")
 
 @dataclass(frozen=True, slots=True)
 class AcquireEvent:
-    """An acquire call ended (``acquire()``, entering ``with``, a ``synchronized`` call).
+    """An acquire call ended (``acquire()``, entering ``with``, a ``synchronized`` call);
+    not one refused before any round (the object busy in another thread or task, a
+    ``LockNotReentrant``).
 
     ``result`` is ``"acquired"`` or why not: ``"contended"`` (held by another client),
     ``"expired"`` (a majority granted it, too late), ``"unavailable"`` (too few servers
@@ -94,8 +96,9 @@ class LostEvent:
 
     ``reason`` is one of ``"extension failed"`` (a majority did not confirm an extension
     in time), ``"validity ran out"`` (no renewal, or the lease bound was reached, and the
-    holder noticed: lease thread, ``check()``, end of ``with``) and ``"not held at
-    release"`` (a majority no longer had our key when the holder released it).
+    holder noticed: lease thread, ``check()``, end of ``with``), ``"not held at
+    release"`` (a majority no longer had our key when the holder released it) and
+    ``"downgrade failed"`` (a read-write lock's downgrade was not confirmed).
     """
 
     name: str
@@ -107,15 +110,19 @@ class LostEvent:
 class RoundEvent:
     """One command sent to every server at once (a round), and each server's answer.
 
-    ``op`` is ``"acquire"``, ``"extend"``, ``"release"`` (a release round also cleans up
-    after every failed acquire attempt), ``"commit fence"`` or ``"queue"`` (a blocking
-    lock's join of the name's queue of waiters between attempts, its outcomes' ``place``
-    the place in line; or a waiter's leave, or a turn passed on); for a semaphore's permit
-    also ``"semaphore acquire"`` and ``"semaphore release"``, whose ``name`` is the
-    semaphore's base key ``quorumlock:semaphore:<name>`` (its extend and commit fence
-    rounds name the slot's key, ``<base>:<slot>``). ``seconds`` is the round's
-    duration; each outcome has the server label, its reply and its latency (None without
-    a reply).
+    ``op`` is the round's command: ``"acquire"``,
+    ``"extend"``, ``"release"`` (a release round also cleans up after every failed
+    acquire attempt), ``"commit fence"``, ``"probe"`` (``locked()``, ``owned()``) or
+    ``"queue"`` (a blocking lock's join of the name's queue of waiters between attempts,
+    its outcomes' ``place`` the place in line; or a waiter's leave, or a turn passed on);
+    for a read-write lock's hold ``"acquire read"``, ``"acquire write"``, ``"extend
+    read-write"``, ``"release read-write"``, ``"commit fence read-write"``, ``"probe
+    read-write"`` or ``"downgrade"``; for an election ``"claim term"`` and ``"read
+    leader"``; for a semaphore's permit also ``"semaphore acquire"`` and ``"semaphore
+    release"``, whose ``name`` is the semaphore's base key
+    ``quorumlock:semaphore:<name>`` (its extend and commit fence rounds name the slot's
+    key, ``<base>:<slot>``). ``seconds`` is the round's duration; each outcome has the
+    server label, its reply and its latency (None without a reply).
     """
 
     name: str

@@ -141,8 +141,9 @@ class Redlock(
 
         The permit is a lock object (:meth:`lock`'s options, acquire, extend, release,
         ``validity``, leases, ``with``); ``permit.slot`` says which of the permits it
-        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``). A
-        crashed holder's permit frees itself at the ttl; only the holder's token
+        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``); it has
+        no ``locked()`` nor ``export()`` (``TypeError``: ``owned()`` says whether it is
+        held). A crashed holder's permit frees itself at the ttl; only the holder's token
         releases it. Clients of one name may use different ``permits``: a client never
         takes a slot at or above its own ``permits``, so at most the largest ``permits``
         in use are held at once (lowering it takes effect as the higher slots are
@@ -199,12 +200,14 @@ class Redlock(
 
         ``with election.campaign(timeout=None) as term:`` blocks until this process
         leads; leadership is renewed while the block runs and resigned when it ends (the
-        next candidate is woken at once). ``identity`` (default ``"<host>:<pid>"``) is
-        what :meth:`Election.leader` reports to anyone; ``on_lost(term)`` is called on
-        the lease thread if leadership is lost while the block runs (``term.lost`` is
-        set, and leaving the block raises :class:`LockLost`). The election is the lock
-        ``name``, taken with fencing on whatever this Redlock's ``fencing``. Raises
-        ``TypeError`` or :class:`ConfigurationError` for bad input, before any round.
+        next candidate is woken at once, unless this Redlock was made with
+        ``wake_on_release=False``: then at its next poll). ``identity`` (default
+        ``"<host>:<pid>"``) is what :meth:`Election.leader` reports to anyone;
+        ``on_lost(term)`` is called on the lease thread if leadership is lost while the
+        block runs (``term.lost`` is set, and leaving the block raises
+        :class:`LockLost`). The election is the lock ``name``, taken with fencing on
+        whatever this Redlock's ``fencing``. Raises ``TypeError`` or
+        :class:`ConfigurationError` for bad input, before any round.
         """
         return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)
 
@@ -767,12 +770,14 @@ class Lock(LockBase):
         (two owners: either may extend or release it, and a release ends it for both).
 
         Raises :class:`LockNotHeld` if this object does not hold the lock and
-        :class:`LockLost` if it was lost or its validity ran out. Waits for a lease
-        renewal in flight, and none happens after a hand-over. Unless ``keep``, other
-        threads may acquire this object again once it is handed over. A signal
-        handler's exception that interrupts a hand-over once the object let the lock go
-        deletes the keys before it goes on: the handle never reached its caller, and
-        nobody else could release them.
+        :class:`LockLost` if it was lost or its validity ran out (the object stays
+        occupied until it is released); ``TypeError`` for a multi-resource lock, a
+        semaphore's permit or a read-write lock's hold, which cannot be handed over.
+        Waits for a lease renewal in flight, and none happens after a hand-over. Unless
+        ``keep``, other threads may acquire this object again once it is handed over. A
+        signal handler's exception that interrupts a hand-over once the object let the
+        lock go deletes the keys before it goes on: the handle never reached its caller,
+        and nobody else could release them.
         """
         with self._mutex:
             self._refuse_while_acquiring("export")

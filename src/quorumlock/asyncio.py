@@ -144,8 +144,9 @@ class Redlock(
 
         The permit is a lock object (:meth:`lock`'s options, acquire, extend, release,
         ``validity``, leases, ``async with``); ``permit.slot`` says which of the permits it
-        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``). A
-        crashed holder's permit frees itself at the ttl; only the holder's token
+        holds and ``permit.fencing_token`` its fencing token (with ``fencing=True``); it has
+        no ``locked()`` nor ``export()`` (``TypeError``: ``owned()`` says whether it is
+        held). A crashed holder's permit frees itself at the ttl; only the holder's token
         releases it. Clients of one name may use different ``permits``: a client never
         takes a slot at or above its own ``permits``, so at most the largest ``permits``
         in use are held at once (lowering it takes effect as the higher slots are

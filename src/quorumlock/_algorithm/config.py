@@ -215,14 +215,17 @@ class RedlockConfig:
 
     - ``clock_drift_factor`` (0.01): share of the ttl given up for clock drift (R6 step 4).
     - ``retry_delay`` (0.2 s): base of the random pause between attempts; each pause is
-      uniform in ``[retry_delay / 2, retry_delay]`` (R8).
+      uniform in ``[retry_delay / 2, retry_delay]`` (R8), up to three of them for a waiter
+      that stands third or further back in the name's line of waiters.
     - ``retry_count`` (None): at most this many retries after the first attempt of a
       blocking acquire; None means bounded only by the acquire timeout.
     - ``instance_timeout`` (None): how long to wait for each server's reply; None derives
       it from the ttl (0.5 % of it, within [20, 250] ms), small compared with the ttl (R6).
-    - ``connect_timeout`` (1.0 s): bound on establishing one connection. A fan-out never
-      waits for a connection longer than its own instance timeout: a connection that takes
-      longer keeps being established in the background for the next round.
+    - ``connect_timeout`` (1.0 s): bound on establishing one connection. A round waits
+      for a connection no longer than its own instance timeout, unless it is the first to
+      reach that server (first contact: then up to ``connect_timeout`` from its start,
+      while that server could still decide it); a connection that takes longer keeps
+      being established in the background for the next round.
     - ``instance_timeout``, ``connect_timeout``, ``retry_delay`` and ``busy_poll`` are at
       most :data:`MAX_TIMEOUT_SECONDS` (3600 s).
     - ``busy_poll`` (0.0002 s): the sync client polls its sockets this long before sleeping
