@@ -64,6 +64,7 @@ def test_factory(quorumlock_server_factory):
     client = redis.Redis.from_url(group.urls[0])
     assert client.config_get("appendfsync")["appendfsync"] == "always"
     client.close()
+    assert len(quorumlock_server_factory()) == 2  # quorumlock_count in the ini file
 """
 
 

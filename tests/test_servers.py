@@ -547,6 +547,28 @@ def test_auto_port_is_repicked_when_taken(
         assert _client(srv.url).ping()
 
 
+def test_a_sentinels_auto_port_is_repicked_when_taken(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its configuration file is written before the first attempt, with the port lost:
+    the next attempt must not bind that one again."""
+    busy = server.port
+    real = _servers._pick_free_port
+    calls: list[int] = []
+
+    def pick(host: str) -> int:
+        calls.append(1)
+        return busy if len(calls) == 1 else real(host)
+
+    monkeypatch.setattr(_servers, "_pick_free_port", pick)
+    with LocalSentinel(server.host, server.port, binary=server.binary) as sentinel:
+        assert sentinel.port != busy
+        assert len(calls) == 2
+        client = _client(sentinel.url)
+        assert client.execute_command("SENTINEL", "MASTERS")  # type: ignore[no-untyped-call]
+        client.close()
+
+
 # --------------------------------------------------------------------------------------
 # LocalServerGroup
 # --------------------------------------------------------------------------------------
@@ -775,6 +797,9 @@ def test_a_server_further_along_path_than_the_environment_is_found(
     monkeypatch.setenv("PATH", os.pathsep.join([str(scripts), str(system)]))
     monkeypatch.setattr(sysconfig, "get_path", lambda name: str(scripts))
     assert path_server_binary() == system / "redis-server"
+    # Named by QUORUMLOCK_SERVER_BINARY, the command is looked up the same way.
+    monkeypatch.setenv(ENV, "redis-server")
+    assert find_server_binary() == system / "redis-server"
 
 
 @pytest.mark.parametrize("kind", ["redis", "valkey"])

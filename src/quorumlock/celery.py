@@ -113,9 +113,11 @@ class TaskLocked(LockNotAcquired):
 
 
 class TaskLockLost(LockLost):
-    """A singleton task's lease was lost while it ran: raised by
-    ``current_lock().check()`` and at the end of the run. A :class:`quorumlock.LockLost`
-    whose constructor also takes the message alone (see :class:`TaskLocked`)."""
+    """A singleton task's lease was lost while it ran: raised at the end of the run, and
+    in place of a :class:`quorumlock.LockLost` of the task's own lock that its body let
+    escape (inside the body, ``current_lock().check()`` raises the plain one). A
+    :class:`quorumlock.LockLost` whose constructor also takes the message alone (see
+    :class:`TaskLocked`)."""
 
     def __init__(
         self, message: str, name: str = "", *, outcomes: Sequence[NodeOutcome] = ()

@@ -13,8 +13,11 @@ can ``kill -9``, pause (SIGSTOP), resume (SIGCONT) and restart them::
 :class:`LocalCluster` is a real Redis/Valkey Cluster (3 masters by default), one Redlock
 instance; it can kill -9, restart, pause a node and move a slot::
 
-    with LocalCluster(3) as cluster:
-        rl = Redlock([cluster.client(), *servers.urls[:2]])
+    from quorumlock import Redlock
+    from quorumlock.testing import LocalCluster, LocalServerGroup
+
+    with LocalCluster(3) as cluster, LocalServerGroup(2) as servers:
+        rl = Redlock([cluster.client(), *servers.urls])
 
 The fault-injection kit runs worker processes against such servers under a
 nemesis (:data:`NEMESES`) and checks their history for overlapping holds and stale

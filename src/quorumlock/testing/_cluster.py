@@ -7,10 +7,11 @@ server processes with :class:`LocalServer`, gives the masters equal slot ranges
 restart and pause one node (by PID, through its :class:`LocalServer`), move a slot to
 another master (``CLUSTER SETSLOT`` + ``MIGRATE``), and stops everything on close::
 
-    from quorumlock.testing import LocalCluster
+    from quorumlock import Redlock
+    from quorumlock.testing import LocalCluster, LocalServerGroup
 
-    with LocalCluster(3) as cluster:
-        rl = Redlock([cluster.client(), *other_servers])
+    with LocalCluster(3) as cluster, LocalServerGroup(2) as servers:
+        rl = Redlock([cluster.client(), *servers.urls])
         node = cluster.owner_of("orders:42")
         cluster.kill(node)
 
@@ -308,7 +309,12 @@ class LocalCluster:
     def restart(self, node: LocalServer, *, timeout: float = _DEFAULT_TIMEOUT) -> None:
         """Kill -9 ``node`` and start it again (same port and directory: it rejoins with
         its ``nodes.conf``; without persistence its data is gone), then wait for the
-        cluster to be ok."""
+        cluster to be ok.
+
+        Raises:
+            ServerStartError: the node did not start again.
+            TimeoutError: the cluster was not ok within ``timeout`` seconds.
+        """
         node.restart()
         self.wait_ok(timeout=timeout)
 
@@ -327,6 +333,9 @@ class LocalCluster:
 
         Raises:
             ValueError: ``target`` already serves ``slot``.
+            LookupError: no master serves ``slot``.
+            TimeoutError: the slot's keys or the cluster's state did not settle within
+                ``timeout`` seconds.
         """
         source = self.owner(slot)
         if source is target:

@@ -84,8 +84,11 @@ class LocalSentinel(LocalServer):
         return self.directory / _CONFIG_NAME
 
     def command_line(self) -> list[str]:
-        """``<binary> <config file> --sentinel``: the rest is in the file."""
-        return [str(self.binary), str(self.config_path), "--sentinel"]
+        """``<binary> <config file> --sentinel --port <port>``: the rest is in the file.
+        The port is given here too, over the file's: an automatic port lost to another
+        process is picked anew for the next attempt (:meth:`LocalServer.start`), after
+        the file was written."""
+        return [str(self.binary), str(self.config_path), "--sentinel", "--port", str(self.port)]
 
     def start(self, *, timeout: float = 10.0) -> None:
         """Write the configuration (first start only), start, and wait for PING.

