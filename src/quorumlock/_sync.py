@@ -873,9 +873,10 @@ class Lock(LockBase):
         with self._mutex:
             try:
                 token = self._entered.pop(me, None)
-                if token != self._state.token or not self._holds:
+                if not self._holds or (token != self._state.token and self._occupant is not me):
                     # Released inside the block (and maybe acquired by another thread
-                    # since: that acquisition is not this block's to release).
+                    # since: that acquisition is not this block's to release). One this
+                    # thread made in the block is, as a threading.Lock's block ends it.
                     return
                 was_lost = self._lost_now
                 released = self.release()

@@ -838,9 +838,11 @@ class Lock(LockBase):
     ) -> None:
         me = asyncio.current_task()  # a coroutine: runs in a task
         try:
-            if self._entered.pop(me, None) != self._state.token:
+            entered = self._entered.pop(me, None)
+            if entered != self._state.token and self._occupant is not me:
                 # Released (or handed over) inside the block, and acquired by another task
-                # since: that acquisition is not this block's to end.
+                # since: that acquisition is not this block's to end. One this task made
+                # in the block is, as the sync block ends it.
                 return
             owner, self._owner = self._owner, None
             lost_here = self._cancelled_owner

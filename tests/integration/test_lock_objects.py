@@ -196,6 +196,30 @@ def test_with_block_ends_only_its_own_acquisition(
     api.run(body)
 
 
+def test_with_block_ends_the_acquisition_its_own_thread_made_in_it(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Released inside a ``with`` block, then acquired again by the same thread/task:
+    leaving the block releases it, as a ``threading.Lock``'s block does. (It stayed
+    held, and with ``max_hold=math.inf`` its lease renewed it for ever.)"""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        lk = rl.lock(lock_name, ttl=2, auto_extend=True, max_hold=math.inf)
+        async with holding(lk):
+            first = lk.token
+            assert await call(lk.release()) is True
+            assert await call(lk.acquire(timeout=5)) is True
+            assert lk.token != first
+        assert not lk.held
+        assert values(servers, lock_name) == [None] * len(servers)
+        other = rl.lock(lock_name, ttl=2)
+        assert await call(other.acquire(blocking=False)) is True
+        assert await call(other.release()) is True
+
+    api.run(body)
+
+
 def test_cancelled_waiter_leaves_no_key(servers: LocalServerGroup, lock_name: str) -> None:
     """asyncio: a task cancelled while it waits for a shared object sends nothing; the
     holder's release removes its key and the object can be acquired again."""

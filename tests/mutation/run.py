@@ -1198,6 +1198,26 @@ MUTANTS: Final = (
         "        pass\n",
         ("tests/core/test_sessions.py::test_an_info_without_run_id_is_refused",),
     ),
+    Mutant(
+        "sync: a with block leaves held what its own thread acquired again in it",
+        SYNC,
+        "(token != self._state.token and self._occupant is not me):",
+        "(token != self._state.token):",
+        (
+            "tests/integration/test_lock_objects.py::"
+            "test_with_block_ends_the_acquisition_its_own_thread_made_in_it",
+        ),
+    ),
+    Mutant(
+        "asyncio: a with block leaves held what its own task acquired again in it",
+        ASYNC,
+        "if entered != self._state.token and self._occupant is not me:",
+        "if entered != self._state.token:",
+        (
+            "tests/integration/test_lock_objects.py::"
+            "test_with_block_ends_the_acquisition_its_own_thread_made_in_it",
+        ),
+    ),
 )
 
 
