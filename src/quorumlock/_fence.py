@@ -104,7 +104,11 @@ class _Fence(Generic[ClientT]):
         """The quorumlock exception for what redis-py raised during a write."""
         text = str(exc)
         if isinstance(exc, rx.ResponseError) and text.startswith(_STALE):
-            highest = int(text[len(_STALE) :].split(maxsplit=1)[0])
+            seen = text[len(_STALE) :].split(maxsplit=1)
+            try:
+                highest = int(seen[0])
+            except (IndexError, ValueError):
+                return self._not_a_token(seen[0] if seen else "")
             return StaleFencingToken(
                 f"write to {self.resource!r} refused: fencing token {token} is older than "
                 f"{highest}, the lock was acquired by another holder since",
@@ -126,9 +130,23 @@ class _Fence(Generic[ClientT]):
         flavour = "quorumlock.asyncio" if isinstance(self, AsyncRedisFence) else "quorumlock"
         return f"<{flavour}.RedisFence {shown(self.resource)} fence_key={shown(self.fence_key)}>"
 
-    @staticmethod
-    def _highest(value: object) -> int | None:
-        return None if value is None else int(value)  # type: ignore[call-overload]
+    def _highest(self, value: object) -> int | None:
+        if value is None:
+            return None
+        try:
+            highest: int = int(value)  # type: ignore[call-overload]
+        except ValueError:
+            raise self._not_a_token(value) from None
+        return highest
+
+    def _not_a_token(self, value: object) -> FenceError:
+        """The fence key holds what no fence wrote (another program's value)."""
+        text = value.decode(errors="replace") if isinstance(value, bytes) else str(value)
+        return FenceError(
+            f"the fence of {self.resource!r} ({self.fence_key!r}) holds {text[:40]!r}, not "
+            "a fencing token: something other than a fence wrote it",
+            resource=self.resource,
+        )
 
 
 class RedisFence(_Fence[redis.Redis]):

@@ -470,7 +470,16 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
         :class:`LockLost` if its validity has already run out. Makes no network call.
         """
         if not isinstance(handle, LockHandle):
-            raise TypeError(f"handle must be a quorumlock.LockHandle, not {handle!r}")
+            # Not its repr: a handle's JSON or dict holds the token, and messages end up
+            # in logs.
+            hint = (
+                " (read one with LockHandle.from_json() or LockHandle.from_dict())"
+                if isinstance(handle, str | bytes | dict)
+                else ""
+            )
+            raise TypeError(
+                f"handle must be a quorumlock.LockHandle, not {type(handle).__name__}{hint}"
+            )
         skew = seconds(clock_skew, "clock_skew", allow_zero=True)
         if not isinstance(check_servers, bool):
             raise TypeError(f"check_servers must be a bool, not {check_servers!r}")

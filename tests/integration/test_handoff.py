@@ -289,8 +289,10 @@ def test_adopt_validates_before_holding(
         lock = rl.lock(lock_name, ttl=10)
         assert await call(lock.acquire())
         handle = await call(lock.export())
-        with pytest.raises(TypeError, match="LockHandle"):
-            rl.adopt(handle.to_dict())  # type: ignore[arg-type]
+        for wrong in (handle.to_dict(), handle.to_json()):
+            with pytest.raises(TypeError, match=r"LockHandle\.from_json") as refused:
+                rl.adopt(wrong)  # type: ignore[arg-type]
+            assert handle.token not in str(refused.value)  # a message may reach a log
         with pytest.raises(TypeError, match="clock_skew"):
             rl.adopt(handle, clock_skew="1")  # type: ignore[arg-type]
         with pytest.raises(ConfigurationError, match="clock_skew"):
