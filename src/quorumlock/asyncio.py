@@ -783,19 +783,44 @@ class Lock(LockBase):
         await asyncio.wait([keeper])
 
     async def _keep(self) -> None:
-        while (step := self._due(now := time.monotonic())) is not None:
-            if isinstance(step, Wake):  # asked again on waking (see LockState.tend)
-                await asyncio.sleep(step.at - now)
-                continue
-            result: bool | Exception
-            try:
-                result = await self._redlock._run(self._state.renew(ttl_ms=step.ttl_ms, now=now))
-            except Exception as exc:  # LockLost among them: the reaction tells
-                result = exc
-            at = self._after_renewal(now, result)
-            if at is None:
-                return
-            await asyncio.sleep(max(0.0, at - time.monotonic()))
+        try:
+            while (step := self._due(now := time.monotonic())) is not None:
+                if isinstance(step, Wake):  # asked again on waking (see LockState.tend)
+                    await asyncio.sleep(step.at - now)
+                    continue
+                result: bool | Exception
+                try:
+                    result = await self._redlock._run(
+                        self._state.renew(ttl_ms=step.ttl_ms, now=now)
+                    )
+                except Exception as exc:  # LockLost among them: the reaction tells
+                    result = exc
+                at = self._after_renewal(now, result)
+                if at is None:
+                    return
+                await asyncio.sleep(max(0.0, at - time.monotonic()))
+        except asyncio.CancelledError:
+            owner = self._owner
+            if (
+                self._keeper is asyncio.current_task()
+                and self.held
+                and not self._releasing
+                and (owner is None or owner.done())
+            ):
+                # Not stopped by the lock (a release, a hand-over: _stop_keeper), nor by
+                # a release under way or the end of an ``async with`` block that will
+                # release it (its task was cancelled too): its event loop is ending
+                # (asyncio.run() cancels the tasks left), or someone cancelled every
+                # task. A lease must not end in silence.
+                logger.warning(
+                    "the lease of lock %s was cancelled while the lock is held (its event "
+                    "loop is ending, or its task was cancelled): it is no longer renewed "
+                    "nor watched, and the lock expires in %.3f s; release it before its "
+                    "loop ends",
+                    shown(self.name),
+                    self.validity,
+                )
+            raise
 
     def _stop_lease(self, error: LockLost) -> None:
         # The lease task ends by itself; the block the lock protects is cancelled.

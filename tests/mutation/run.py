@@ -1218,6 +1218,16 @@ MUTANTS: Final = (
             "test_with_block_ends_the_acquisition_its_own_thread_made_in_it",
         ),
     ),
+    Mutant(
+        "asyncio: a lease cancelled with its event loop while the lock is held ends silently",
+        ASYNC,
+        "                self._keeper is asyncio.current_task()\n                and self.held\n",
+        "                False\n",
+        (
+            "tests/integration/test_event_loops.py::"
+            "test_a_lease_that_ends_with_its_event_loop_while_the_lock_is_held_warns",
+        ),
+    ),
 )
 
 
