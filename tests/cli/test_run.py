@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import redis
 
+import quorumlock
 from quorumlock.cli import _run
 from quorumlock.cli._app import build_parser
 from quorumlock.testing import LocalServerGroup
@@ -302,6 +303,31 @@ def test_between_the_acquire_and_the_command_a_signal_stops_run_through_its_clea
     assert args.handler(args) == 0
     assert seen == dict.fromkeys(signals, _run._interrupt)
     assert {signum: signal.getsignal(signum) for signum in signals} == before
+    assert values(servers, lock_name) == [None] * len(servers)
+
+
+def test_a_signal_once_the_command_ended_keeps_its_status(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM while run releases the lock after CMD succeeded: run still ends with
+    CMD's status, having released the lock (it ended with 143, "interrupted", which
+    says CMD was not run: a caller would run a finished job again). Looked at in this
+    process: the release sends the signal to it first."""
+    release = quorumlock.Lock.release
+    sent: list[object] = []
+
+    def signalled(self: quorumlock.Lock) -> bool:
+        sent.append(signal.getsignal(signal.SIGTERM))
+        os.kill(os.getpid(), signal.SIGTERM)  # handled at once, on this thread
+        return release(self)
+
+    monkeypatch.setattr(quorumlock.Lock, "release", signalled)
+    before = signal.getsignal(signal.SIGTERM)
+    args = build_parser().parse_args(["run", lock_name, "--servers", ",".join(servers.urls)])
+    args.child_command = ["true"]
+    assert args.handler(args) == 0
+    assert sent == [_run._ignore]
+    assert signal.getsignal(signal.SIGTERM) == before
     assert values(servers, lock_name) == [None] * len(servers)
 
 

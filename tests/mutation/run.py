@@ -55,6 +55,7 @@ WAKEUPS: Final = "src/quorumlock/_io/wakeups.py"
 SYNC: Final = "src/quorumlock/_sync.py"
 ERRORS: Final = "src/quorumlock/_io/errors.py"
 INCARNATION: Final = "src/quorumlock/_io/incarnation.py"
+RUN_CLI: Final = "src/quorumlock/cli/_run.py"
 INTERRUPTS: Final = (
     "tests/integration/test_lock_objects.py::"
     "test_an_interrupt_anywhere_in_an_acquire_leaves_nothing_held"
@@ -1227,6 +1228,13 @@ MUTANTS: Final = (
             "tests/integration/test_event_loops.py::"
             "test_a_lease_that_ends_with_its_event_loop_while_the_lock_is_held_warns",
         ),
+    ),
+    Mutant(
+        "run: a signal while it releases after CMD ended turns CMD's status into 128+N",
+        RUN_CLI,
+        "        for signum in previous:\n            signal.signal(signum, _ignore)\n",
+        "        for signum, old in previous.items():\n            signal.signal(signum, old)\n",
+        ("tests/cli/test_run.py::test_a_signal_once_the_command_ended_keeps_its_status",),
     ),
 )
 

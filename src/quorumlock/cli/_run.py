@@ -415,8 +415,12 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
             return EXIT_LOST
         return status
     finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
+        # CMD ended (or never ran): what is left is the release, short and owed. A
+        # signal now must not turn CMD's status into an interruption (a caller would
+        # run again a job that is done): it is dropped, and run ends once the lock is
+        # released (_interrupting puts the original handlers back then).
+        for signum in previous:
+            signal.signal(signum, _ignore)
         if watchdog is not None:
             watchdog.dismiss()
 
