@@ -5,11 +5,15 @@ redis-py's form only; CI's run with the oldest redis-py admitted meets the other
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from redis import exceptions as rx
 
 from quorumlock._algorithm.flows import Session
+from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.incarnation import (
+    SameServerCheck,
     _check_scripting,
     _config_pairs,
     _evicts,
@@ -148,3 +152,35 @@ def test_the_probe_s_six_replies() -> None:
         with pytest.raises(rx.ResponseError):
             _session(replies, required=True)
         assert _session(replies, required=False) is None
+
+
+def test_an_evicting_server_is_warned_of_once_per_server(caplog: pytest.LogCaptureFixture) -> None:
+    check = SameServerCheck(["redis://a:1", "redis://b:2"])
+    evicting = Session("r1", evicts="maxmemory-policy allkeys-lru with maxmemory 100")
+    with caplog.at_level(logging.WARNING, logger="quorumlock"):
+        for _ in range(3):  # a connection after another
+            check.note(0, evicting)
+        check.note(1, Session("r2", evicts="maxmemory-policy volatile-lru with maxmemory 9"))
+        check.note(1, Session("r2"))
+    warned = [r.getMessage() for r in caplog.records]
+    assert len(warned) == 2, warned
+    assert warned[0].startswith("redis://a:1 may evict keys")
+    assert "restart quarantine" in warned[0]  # allkeys-: the marker may go too
+    assert warned[1].startswith("redis://b:2 may evict keys")
+    assert "restart quarantine" not in warned[1]
+
+
+def test_two_servers_that_are_one_process_are_a_configuration_error() -> None:
+    check = SameServerCheck(["redis://a:1", "redis://b:2", "redis://c:3"])
+    check.note(0, None)  # a server not checked (no INFO): nothing noted
+    check.note(2, Session("same"))
+    check.note(1, Session("other"))
+    assert not check.conflict
+    check.check()
+    check.note(0, Session("same"))
+    assert check.conflict
+    with pytest.raises(ConfigurationError, match=r"redis://a:1 and redis://c:3 are the same"):
+        check.check()
+    check.note(1, Session("same"))  # the first conflict stays the one reported
+    with pytest.raises(ConfigurationError, match=r"redis://a:1 and redis://c:3"):
+        check.check()

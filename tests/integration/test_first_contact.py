@@ -226,7 +226,9 @@ def test_evicted_keys_since_the_start_quarantine_from_now(
         pipe.execute()
     client.config_set("maxmemory", "0")
     client.config_set("maxmemory-policy", "noeviction")
+    state = read_server_state(client, MAX_TTL)  # what quorumlock status shows
     client.close()
+    assert (state.lost, state.quarantined_for) == ("eviction", MAX_TTL)
     got, detail = attempt(aged, lock_name)
     assert got is None, detail
     assert seconds_left_in(detail) == MAX_TTL
