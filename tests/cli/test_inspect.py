@@ -59,6 +59,28 @@ def test_status_of_a_held_lock(cli: Cli, servers: LocalServerGroup, lock_name: s
         holder.wait(timeout=30)
 
 
+@pytest.mark.parametrize("json_output", [False, True], ids=["table", "json"])
+def test_a_reader_that_went_away_is_no_error(
+    servers: LocalServerGroup, lock_name: str, json_output: bool
+) -> None:
+    """``quorumlock status x | head -0``: the pipe closed before status wrote. It ended
+    with 1 and "BrokenPipeError" (and ``servers start`` so failed after starting its
+    servers); its output goes nowhere, and it ends as it would have."""
+    extra = ["--json"] if json_output else []
+    proc = spawn_cli("status", lock_name, *extra, servers=servers.urls)
+    assert proc.stdout is not None
+    assert proc.stderr is not None
+    proc.stdout.close()  # before it has imported anything: its first write meets EPIPE
+    try:
+        err = proc.stderr.read()
+        assert proc.wait(timeout=60) == 0, err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert err == ""
+
+
 def test_status_with_some_servers_down(make_servers: ServerFactory, lock_name: str) -> None:
     group = make_servers(3)
     group[2].kill()

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, NoReturn
+from typing import Any, Final, NoReturn, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import redis
@@ -117,13 +117,27 @@ def one_line(text: str) -> str:
 
 def say(message: str = "", *, err: bool = False) -> None:
     """Print a redacted line to stdout (or stderr), flushed."""
-    print(redact(message), file=sys.stderr if err else sys.stdout, flush=True)
+    _print(redact(message), sys.stderr if err else sys.stdout)
 
 
 def emit_json(data: Any) -> None:
     """Print ``data`` as JSON on stdout, every string in it redacted (not the JSON text:
     a mask must not reach its syntax)."""
-    print(json.dumps(_redacted(data), indent=2, sort_keys=False), flush=True)
+    _print(json.dumps(_redacted(data), indent=2, sort_keys=False), sys.stdout)
+
+
+def _print(text: str, stream: TextIO) -> None:
+    try:
+        print(text, file=stream, flush=True)
+    except BrokenPipeError:
+        # The reader went away (``quorumlock status x | head -1``): the rest goes
+        # nowhere, and the command ends as it would have (its servers started, its lock
+        # released), with its own status, not an error of its output.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())
+        finally:
+            os.close(devnull)
 
 
 def _redacted(data: Any) -> Any:
