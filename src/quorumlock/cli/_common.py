@@ -28,6 +28,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import redis
 from tabulate import tabulate
 
+from quorumlock._algorithm.config import validate_name
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.errors import translate
 from quorumlock._io.servers import ServerSpec, mask_url, parse_servers
@@ -426,6 +427,24 @@ def lock_name(text: str) -> str:
     if "\x00" in text:
         raise argparse.ArgumentTypeError("the lock name must not contain NUL characters")
     return text
+
+
+def one_lock_name(text: str) -> str:
+    """An argparse type: one lock name, checked as the library checks it (its length,
+    quorumlock's own key prefixes), so that a command that reads a name refuses what
+    one that takes it would."""
+    text = lock_name(text)
+    try:
+        return validate_name(text)
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def directory(text: str) -> Path:
+    """An argparse type: a directory path, not empty (which would be the current one)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the directory must not be empty")
+    return Path(text)
 
 
 def error_reply(exc: BaseException) -> str:

@@ -41,6 +41,7 @@ from quorumlock.cli._common import (
     CliError,
     Parser,
     count,
+    directory,
     embedded_server_binary,
     positive,
     say,
@@ -97,7 +98,7 @@ def add_parser(subparsers: Any) -> Parser:
     start.add_argument(
         "--dir",
         metavar="D",
-        type=Path,
+        type=directory,
         default=DEFAULT_DIR,
         help=f"directory for their data, logs and state (default ./{DEFAULT_DIR})",
     )
@@ -116,7 +117,7 @@ def add_parser(subparsers: Any) -> Parser:
     stop.add_argument(
         "--dir",
         metavar="D",
-        type=Path,
+        type=directory,
         default=DEFAULT_DIR,
         help=f"the directory given to 'start' (default ./{DEFAULT_DIR})",
     )

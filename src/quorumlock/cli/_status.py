@@ -22,7 +22,7 @@ from quorumlock.cli._common import (
     add_server_options,
     emit_json,
     error_reply,
-    lock_name,
+    one_lock_name,
     positive,
     print_table,
     resolve_servers,
@@ -99,7 +99,7 @@ def add_parser(subparsers: Any) -> Parser:
         "remaining ttl of the lock, and whether the server is in restart quarantine.",
         epilog=_EPILOG,
     )
-    parser.add_argument("name", metavar="NAME", type=lock_name, help="the lock (its key)")
+    parser.add_argument("name", metavar="NAME", type=one_lock_name, help="the lock (its key)")
     parser.add_argument(
         "--max-ttl",
         metavar="S",
