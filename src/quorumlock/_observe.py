@@ -20,7 +20,13 @@ from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import check_callback, shown
 from quorumlock._algorithm.flows import Fanout, Round
 from quorumlock._algorithm.handoff import TOKEN_PREFIX
-from quorumlock._algorithm.outcomes import NodeOutcome, Reply, quarantine_advice, render_outcomes
+from quorumlock._algorithm.outcomes import (
+    WRONG_TYPE,
+    NodeOutcome,
+    Reply,
+    quarantine_advice,
+    render_outcomes,
+)
 
 __all__ = [
     "AcquireEvent",
@@ -290,6 +296,17 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
     fatal = [o for o in outcomes if o.reply is Reply.FATAL]
     left = n - len(fatal) - quorum(n)
     for outcome in fatal if left >= 0 else ():
+        if outcome.detail == WRONG_TYPE:
+            # The name is at fault, not the server: every other name still locks there.
+            if warn_due("wrong type", f"{outcome.server} {step.key}", round_.finished):
+                logger.warning(
+                    "%s: the key of lock %s holds another kind of value there (WRONGTYPE: "
+                    "an application's key of the same name?): no lock of that name can be "
+                    "taken on that server; choose another name",
+                    outcome.server,
+                    shown(step.key),
+                )
+            continue
         if warn_due("fatal", outcome.server, round_.finished):
             logger.warning(
                 "%s fails with an error no retry can fix (%s): it counts toward no quorum "

@@ -147,8 +147,9 @@ def test_sigterm_to_quorumlock_reaches_the_command(
 
 
 def test_a_server_error_is_shown_whole(servers: LocalServerGroup, cli: Cli, lock_name: str) -> None:
-    """A key of another type under the name: every server's error (its script's line,
-    '@user_script:N') follows the server's URL unmasked, as the library gave it."""
+    """A key of another type under the name: every server's error follows the server's
+    URL unmasked, as the library gave it (saying what is wrong: the server's own text,
+    its script's line '@user_script:N' among it, said less)."""
     for url in servers.urls:
         client = redis.Redis.from_url(url, socket_timeout=2)
         client.hset(lock_name, "field", "value")
@@ -159,7 +160,7 @@ def test_a_server_error_is_shown_whole(servers: LocalServerGroup, cli: Cli, lock
     assert "***" not in line
     for url in servers.urls:
         assert f"{url}: " in line
-    assert line.count("@user_script:") == len(servers.urls)
+    assert line.count("fatal (WRONGTYPE: the lock's key holds another kind") == len(servers.urls)
 
 
 STUBBORN = """

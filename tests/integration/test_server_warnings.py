@@ -116,6 +116,38 @@ def test_a_server_failing_fatally_is_reported_while_locks_succeed(
     assert "wrong-password" not in caplog.text
 
 
+def test_a_name_that_is_another_kind_of_key_on_a_server_is_no_server_failure(
+    api: Api, servers: LocalServerGroup, lock_name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An application's hash under the lock's name on one server: that name cannot be
+    locked there, every other name can. The WARNING said the server failed "with an
+    error no retry can fix" and that 3 servers now tolerate 0 failures; it names the
+    key and the name instead, and the outcome says what is wrong."""
+    seed = client_of(servers[0])
+    seed.hset(lock_name, "field", "value")
+    seed.close()
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.lock(lock_name, ttl=5)
+        assert await call(lock.acquire(blocking=False))
+        assert lock.outcomes[0].reply is Reply.FATAL
+        assert lock.outcomes[0].detail.startswith("WRONGTYPE: the lock's key holds another")
+        assert "@user_script" not in lock.outcomes[0].detail
+        assert await call(lock.release())
+        other = rl.lock(f"{lock_name}:other", ttl=5)
+        assert await call(other.acquire(blocking=False))
+        assert Reply.FATAL not in [o.reply for o in other.outcomes]  # (one may be unread)
+        assert await call(other.release())
+
+    with caplog.at_level(logging.WARNING, logger="quorumlock"):
+        api.run(body)
+    assert warnings_with(caplog, "no retry can fix") == []
+    found = warnings_with(caplog, "holds another kind of value")
+    assert len(found) == 1, found
+    assert found[0].startswith(f"{servers.urls[0]}: the key of lock '{lock_name}'"), found
+
+
 def refused_or_connecting(url: str, text: str) -> bool:
     """``text`` names the server at ``url`` and why it did not answer: the refused
     connection (redis-py: "Error 111 connecting to ..."), or, where the round's deadline

@@ -17,6 +17,7 @@ __all__ = [
     "CLUSTER_NODE_AS_SERVER",
     "HOLDER_PREFIX",
     "NEW_SERVER",
+    "WRONG_TYPE",
     "NodeOutcome",
     "Reply",
     "Verdict",
@@ -35,6 +36,13 @@ HOLDER_PREFIX = 16
 CLUSTER_NODE_AS_SERVER = (
     "a node of a Redis or Valkey Cluster given as a plain server; give the cluster as one "
     "RedisCluster client (docs/cluster.md)"
+)
+
+#: What a WRONGTYPE reply means: the name, not the server, is at fault (on that server,
+#: and for that name only, no lock can be taken).
+WRONG_TYPE = (
+    "WRONGTYPE: the lock's key holds another kind of value on this server (an "
+    "application's key of the same name?): no lock of this name can be taken there"
 )
 
 

@@ -12,7 +12,7 @@ import ssl
 
 from redis import exceptions as rx
 
-from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, Reply
+from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, WRONG_TYPE, Reply
 from quorumlock._algorithm.scripts import SCRIPTS
 
 __all__ = ["never_show", "translate"]
@@ -30,8 +30,8 @@ _FATAL: tuple[type[BaseException], ...] = (
     rx.NoPermissionError,
     ssl.SSLCertVerificationError,
 )
+_WRONGTYPE = "WRONGTYPE"
 _FATAL_PREFIXES = (
-    "WRONGTYPE",
     "NOPERM",
     "READONLY",
     "NOAUTH",
@@ -104,6 +104,8 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
         return Reply.FATAL, f"{detail}: {CLUSTER_NODE_AS_SERVER}"
     if isinstance(exc, rx.AskError):  # redis-py keeps only "<slot> <host:port>"
         detail = f"{'MOVED' if isinstance(exc, rx.MovedError) else 'ASK'} {detail}"
+    if _inner(detail).startswith(_WRONGTYPE):
+        return Reply.FATAL, WRONG_TYPE
     if isinstance(exc, _FATAL) or _inner(detail).startswith(_FATAL_PREFIXES):
         return Reply.FATAL, detail
     if _ACL_IN_SCRIPT.search(detail):
