@@ -1236,6 +1236,16 @@ MUTANTS: Final = (
         "        for signum, old in previous.items():\n            signal.signal(signum, old)\n",
         ("tests/cli/test_run.py::test_a_signal_once_the_command_ended_keeps_its_status",),
     ),
+    Mutant(
+        "a lock name that is another kind of key is reported as the server's failure",
+        ERRORS,
+        "    if _inner(detail).startswith(_WRONGTYPE):\n",
+        "    if False:\n",
+        (
+            "tests/integration/test_server_warnings.py::"
+            "test_a_name_that_is_another_kind_of_key_on_a_server_is_no_server_failure",
+        ),
+    ),
 )
 
 
