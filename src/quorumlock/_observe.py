@@ -116,19 +116,19 @@ class LostEvent:
 class RoundEvent:
     """One command sent to every server at once (a round), and each server's answer.
 
-    ``op`` is the round's command: ``"acquire"``,
-    ``"extend"``, ``"release"`` (a release round also cleans up after every failed
-    acquire attempt), ``"commit fence"``, ``"probe"`` (``locked()``, ``owned()``) or
-    ``"queue"`` (a blocking lock's join of the name's queue of waiters between attempts,
-    its outcomes' ``place`` the place in line; or a waiter's leave, or a turn passed on);
-    for a read-write lock's hold ``"acquire read"``, ``"acquire write"``, ``"extend
-    read-write"``, ``"release read-write"``, ``"commit fence read-write"``, ``"probe
-    read-write"`` or ``"downgrade"``; for an election ``"claim term"`` and ``"read
-    leader"``; for a semaphore's permit also ``"semaphore acquire"`` and ``"semaphore
-    release"``, whose ``name`` is the semaphore's base key
-    ``quorumlock:semaphore:<name>`` (its extend and commit fence rounds name the slot's
-    key, ``<base>:<slot>``). ``seconds`` is the round's duration; each outcome has the
-    server label, its reply and its latency (None without a reply).
+    ``op`` is the round's command: ``"acquire"``, ``"extend"``, ``"release"`` (a release
+    round also cleans up after every failed acquire attempt), ``"commit fence"``,
+    ``"probe"`` (``locked()``, ``owned()``) or ``"queue"`` (a blocking lock's join of
+    the name's queue of waiters between attempts, its outcomes' ``place`` the place in
+    line; or a waiter's leave, or a turn passed on); for a read-write lock's hold
+    ``"acquire read"``, ``"acquire write"``, ``"extend read-write"``, ``"release
+    read-write"``, ``"commit fence read-write"``, ``"probe read-write"`` or
+    ``"downgrade"``; for an election ``"claim term"`` and ``"read leader"``; for a
+    semaphore's permit also ``"semaphore acquire"`` and ``"semaphore release"``, whose
+    ``name`` is the semaphore's base key ``quorumlock:semaphore:<name>`` (its extend and
+    commit fence rounds name the slot's key, ``<base>:<slot>``). ``seconds`` is the
+    round's duration; each outcome has the server label, its reply and its latency (None
+    without a reply).
     """
 
     name: str

@@ -71,6 +71,9 @@ def test_command_not_found_and_not_executable(cli: Cli, lock_name: str, tmp_path
     result = cli("run", lock_name, "--", "no-such-command-here")
     assert result.returncode == 127
     assert "not found" in assert_one_line_error(result)
+    result = cli("run", lock_name, "--", "")  # 127 as a shell says it, not 126
+    assert result.returncode == 127
+    assert "command not found: ''" in assert_one_line_error(result)
     script = tmp_path / "plain.txt"
     script.write_text("not a program")
     result = cli("run", lock_name, "--", str(script))

@@ -258,6 +258,7 @@ VERIFY_SHORT = ["verify", "--nemesis", "none", "--count", "3", "--workers", "2",
         (["servers", "start", "--dir", ""], "the directory must not be empty"),
         (["servers", "stop", "--dir", " "], "the directory must not be empty"),
         (["status", "x" * 4097], "is longer than 4096 bytes"),
+        (["run", "x", "--grace", "1e300", "--", "true"], "--grace must be at most 3600"),
         (["status", "quorumlock:incarnation"], "quorumlock:incarnation"),
         (
             ["run", "x", "--ttl", "1e12", "--max-ttl", "1e12", "--", "true"],

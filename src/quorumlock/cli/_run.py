@@ -51,6 +51,7 @@ from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock._exceptions import QuorumUnavailable
 from quorumlock.cli._common import (
     EXIT_USAGE,
+    MAX_TIMEOUT,
     CliError,
     Interrupted,
     Parser,
@@ -164,7 +165,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--grace",
         metavar="S",
-        type=positive("--grace", allow_zero=True),
+        type=positive("--grace", allow_zero=True, maximum=MAX_TIMEOUT),
         default=10.0,
         help="after a lost lock, seconds between SIGTERM and SIGKILL (default 10)",
     )
@@ -429,6 +430,8 @@ def _spawn(
     command: list[str], env: dict[str, str], own_group: bool, group: int | None
 ) -> subprocess.Popen[bytes]:
     """Start CMD: in ``group`` (a new group of its own if None) when ``own_group``."""
+    if not command[0]:  # as a shell says of '' (the system's answer would be 126)
+        raise CliError("command not found: '' (an empty command name)", EXIT_NOT_FOUND)
     try:
         return subprocess.Popen(
             command,
