@@ -529,9 +529,9 @@ def test_bind_race_is_detected_even_past_the_precheck(
     assert _client(server.url).ping()  # the original server is untouched
 
 
-def test_auto_port_is_repicked_when_taken(
-    server: LocalServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def first_pick_taken(server: LocalServer, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The next automatic port picked is ``server``'s (taken), the ones after it free;
+    the list counts the picks."""
     busy = server.port
     real = _servers._pick_free_port
     calls: list[int] = []
@@ -541,6 +541,13 @@ def test_auto_port_is_repicked_when_taken(
         return busy if len(calls) == 1 else real(host)
 
     monkeypatch.setattr(_servers, "_pick_free_port", pick)
+    return calls
+
+
+def test_auto_port_is_repicked_when_taken(
+    server: LocalServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    busy, calls = server.port, first_pick_taken(server, monkeypatch)
     with LocalServer() as srv:
         assert srv.port != busy
         assert len(calls) == 2
@@ -552,15 +559,7 @@ def test_a_sentinels_auto_port_is_repicked_when_taken(
 ) -> None:
     """Its configuration file is written before the first attempt, with the port lost:
     the next attempt must not bind that one again."""
-    busy = server.port
-    real = _servers._pick_free_port
-    calls: list[int] = []
-
-    def pick(host: str) -> int:
-        calls.append(1)
-        return busy if len(calls) == 1 else real(host)
-
-    monkeypatch.setattr(_servers, "_pick_free_port", pick)
+    busy, calls = server.port, first_pick_taken(server, monkeypatch)
     with LocalSentinel(server.host, server.port, binary=server.binary) as sentinel:
         assert sentinel.port != busy
         assert len(calls) == 2

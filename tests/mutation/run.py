@@ -1226,7 +1226,7 @@ MUTANTS: Final = (
         "                False\n",
         (
             "tests/integration/test_event_loops.py::"
-            "test_a_lease_that_ends_with_its_event_loop_while_the_lock_is_held_warns",
+            "test_a_lease_taken_on_an_event_loop_that_ended_is_released_on_the_next",
         ),
     ),
     Mutant(
