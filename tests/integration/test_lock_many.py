@@ -333,6 +333,7 @@ def test_a_set_and_a_lock_sharing_a_name_do_not_nest(
         (None, TypeError, "list of names"),
         (["a", ""], ConfigurationError, "empty"),
         (["a", "quorumlock:incarnation"], ConfigurationError, "quorumlock:incarnation"),
+        ([f"n{i}" for i in range(1001)], ConfigurationError, "at most 1,000 names, not 1,001"),
     ],
 )
 def test_bad_input_is_refused_before_any_call(
@@ -347,6 +348,7 @@ def test_bad_input_is_refused_before_any_call(
             rl.lock_many(names, ttl=1)  # type: ignore[arg-type]
         with pytest.raises(ConfigurationError, match="max_ttl"):
             rl.lock_many(["a", "b"], ttl=6)
+        assert len(rl.lock_many([f"n{i}" for i in range(1000)], ttl=1).names) == 1000
 
     api.run(body)
 

@@ -1239,7 +1239,7 @@ MUTANTS: Final = (
     Mutant(
         "a lock name that is another kind of key is reported as the server's failure",
         ERRORS,
-        "    if _inner(detail).startswith(_WRONGTYPE):\n",
+        "    if inner.startswith(_WRONGTYPE):\n",
         "    if False:\n",
         (
             "tests/integration/test_server_warnings.py::"

@@ -104,9 +104,10 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
         return Reply.FATAL, f"{detail}: {CLUSTER_NODE_AS_SERVER}"
     if isinstance(exc, rx.AskError):  # redis-py keeps only "<slot> <host:port>"
         detail = f"{'MOVED' if isinstance(exc, rx.MovedError) else 'ASK'} {detail}"
-    if _inner(detail).startswith(_WRONGTYPE):
+    inner = _inner(detail)
+    if inner.startswith(_WRONGTYPE):
         return Reply.FATAL, WRONG_TYPE
-    if isinstance(exc, _FATAL) or _inner(detail).startswith(_FATAL_PREFIXES):
+    if isinstance(exc, _FATAL) or inner.startswith(_FATAL_PREFIXES):
         return Reply.FATAL, detail
     if _ACL_IN_SCRIPT.search(detail):
         return Reply.FATAL, _name_the_call(detail)
