@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import redis
 
+import quorumlock
 from quorumlock._algorithm.wire import queue_keys
 from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.cli.conftest import Cli, assert_one_line_error, run_cli, spawn_cli
@@ -57,6 +58,33 @@ def test_status_of_a_held_lock(cli: Cli, servers: LocalServerGroup, lock_name: s
     finally:
         holder.send_signal(signal.SIGTERM)
         holder.wait(timeout=30)
+
+
+def test_status_of_a_semaphore_with_every_permit_held(
+    cli: Cli, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Catches status calling a semaphore's name free while all its permits were held:
+    it read the name's own key, not the semaphore's slots."""
+    rl = quorumlock.Redlock(servers.urls)
+    permits = [rl.semaphore(lock_name, permits=2, ttl=30) for _ in range(2)]
+    try:
+        assert all(permit.acquire(blocking=False) for permit in permits)
+        held = {str(permit.slot): permit.token[:12] for permit in permits if permit.token}
+        data = json.loads(cli("status", lock_name, "--json").stdout)
+        table = cli("status", lock_name).stdout
+    finally:
+        for permit in permits:
+            if permit.held:
+                permit.release()
+        rl.close()
+    assert "is free" not in table
+    assert f"{lock_name!r} (semaphore) is held: 2 permit(s), slot(s) 0, 1" in table
+    assert "permits" in table.splitlines()[0]
+    assert (data["holder"], data["permits"]) == (None, held)
+    free = cli("status", lock_name)
+    assert json.loads(cli("status", lock_name, "--json").stdout)["permits"] == {}
+    assert f"{lock_name!r} is free" in free.stdout
+    assert "permits" not in free.stdout.splitlines()[0]
 
 
 @pytest.mark.parametrize("json_output", [False, True], ids=["table", "json"])

@@ -429,26 +429,26 @@ def test_a_server_with_the_rule_from_before_the_queues_grants_a_waiter_in_line(
 
 
 #: What docs/deployment.md adds to the rule for the command line tool's `status` and
-#: `doctor` (``+hgetall``), and for status's read-write columns.
-INSPECTION = ("+hgetall",)
-RW_KEYS = "~quorumlock:rw:*"
+#: `doctor` (``+hgetall +mget``), and for status's read-write and semaphore columns.
+INSPECTION = ("+hgetall", "+mget")
+FAMILY_KEYS = ("~quorumlock:rw:*", "~quorumlock:semaphore:*")
 
 
-@pytest.mark.parametrize("rw", [True, False], ids=["rw-keys", "no-rw-keys"])
+@pytest.mark.parametrize("family", [True, False], ids=["family-keys", "no-family-keys"])
 def test_status_and_doctor_as_the_documented_user(
-    make_servers: ServerFactory, kind: ServerKind, rw: bool
+    make_servers: ServerFactory, kind: ServerKind, family: bool
 ) -> None:
     """``quorumlock status`` and ``quorumlock doctor`` as a user with the documented rule
     and what the document adds for them: every server answers, and status shows the
-    name's queue of waiters. With the read-write lock's keys too, the ACL LOG stays
-    empty; without them, status answers all the same, without its read-write columns,
-    and what was refused is that key alone (it once took such a user's servers for
-    unreachable)."""
+    name's queue of waiters. With the read-write lock's and the semaphore's keys too,
+    the ACL LOG stays empty; without them, status answers all the same, without its
+    read-write and semaphore columns, and what was refused is those keys alone (it once
+    took such a user's servers for unreachable)."""
     binary = binary_of(kind)
     servers: LocalServerGroup = make_servers(3, binary=binary)
     queue, leases = queue_keys("locks:seen")
     for server in servers:
-        add_user(server, [*rule_for(server), *INSPECTION, *([RW_KEYS] if rw else [])])
+        add_user(server, [*rule_for(server), *INSPECTION, *(FAMILY_KEYS if family else ())])
         client = client_of(server)
         try:  # a waiter in line, its lease a minute from now by the server's clock
             client.zadd(queue, {"0123456789abcdef": 1})
@@ -475,7 +475,8 @@ def test_status_and_doctor_as_the_documented_user(
         for entry in acl_log(server)
         if isinstance(entry, dict)
     }
-    assert refused == (set() if rw else {"quorumlock:rw:{locks:seen}"})
+    unread = {"quorumlock:rw:{locks:seen}", "quorumlock:semaphore:locks:seen:0"}
+    assert refused == (set() if family else unread)
 
 
 def family_additions() -> dict[str, list[str]]:

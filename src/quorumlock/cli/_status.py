@@ -13,7 +13,8 @@ from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
 from quorumlock._algorithm.rwlock import rw_key
-from quorumlock._algorithm.wire import queue_keys, text
+from quorumlock._algorithm.semaphore import MAX_PERMITS, semaphore_base
+from quorumlock._algorithm.wire import queue_keys, slot_keys, text
 from quorumlock._io.incarnation import noeviction_use
 from quorumlock.cli._common import (
     EXIT_ERROR,
@@ -56,6 +57,10 @@ When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwl
 two more columns show its live readers and its writer (with the writers waiting) on
 each server, and a line says who holds it on a majority.
 
+When NAME is also a counting semaphore's name (quorumlock run --permits K,
+Redlock.semaphore), a column shows how many of its permits are held on each server, and
+a line says how many are held on a majority.
+
 The exit status is 0 when a majority of the servers answered, 1 otherwise.
 
 examples:
@@ -80,6 +85,9 @@ class ServerStatus:
     readers: list[str] = field(default_factory=list)
     writer: str | None = None
     waiting_writers: int = 0
+    # NAME's counting semaphore (docs/algorithm.md, "Semaphores"): each held slot's
+    # number and its holder's token prefix
+    permits: dict[int, str] = field(default_factory=dict)
     # the processes in NAME's queue of waiters (docs/algorithm.md, "Waiting"), in line
     # order: the first 8 characters of each one's id; None where the server did not say
     in_line: list[str] | None = field(default_factory=list)
@@ -127,9 +135,11 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         pipe.get(name)
         pipe.pttl(name)
         pipe.time()
-        # Keys a user's ACL rule may leave out (the read-write lock's, the queue's: the
-        # rule of docs/deployment.md covers the queue only): read where it allows.
+        # Keys a user's ACL rule may leave out (the read-write lock's, the semaphore's, the
+        # queue's: the rule of docs/deployment.md covers the queue only): read where it
+        # allows.
         pipe.zrange(rw_key(name), 0, -1, withscores=True)
+        pipe.mget(slot_keys(semaphore_base(name), MAX_PERMITS))
         pipe.zrange(queue, 0, -1)
         pipe.zrange(leases, 0, -1, withscores=True)
         pipe.info("replication")
@@ -137,7 +147,7 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         replies = pipe.execute(raise_on_error=False)
     except redis.RedisError as exc:
         return ServerStatus(label, False, error=error_reply(exc), in_line=None)
-    value, pttl, clock, holds, members, leased, replication, memory = replies
+    value, pttl, clock, holds, slots, members, leased, replication, memory = replies
     other_type: str | None = None
     if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
         # The server answered: NAME is a key of another type, which no lock can take.
@@ -160,6 +170,8 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
             result.writer = held[1:13]
         else:
             result.waiting_writers += 1
+    if isinstance(slots, list):
+        result.permits = {n: text(t)[:12] for n, t in enumerate(slots) if t is not None}
     if value is not None:
         token = text(value)
         result.holder = token[:12]
@@ -219,6 +231,8 @@ def status(args: argparse.Namespace) -> int:
     available = usable >= needed
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
+    permits = _permit_holders(results, needed)
+    permits_seen = any(r.permits for r in results)
     in_line, head, lined_up = _line(results, needed)
     other_type, others = _most_named([r.other_type for r in results if r.other_type])
     line_seen = any(r.in_line for r in results)
@@ -233,6 +247,7 @@ def status(args: argparse.Namespace) -> int:
                 "available": available,
                 "readers": readers,
                 "writer": writer,
+                "permits": permits,
                 "in_line": in_line,
                 "head": head,
             }
@@ -260,6 +275,10 @@ def status(args: argparse.Namespace) -> int:
             for row, r in zip(rows, results, strict=True):
                 waiting = f" ({r.waiting_writers} waiting)" if r.waiting_writers else ""
                 row += [str(len(r.readers)), (f"{r.writer}…" if r.writer else "-") + waiting]
+        if permits_seen:
+            headers.append("permits")
+            for row, r in zip(rows, results, strict=True):
+                row.append(str(len(r.permits)))
         if line_seen:
             headers.append("in line")
             for row, r in zip(rows, results, strict=True):
@@ -267,6 +286,8 @@ def status(args: argparse.Namespace) -> int:
         print_table(headers, rows)
         if rw_seen:
             say(_rw_line(args.name, readers, writer, len(results)))
+        if permits_seen:
+            say(_permits_line(args.name, permits, len(results)))
         if held_by_majority:
             say(f"\n{args.name!r} is held: token {top}… on {agreeing} of {len(results)}")
         elif reachable < needed:
@@ -279,7 +300,7 @@ def status(args: argparse.Namespace) -> int:
         elif holders:
             say(f"\n{args.name!r} is not held by a majority ({len(holders)} key(s) left)")
         elif available:
-            if not rw_seen:  # else the read-write line says it, and "free" would mislead
+            if not rw_seen and not permits_seen:  # else their lines say it: not "free"
                 say(f"\n{args.name!r} is free")
         else:
             say(_unavailable(args.name, results, usable, needed))
@@ -342,6 +363,23 @@ def _rw_line(name: str, readers: list[str], writer: str | None, servers: int) ->
     if readers:
         return f"\n{name!r} (read-write) is held for reading by {len(readers)} reader(s)"
     return f"\n{name!r} (read-write) is not held by a majority of the {servers} servers"
+
+
+def _permit_holders(results: list[ServerStatus], needed: int) -> dict[int, str]:
+    """The permits of NAME's semaphore that a majority has: each slot held there by
+    one token on a majority, with that token's prefix."""
+    counts: dict[tuple[int, str], int] = {}
+    for r in results:
+        for held in r.permits.items():
+            counts[held] = counts.get(held, 0) + 1
+    return {slot: token for (slot, token), n in sorted(counts.items()) if n >= needed}
+
+
+def _permits_line(name: str, permits: dict[int, str], servers: int) -> str:
+    if permits:
+        slots = ", ".join(str(slot) for slot in permits)
+        return f"\n{name!r} (semaphore) is held: {len(permits)} permit(s), slot(s) {slots}"
+    return f"\n{name!r} (semaphore) has no permit held by a majority of the {servers} servers"
 
 
 def _refuses(result: ServerStatus) -> str:
