@@ -146,6 +146,53 @@ def test_a_tls_connection_closed_during_its_set_up_without_a_reset_is_retried() 
         )
 
 
+class HandshakingSSLConnection(SSLConnection):
+    """A TLS connection whose server never answers the handshake (a plain server): the
+    ssl module's timeout, as redis-py wraps it."""
+
+    def on_connect(self) -> None:
+        try:
+            raise TimeoutError("_ssl.c:989: The handshake operation timed out")
+        except TimeoutError as exc:
+            raise rx.TimeoutError("Timeout connecting to server") from exc
+
+
+class ClosingConnection(Connection):
+    """A plain connection whose server closed it under the first command (a TLS port)."""
+
+    def on_connect(self) -> None:
+        raise rx.ConnectionError("Connection closed by server.")
+
+
+def test_a_scheme_that_does_not_match_the_server_is_named_and_retried() -> None:
+    """rediss:// to a plain server times out in the TLS handshake; redis:// to a TLS
+    port is closed (or reset) under the first command. Each detail names the likely
+    cause, where they said "no reply in time" or "Connection closed by server.". Not
+    fatal: a frozen server, or one going away, fails the same way. A timeout or a close
+    of a connection in use, or a TLS connection closed, is none of these."""
+    with pytest.raises(rx.TimeoutError) as timeout:
+        HandshakingSSLConnection(None).on_connect()
+    reply, detail = translate(timeout.value)
+    assert reply is Reply.TIMEOUT
+    assert detail == (
+        "TLS: the server did not answer the handshake (is it TLS-enabled? use redis:// for "
+        "a plain server)"
+    )
+    tls_port = (
+        "the server ended the connection at our first command, without a reply (going "
+        "away, or a TLS port? use rediss:// for TLS)"
+    )
+    assert translate(reset_while(ClosingConnection(None))) == (Reply.ERROR, tls_port)
+    assert translate(reset_while(Connection(None))) == (Reply.ERROR, tls_port)  # a reset
+    assert translate(rx.TimeoutError("Timeout reading from socket")) == (
+        Reply.TIMEOUT,
+        "no reply in time",
+    )
+    assert translate(rx.ConnectionError("Connection closed by server."))[1] == (
+        "Connection closed by server."
+    )
+
+
 def test_a_wrong_password_is_not_reported_as_a_missing_one() -> None:
     wrong = rx.AuthenticationError("invalid username-password pair or user is disabled.")
     assert translate(wrong) == (

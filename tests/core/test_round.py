@@ -35,6 +35,7 @@ class Member:
     label: str
     where: str = ""
     tried: bool = True
+    failure: str = ""
     routed: bool = False
 
 
@@ -284,6 +285,24 @@ def test_no_grace_for_a_server_that_was_reached_before() -> None:
     machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
     machine.start([True, False, False])
     assert machine.tick(START + TIMEOUT) is FINISH
+
+
+def test_a_server_still_being_connected_to_says_why_its_last_attempt_failed() -> None:
+    """A server that fails slower than a round lasts (a TLS handshake it never answers)
+    is being connected to again at every round's end: its outcome says why the last
+    attempt failed, where it said "still connecting" and nothing else for ever."""
+    failure = "TLS: the server did not answer the handshake"
+    members = [Member("a"), Member("b", failure=failure), Member("c")]
+    machine = RoundMachine(
+        Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT), members, now=START, connect_timeout=1.0
+    )
+    machine.start([True, False, False])
+    assert machine.tick(START + TIMEOUT) is FINISH
+    outcomes = machine.result(START + TIMEOUT).outcomes
+    assert [o.reply for o in outcomes] == [Reply.TIMEOUT] * 3
+    assert outcomes[0].detail == "no reply in time"
+    assert outcomes[1].detail == f"still connecting; the last attempt failed: {failure}"
+    assert outcomes[2].detail == "still connecting"
 
 
 def test_the_grace_of_first_contact_ends_at_the_steps_until() -> None:

@@ -146,6 +146,36 @@ def test_plain_text_to_a_tls_port_does_not_pass(
     rl.close()
 
 
+@pytest.mark.parametrize("scheme", ["rediss", "redis"])
+def test_a_url_whose_scheme_does_not_match_the_server_says_so(
+    api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str, scheme: str
+) -> None:
+    """rediss:// to a plain server, which never answers the TLS handshake (it waits for
+    the end of a command line), and redis:// to a TLS port, which ends the connection
+    under our first command: the outcome names the likely cause, also in the rounds
+    that end before the attempt under way fails (they said "still connecting", and
+    nothing else, until the acquire's timeout). Retried: a frozen server, or one going
+    away, may fail the same way."""
+    endpoint = start(endpoints, certs)
+    if scheme == "rediss":
+        url = f"rediss://127.0.0.1:{endpoint.server.port}"  # its plain port
+        hint = "TLS: the server did not answer the handshake (is it TLS-enabled? use redis://"
+    else:
+        url = endpoint.url.replace("rediss://", "redis://")
+        hint = "without a reply (going away, or a TLS port? use rediss:// for TLS)"
+
+    async def body() -> None:
+        lock = api.redlock([url], connect_timeout=0.3).lock(lock_name, ttl=5)
+        with pytest.raises(QuorumUnavailable) as info:
+            await call(lock.acquire(timeout=1.0))
+        assert "attempts)" in str(info.value)  # retried
+        (outcome,) = info.value.outcomes
+        assert outcome.reply in (Reply.TIMEOUT, Reply.ERROR), outcome
+        assert hint in outcome.detail, outcome
+
+    api.run(body)
+
+
 @pytest.mark.parametrize("ca", ["system", "other"])
 def test_a_server_certificate_we_do_not_trust_is_refused_at_once(
     api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str, ca: str

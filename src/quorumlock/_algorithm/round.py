@@ -25,7 +25,9 @@ The rules owned here:
 
 - **Outcomes**: one per server, in server order; an error detail names the cluster node
   it came from; a server that did not answer by the end is a ``TIMEOUT``, "still
-  connecting" or "no reply in time".
+  connecting" (with why its last connection attempt failed, when one did: a server
+  that fails slower than a round lasts is not reported as connecting for ever) or "no
+  reply in time".
 - **First contact** (a round that connects to a server never reached before): when the
   deadline comes, the round may wait on until ``started + connect_timeout`` for the
   connections (TLS, AUTH, the session probe), but only while a server being connected
@@ -102,7 +104,8 @@ class Member(Protocol):
 
     ``where``: "" for a plain server; a cluster master's address, which error details
     name. ``tried``: a connection attempt to it has ended, either way, at least once.
-    ``routed``: a cluster instance, which may follow a MOVED.
+    ``failure``: why the last attempt that ended failed, as translated ("" if it
+    connected). ``routed``: a cluster instance, which may follow a MOVED.
     """
 
     @property
@@ -111,6 +114,8 @@ class Member(Protocol):
     def where(self) -> str: ...
     @property
     def tried(self) -> bool: ...
+    @property
+    def failure(self) -> str: ...
     @property
     def routed(self) -> bool: ...
 
@@ -387,7 +392,10 @@ class RoundMachine:
                 if outcome is None:
                     label = self.members[i].label
                     if self._state[i] == _CONNECTING:
+                        failure = self.members[i].failure
                         text = "still connecting"
+                        if failure:
+                            text += f"; the last attempt failed: {failure}"
                     else:
                         text = "a majority had answered" if self.decided else "no reply in time"
                     kind = Reply.UNREAD if self.decided else Reply.TIMEOUT

@@ -328,6 +328,7 @@ class _AsyncNode:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = forks.PID
         self.tried = False  # a connection attempt has ended (either way) at least once
+        self.failure = ""  # why the last attempt that ended failed ("" if it connected)
 
     @property
     def live_pipe(self) -> _Pipe | None:
@@ -370,12 +371,15 @@ class _AsyncNode:
             await self._tls.prepare(conn)
             await conn.connect()
             session = await open_session_async(conn, config.connect_timeout, required=required)
-        except BaseException:
+        except BaseException as exc:
+            if isinstance(exc, Exception):  # (not a cancel: the attempt did not end)
+                self.failure = translate(exc)[1]
             with contextlib.suppress(Exception):
                 await conn.disconnect(nowait=True)
             raise
         finally:
             self.tried = True
+        self.failure = ""
         if self._noted is not None:
             self._noted(session)
         self._pipe = _Pipe(conn, session)

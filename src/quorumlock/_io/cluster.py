@@ -203,6 +203,7 @@ class MasterLike(Protocol):
 
     where: str
     tried: bool
+    failure: str
 
 
 NodeT = TypeVar("NodeT", bound=MasterLike)
@@ -247,6 +248,10 @@ class Route(Generic[NodeT]):
     @property
     def tried(self) -> bool:
         return self.node.tried if self.node is not None else self.cluster.tried
+
+    @property
+    def failure(self) -> str:
+        return self.node.failure if self.node is not None else ""
 
     def follow(self, slot: int, address: Address) -> NodeT:
         """A ``MOVED``: remember the new owner and send there from now on."""

@@ -6,6 +6,7 @@ detail for that server's :class:`NodeOutcome`; nothing from ``redis.exceptions``
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 import ssl
@@ -15,7 +16,7 @@ from redis import exceptions as rx
 from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, WRONG_TYPE, Reply
 from quorumlock._algorithm.scripts import SCRIPTS
 
-__all__ = ["never_show", "translate"]
+__all__ = ["never_show", "scheme_mismatch", "translate"]
 
 # Errors that a retry cannot fix: the server is reachable but will never grant us a lock
 # as configured (wrong credentials, a read-only replica, an ACL without our commands,
@@ -81,10 +82,12 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     password is scrubbed (every outcome, message, log line and event comes from here).
     """
     if isinstance(exc, rx.TimeoutError | socket.timeout):
-        return Reply.TIMEOUT, "no reply in time"
+        return Reply.TIMEOUT, scheme_mismatch(exc) or "no reply in time"
     tls = _tls_refusal(exc)
     if tls is not None:
         return Reply.FATAL, tls
+    if (mismatch := scheme_mismatch(exc)) is not None:
+        return Reply.ERROR, mismatch
     detail = _scrub(_describe(exc))
     if isinstance(exc, rx.AuthenticationError) and detail.startswith(_NOAUTH):
         return Reply.FATAL, "the server requires a password, and none was given"
@@ -200,6 +203,67 @@ def _tls_refusal(exc: BaseException) -> str | None:
 
 
 _NEEDS_CERTIFICATE = "TLS: the server requires a client certificate (ssl_certfile, ssl_keyfile)"
+
+
+def scheme_mismatch(exc: BaseException) -> str | None:
+    """The detail of a new connection's failure that the URL's scheme may explain (TLS
+    to a plain server, or plain text to a TLS one), else None.
+
+    A plain Redis or Valkey server never answers a TLS handshake (it waits for the end
+    of a command line): ``rediss://`` to one times out in the handshake, after the TCP
+    connect. A TLS server ends, without a reply, a connection whose first bytes are not
+    TLS: ``redis://`` to one is closed or reset under the first command. A frozen
+    server, or one going away, may do the same: the outcome stays one a retry may fix.
+    """
+    if isinstance(exc, rx.TimeoutError | socket.timeout):
+        if _handshake_unanswered(exc) and _tls_certificate(_setting_up(exc)) is not None:
+            return _NOT_TLS
+        return None
+    closed = isinstance(exc, rx.ConnectionError) and str(exc) == _CLOSED
+    if (closed or _reset(exc)) and _plain_tcp(_setting_up(exc)):
+        return _TLS_ONLY
+    return None
+
+
+_NOT_TLS = (
+    "TLS: the server did not answer the handshake (is it TLS-enabled? use redis:// for "
+    "a plain server)"
+)
+_TLS_ONLY = (
+    "the server ended the connection at our first command, without a reply (going "
+    "away, or a TLS port? use rediss:// for TLS)"
+)
+# redis-py's words for a connection its server closed (sync and asyncio).
+_CLOSED = "Connection closed by server."
+# Where asyncio waits for the TLS handshake, once the TCP connect is done.
+_HANDSHAKE_WAIT = "_create_connection_transport"
+
+
+def _handshake_unanswered(exc: BaseException) -> bool:
+    """``exc``, a timeout, ended a wait for the server's side of the TLS handshake: the
+    ssl module's own timeout (sync), or a connect cancelled in that wait (asyncio)."""
+    seen: BaseException | None = exc
+    for _ in range(5):  # redis-py wraps it once or twice
+        if seen is None:
+            return False
+        if isinstance(seen, TimeoutError) and "handshake operation timed out" in str(seen):
+            return True
+        if isinstance(seen, asyncio.CancelledError) and _innermost(seen) == _HANDSHAKE_WAIT:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _innermost(exc: BaseException) -> str:
+    """The name of the function ``exc`` was raised in."""
+    tb = exc.__traceback__
+    if tb is None:
+        return ""
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_name
+
+
 # redis-py's methods that set up a new connection (sync and asyncio have the same names).
 _SETUP = frozenset({"on_connect", "on_connect_check_health", "connect_check_health"})
 
@@ -246,6 +310,14 @@ def _tls_certificate(connection: object | None) -> bool | None:
         context = getattr(connection, "ssl_context", None)
         certfile = getattr(context, "certfile", None)
     return bool(certfile)
+
+
+def _plain_tcp(connection: object | None) -> bool:
+    """``connection`` is a redis-py connection over TCP without TLS (sync or asyncio)."""
+    if connection is None or connection is _UNKNOWN:
+        return False
+    name = type(connection).__name__
+    return "SSL" not in name and "Unix" not in name
 
 
 def _tls_without_certificate(connection: object | None) -> bool:

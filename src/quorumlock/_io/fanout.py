@@ -158,6 +158,7 @@ class _Node:
         self._answered = False
         self._mutex = threading.Lock()
         self.tried = False  # a connection attempt has ended (either way) at least once
+        self.failure = ""  # why the last attempt that ended failed ("" if it connected)
         self._pid = forks.PID
         # The server answered the release script since the last connection was made (a
         # new one may reach a restarted server, whose script cache is empty): a release
@@ -223,8 +224,10 @@ class _Node:
             self.holds_release = False
             self._idle.append((conn, time.monotonic()))
             self._answered = True
-        except BaseException:
+            self.failure = ""
+        except BaseException as exc:
             self._answered = False
+            self.failure = translate(exc)[1]
             raise
         finally:
             self.tried = True

@@ -30,7 +30,7 @@ from tabulate import tabulate
 
 from quorumlock._algorithm.config import validate_name
 from quorumlock._exceptions import ConfigurationError
-from quorumlock._io.errors import translate
+from quorumlock._io.errors import scheme_mismatch, translate
 from quorumlock._io.servers import ServerSpec, mask_url, parse_servers
 from quorumlock._sync import Redlock
 from quorumlock.testing import ServerBinaryNotFound, find_server_binary
@@ -449,9 +449,10 @@ def directory(text: str) -> Path:
 
 def error_reply(exc: BaseException) -> str:
     """A short, scrubbed description of a failed server call."""
+    mismatch = scheme_mismatch(exc)  # rediss:// to a plain server, or the reverse
     if isinstance(exc, redis.exceptions.TimeoutError):
-        return "timed out"
-    text = scrub(one_line(str(exc)))
+        return "timed out" if mismatch is None else f"timed out: {mismatch}"
+    text = mismatch or scrub(one_line(str(exc)))
     if isinstance(exc, redis.exceptions.AuthenticationError | redis.exceptions.NoPermissionError):
         # As the library's outcomes say it (a missing password in plain words).
         return f"refused: {scrub(translate(exc)[1])}"
