@@ -578,11 +578,7 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
         permits may be held several at once (``_nests`` False): never refused."""
         if owner is None or lock._nests is False:
             return
-        with self._occupied_mutex:
-            others = {
-                other: None for key in lock._occupancy_keys for other in self._occupied.get(key, ())
-            }
-        mine = [other for other in others if other is not lock and other._occupant is owner]
+        mine = self._nested(lock, owner)
         lock._refuse_nesting(mine)
         if unbounded and mine:
             keys = lock._occupancy_keys
@@ -591,13 +587,44 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
             if len(keys) > 1:  # a set: say which of its names
                 what = f"{shown(shared[0])}, of lock {shown(lock.name)},"
             raise LockNotReentrant(
-                f"{what} is already held by this "
-                f"{'task' if self._flavour == 'async' else 'thread'} through another Lock "
+                f"{what} is already held by this {self._caller} through another Lock "
                 "object of this Redlock: the lock is not reentrant, and a blocking acquire "
                 "would wait until its own outer lock expired. Release the outer lock first, "
                 "or pass a timeout",
                 name=lock.name,
             )
+
+    def _nested(self, lock: LockBase, owner: object) -> list[LockBase]:
+        """The other objects of this Redlock through which ``owner`` acquires or holds
+        one of ``lock``'s keys."""
+        with self._occupied_mutex:
+            others = {
+                other: None for key in lock._occupancy_keys for other in self._occupied.get(key, ())
+            }
+        return [other for other in others if other is not lock and other._occupant is owner]
+
+    def _held_by_caller(self, lock: LockBase) -> str | None:
+        """Who kept ``lock`` from its acquirer (the thread or task that occupies it),
+        where this Redlock knows: the acquirer itself, through another object that holds
+        one of its keys and whose validity lasts (a nested acquire with a timeout, which
+        waits as a contender). None: another client, as far as it can tell."""
+        owner = lock._occupant
+        if owner is None or lock._nests is False:
+            return None
+        holding = [other for other in self._nested(lock, owner) if other.held]
+        if not holding:
+            return None
+        whose = f"held by this {self._caller} through another Lock object of this Redlock"
+        keys = lock._occupancy_keys
+        if len(keys) > 1:  # a set: say which of its names
+            shared = next(key for key in keys if any(key in o._occupancy_keys for o in holding))
+            whose = f"{shown(shared)} is {whose}"
+        return f"{whose} (the lock is not reentrant)"
+
+    @property
+    def _caller(self) -> str:
+        """What takes turns on a lock object, and holds it, in this front end."""
+        return "task" if self._flavour == "async" else "thread"
 
     def _occupy(self, lock: LockBase, owner: object) -> None:
         with self._occupied_mutex:
@@ -932,6 +959,11 @@ class LockBase:
         lock is valid (it is not reentrant); once expired or lost, it acquires again."""
         if self._state.validity(now) > 0:
             raise self._state.not_reentrant()
+
+    def _known_holder(self) -> str | None:
+        """Who holds the lock an acquire of this object found held, where its Redlock
+        knows (the message of :class:`LockNotAcquired` says it)."""
+        return self._redlock._held_by_caller(self)
 
     def _occupy(self, owner: object) -> None:
         """This object is taken (acquiring, then holding) by ``owner``."""

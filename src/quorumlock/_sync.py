@@ -589,6 +589,7 @@ class Lock(LockBase):
             timeout=wait,
             now=time.monotonic(),  # the wait for the object was taken off ``timeout``
             raise_on_failure=raise_on_failure,
+            held_by=self._known_holder,
         )
         acquired = False
         self._acquiring = True

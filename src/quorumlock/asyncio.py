@@ -550,7 +550,11 @@ class Lock(LockBase):
             if wait is not None:  # the wait for the object counts against ``timeout``
                 wait = max(0.0, wait - (time.monotonic() - started))
         flow = self._state.acquire(
-            blocking=blocking, timeout=wait, now=time.monotonic(), raise_on_failure=raise_on_failure
+            blocking=blocking,
+            timeout=wait,
+            now=time.monotonic(),
+            raise_on_failure=raise_on_failure,
+            held_by=self._known_holder,
         )
         acquired = False
         try:

@@ -54,9 +54,21 @@ def test_too_few_servers_to_tell(make_servers: ServerFactory) -> None:
         assert result.returncode == 0, result.stderr  # two of three still tell
         group[1].kill()
         result = run_cli("leader", "cli:few", "--timeout", "0.5", servers=group.urls)
+        as_json = run_cli("leader", "cli:few", "--timeout", "0.5", "--json", servers=group.urls)
     rl.close()
     assert result.returncode == 1
     assert "could not tell who leads" in assert_one_line_error(result)
+    # --json: the failure as JSON on stdout too, its error the one on stderr
+    assert as_json.returncode == 1
+    error = assert_one_line_error(as_json).removeprefix("quorumlock: error: ")
+    assert "could not tell who leads" in error
+    assert json.loads(as_json.stdout) == {
+        "name": "cli:few",
+        "leader": None,
+        "term": None,
+        "validity": None,
+        "error": error,
+    }
 
 
 def shown_transcript(page: Path, section: str) -> list[tuple[list[str], str]]:

@@ -259,6 +259,28 @@ def test_a_failed_acquire_says_why(
     assert state.attempts == attempts
 
 
+@pytest.mark.parametrize(
+    ("reply", "known", "why"),
+    [
+        (TAKEN, "held by this thread", "held by this thread"),
+        (TAKEN, None, "held by another client"),  # the holder is not known
+        (TIMEOUT, "held by this thread", "too few servers answered"),  # never asked
+    ],
+)
+def test_a_failed_acquire_names_the_holder_it_is_told_of(
+    reply: Reply, known: str | None, why: str
+) -> None:
+    state = LockState(
+        name="orders:42", ttl_ms=3000, servers=3, uniform=lambda: 0.5, config=RedlockConfig()
+    )
+    flow = state.acquire(
+        blocking=False, timeout=None, now=0.0, raise_on_failure=True, held_by=lambda: known
+    )
+    with pytest.raises(LockNotAcquired) as raised:
+        run(flow, outs(reply, reply, reply))
+    assert f"lock 'orders:42' (1 attempt): {why}, 2 of 3 needed." in str(raised.value)
+
+
 def test_an_extension_returns_the_validity_it_gave() -> None:
     state = held(max_hold=math.inf)
     validity = run(state.extend(ttl=0.5, now=1.0), outs(DONE, DONE, DONE))

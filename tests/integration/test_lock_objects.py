@@ -1336,6 +1336,35 @@ def test_nested_acquire_of_a_held_name_raises(
     api.run(body)
 
 
+def test_a_nested_acquire_with_a_timeout_names_its_own_holder(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A nested acquire with a timeout waits as a contender, and the ``LockNotAcquired``
+    it ends with says that the name is held by this very thread/task through another
+    object, not by another client; a name another thread/task holds is another client's
+    still."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        who = "task" if api.flavour == "async" else "thread"
+        async with holding(rl.lock(lock_name, ttl=5)) as outer:
+            with pytest.raises(LockNotAcquired) as caught:
+                async with holding(rl.lock(lock_name, ttl=5, timeout=0.2)):
+                    pytest.fail("entered a lock held by its own thread/task")
+            message = str(caught.value)
+            assert f"held by this {who} through another Lock object of this Redlock" in message
+            assert "another client" not in message
+            assert outer.check() > 0
+        elsewhere = rl.lock(lock_name, ttl=5)
+        assert await api.elsewhere(lambda: elsewhere.acquire(blocking=False))
+        with pytest.raises(LockNotAcquired, match="held by another client"):
+            async with holding(rl.lock(lock_name, ttl=5, timeout=0.2)):
+                pytest.fail("entered a lock held by another thread/task")
+        assert await call(elsewhere.release())
+
+    api.run(body)
+
+
 # --------------------------------------------------------------------------------------
 # adopt
 # --------------------------------------------------------------------------------------

@@ -190,6 +190,7 @@ class LockState:
         timeout: Duration | None,
         now: float,
         raise_on_failure: bool = False,
+        held_by: Callable[[], str | None] | None = None,
     ) -> Flow[bool]:
         """Acquire with a fresh token. Returns False when others hold the lock.
 
@@ -197,7 +198,9 @@ class LockState:
         :class:`ConfigurationError` for a timeout with ``blocking=False`` or a negative
         one, :class:`QuorumUnavailable` when too few servers could be used, and
         :class:`LockNotAcquired` instead of returning False if ``raise_on_failure``.
-        ``timeout`` None or ``math.inf``: no bound.
+        ``timeout`` None or ``math.inf``: no bound. ``held_by``, asked once the lock was
+        found held by others, may say who holds it (the caller itself, through another
+        object): the message says that in place of "held by another client".
         """
         if self.deadline is not None and now < self.deadline:
             raise self.not_reentrant()
@@ -231,8 +234,11 @@ class LockState:
             self.renew_failed = False
             return True
         tried = f"{result.attempts} attempt" + ("s" if result.attempts > 1 else "")
+        why = result.verdict.value
+        if result.verdict is Verdict.CONTENDED and held_by is not None:
+            why = held_by() or why
         detail = (
-            f"could not acquire lock {shown(self.name)} ({tried}): {result.verdict.value}, "
+            f"could not acquire lock {shown(self.name)} ({tried}): {why}, "
             f"{quorum(self.servers)} of {self.servers} needed. {render_outcomes(self.outcomes)}"
         )
         if advice := quarantine_advice(self.outcomes):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+from collections.abc import Callable
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, RedlockConfig, shown
@@ -126,6 +127,7 @@ class RWState(LockState):
         timeout: Duration | None,
         now: float,
         raise_on_failure: bool = False,
+        held_by: Callable[[], str | None] | None = None,
     ) -> Flow[bool]:
         """The mutex's acquire (same contract), for this hold's mode.
 
@@ -149,6 +151,7 @@ class RWState(LockState):
             timeout=timeout,
             now=now,
             raise_on_failure=raise_on_failure,
+            held_by=held_by,
         )
         try:
             acquired = yield from rewritten(flow, step_of)

@@ -334,7 +334,10 @@ class SemaphoreState(LockState):
         timeout: Duration | None,
         now: float,
         raise_on_failure: bool = False,
+        held_by: Callable[[], str | None] | None = None,
     ) -> Flow[bool]:
+        # (``held_by`` is not asked: a caller may hold several permits at once, and
+        # waits for its own as for anyone's)
         if self.deadline is not None and now < self.deadline:
             raise self.not_reentrant()
         wait = check_wait(blocking, timeout)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from quorumlock._exceptions import QuorumUnavailable
 from quorumlock.cli._common import (
     Parser,
     add_server_options,
     emit_json,
     lock_name,
     make_redlock,
+    one_line,
     resolve_servers,
     say,
+    scrub,
 )
 
 __all__ = ["add_parser"]
@@ -24,7 +27,7 @@ at least, counted from before the read was sent. One round to every server; noth
 changed on them.
 
 The exit status is 0 when a majority answered (with a leader or none), 1 when too few
-servers answered to tell.
+servers answered to tell (--json prints its JSON then too, with "error": the message).
 
 examples:
   quorumlock leader scheduler
@@ -54,7 +57,21 @@ def leader(args: argparse.Namespace) -> int:
     with make_redlock(
         servers, instance_timeout=args.timeout, connect_timeout=args.timeout, max_ttl=None
     ) as rl:
-        found = rl.election(args.name, ttl=max(args.timeout * 10, 1.0), identity="cli").leader()
+        election = rl.election(args.name, ttl=max(args.timeout * 10, 1.0), identity="cli")
+        try:
+            found = election.leader()
+        except QuorumUnavailable as exc:
+            if args.json:  # the error line and the exit status follow, as without --json
+                emit_json(
+                    {
+                        "name": args.name,
+                        "leader": None,
+                        "term": None,
+                        "validity": None,
+                        "error": scrub(one_line(str(exc))),
+                    }
+                )
+            raise
     if args.json:
         emit_json(
             {
