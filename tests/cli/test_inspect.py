@@ -476,12 +476,15 @@ def test_status_shows_the_restart_quarantine(make_servers: ServerFactory, lock_n
 
 
 def test_doctor_fails_two_urls_of_one_server(servers: LocalServerGroup, lock_name: str) -> None:
-    """127.0.0.1 and localhost are one server: run refuses them, so doctor fails them."""
+    """127.0.0.1 and localhost are one server: run refuses them, and so do status and
+    leader (each counted that server twice toward a majority), so doctor fails them."""
     first = servers[0]
     urls = [first.url, f"redis://localhost:{first.port}", servers.urls[1]]
-    refused = run_cli("run", lock_name, "--", "true", servers=urls)
-    assert refused.returncode == 2
-    assert "are the same server" in assert_one_line_error(refused)
+    for command in (["run", lock_name, "--", "true"], ["status", lock_name], ["leader", "x"]):
+        refused = run_cli(*command, servers=urls)
+        assert refused.returncode == 2, command
+        assert "are the same server" in assert_one_line_error(refused)
+        assert refused.stdout == ""
     result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=urls)
     assert result.returncode == 1
     assert "same server" in assert_one_line_error(result)

@@ -15,7 +15,7 @@ import pytest
 
 from quorumlock import ConfigurationError
 from quorumlock.testing import LatencyProxy, LocalServer
-from tests.conftest import ServerFactory, values
+from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import Api, call
 
 
@@ -75,6 +75,33 @@ def test_one_server_under_two_names_is_refused_and_leaves_no_lock(
         with pytest.raises(ConfigurationError, match="same server"):
             await call(rl.lock(lock_name, ttl=5).acquire(timeout=1.0))
         assert values(group, lock_name) == [None, None]
+
+    api.run(body)
+
+
+def test_a_read_of_one_server_under_two_names_is_refused(
+    api: Api, make_servers: ServerFactory, lock_name: str
+) -> None:
+    """Servers a, a' (= a under another name), b, and the name held on a alone: read
+    without the check, ``locked()`` would count a twice and say that a majority holds
+    it. The reads of who holds and who leads raise as an acquire does, on a fresh
+    Redlock (the check comes after the round that connects) and on the next read."""
+    group = make_servers(2)
+    a, b = group[0], group[1]
+    urls = [a.url, f"redis://localhost:{a.port}", b.url]
+    setter = client_of(a)
+    setter.set(lock_name, "0123456789abcdef0123", px=30_000)
+    setter.close()
+
+    async def body() -> None:
+        rl = api.redlock(urls, instance_timeout=1.0)
+        with pytest.raises(ConfigurationError, match="same server"):
+            await call(rl.lock(lock_name, ttl=5).locked())
+        with pytest.raises(ConfigurationError, match="same server"):
+            await call(rl.election(lock_name, ttl=5).leader())
+        fresh = api.redlock(urls, instance_timeout=1.0)
+        with pytest.raises(ConfigurationError, match="same server"):
+            await call(fresh.election(lock_name, ttl=5).leader())
 
     api.run(body)
 

@@ -1246,6 +1246,16 @@ MUTANTS: Final = (
             "test_a_name_that_is_another_kind_of_key_on_a_server_is_no_server_failure",
         ),
     ),
+    Mutant(
+        "a read of who holds or leads counts one server listed twice",
+        FLOWS,
+        "        return self.op in ACQUIRE_OPS or self.op in READ_OPS\n",
+        "        return self.op in ACQUIRE_OPS\n",
+        (
+            "tests/integration/test_same_server.py::"
+            "test_a_read_of_one_server_under_two_names_is_refused",
+        ),
+    ),
 )
 
 

@@ -105,6 +105,9 @@ class Op(enum.Enum):
 
 #: The commands that try to take a lock (a release announced after one may wake it).
 ACQUIRE_OPS = frozenset({Op.ACQUIRE, Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE})
+#: The commands that only read who holds a lock or leads (``locked()``, ``owned()``,
+#: ``leader()``): their answer counts servers, as an acquire's does.
+READ_OPS = frozenset({Op.PROBE, Op.RW_PROBE, Op.READ_LEADER})
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +204,12 @@ class Fanout:
     def acquires(self) -> bool:
         """The command tries to take a lock (of any kind)."""
         return self.op in ACQUIRE_OPS
+
+    @property
+    def counts_servers(self) -> bool:
+        """The command's answer is a count of servers (an acquire, or a read of who holds
+        or leads), which one server listed twice would make a lie."""
+        return self.op in ACQUIRE_OPS or self.op in READ_OPS
 
     def undo(self) -> Fanout:
         """The release that takes back whatever this acquire may have set (R6 step 5)."""

@@ -533,14 +533,15 @@ class AsyncFanout:
     async def run(self, step: Fanout) -> Round:
         """Send ``step``'s command to every server at once and collect the replies (R7).
 
-        An acquire raises :class:`ConfigurationError` when two instances turn out to be
-        one server, as in ``SyncFanout.run``.
+        An acquire, or a read of who holds or leads, raises :class:`ConfigurationError`
+        when two instances turn out to be one server, as in ``SyncFanout.run``.
         """
-        if step.acquires:
+        if step.counts_servers:
             self.same_server.check()
         round_ = await self._run(step)
-        if step.acquires and self.same_server.conflict:
-            await self._run(step.undo())
+        if step.counts_servers and self.same_server.conflict:
+            if step.acquires:
+                await self._run(step.undo())
             self.same_server.check()
         return round_
 

@@ -1092,15 +1092,17 @@ class SyncFanout:
     def run(self, step: Fanout) -> Round:
         """Send ``step``'s command to every server and collect the replies (R7).
 
-        An acquire raises :class:`ConfigurationError` when two instances turn out to be
-        one server (:class:`SameServerCheck`): before sending anything if that was known,
-        else after the round, once its keys were released on every server.
+        An acquire, or a read of who holds or leads, raises :class:`ConfigurationError`
+        when two instances turn out to be one server (:class:`SameServerCheck`): before
+        sending anything if that was known, else after the round (an acquire's once its
+        keys were released on every server).
         """
-        if step.acquires:
+        if step.counts_servers:
             self.same_server.check()
         round_ = self._run(step)
-        if step.acquires and self.same_server.conflict:
-            self._run(step.undo())
+        if step.counts_servers and self.same_server.conflict:
+            if step.acquires:
+                self._run(step.undo())
             self.same_server.check()
         return round_
 

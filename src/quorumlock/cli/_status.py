@@ -11,13 +11,17 @@ import redis
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
+from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
 from quorumlock._algorithm.rwlock import rw_key
 from quorumlock._algorithm.semaphore import MAX_PERMITS, semaphore_base
 from quorumlock._algorithm.wire import queue_keys, slot_keys, text
-from quorumlock._io.incarnation import noeviction_use
+from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.incarnation import SameServerCheck, noeviction_use
 from quorumlock.cli._common import (
     EXIT_ERROR,
+    EXIT_USAGE,
+    CliError,
     Parser,
     Servers,
     add_server_options,
@@ -122,13 +126,29 @@ def add_parser(subparsers: Any) -> Parser:
 
 
 def query(servers: Servers, name: str, max_ttl: float = 60.0) -> list[ServerStatus]:
-    """Ask every server at once (a dead one costs at most ``servers.timeout``)."""
+    """Ask every server at once (a dead one costs at most ``servers.timeout``).
+
+    Raises :class:`CliError` (exit status 2) when two URLs reach one server process: its
+    answer would be counted twice toward a majority, as ``run`` refuses to.
+    """
     with servers.connected() as clients, ThreadPoolExecutor(len(clients)) as pool:
         pairs = zip(servers.labels, clients, strict=True)
-        return list(pool.map(lambda pair: _one(pair[0], pair[1], name, max_ttl), pairs))
+        answers = list(pool.map(lambda pair: _one(pair[0], pair[1], name, max_ttl), pairs))
+    same = SameServerCheck(servers.labels)
+    for index, (_, run_id) in enumerate(answers):
+        if run_id is not None:
+            same.note(index, Session(run_id))
+    try:
+        same.check()
+    except ConfigurationError as exc:
+        raise CliError(str(exc), EXIT_USAGE) from None
+    return [result for result, _ in answers]
 
 
-def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerStatus:
+def _one(
+    label: str, client: redis.Redis, name: str, max_ttl: float
+) -> tuple[ServerStatus, str | None]:
+    """What the server says of ``name``, and its process's ``run_id`` (None: unknown)."""
     queue, leases = queue_keys(name)
     try:
         pipe = client.pipeline(transaction=False)
@@ -146,7 +166,7 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         pipe.info("memory")
         replies = pipe.execute(raise_on_error=False)
     except redis.RedisError as exc:
-        return ServerStatus(label, False, error=error_reply(exc), in_line=None)
+        return ServerStatus(label, False, error=error_reply(exc), in_line=None), None
     value, pttl, clock, holds, slots, members, leased, replication, memory = replies
     other_type: str | None = None
     if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
@@ -155,7 +175,7 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
         value, other_type = None, _key_type(client, name)
     failed = next((r for r in (value, pttl, clock) if isinstance(r, Exception)), None)
     if failed is not None:
-        return ServerStatus(label, False, error=error_reply(failed), in_line=None)
+        return ServerStatus(label, False, error=error_reply(failed), in_line=None), None
     result = ServerStatus(label, True, other_type=other_type, role=_role(replication))
     use = noeviction_use(memory) if isinstance(memory, dict) else None
     result.full = use is not None and use[0] >= use[1]
@@ -184,7 +204,7 @@ def _one(label: str, client: redis.Redis, name: str, max_ttl: float) -> ServerSt
             result.quarantine_cause = quarantine_cause(state.lost, state.since)
         result.fence = state.fence
         result.durable = state.durable
-    return result
+    return result, None if state is None else state.run_id
 
 
 def _in_line(members: object, leased: object, now_ms: int) -> list[str] | None:
