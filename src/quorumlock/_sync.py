@@ -1003,11 +1003,16 @@ class Campaign(CampaignBase[Lock]):
 
     def __enter__(self) -> Term[Lock]:
         lock = self._lock
+        # Entered again by the thread that leads through it: the lock's refusal
+        # (LockNotReentrant) must not resign the leadership the outer block runs on.
+        leading, entered = lock._mark().mine, False
         try:  # the lock's own enter too: an interrupt as it returns is undone here
             lock.__enter__()
+            entered = True
             return lock._redlock._run(self._claiming())
         except BaseException as exc:
-            lock.__exit__(type(exc), exc, exc.__traceback__)
+            if entered or not leading:
+                lock.__exit__(type(exc), exc, exc.__traceback__)
             raise
 
     def __exit__(

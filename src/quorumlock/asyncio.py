@@ -1024,11 +1024,16 @@ class Campaign(CampaignBase[Lock]):
 
     async def __aenter__(self) -> Term[Lock]:
         lock = self._lock
+        # Entered again by the task that leads through it: the lock's refusal
+        # (LockNotReentrant) must not resign the leadership the outer block runs on.
+        leading, entered = lock._mark().mine, False
         try:  # the lock's own enter too: an interrupt as it returns is undone here
             await lock.__aenter__()
+            entered = True
             return await lock._redlock._run(self._claiming())
         except BaseException as exc:
-            await lock.__aexit__(type(exc), exc, exc.__traceback__)
+            if entered or not leading:
+                await lock.__aexit__(type(exc), exc, exc.__traceback__)
             raise
 
     async def __aexit__(

@@ -125,6 +125,7 @@ def downgrade(
 def writer_until(deadline: float) -> RWState:
     hold = state(Mode.WRITE, instance_timeout=5.0)
     hold.token, hold.deadline = "t", deadline
+    hold.outcomes = everywhere(Reply.GRANTED)  # its acquire's answers
     return hold
 
 

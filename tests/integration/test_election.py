@@ -27,7 +27,13 @@ import redis.asyncio
 
 import quorumlock
 import quorumlock.asyncio
-from quorumlock import ConfigurationError, LockLost, LockNotAcquired, StaleFencingToken
+from quorumlock import (
+    ConfigurationError,
+    LockLost,
+    LockNotAcquired,
+    LockNotReentrant,
+    StaleFencingToken,
+)
 from quorumlock._election import Term
 from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.conftest import ServerFactory, client_of, slack
@@ -236,6 +242,42 @@ def test_timeout_raises_lock_not_acquired(
             leader = await call(b.leader())
             assert leader is not None
             assert leader.identity == "a"
+
+    api.run(body)
+
+
+def test_entering_a_leading_campaign_again_keeps_the_lead(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Entering the campaign object again inside its own block is refused
+    (``LockNotReentrant``), and the refusal does not resign: the outer block still
+    leads, ``leader()`` still names it, and another candidate cannot lead meanwhile."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
+        election = rl.election(lock_name, ttl=5, identity="a")
+        campaign = election.campaign()
+        enter: Any
+        leave: Any
+        if isinstance(campaign, quorumlock.asyncio.Campaign):
+            enter, leave = campaign.__aenter__, campaign.__aexit__
+        else:
+            enter, leave = campaign.__enter__, campaign.__exit__
+        term: Term[Any] = await call(enter())
+        with pytest.raises(LockNotReentrant):
+            await call(enter())
+        assert term.leading
+        term.check()
+        leader = await call(election.leader())
+        assert leader is not None
+        assert (leader.identity, leader.term) == ("a", term.number)
+        other = rl.election(lock_name, ttl=5, identity="b")
+        with pytest.raises(LockNotAcquired):
+            async with leading(other, timeout=0.3):
+                pytest.fail("two leaders")
+        await call(leave(None, None, None))
+        assert not term.leading
+        assert await call(election.leader()) is None
 
     api.run(body)
 

@@ -23,7 +23,7 @@ from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import Duration, RedlockConfig, shown
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Step, Watch, rewritten
 from quorumlock._algorithm.lockstate import LockState
-from quorumlock._algorithm.outcomes import Reply, render_outcomes
+from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
 from quorumlock._algorithm.scripts import RW_PREFIX
 from quorumlock._exceptions import LockLost, LockNotHeld
 
@@ -211,11 +211,12 @@ class RWState(LockState):
                 name=self.name,
             )
         reason = "its validity had already run out"
+        outcomes: tuple[NodeOutcome, ...] = ()  # the downgrade's, else the release's
         if now < held_until:
             wait = min(self.config.timeout_for(self.ttl_ms), held_until - now)
             round_ = yield Fanout(Op.RW_DOWNGRADE, self.key, token, self.ttl_ms, wait)
             assert isinstance(round_, Round)
-            self.outcomes = round_.outcomes
+            self.outcomes = outcomes = round_.outcomes
             confirmed = round_.count(Reply.DONE)
             if confirmed >= quorum(self.servers) and round_.finished < held_until:
                 self.mode = Mode.READ
@@ -234,7 +235,8 @@ class RWState(LockState):
             notify=True,
         )
         assert isinstance(cleanup, Round)
-        outcomes = self.outcomes or cleanup.outcomes
+        # (not the acquire's answers, still in ``self.outcomes`` when none was sent)
+        self.outcomes = outcomes = outcomes or cleanup.outcomes
         self.loss = f"could not be downgraded: {reason}. {render_outcomes(outcomes)}"
         raise LockLost(
             f"read-write lock {shown(self.name)} {self.loss}", name=self.name, outcomes=outcomes
