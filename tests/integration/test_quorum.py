@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
+from typing import Any
 
 import pytest
 import redis
@@ -486,6 +487,56 @@ def test_close_sends_again_a_release_that_a_late_noscript_left_unrun(
             finally:
                 thaw.join()
         assert values(group, lock_name) == [None] * 5
+
+    api.run(body)
+
+
+@pytest.mark.parametrize("kind", ["semaphore", "rwlock"])
+def test_close_sends_again_a_family_release_that_a_late_noscript_left_unrun(
+    api: Api, make_servers: ServerFactory, lock_name: str, kind: str
+) -> None:
+    """As in the test above, with a semaphore's permit and a read-write lock's write
+    hold: their release scripts were not sent again (only the plain lock's was), and
+    the hold stayed on the two servers until its ttl, using up the failures the
+    Redlock tolerates."""
+    group = make_servers(5)
+    late = list(group)[3:]
+    keys = [f"quorumlock:rw:{{{lock_name}}}"]
+
+    def left() -> list[bool]:
+        found = []
+        for server in group:
+            client = client_of(server)
+            found.append(bool(client.exists(keys[0])))
+            client.close()
+        return found
+
+    async def body() -> None:
+        rl = api.redlock(group.urls, instance_timeout=0.5, connect_timeout=10.0)
+        await warm_up(rl)
+        hold: Any = (
+            rl.semaphore(lock_name, permits=2, ttl=30)
+            if kind == "semaphore"
+            else rl.rwlock(lock_name, ttl=30).write()
+        )
+        assert await call(hold.acquire(blocking=False))
+        if kind == "semaphore":  # the slot it took
+            keys[0] = f"quorumlock:semaphore:{lock_name}:{hold.slot}"
+        assert left() == [True] * 5
+
+        def resume() -> None:
+            for server in late:
+                server.resume()
+
+        thaw = threading.Timer(0.3, resume)
+        with flushed_and_frozen(late):
+            assert await call(hold.release())
+            thaw.start()
+            try:
+                await call(rl.close())
+            finally:
+                thaw.join()
+        assert left() == [False] * 5
 
     api.run(body)
 

@@ -1256,6 +1256,16 @@ MUTANTS: Final = (
             "test_a_read_of_one_server_under_two_names_is_refused",
         ),
     ),
+    Mutant(
+        "a family release answered NOSCRIPT after its round is not sent again",
+        FLOWS,
+        "RELEASE_OPS = frozenset({Op.RELEASE, Op.RW_RELEASE, Op.SEMAPHORE_RELEASE})\n",
+        "RELEASE_OPS = frozenset({Op.RELEASE})\n",
+        (
+            "tests/integration/test_quorum.py::"
+            "test_close_sends_again_a_family_release_that_a_late_noscript_left_unrun",
+        ),
+    ),
 )
 
 

@@ -105,6 +105,9 @@ class Op(enum.Enum):
 
 #: The commands that try to take a lock (a release announced after one may wake it).
 ACQUIRE_OPS = frozenset({Op.ACQUIRE, Op.RW_READ, Op.RW_WRITE, Op.SEMAPHORE_ACQUIRE})
+#: The commands that delete a hold (or the grants of a failed attempt): one that a server
+#: answered NOSCRIPT to after its round was over ran nothing there, and is sent again.
+RELEASE_OPS = frozenset({Op.RELEASE, Op.RW_RELEASE, Op.SEMAPHORE_RELEASE})
 #: The commands that only read who holds a lock or leads (``locked()``, ``owned()``,
 #: ``leader()``): their answer counts servers, as an acquire's does.
 READ_OPS = frozenset({Op.PROBE, Op.RW_PROBE, Op.READ_LEADER})

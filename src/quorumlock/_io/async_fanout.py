@@ -41,6 +41,7 @@ from redis.exceptions import NoScriptError
 
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
+    RELEASE_OPS,
     Fanout,
     Op,
     Round,
@@ -167,7 +168,7 @@ class _Pipe:
         as that answer comes (``_Round._lost_script``), and is waited for too. Closed
         before, the connection would take it along, and the key would stay on that
         server until its ttl. Other replies owed are dropped with the connection."""
-        while self.dead is None and any(r.step.op is Op.RELEASE for r, _, _ in self.queue):
+        while self.dead is None and any(r.step.op in RELEASE_OPS for r, _, _ in self.queue):
             left = deadline - time.monotonic()
             if left <= 0:
                 return
@@ -745,8 +746,9 @@ class _Round:
         pipe = self.pipes[index]
         if not isinstance(pipe, _Pipe):
             return
-        if self.step.op is Op.RELEASE:
-            pipe.holds_release = False
+        if self.step.op in RELEASE_OPS:
+            if self.step.op is Op.RELEASE:
+                pipe.holds_release = False
             pipe.request(self, index, pack(self._eval_form(index, pipe)))
             return
         pipe.unloaded.add(self._eval_form(index, pipe)[1])

@@ -38,6 +38,7 @@ from redis.exceptions import NoScriptError, ResponseError
 
 from quorumlock._algorithm.config import RedlockConfig
 from quorumlock._algorithm.flows import (
+    RELEASE_OPS,
     Fanout,
     Op,
     Round,
@@ -448,8 +449,9 @@ def _unloaded(conn: RedisConnection, step: Fanout, node: _Target) -> None:
     it goes again (``_RESEND``), and the next release on that server reads every reply
     (``_Node.holds_release``)."""
     _UNLOADED.setdefault(conn, set()).add(_script_source(conn, step, node))
-    if step.op is Op.RELEASE and isinstance(node, _Node):
-        node.holds_release = False
+    if step.op in RELEASE_OPS and isinstance(node, _Node):
+        if step.op is Op.RELEASE:
+            node.holds_release = False
         _RESEND.setdefault(conn, []).append((step, node))
 
 
@@ -484,7 +486,7 @@ def _settle_by(conn: RedisConnection, deadline: float) -> None:
         settled = _settle(conn)
         if settled is None:
             return  # the connection broke (and is closed)
-        if settled or not any(step.op is Op.RELEASE for step, _ in _OWED.get(conn, ())):
+        if settled or not any(step.op in RELEASE_OPS for step, _ in _OWED.get(conn, ())):
             if not _RESEND_REFS or conn not in _RESEND or not _resend(conn):
                 return
             continue  # the releases sent again are owed now
