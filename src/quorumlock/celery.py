@@ -377,6 +377,7 @@ class _Plan:
     settings: Singletons
     template: str
     by_name: bool  # the key is the task's name: no template over the arguments
+    fields: tuple[str, ...]  # the template's fields ("0", "user_id", "0.attr", ...)
     signature: inspect.Signature
     mode: Mode
     on_taken: OnTaken
@@ -404,6 +405,13 @@ class _Plan:
                 if param.kind is not param.KEYWORD_ONLY:
                     positional.append(value)
                 named[param.name] = value
+        for field_name in self.fields:  # one that *args or **kwargs may not have filled
+            base = field_name.split(".", 1)[0].split("[", 1)[0]
+            if int(base) >= len(positional) if base.isdigit() else base not in named:
+                raise ConfigurationError(
+                    f"key template {self.template!r} uses {{{base}}}, an argument this "
+                    "call does not pass"
+                )
         return self.template.format(*positional, **named)
 
 
@@ -486,6 +494,7 @@ class SingletonTask(_Task):
             settings=settings,
             template=spec.key if spec.key is not None else self.name,
             by_name=spec.key is None,
+            fields=spec._fields,
             signature=signature,
             mode=spec.mode,
             on_taken=on_taken,

@@ -881,6 +881,32 @@ def test_template_fields_must_name_arguments(
         task.delay(1, 2)
 
 
+@pytest.mark.parametrize("mode", ["run", "enqueue"])
+def test_template_fields_missing_from_a_call(
+    app: tuple[Celery, Redlock], mode: Literal["run", "enqueue"]
+) -> None:
+    """A field that only ``*args`` or ``**kwargs`` can fill, and a call that does not:
+    ConfigurationError naming it (a bare KeyError 'user' or IndexError before)."""
+    celery_app, _ = app
+
+    @celery_app.task(base=SingletonTask, singleton=Singleton("x:{user}", mode=mode))
+    def by_name(**kwargs: object) -> str:
+        return "ran"
+
+    @celery_app.task(base=SingletonTask, singleton=Singleton("x:{1}", mode=mode))
+    def by_position(*args: object) -> str:
+        return "ran"
+
+    with pytest.raises(ConfigurationError, match=r"uses \{user\}, an argument this call"):
+        by_name(other=1)
+    if mode == "enqueue":  # delay() formats the name before anything is sent
+        with pytest.raises(ConfigurationError, match=r"uses \{user\}, an argument this call"):
+            by_name.delay(other=1)
+    with pytest.raises(ConfigurationError, match=r"uses \{1\}, an argument this call"):
+        by_position(0)
+    assert by_name(user=1) == by_position(0, 1) == "ran"
+
+
 def test_configuration_errors(group: LocalServerGroup) -> None:
     bare = Celery("bare", set_as_current=False)
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import django
 import pytest
+import redis
 from django.conf import settings
 from django.core.checks import run_checks
 from django.core.exceptions import ImproperlyConfigured
@@ -254,6 +255,20 @@ def test_system_checks_audit_the_servers(configured: LocalServerGroup) -> None:
         call_command("check", stdout=io.StringIO())  # without --deploy: no network
 
 
+def test_system_checks_audit_servers_given_as_clients(configured: LocalServerGroup) -> None:
+    """SERVERS may be redis.Redis clients (docs/django.md): the audit reaches them too."""
+    clients = [redis.Redis(host=server.host, port=server.port) for server in configured]
+    try:
+        with override_settings(QUORUMLOCK={"SERVERS": clients, "MAX_TTL": 60}):
+            out = io.StringIO()
+            call_command("check", "--deploy", "--tag", "quorumlock", stdout=out, stderr=out)
+    finally:
+        for client in clients:
+            client.close()
+    assert "quorumlock.W103" in out.getvalue()
+    assert "quorumlock.E" not in out.getvalue()
+
+
 def manage(
     *args: str, env: dict[str, str], timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
@@ -275,7 +290,11 @@ def child_env(servers: LocalServerGroup, db: Path) -> dict[str, str]:
         "DJANGO_SETTINGS_MODULE": SETTINGS,
         "QUORUMLOCK_SERVERS": ",".join(servers.urls),
         "DJPROJECT_DB": str(db),
-        "PYTHONPATH": str(ROOT),
+        # The quorumlock under test (this worktree's src/ with PYTHONPATH), not whichever
+        # one the environment has installed, as tests/integration/test_celery.py does.
+        "PYTHONPATH": os.pathsep.join(
+            [str(ROOT), str(Path(quorumlock.__file__).resolve().parents[1])]
+        ),
     }
 
 
@@ -324,6 +343,11 @@ def test_locked_command_refuses_bad_input(servers: LocalServerGroup, project: Pa
     done = manage("locked", "job", "--ttl", "600", "--", "migrate", env=env)
     assert done.returncode == 2
     assert "max_ttl" in done.stderr
+    # A bad settings.QUORUMLOCK (the command skips the system checks): one line, 2.
+    done = manage("locked", "job", "--", "migrate", env={**env, "QUORUMLOCK_SERVERS": "nope://x"})
+    assert done.returncode == 2, done.stderr
+    assert "settings.QUORUMLOCK: malformed server URL 'nope://x'" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 @SUBPROCESS_TIMEOUT

@@ -274,10 +274,14 @@ class ServerSpec:
         """A redis-py client with a connection pool of its own, for plain commands (the
         command line tool's, ``provision()``'s); ``timeout`` bounds the connect and every
         reply."""
-        kwargs = {**self.kwargs, "socket_timeout": timeout, "socket_connect_timeout": timeout}
-        pool = redis.ConnectionPool(
-            connection_class=self.connection_class, **kwargs, **_NO_MAINTENANCE_NOTICES
-        )
+        # (A client's kwargs may carry its own maintenance-notices option: replaced.)
+        kwargs = {
+            **self.kwargs,
+            **_NO_MAINTENANCE_NOTICES,
+            "socket_timeout": timeout,
+            "socket_connect_timeout": timeout,
+        }
+        pool = redis.ConnectionPool(connection_class=self.connection_class, **kwargs)
         return redis.Redis(connection_pool=pool)
 
     def connection(self, *, connect_timeout: float) -> RedisConnection:

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from quorumlock._algorithm.config import validate_name
@@ -121,7 +122,8 @@ class Command(BaseCommand):
                 max_hold=math.inf,
                 on_lost=lambda lock: lost.append(_loss_reason(lock)),
             )
-        except ConfigurationError as exc:
+        except (ConfigurationError, ImproperlyConfigured) as exc:
+            # A bad settings.QUORUMLOCK too: this command skips the system checks (E001).
             raise CommandError(str(exc), returncode=EXIT_USAGE) from None
         try:
             if not _acquire(lock, options["wait"], redlock.config.connect_timeout):
