@@ -54,6 +54,7 @@ try:
     from celery.app.task import Context
     from celery.backends.base import DisabledBackend
     from celery.result import AsyncResult, EagerResult
+    from kombu.serialization import dumps, loads
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError(
         f"quorumlock.celery needs Celery: pip install 'quorumlock[celery]' ({exc})"
@@ -386,7 +387,11 @@ class _Plan:
     countdown: float
     on_lost: OnLost
 
-    def name(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> str:
+    def name(
+        self, args: Sequence[Any], kwargs: Mapping[str, Any], serializer: str | None = None
+    ) -> str:
+        """The lock's name for a call, its values as a worker decodes them from a
+        message in ``serializer`` (the task's: see :func:`_as_sent`)."""
         if self.by_name:
             return self.template
         bound = self.signature.bind(*args, **kwargs)
@@ -412,7 +417,27 @@ class _Plan:
                     f"key template {self.template!r} uses {{{base}}}, an argument this "
                     "call does not pass"
                 )
+        if serializer is not None:
+            # Only the values the template reads: the others may be large.
+            for field_name in self.fields:
+                base = field_name.split(".", 1)[0].split("[", 1)[0]
+                if base.isdigit():
+                    positional[int(base)] = _as_sent(positional[int(base)], serializer)
+                else:
+                    named[base] = _as_sent(named[base], serializer)
         return self.template.format(*positional, **named)
+
+
+def _as_sent(value: Any, serializer: str) -> Any:
+    """``value`` as a worker decodes it from a message in ``serializer``: JSON makes a
+    tuple a list and a ``str`` enum member its value, so that a key formatted from the
+    caller's value would name another lock than the worker's. A value the serializer
+    refuses is kept (the task cannot be sent with it either)."""
+    try:
+        content_type, encoding, data = dumps(value, serializer=serializer)
+        return loads(data, content_type, encoding)
+    except Exception:
+        return value
 
 
 def _raise_lost(exc: LockLost, lock: Lock) -> NoReturn:
@@ -514,7 +539,7 @@ class SingletonTask(_Task):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         plan = self._plan()
-        name = plan.name(args, kwargs)
+        name = plan.name(args, kwargs, self.serializer)
         redlock = plan.settings.redlock
         on_lost = self._revoker() if plan.on_lost == "revoke" else None
         outer = _CURRENT.get()  # a singleton task's, calling this one directly
@@ -772,7 +797,8 @@ class SingletonTask(_Task):
             # A retry of a running enqueue-mode task is queued as it is: that run holds
             # the lock until it ends, and the retry acquires at run time.
             return super().apply_async(call_args, call_kwargs, **sent)
-        name = plan.name(call_args or (), call_kwargs or {})
+        serializer = options.get("serializer") or self.serializer
+        name = plan.name(call_args or (), call_kwargs or {}, serializer)
         lock = plan.settings.redlock.lock(name, ttl=plan.ttl)
         if not lock.acquire(blocking=False):
             if plan.on_taken == "skip":

@@ -94,6 +94,12 @@ def queued(tag: str, fail: bool = False) -> str:
     return tag
 
 
+@app.task(base=SingletonTask, singleton=Singleton("pair:{0}", mode="enqueue", ttl=10.0))
+def queued_pair(pair: tuple[str, int]) -> str:
+    """Enqueue mode over a tuple, which the JSON serializer delivers as a list."""
+    return pair[0]
+
+
 @app.task(base=SingletonTask, singleton=Singleton("revoke:{0}", on_lost="revoke"))
 def unchecked(tag: str) -> str:
     """Never calls check(): a lost lease revokes (terminates) it."""

@@ -272,6 +272,27 @@ def test_enqueue_mode(worker: Worker, tasks: ModuleType, group: LocalServerGroup
     assert get(again) == failing
 
 
+def test_enqueue_mode_key_of_a_value_the_serializer_changes(
+    worker: Worker, tasks: ModuleType, group: LocalServerGroup, tag: str
+) -> None:
+    """A tuple argument reaches the worker as a list (JSON): the key is made of the
+    value as the worker decodes it on both sides, so that the run adopts the lock
+    taken at enqueue (it failed: "the message carries the lock 'pair:('x', 1)', but
+    the task's key is 'pair:['x', 1]'"); a direct call takes the same lock."""
+    key = f"pair:{[tag, 1]}"
+    assert get(tasks.queued_pair.delay((tag, 1))) == tag
+    assert values(list(group)[:3], key) == [None, None, None]
+    lock = tasks.redlock.lock(key, ttl=10)
+    assert lock.acquire(blocking=False)
+    try:
+        duplicate = tasks.queued_pair.delay((tag, 1))
+        assert isinstance(duplicate, EagerResult)
+        assert get(duplicate) == SKIPPED
+        assert tasks.queued_pair((tag, 1)) == SKIPPED  # a direct call
+    finally:
+        lock.release()
+
+
 def test_enqueue_mode_skip_ends_in_the_result_backend(
     worker: Worker, tasks: ModuleType, tag: str
 ) -> None:
