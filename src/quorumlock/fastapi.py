@@ -22,6 +22,7 @@ and only when this module is.
 from __future__ import annotations
 
 import enum
+import logging
 import typing
 import warnings
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -43,6 +44,8 @@ from quorumlock._frontend import is_async_callable
 from quorumlock._integration import NameTemplate, RedlockOptions
 from quorumlock._io.servers import AsyncServerArg
 from quorumlock.asyncio import Lock, Redlock
+
+logger = logging.getLogger("quorumlock")
 
 __all__ = [
     "STATE_KEY",
@@ -223,12 +226,13 @@ def locked(
         # A loss found only at the end is logged by the release: the response may be
         # sent already (the default scope), too late to change it.
         cancellable = endpoint is None or is_async_callable(endpoint)
-        acquired = False
+        acquired = returned = False
         try:
             if cancellable:
                 async with lock:
                     acquired = True
                     yield lock
+                    returned = True  # (an exception of the handler's comes in at yield)
             else:
                 if not await lock.acquire(blocking=True, timeout=timeout):
                     raise LockNotAcquired(f"lock {shown(lock_name)} is taken", name=lock_name)
@@ -252,6 +256,15 @@ def locked(
         except LockLost as exc:
             if exc.name != lock_name:
                 raise
+            if returned:
+                # A handler that never awaited while its lease ran out: the loss is found
+                # as the block ends, after its response was made (and perhaps sent).
+                logger.warning(
+                    "%s; the response of the request stands (call lock.check() before a "
+                    "write that must happen under the lock)",
+                    exc,
+                )
+                return
             raise HTTPException(lost_status_code, str(exc)) from exc
 
     hold.__name__ = f"locked_{'_'.join(template.fields) or 'name'}"

@@ -6,6 +6,7 @@
 import asyncio
 import enum
 import importlib.util
+import logging
 import math
 import socket
 import subprocess
@@ -251,6 +252,39 @@ def test_lost_lease_cancels_the_handler(servers: LocalServerGroup) -> None:
     run(body)
     assert ended == ["cancelled"]
     assert values(servers, "slow:1") == [None] * len(servers)
+
+
+@pytest.mark.parametrize("scope", ["request", "function"])
+def test_a_loss_found_as_a_busy_handler_returns_keeps_its_response(
+    servers: LocalServerGroup, caplog: pytest.LogCaptureFixture, scope: Any
+) -> None:
+    """An async handler that never awaits while its lease runs out cannot be cancelled:
+    the loss is found as the block ends, after the response was made (with the default
+    scope, sent). The response stands and a WARNING says so, as for a sync handler; the
+    server logged an ERROR, "Exception in ASGI application" (a 503 raised after the
+    response had started), and the client of a function-scoped one got the 503."""
+    app = FastAPI(lifespan=lifespan(servers.urls))
+
+    @app.get("/busy")
+    async def busy(
+        lock: Annotated[Lock, Depends(locked("busy", ttl=0.3), scope=scope)],
+    ) -> str:
+        time.sleep(0.6)  # no await: the lease's task cannot run meanwhile
+        return "done"
+
+    async def body() -> None:
+        async with serving(app) as url, httpx.AsyncClient(base_url=url, timeout=60) as http:
+            reply = await http.get("/busy")
+            assert reply.status_code == 200, reply.text
+            assert reply.json() == "done"
+
+    with caplog.at_level(logging.WARNING):
+        run(body)
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    stands = [r for r in caplog.records if "the response of the request stands" in r.message]
+    assert len(stands) == 1
+    assert stands[0].name == "quorumlock"
+    assert values(servers, "busy") == [None] * len(servers)
 
 
 def test_max_hold_renews_the_lease_for_a_long_handler(servers: LocalServerGroup) -> None:
