@@ -692,10 +692,11 @@ class Lock(LockBase):
             self._state.check_release()
             started = time.monotonic() if self._observer is not None else 0.0
             self._enter_held = False
-            was_lost = self._state.lost
             self._releasing = began = True
             work = asyncio.ensure_future(self._release())
-            released: bool = await _complete(work)
+            released: bool
+            was_lost: bool
+            released, was_lost = await _complete(work)
             self._releasing = False
             self._vacate()
         except BaseException as exc:
@@ -706,7 +707,10 @@ class Lock(LockBase):
         return released
 
     async def _end_release(
-        self, error: BaseException, work: asyncio.Future[bool] | None, holder: object
+        self,
+        error: BaseException,
+        work: asyncio.Future[tuple[bool, bool]] | None,
+        holder: object,
     ) -> None:
         """``error`` came out of a release of this object, or out of a block's exit or a
         hand-over before its round (``work``: the task the round runs in, None when it
@@ -759,9 +763,13 @@ class Lock(LockBase):
                 await self._end_release(exc, None, holder)
             raise
 
-    async def _release(self) -> bool:
+    async def _release(self) -> tuple[bool, bool]:
+        """Whether the release round found the lock held, and whether a loss was
+        reported before it: also by the lease's task, which may run only as it is
+        stopped here (a holder that never awaited while the validity ran out)."""
         await self._stop_keeper()
-        return await self._redlock._run(self._state.release())
+        was_lost = self._state.lost
+        return await self._redlock._run(self._state.release()), was_lost
 
     # Lease keeping: one task per held lock that needs it.
 

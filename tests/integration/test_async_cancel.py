@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import gc
+import logging
 import math
 import time
 from collections.abc import Callable, Coroutine
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from quorumlock import LockHandle, QuorumUnavailable
+from quorumlock import LockHandle, LockLost, QuorumUnavailable
 from quorumlock._algorithm.scripts import RELEASE
 from quorumlock.asyncio import Lock, Redlock
 from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
@@ -544,6 +545,32 @@ def test_cancelling_the_task_inside_async_with_releases_the_lock(
             await rl.close()
 
     run(body)
+
+
+def test_a_block_that_never_awaited_past_its_validity_reports_the_loss_once(
+    servers: LocalServerGroup, lock_name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A holder that blocks the event loop (no await) while the validity runs out: its
+    lease's task can only run as the release stops it, and reports the loss then. The
+    release says nothing more: it said "could not confirm the release (too few servers
+    answered ...)", naming the acquire's answers, where every server answered."""
+
+    async def body() -> None:
+        rl = Redlock(servers.urls, instance_timeout=1.0)
+        try:
+            lock = rl.lock(lock_name, ttl=0.3)
+            with pytest.raises(LockLost, match="expired"):
+                async with lock:
+                    time.sleep(0.6)  # no await: the lease's task cannot run meanwhile
+        finally:
+            await rl.close()
+        assert no_key(servers, lock_name)
+
+    with caplog.at_level(logging.WARNING, logger="quorumlock"):
+        run(body)
+    said = [r.getMessage() for r in caplog.records if r.name == "quorumlock"]
+    assert [m for m in said if "expired" in m] != []
+    assert [m for m in said if "release" in m] == []
 
 
 def test_cancelling_a_downgrade_at_any_point_leaves_the_hold_as_the_servers_have_it(
