@@ -24,7 +24,7 @@ import pytest
 from quorumlock import ConfigurationError, NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.scripts import MARKER_KEY
-from quorumlock._io.incarnation import stamp_fresh, stamp_fresh_slots
+from quorumlock._io.incarnation import read_server_state, stamp_fresh, stamp_fresh_slots
 from quorumlock.testing import LocalServer
 from tests.conftest import ServerFactory, client_of, refused_ports, values
 from tests.integration.apis import Api, SyncApi, call
@@ -357,6 +357,13 @@ def test_restart_that_reloads_a_non_durable_dataset_is_quarantined_from_its_star
     # that the server's whole-second uptime cannot end the quarantine under our feet).
     for mode, group in groups.items():
         restart_from_disk(mode, group[0])
+        client = client_of(group[0])
+        try:  # what quorumlock status says first: the quarantine the acquire will start
+            predicted = read_server_state(client, 5)
+        finally:
+            client.close()
+        assert predicted.lost == ("start" if mode == "none" else "restart"), mode
+        assert 3.5 < predicted.quarantined_for <= 6.0, (mode, predicted)
         got, outcomes = try_sync([group[0].url], lock_name, max_ttl=5)
         assert got is None, mode
         assert 3.5 < seconds_left(outcomes[0]) <= 6.0, mode
@@ -398,9 +405,17 @@ def test_quarantine_of_a_reloaded_server_is_never_shorter_than_max_ttl_from_its_
     while uptime(server) < 1:
         assert time.monotonic() < begun + 2.0, "uptime never turned 1"
         time.sleep(0.002)
+    client = client_of(server)
+    try:  # what quorumlock status says, counted as the acquire script counts
+        predicted = read_server_state(client, max_ttl)
+    finally:
+        client.close()
     ran = time.monotonic() - begun  # the server process has run at most this long
+    assert predicted.lost == "restart"
+    assert predicted.quarantined_for >= max_ttl - ran - 0.1, (ran, predicted)
     got, outcomes = try_sync(group.urls, lock_name, max_ttl=max_ttl)
     assert got is None
+    ran = time.monotonic() - begun
     assert seconds_left(outcomes[0]) >= max_ttl - ran - 0.1, (ran, outcomes[0].detail)
 
 
