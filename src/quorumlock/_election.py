@@ -196,7 +196,17 @@ class CampaignBase(Generic[LockT]):
     def __init__(self, election: ElectionBase[LockT], timeout: Duration | None) -> None:
         self._election = election
         self.term: Term[LockT] | None = None
+        self._timeout = timeout
         self._lock: LockT = election._new_lock(timeout, self._report_lost)
+
+    def _entering(self) -> LockT:
+        """The lock an entry takes: a new one once a term of this campaign has ended, so
+        that the ended term keeps its own (``lost`` set, ``check()`` raising) instead of
+        reading the next term's."""
+        lock = self._lock
+        if self.term is not None and self.term.lock is lock and not lock._occupied:
+            self._lock = lock = self._election._new_lock(self._timeout, self._report_lost)
+        return lock
 
     def _report_lost(self, lock: LockT) -> None:
         """The lock's ``on_lost``: the election's ``on_lost`` gets the term."""

@@ -1002,7 +1002,7 @@ class Campaign(CampaignBase[Lock]):
     """``with`` it to lead: see :meth:`Election.campaign`."""
 
     def __enter__(self) -> Term[Lock]:
-        lock = self._lock
+        lock = self._entering()
         # Entered again by the thread that leads through it: the lock's refusal
         # (LockNotReentrant) must not resign the leadership the outer block runs on.
         leading, entered = lock._mark().mine, False

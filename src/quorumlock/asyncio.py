@@ -1031,7 +1031,7 @@ class Campaign(CampaignBase[Lock]):
     """``async with`` it to lead: see :meth:`Election.campaign`."""
 
     async def __aenter__(self) -> Term[Lock]:
-        lock = self._lock
+        lock = self._entering()
         # Entered again by the task that leads through it: the lock's refusal
         # (LockNotReentrant) must not resign the leadership the outer block runs on.
         leading, entered = lock._mark().mine, False

@@ -31,6 +31,7 @@ from quorumlock import (
     ConfigurationError,
     LockLost,
     LockNotAcquired,
+    LockNotHeld,
     LockNotReentrant,
     StaleFencingToken,
 )
@@ -278,6 +279,35 @@ def test_entering_a_leading_campaign_again_keeps_the_lead(
         await call(leave(None, None, None))
         assert not term.leading
         assert await call(election.leader()) is None
+
+    api.run(body)
+
+
+def test_a_campaign_entered_again_after_its_term_leaves_that_term_over(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A campaign object entered again once its block ended: the new term leads, and
+    the old one stays over (not leading, ``check()`` raising). Both shared the one lock
+    of the campaign: the old term read the new one's hold and led again."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=PATIENT)
+        campaign: Any = rl.election(lock_name, ttl=5, identity="a").campaign()
+        enter = getattr(campaign, "__aenter__", None) or campaign.__enter__
+        leave = getattr(campaign, "__aexit__", None) or campaign.__exit__
+        old: Term[Any] = await call(enter())
+        await call(leave(None, None, None))
+        new: Term[Any] = await call(enter())
+        try:
+            assert new.number > old.number
+            assert new.leading
+            assert new.check() > 0
+            assert not old.leading
+            with pytest.raises(LockNotHeld):
+                old.check()
+        finally:
+            await call(leave(None, None, None))
+        assert not new.leading
 
     api.run(body)
 
