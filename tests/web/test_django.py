@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -28,6 +29,7 @@ from django.test import Client, override_settings
 from django.views import View
 
 import quorumlock
+from quorumlock._algorithm.wire import queue_keys
 from quorumlock.django import LockedViewMixin, get_redlock, locked
 from quorumlock.django._checks import CHECK_IDS
 from quorumlock.testing import LocalServerGroup
@@ -382,6 +384,59 @@ def test_locked_command_stops_the_command_when_the_lock_is_lost(
             proc.wait(timeout=10)
     assert proc.returncode == 124, stderr
     assert "was lost" in stderr
+
+
+@SUBPROCESS_TIMEOUT
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=str)
+def test_locked_command_interrupted_while_waiting(
+    servers: LocalServerGroup, project: Path, signum: signal.Signals
+) -> None:
+    """A signal while the lock is waited for: as with ``quorumlock run``, the command
+    ends with 128+N and one line naming the signal, never runs the command, and leaves
+    no key, its place in the queue of waiters included (it died of the signal, with the
+    place left on every server, or with a KeyboardInterrupt traceback)."""
+    env = child_env(servers, project)
+    queue, leases = queue_keys("waited")
+    other = quorumlock.Redlock(servers.urls)
+    try:
+        with other.lock("waited", ttl=60):
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "django", "locked", "waited", "--", "migrate"],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                deadline = time.monotonic() + 60
+                while sum(exists_on(servers, queue)) < 2:  # not in line on a majority
+                    assert proc.poll() is None, proc.communicate()
+                    assert time.monotonic() < deadline, "the command never waited in line"
+                    time.sleep(0.05)
+                proc.send_signal(signum)
+                out, err = proc.communicate(timeout=60)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait(timeout=10)
+    finally:
+        other.close()
+    assert proc.returncode == 128 + signum, err
+    assert err.strip().splitlines() == [f"CommandError: interrupted by {signum.name}"]
+    assert "Operations to perform" not in out  # migrate never ran
+    for key in (queue, leases, "waited"):
+        assert exists_on(servers, key) == [0] * len(servers), key
+
+
+def exists_on(servers: LocalServerGroup, key: str) -> list[int]:
+    """Whether each server has ``key`` (1 or 0), whatever its type."""
+    found = []
+    for server in servers:
+        client = client_of(server)
+        found.append(int(client.exists(key)))
+        client.close()
+    return found
 
 
 def test_threads_share_one_redlock(configured: LocalServerGroup) -> None:

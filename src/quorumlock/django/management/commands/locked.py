@@ -7,6 +7,7 @@ import argparse
 import contextlib
 import math
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from typing import Any
@@ -17,12 +18,13 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from quorumlock._algorithm.config import validate_name
 from quorumlock._exceptions import ConfigurationError
-from quorumlock.cli._common import EXIT_USAGE, CliError
+from quorumlock.cli._common import EXIT_USAGE, CliError, Interrupted
 from quorumlock.cli._run import (
     EXIT_LOST,
     EXIT_NOT_ACQUIRED,
     EXIT_UNAVAILABLE,
     _acquire,
+    _interrupting,
     _loss_reason,
     _supervise,
 )
@@ -125,21 +127,32 @@ class Command(BaseCommand):
         except (ConfigurationError, ImproperlyConfigured) as exc:
             # A bad settings.QUORUMLOCK too: this command skips the system checks (E001).
             raise CommandError(str(exc), returncode=EXIT_USAGE) from None
+        # As quorumlock run: a signal while waiting (or before the command starts) stops
+        # this process through its clean-up, no key of the lock left, with 128+N.
+        acquired = False
         try:
-            if not _acquire(lock, options["wait"], redlock.config.connect_timeout):
-                waited = "" if options["wait"] == 0 else f" (waited {options['wait']:g} s)"
-                raise CommandError(
-                    f"lock {name!r} is held by someone else{waited}", returncode=EXIT_NOT_ACQUIRED
-                )
-            try:
-                run = argparse.Namespace(name=name, grace=options["grace"])
-                with _child_environment():
-                    command = [sys.executable, "-m", "django", *child]
-                    status = _supervise(lock, command, run, lost)
-            finally:
-                lock.release()
+            with _interrupting():
+                try:
+                    acquired = _acquire(lock, options["wait"], redlock.config.connect_timeout)
+                    if not acquired:
+                        waited = "" if options["wait"] == 0 else f" (waited {options['wait']:g} s)"
+                        raise CommandError(
+                            f"lock {name!r} is held by someone else{waited}",
+                            returncode=EXIT_NOT_ACQUIRED,
+                        )
+                    run = argparse.Namespace(name=name, grace=options["grace"])
+                    with _child_environment():
+                        command = [sys.executable, "-m", "django", *child]
+                        status = _supervise(lock, command, run, lost)
+                finally:
+                    if acquired or lock.held:  # (held: a signal as the acquire returned)
+                        lock.release()
         except CliError as exc:
             raise CommandError(str(exc), returncode=exc.code) from None
+        except Interrupted as exc:
+            raise CommandError(
+                f"interrupted by {signal.Signals(exc.signum).name}", returncode=128 + exc.signum
+            ) from None
         if status:
             sys.exit(status)
 
