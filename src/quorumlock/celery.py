@@ -329,6 +329,14 @@ _CURRENT: contextvars.ContextVar[Lock | None] = contextvars.ContextVar(
 )
 
 
+#: The tokens of the enqueue-mode locks that a run in this thread took over from the
+#: ``apply_async`` under way (an eager run, inside the call): that call does not
+#: release them when the run's error comes out of it (the run released them).
+_TAKEN_OVER: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "quorumlock_celery_taken_over", default=None
+)
+
+
 #: The error that the run in this thread fails with, raised from inside Celery's autoretry
 #: wrapper of the task's ``run`` (see ``SingletonTask._unavailable``).
 _PENDING: contextvars.ContextVar[BaseException | None] = contextvars.ContextVar(
@@ -649,6 +657,9 @@ class SingletonTask(_Task):
             return None
         settings = plan.settings
         handle = LockHandle.from_dict(data)
+        taken_over = _TAKEN_OVER.get()
+        if taken_over is not None:  # an eager run: the lock is this run's to end now
+            taken_over.append(handle.token)
         if handle.name != name:
             # Not this run's lock (a message made by hand, or a key template changed
             # between the enqueuer's code and the worker's): give it back, then fail.
@@ -809,13 +820,18 @@ class SingletonTask(_Task):
                 name=name,
                 outcomes=lock.outcomes,
             )
+        taken_over: list[str] = []
+        context = _TAKEN_OVER.set(taken_over)
         try:
             # keep=True: this object can still release the lock if the send fails.
             sent["headers"] = {**headers, HANDLE_HEADER: lock.export(keep=True).to_dict()}
             result = super().apply_async(call_args, call_kwargs, **sent)
         except BaseException:
-            lock.release()  # not queued: nobody else will release it
+            if lock.token not in taken_over:  # not queued, nor run here: nobody else will
+                lock.release()
             raise
+        finally:
+            _TAKEN_OVER.reset(context)
         if lock.held:  # (an eager run, in this process, may have outlasted the ttl)
             lock.export()  # this object lets go without releasing: the task's run releases it
         return result

@@ -12,6 +12,7 @@ import ast
 import contextlib
 import functools
 import importlib
+import logging
 import os
 import pickle
 import signal
@@ -862,6 +863,33 @@ def test_eager_enqueue_mode(app: tuple[Celery, Redlock], group: LocalServerGroup
 
     assert eager.delay(tag).get() == f"eager:{tag}"
     assert values(list(group)[:3], f"eager:{tag}") == [None, None, None]
+
+
+def test_eager_enqueue_mode_run_that_fails_is_no_loss(
+    app: tuple[Celery, Redlock],
+    group: LocalServerGroup,
+    tag: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """task_always_eager with task_eager_propagates: the run's error comes out of
+    delay() after the run released the lock it took over. delay() does not release it
+    again: it did, and warned that the lock "was no longer held by a majority at
+    release" (a loss, for the observers too)."""
+    celery_app, _ = app
+    celery_app.conf.task_always_eager = True
+    celery_app.conf.task_eager_propagates = True
+
+    @celery_app.task(base=SingletonTask, singleton=Singleton("eager-fails:{0}", mode="enqueue"))
+    def fails(x: str) -> None:
+        raise ValueError("failed on purpose")
+
+    with (
+        caplog.at_level(logging.WARNING, logger="quorumlock"),
+        pytest.raises(ValueError, match="on purpose"),
+    ):
+        fails.delay(tag)
+    assert values(list(group)[:3], f"eager-fails:{tag}") == [None, None, None]
+    assert [r.getMessage() for r in caplog.records if r.name == "quorumlock"] == []
 
 
 @pytest.mark.parametrize(
