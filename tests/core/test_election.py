@@ -251,3 +251,16 @@ def test_a_read_that_cannot_tell_is_tried_once_more_with_patience() -> None:
         None,
         [steps[0]],
     )
+
+
+def test_a_read_that_fatal_errors_leave_unknown_says_so_and_is_not_tried_again() -> None:
+    """Servers that answer with an error no retry can fix (an application's key of the
+    election's name, WRONGTYPE): no second round, and the error says they answered
+    with such an error, where it said they "did not answer"."""
+    wrong = NodeOutcome("s", Reply.FATAL, detail="WRONGTYPE")
+    flow = leader_flow(key="k", ttl_ms=30_000, config=CONFIG)
+    with pytest.raises(QuorumUnavailable) as raised:
+        rounds(flow, (held(9000, 7), wrong, wrong))
+    assert "2 of 3 servers gave no answer that counts (2 with an error no retry can fix)" in (
+        str(raised.value)
+    )

@@ -160,10 +160,10 @@ def _patient(step: Fanout, config: RedlockConfig) -> Fanout:
 
 
 def _failed(round_: Round) -> bool:
-    """Some server did not answer (an error, a timeout): a second round may do better
-    (the first use of a script costs its ``EVAL`` within the round's deadline, and a
-    first connection may come late on a loaded machine)."""
-    return any(not o.reply.answered for o in round_.outcomes)
+    """Some server did not answer (an error, a timeout; not one no retry can fix): a
+    second round may do better (the first use of a script costs its ``EVAL`` within the
+    round's deadline, and a first connection may come late on a loaded machine)."""
+    return any(not o.reply.answered and o.reply is not Reply.FATAL for o in round_.outcomes)
 
 
 def leader_flow(*, key: str, ttl_ms: int, config: RedlockConfig) -> Flow[Leader | None]:
@@ -220,9 +220,15 @@ def leader_of(round_: Round, *, name: str, clock_drift_factor: float) -> Leader 
     unanswered = sum(1 for o in outcomes if not o.reply.answered)
     best = max((len(ttls) for ttls in votes.values()), default=0)
     if best + unanswered >= needed > best and unanswered:
+        fatal = sum(1 for o in outcomes if o.reply is Reply.FATAL)
+        why = f"{unanswered} of {len(outcomes)} servers did not answer"
+        if fatal:
+            why = (
+                f"{unanswered} of {len(outcomes)} servers gave no answer that counts "
+                f"({fatal} with an error no retry can fix)"
+            )
         raise QuorumUnavailable(
-            f"could not tell who leads election {shown(name)}: {unanswered} of "
-            f"{len(outcomes)} servers did not answer. {render_outcomes(outcomes)}",
+            f"could not tell who leads election {shown(name)}: {why}. {render_outcomes(outcomes)}",
             name=name,
             outcomes=tuple(outcomes),
         )
