@@ -64,15 +64,24 @@ class RWHoldBase(LockBase):
     @property
     def mode(self) -> str:
         """``"read"`` or ``"write"``: how this hold holds (or will hold) the lock; a
-        downgraded writer reads."""
-        return self._state.mode.value
+        downgraded writer reads until it is released, and writes again if acquired
+        again."""
+        state = self._state
+        return (state.mode if state.deadline is not None else state.initial_mode).value
 
     def upgrade(self) -> NoReturn:
         """Always raises :class:`LockUpgradeRefused`: a reader never becomes the writer
         in place (two readers upgrading at once would wait for each other forever).
         Release the read hold and acquire ``write()``, or write first and
         ``downgrade()``."""
-        raise self._upgrade_refused(f"this hold is a {self._state.mode.value} hold")
+        state = self._state
+        if state.deadline is None:
+            why = f"this {self.mode} hold holds nothing"
+        elif state.mode is Mode.WRITE:
+            why = "this hold is the writer already"
+        else:
+            why = "this hold is a read hold"
+        raise self._upgrade_refused(why)
 
     def _upgrade_refused(self, why: str) -> LockUpgradeRefused:
         return LockUpgradeRefused(

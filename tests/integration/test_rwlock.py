@@ -427,6 +427,36 @@ def test_downgrade_turns_the_writer_into_a_reader_atomically(
     api.run(body)
 
 
+def test_a_downgraded_writer_writes_again_once_released(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A writer downgraded, then released: its ``mode`` says "write" again, what its next
+    acquire takes (it said "read"), and ``upgrade()`` says what the hold is in each
+    state (it called a released hold a read hold, and the writer a write hold that a
+    reader is never upgraded from)."""
+
+    async def body() -> None:
+        rl = await warm(api, servers.urls)
+        writer = rl.rwlock(lock_name, ttl=10).write()
+        with pytest.raises(LockUpgradeRefused, match="this write hold holds nothing"):
+            writer.upgrade()
+        assert await call(writer.acquire(blocking=False))
+        with pytest.raises(LockUpgradeRefused, match="this hold is the writer already"):
+            writer.upgrade()
+        await call(writer.downgrade())
+        assert writer.mode == "read"
+        with pytest.raises(LockUpgradeRefused, match="this hold is a read hold"):
+            writer.upgrade()
+        assert await call(writer.release())
+        assert writer.mode == "write"
+        assert await call(writer.acquire(blocking=False))
+        assert writer.mode == "write"
+        assert holds(servers, lock_name)[0][0].startswith("w")
+        assert await call(writer.release())
+
+    api.run(body)
+
+
 def test_upgrade_is_refused_with_a_clear_error(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
