@@ -28,6 +28,7 @@ from typing import Any, Generic, NoReturn, ParamSpec, Protocol, SupportsIndex, T
 
 from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import (
+    MAX_TTL_SECONDS,
     Duration,
     LockOptions,
     RedlockConfig,
@@ -502,6 +503,13 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
                 "not a finite number of seconds >= 0"
             )
         max_ttl = self.config.max_ttl
+        if max_ttl is None and given > MAX_TTL_SECONDS:
+            # No lock is held longer than any ttl may be, quarantine or not.
+            raise ConfigurationError(
+                f"the handle of lock {shown(handle.name)} claims {given:.3f} s of validity, "
+                f"more than any ttl may be ({MAX_TTL_SECONDS:g} s): it cannot come from a "
+                "lock on these servers"
+            )
         if max_ttl is not None and given > max_ttl:
             # No acquire or extension can hold a lock longer than max_ttl: the handle
             # was not made by export() of a Redlock with this max_ttl.
@@ -580,6 +588,10 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
             return
         mine = self._nested(lock, owner)
         lock._refuse_nesting(mine)
+        # An outer acquisition that expired or was lost (not released yet) keeps nobody
+        # waiting for its own caller: the acquire is an ordinary contender. One under way
+        # (nothing held yet) does.
+        mine = [other for other in mine if other.held or not other._holds]
         if unbounded and mine:
             keys = lock._occupancy_keys
             shared = [key for key in keys if any(key in o._occupancy_keys for o in mine)]

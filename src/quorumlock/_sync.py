@@ -1096,7 +1096,9 @@ class _LeaseKeeper:
                     if self._heap and self._heap[0][0] <= now:
                         break
                     wait = self._heap[0][0] - now if self._heap else None
-                    self._cond.wait(wait)
+                    # (bounded: a longer wait raises OverflowError, which would end the
+                    # thread, and with it every lease of this Redlock, in silence)
+                    self._cond.wait(None if wait is None else min(wait, _WAIT_MAX))
                 due: list[tuple[Lock, int]] = []
                 while self._heap and self._heap[0][4] <= now and len(due) < _BATCH:
                     _, _, ref, generation, _ = heapq.heappop(self._heap)

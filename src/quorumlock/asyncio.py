@@ -27,6 +27,7 @@ import collections
 import contextlib
 import copy
 import functools
+import inspect
 import logging
 import os
 import threading
@@ -168,6 +169,11 @@ class Redlock(
 
     def _decorator(self, options: LockOptions) -> AsyncDecorator:
         def decorate(func: Callable[P, Awaitable[R]]) -> Callable[P, Coroutine[Any, Any, R]]:
+            if inspect.isasyncgenfunction(func):
+                raise TypeError(
+                    f"{func!r} is an async generator function: the lock would be released "
+                    "before its body runs"
+                )
             if not is_async_callable(func):
                 raise TypeError(
                     f"{func!r} is not a coroutine function (async def): decorate plain "

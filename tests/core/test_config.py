@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import redis
@@ -232,3 +233,27 @@ def test_a_ttl_must_exceed_its_drift_allowance() -> None:
 def test_long_names_are_shortened_in_messages() -> None:
     assert shown("n" * 100) == repr("n" * 100)
     assert shown("n" * 101) == f"{'n' * 80!r}…(101 characters)"
+
+
+HUGE = 10**400  # an int beyond any float: float(HUGE) raises OverflowError
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        lambda: to_ttl_ms(HUGE, 0.01),
+        lambda: to_ttl_ms(-HUGE, 0.01),
+        lambda: check_wait(True, HUGE),
+        lambda: seconds(HUGE, "clock_skew", allow_zero=True),
+        lambda: RedlockConfig(retry_delay=HUGE),
+        lambda: RedlockConfig(instance_timeout=HUGE),
+        lambda: RedlockConfig(connect_timeout=HUGE),
+        lambda: RedlockConfig(busy_poll=HUGE),
+        lambda: RedlockConfig(max_ttl=HUGE),
+    ],
+)
+def test_an_int_too_large_for_a_float_is_a_configuration_error(check: Any) -> None:
+    """Bad input is a ConfigurationError (a ValueError), not the OverflowError of
+    ``float()``, and the message does not print all 401 digits."""
+    with pytest.raises(ConfigurationError, match=r"finite, not -?10+…\(40[12] digits\)"):
+        check()

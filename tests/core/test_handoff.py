@@ -65,6 +65,13 @@ def test_repr_shows_only_a_prefix_of_the_token() -> None:
     assert "fencing_token" not in repr(handle(fencing_token=None))
 
 
+def test_repr_shortens_a_long_name() -> None:
+    """Names are shortened in reprs, as in messages and logs (up to 4096 bytes)."""
+    text = repr(handle(name="n" * 4000))
+    assert "(4000 characters)" in text
+    assert len(text) < 300
+
+
 def test_the_first_fencing_token_is_1() -> None:
     assert handle(fencing_token=1).fencing_token == 1
 
@@ -112,6 +119,10 @@ def test_constructor_validates(changes: dict[str, Any], error: type[Exception], 
         (lambda d: d.update(name=5), "malformed lock handle: .*name"),
         (lambda d: d.update(servers="redis://a:1"), "servers must be a list"),
         (lambda d: d.update(token="x" * 40), "40 hex"),
+        # ints beyond any float (JSON carries them): not an OverflowError
+        (lambda d: d.update(ttl=10**400), "ttl must be finite"),
+        (lambda d: d.update(validity=10**400), "validity must be finite"),
+        (lambda d: d.update(exported_at=10**400), "exported_at must be finite"),
     ],
 )
 def test_from_dict_refuses_malformed_data_with_configuration_error(mutate: Any, match: str) -> None:

@@ -505,3 +505,40 @@ def test_release_inside_async_with_is_not_a_loss(servers: LocalServerGroup, lock
         await rl.close()
 
     asyncio.run(body())
+
+
+def test_a_lease_wait_beyond_what_a_thread_can_wait_does_not_end_the_lease_thread(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The sync lease thread serves every lock of its Redlock: a due time further off
+    than ``threading.TIMEOUT_MAX`` (a handle claiming 1e20 s, with ``max_ttl=None``)
+    must not kill it with an OverflowError, leaving every other lease unrenewed and its
+    loss untold."""
+    with quorumlock.Redlock(servers.urls, max_ttl=None, instance_timeout=1.0) as rl:
+        far = rl.lock(lock_name + ":far", ttl=5)
+        rl._keeper.watch(far, time.monotonic() + 1e20, -1)  # the first due: waited for
+        time.sleep(0.1)
+        leased = rl.lock(lock_name, ttl=0.3, auto_extend=True, max_hold=30)
+        assert leased.acquire()
+        time.sleep(0.6)
+        assert leased.extensions >= 2
+        assert not leased.lost.is_set()
+        assert leased.release()
+
+
+def test_adopt_refuses_a_validity_beyond_any_ttl_with_the_quarantine_off(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    with quorumlock.Redlock(servers.urls, max_ttl=None) as rl:
+        handle = LockHandle(
+            name=lock_name,
+            token="ab" * 20,
+            ttl=5,
+            fencing_token=None,
+            validity=1e20,
+            exported_at=time.time(),
+            servers=tuple(rl.servers),
+        )
+        with pytest.raises(ConfigurationError, match="more than any ttl may be"):
+            rl.adopt(handle)
+    assert values(servers, lock_name) == [None] * len(servers)  # no network call

@@ -1336,6 +1336,40 @@ def test_nested_acquire_of_a_held_name_raises(
     api.run(body)
 
 
+def test_a_nested_acquire_after_the_outer_lock_ran_out_is_a_contender(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The refusal is for an acquire that could only wait for its own caller: once the
+    outer acquisition expired or was lost (not released yet), a blocking acquire with no
+    timeout of the name through another object is an ordinary contender, and takes the
+    free name (it was refused, saying it "would wait until its own outer lock expired")."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, instance_timeout=1.0)
+        expired = rl.lock(lock_name, ttl=0.2)
+        assert await call(expired.acquire())
+        await asyncio.sleep(0.3)
+        assert not expired.held
+        inner = rl.lock(lock_name, ttl=3)
+        assert await call(inner.acquire())
+        assert majority_value(servers, lock_name) == inner.token
+        assert await call(inner.release())
+        assert await call(expired.release()) is False
+        lost = rl.lock(lock_name + ":lost", ttl=0.3, auto_extend=True, max_extensions=0)
+        assert await call(lost.acquire())
+        for _ in range(100):
+            if lost.lost.is_set():
+                break
+            await asyncio.sleep(0.02)
+        assert lost.lost.is_set()
+        again = rl.lock(lock_name + ":lost", ttl=3)
+        assert await call(again.acquire())
+        assert await call(again.release())
+        assert await call(lost.release()) is False
+
+    api.run(body)
+
+
 def test_a_nested_acquire_with_a_timeout_names_its_own_holder(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:

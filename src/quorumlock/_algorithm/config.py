@@ -32,6 +32,7 @@ __all__ = [
     "is_async_callable",
     "seconds",
     "shown",
+    "shown_number",
     "to_ttl_ms",
     "validate_name",
     "wait_seconds",
@@ -51,7 +52,10 @@ def seconds(value: object, what: str, *, allow_zero: bool = False) -> float:
     if isinstance(value, timedelta):
         result = value.total_seconds()
     elif isinstance(value, int | float) and not isinstance(value, bool):
-        result = float(value)
+        try:
+            result = float(value)
+        except OverflowError:  # an int beyond any float: as infinite as a duration gets
+            raise ConfigurationError(f"{what} must be finite, not {shown_number(value)}") from None
     else:
         raise TypeError(f"{what} must be a number of seconds or a timedelta, not {value!r}")
     if not math.isfinite(result):
@@ -60,6 +64,12 @@ def seconds(value: object, what: str, *, allow_zero: bool = False) -> float:
         bound = ">= 0" if allow_zero else "> 0"
         raise ConfigurationError(f"{what} must be {bound}, not {value!r}")
     return result
+
+
+def shown_number(value: object) -> str:
+    """A number for a message: whole, unless it has more digits than anyone reads."""
+    text = str(value)
+    return text if len(text) <= 40 else f"{text[:12]}…({len(text)} digits)"
 
 
 def wait_seconds(value: object, what: str = "timeout") -> float | None:

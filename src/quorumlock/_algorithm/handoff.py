@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from quorumlock._algorithm.config import seconds, validate_name
+from quorumlock._algorithm.config import seconds, shown, shown_number, validate_name
 from quorumlock._exceptions import ConfigurationError
 
 __all__ = ["HANDLE_VERSION", "LockHandle", "adopted_validity", "clock_disagreement"]
@@ -92,8 +92,12 @@ class LockHandle:
         exported_at = self.exported_at
         if not isinstance(exported_at, int | float) or isinstance(exported_at, bool):
             raise TypeError(f"exported_at must be a number, not {exported_at!r}")
-        if not math.isfinite(exported_at):
-            raise ConfigurationError(f"exported_at must be finite, not {exported_at!r}")
+        try:
+            finite = math.isfinite(exported_at)
+        except OverflowError:  # an int beyond any float
+            finite = False
+        if not finite:
+            raise ConfigurationError(f"exported_at must be finite, not {shown_number(exported_at)}")
         object.__setattr__(self, "exported_at", float(exported_at))
         servers = self.servers
         if not isinstance(servers, tuple) or not all(isinstance(s, str) for s in servers):
@@ -172,7 +176,7 @@ class LockHandle:
     def __repr__(self) -> str:
         fence = "" if self.fencing_token is None else f" fencing_token={self.fencing_token}"
         return (
-            f"<quorumlock.LockHandle {self.name!r} token={self.token[:TOKEN_PREFIX]}… "
+            f"<quorumlock.LockHandle {shown(self.name)} token={self.token[:TOKEN_PREFIX]}… "
             f"ttl={self.ttl:g}s validity={self.validity:.3f}s{fence}>"
         )
 
