@@ -333,9 +333,10 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
         validity runs low (R10), until ``max_extensions`` extensions or ``max_hold``
         seconds since the acquire, whichever comes first (one of them is required;
         ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` is a plain function
-        called when the lock is lost while held: on the lease thread (sync) or on the
-        event loop (asyncio), or in the call whose ``extend()`` or ``downgrade()``
-        found it lost; it is never awaited, so an ``async def`` one is refused.
+        called when the lock is lost while held: on a thread of its own when the lease
+        thread found it (sync: a slow callback holds up no renewal), on the event loop
+        (asyncio), or in the call whose ``extend()`` or ``downgrade()`` found it lost;
+        it is never awaited, so an ``async def`` one is refused.
         ``timeout=math.inf`` means no limit, as None does. Every option is checked here:
         raises ``TypeError`` or :class:`ConfigurationError` for bad input (a name longer
         than 4096 bytes of UTF-8 among them), before any network call.
@@ -1086,10 +1087,18 @@ class LockBase:
         self._note_lost(reason)
         self.lost.set()
         if self._on_lost is not None:
-            try:
-                self._on_lost(self)
-            except Exception:
-                logger.exception("on_lost callback of lock %s raised", shown(self.name))
+            self._call_on_lost()
+
+    def _call_on_lost(self) -> None:
+        """Call ``on_lost`` (the front end may call it elsewhere); what it raises is
+        logged."""
+        on_lost = self._on_lost
+        if on_lost is None:
+            return
+        try:
+            on_lost(self)
+        except Exception:
+            logger.exception("on_lost callback of lock %s raised", shown(self.name))
 
     def _stop_lease(self, error: LockLost) -> None:
         """The front end's part of a loss (forget the lease, interrupt the holder)."""

@@ -16,6 +16,7 @@ import itertools
 import logging
 import operator
 import os
+import queue
 import sys
 import threading
 import time
@@ -203,9 +204,9 @@ class Redlock(
         next candidate is woken at once, unless this Redlock was made with
         ``wake_on_release=False``: then at its next poll). ``identity`` (default
         ``"<host>:<pid>"``) is what :meth:`Election.leader` reports to anyone;
-        ``on_lost(term)`` is called on the lease thread if leadership is lost while the
-        block runs (``term.lost`` is set, and leaving the block raises
-        :class:`LockLost`). The election is the lock ``name``, taken with fencing on
+        ``on_lost(term)`` is called (on a thread of its own, as a lock's is) if
+        leadership is lost while the block runs (``term.lost`` is set, and leaving the
+        block raises :class:`LockLost`). The election is the lock ``name``, taken with fencing on
         whatever this Redlock's ``fencing``. Raises ``TypeError`` or
         :class:`ConfigurationError` for bad input, before any round.
         """
@@ -835,6 +836,15 @@ class Lock(LockBase):
         _HELD.discard(self)
         self._generation += 1
 
+    def _call_on_lost(self) -> None:
+        if threading.current_thread() is self._redlock._keeper._thread:
+            # Found by the lease thread, with this lock's mutex held: the callback runs on
+            # a thread of its own, so that a slow one (an alert sent over the network)
+            # holds up neither the renewals of the other locks nor a release of this one.
+            _CALLBACKS.put(super()._call_on_lost)
+        else:
+            super()._call_on_lost()
+
     def _after_fork(self) -> None:
         """In a forked child: the parent's acquisition is not the child's, and a parent
         thread may have held the mutex (it does not exist here), or waited for a turn."""
@@ -1110,6 +1120,45 @@ class _LeaseKeeper:
                 logger.exception("lease keeping failed")
 
 
+class _Callbacks:
+    """One daemon thread that runs the ``on_lost`` callbacks of the losses the lease
+    threads find, one after another (started on first use, and again in a forked
+    child)."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._queue: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def put(self, call: Callable[[], None]) -> None:
+        with self._mutex:
+            if self._thread is None or self._pid != os.getpid():
+                self._pid = os.getpid()
+                self._thread = threading.Thread(
+                    target=self._loop, name="quorumlock-on-lost", daemon=True
+                )
+                self._thread.start()
+        self._queue.put(call)
+
+    def _loop(self) -> None:
+        while True:
+            call = self._queue.get()
+            try:
+                call()  # (logs what the callback raises)
+            except Exception:
+                logger.exception("on_lost callback failed")
+
+    def after_fork(self) -> None:
+        """In a forked child: the parent's thread and its callbacks are the parent's."""
+        self._mutex = threading.Lock()
+        self._queue = queue.SimpleQueue()
+        self._thread = None
+
+
+_CALLBACKS = _Callbacks()
+
+
 #: The longest wait ``threading.Condition.wait`` takes (a longer one is about 292 years).
 _WAIT_MAX = threading.TIMEOUT_MAX
 
@@ -1194,6 +1243,7 @@ def _forget_after_fork() -> None:
     ever: each is made anew."""
     global _LOST_MUTEX
     _LOST_MUTEX = threading.Lock()
+    _CALLBACKS.after_fork()
     for lock in {*_HELD, *_BUSY}:
         lock._after_fork()
     for redlock in _REDLOCKS:

@@ -14,6 +14,7 @@ import logging
 import multiprocessing
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -542,3 +543,36 @@ def test_adopt_refuses_a_validity_beyond_any_ttl_with_the_quarantine_off(
         with pytest.raises(ConfigurationError, match="more than any ttl may be"):
             rl.adopt(handle)
     assert values(servers, lock_name) == [None] * len(servers)  # no network call
+
+
+def test_a_slow_on_lost_holds_up_no_other_lease_and_no_release(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """An ``on_lost`` that takes its time (an alert sent over the network) ran on the
+    lease thread with the lost lock's mutex held: another lock of the Redlock missed its
+    renewal and was lost for it ("the process was stopped, or too busy to renew"), and
+    the lost lock's release waited for the callback. It runs on a thread of its own."""
+    called = threading.Event()
+    finish = threading.Event()
+
+    def slow(lock: object) -> None:
+        called.set()
+        finish.wait(10)
+
+    with quorumlock.Redlock(servers.urls, instance_timeout=1.0) as rl:
+        other = rl.lock(lock_name + ":other", ttl=1.0, auto_extend=True, max_hold=60)
+        doomed = rl.lock(lock_name, ttl=0.3, auto_extend=True, max_extensions=0, on_lost=slow)
+        try:
+            assert other.acquire()
+            assert doomed.acquire()
+            assert called.wait(5), "on_lost was not called"
+            began = time.monotonic()
+            assert doomed.release() is False
+            assert time.monotonic() - began < 1.0, "the release waited for on_lost"
+            time.sleep(1.5)  # more than other's ttl: only its renewals keep it
+            assert other.held
+            assert not other.lost.is_set()
+            assert other.extensions >= 1
+        finally:
+            finish.set()
+        assert other.release()

@@ -405,12 +405,12 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
             signal_child(signum)
         while child.poll() is None:
             if lock.lost.wait(_POLL):
-                return _stop_after_loss(child, signal_child, args, lost)
+                return _stop_after_loss(child, signal_child, args, lost, lock)
         status = _status_of(child.returncode)
         if lock.lost.is_set():  # lost as CMD ended: its work may not have been covered
             say(
                 f"quorumlock: lock {args.name!r} was lost as the command ended "
-                f"({_reason(lost)}); the command's status was {status}",
+                f"({_reason(lost, lock)}); the command's status was {status}",
                 err=True,
             )
             return EXIT_LOST
@@ -454,9 +454,10 @@ def _stop_after_loss(
     signal_child: Callable[[int], None],
     args: argparse.Namespace,
     lost: list[str],
+    lock: Any,
 ) -> int:
     say(
-        f"quorumlock: lock {args.name!r} was lost ({_reason(lost)}): "
+        f"quorumlock: lock {args.name!r} was lost ({_reason(lost, lock)}): "
         f"sending SIGTERM to the command (pid {child.pid})",
         err=True,
     )
@@ -488,8 +489,10 @@ def _loss_reason(lock: Any) -> str:
     return "the extension failed: " + "; ".join(str(o) for o in outcomes)
 
 
-def _reason(lost: list[str]) -> str:
-    return lost[0] if lost else "its validity ran out"
+def _reason(lost: list[str], lock: Any) -> str:
+    """Why ``lock`` was lost: as its ``on_lost`` said, or, before that callback ran (on
+    a thread of its own), as it will say."""
+    return lost[0] if lost else _loss_reason(lock)
 
 
 def _stdin_is_terminal() -> bool:
