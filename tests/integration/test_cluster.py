@@ -774,6 +774,39 @@ def test_a_cluster_client_given_to_the_wrong_api(shared_cluster: LocalCluster) -
         asyncio.run(async_client.aclose())
 
 
+def test_one_cluster_given_from_two_of_its_nodes_is_refused(
+    api: Api, shared_cluster: LocalCluster, make_servers: Any, lock_name: str
+) -> None:
+    """Two clients of one cluster, started from two of its nodes, and a plain server that
+    is down: the cluster's masters count twice toward a majority unless the check that
+    two entries are not one server (each master's run_id) covers them. It did not: an
+    asyncio acquire was granted by that one cluster alone."""
+    first, second = shared_cluster.nodes[0], shared_cluster.nodes[1]
+    plain = make_servers(1)
+    plain[0].kill()
+
+    async def body() -> None:
+        if api.flavour == "async":
+            a: Any = redis.asyncio.cluster.RedisCluster(host=first.host, port=first.port)
+            b: Any = redis.asyncio.cluster.RedisCluster(host=second.host, port=second.port)
+        else:
+            a = redis.cluster.RedisCluster(host=first.host, port=first.port)
+            b = redis.cluster.RedisCluster(host=second.host, port=second.port)
+
+        async def attempt() -> None:  # refused where it is made, or at its first acquire
+            rl = api.redlock([a, b, plain.urls[0]], instance_timeout=0.5)
+            await call(rl.lock(lock_name, ttl=5).acquire(blocking=False))
+
+        try:
+            with pytest.raises(ConfigurationError, match=r"listed twice|are the same server"):
+                await attempt()
+        finally:
+            for client in (a, b):
+                await call(client.aclose() if api.flavour == "async" else client.close())
+
+    api.run(body)
+
+
 def test_semaphores_are_refused_over_a_cluster(shared_cluster: LocalCluster) -> None:
     """As docs/cluster.md says: a ConfigurationError when the semaphore is made."""
     client = shared_cluster.client()

@@ -405,12 +405,21 @@ class _AsyncNode:
 class _AsyncCluster:
     """A cluster instance: its slot map and one :class:`_AsyncNode` per master met."""
 
-    def __init__(self, spec: ServerSpec, config: RedlockConfig, tls: _TlsContexts) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        config: RedlockConfig,
+        tls: _TlsContexts,
+        noted: Callable[[Session | None], None] | None = None,
+    ) -> None:
         assert spec.cluster is not None
         self.spec = spec
         self.label = spec.label
         self.map = SlotMap(spec.cluster)
         self._config = config
+        # Every master's connections tell the same-server check who they reach: one
+        # cluster listed twice (from two of its nodes) shares its masters.
+        self._noted = noted
         self._masters: dict[Address, _AsyncNode] = {}
         self._tls = tls
         self._loading: asyncio.Task[None] | None = None
@@ -423,7 +432,9 @@ class _AsyncCluster:
         if node is None:
             host, port = address
             where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-            node = _AsyncNode(self.spec.at(address), self._config, where=where, tls=self._tls)
+            node = _AsyncNode(
+                self.spec.at(address), self._config, self._noted, where=where, tls=self._tls
+            )
             self._masters[address] = node
         return node
 
@@ -516,7 +527,7 @@ class AsyncFanout:
         self._instances: list[_AsyncNode | _AsyncCluster] = [
             _AsyncNode(spec, config, functools.partial(self.same_server.note, index), tls=tls)
             if spec.cluster is None
-            else _AsyncCluster(spec, config, tls)
+            else _AsyncCluster(spec, config, tls, functools.partial(self.same_server.note, index))
             for index, spec in enumerate(specs)
         ]
         # The plain servers, when there is no cluster instance: rounds use this list as

@@ -251,13 +251,22 @@ class _Node:
 class _Cluster:
     """A cluster instance: its slot map and one :class:`_Node` per master met."""
 
-    def __init__(self, spec: ServerSpec, connect_timeout: float, probe: bool) -> None:
+    def __init__(
+        self,
+        spec: ServerSpec,
+        connect_timeout: float,
+        probe: bool,
+        noted: Callable[[Session | None], None] | None = None,
+    ) -> None:
         assert spec.cluster is not None
         self.spec = spec
         self.label = spec.label
         self.map = SlotMap(spec.cluster)
         self._connect_timeout = connect_timeout
         self._probe = probe
+        # Every master's connections tell the same-server check who they reach: one
+        # cluster listed twice (from two of its nodes) shares its masters.
+        self._noted = noted
         self._masters: dict[Address, _Node] = {}
         self._mutex = threading.Lock()
         self._loading: Future[None] | None = None
@@ -270,7 +279,13 @@ class _Cluster:
             if node is None:
                 host, port = address
                 where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-                node = _Node(self.spec.at(address), self._connect_timeout, self._probe, where=where)
+                node = _Node(
+                    self.spec.at(address),
+                    self._connect_timeout,
+                    self._probe,
+                    self._noted,
+                    where=where,
+                )
                 self._masters[address] = node
             return node
 
@@ -1072,7 +1087,7 @@ class SyncFanout:
         self._instances: list[_Node | _Cluster] = [
             _Node(spec, timeout, required, functools.partial(self.same_server.note, index))
             if spec.cluster is None
-            else _Cluster(spec, timeout, required)
+            else _Cluster(spec, timeout, required, functools.partial(self.same_server.note, index))
             for index, spec in enumerate(specs)
         ]
         # The plain servers, when there is no cluster instance: rounds use this list as
