@@ -203,8 +203,8 @@ def many_options(
             # on a cluster node (docs/cluster.md).
             raise ConfigurationError(
                 f"lock_many over a cluster needs names in one hash slot, and these are in "
-                f"{len(slots)} slots: {[shown(k) for k in keys]}; give them a common hash "
-                "tag, such as '{acct}:1' and '{acct}:2'"
+                f"{len(slots)} slots: {', '.join(shown(k) for k in keys)}; give them a common "
+                "hash tag, such as '{acct}:1' and '{acct}:2'"
             )
     return dataclasses.replace(options, name=", ".join(keys), keys=keys)
 

@@ -27,7 +27,7 @@ import quorumlock
 from quorumlock import LockObserver, QuorumUnavailable, Reply, RoundEvent
 from quorumlock._algorithm.scripts import MARKER_KEY, RELEASED_PREFIX
 from quorumlock._algorithm.wire import queue_keys
-from quorumlock.testing import LocalServer, LocalServerGroup, server_version
+from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, server_version
 from tests.cli.conftest import run_cli
 from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
 from tests.integration.apis import Api, call
@@ -527,3 +527,48 @@ def test_the_rest_of_the_family_with_the_documented_additions(
             rl.semaphore("locks:sem", permits=2, ttl=5, timeout=1).acquire()
     finally:
         rl.close()
+
+
+def cluster_additions() -> tuple[list[str], list[str]]:
+    """docs/deployment.md's additions for a cluster instance: quorumlock's, then what
+    redis-py's ``RedisCluster`` needs to start."""
+    found = re.search(
+        r"keeps its restart marker per slot.*?: add `([^`]+)`.*?\(redis-py 8: `([^`]+)`\)",
+        DOC.read_text(),
+        re.DOTALL,
+    )
+    assert found is not None, "docs/deployment.md names no additions for a cluster"
+    return shlex.split(found.group(1)), shlex.split(found.group(2))
+
+
+def test_a_cluster_instance_with_the_documented_additions() -> None:
+    """A cluster instance as a user with the rule and the document's additions for a
+    cluster: it locks, extends and releases, and no node's ACL LOG has an entry. Without
+    the pattern of the per-slot markers, the cluster's answer is a fatal refusal (it
+    counted toward no quorum, and docs/cluster.md said nothing of it)."""
+    ours, redis_py = cluster_additions()
+    with LocalCluster(3) as cluster:
+        for with_markers in (True, False):
+            added = ours if with_markers else [a for a in ours if not a.startswith("~")]
+            for node in cluster.nodes:
+                add_user(node, [*rule_for(node), *added, *redis_py])
+                client = client_of(node)
+                client.execute_command("ACL", "LOG", "RESET")  # type: ignore[no-untyped-call]
+                client.close()
+            user = cluster.client(username="quorumlock", password="pw")
+            rl = quorumlock.Redlock([user], max_ttl=30, instance_timeout=PATIENT)
+            try:
+                lock = rl.lock("locks:cluster", ttl=5)
+                if with_markers:
+                    assert lock.acquire(blocking=False), lock.outcomes
+                    assert lock.extend() > 0
+                    assert lock.release()
+                    assert [acl_log(node) for node in cluster.nodes] == [[], [], []]
+                else:
+                    with pytest.raises(QuorumUnavailable):
+                        lock.acquire(blocking=False)
+                    assert lock.outcomes[0].reply is Reply.FATAL
+                    assert "No permissions to access a key" in lock.outcomes[0].detail
+            finally:
+                rl.close()
+                user.close()

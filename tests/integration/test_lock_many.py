@@ -374,8 +374,10 @@ def test_a_cluster_instance_needs_one_slot(
         client: Any = cluster.client() if api.flavour == "sync" else cluster.async_client()
         try:
             rl = api.redlock([client, *servers.urls[:2]], fencing=True, instance_timeout=0.5)
-            with pytest.raises(ConfigurationError, match="hash slot"):
+            with pytest.raises(ConfigurationError, match="hash slot") as refused:
                 rl.lock_many(spread, ttl=5)
+            # the names as a message lists them elsewhere: each quoted once
+            assert f"2 slots: {spread[0]!r}, {spread[1]!r}; " in str(refused.value)
             lock = rl.lock_many(tagged, ttl=5)
             async with holding(lock):
                 assert [o.reply for o in lock.outcomes] == [Reply.GRANTED] * 3
