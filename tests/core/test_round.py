@@ -191,6 +191,9 @@ def test_round_rules_hold_under_any_interleaving(data: st.DataObject) -> None:
             else:
                 assert noscript == Send(i, eval=True), "NOSCRIPT is retried once, with EVAL"
                 checker.scripted.add(i)
+                # its second round trip gets the grace of first contact
+                checker.fresh.add(i)
+                checker.first_contact = True
                 drive(machine, checker, noscript, True)
         else:
             moved = machine.moved(i, 42, ("10.0.0.2", 7001), Reply.ERROR, "MOVED 42")
@@ -285,6 +288,38 @@ def test_no_grace_for_a_server_that_was_reached_before() -> None:
     machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
     machine.start([True, False, False])
     assert machine.tick(START + TIMEOUT) is FINISH
+
+
+def test_a_first_use_of_a_script_gets_the_grace_of_first_contact() -> None:
+    """An extend whose script two of three servers have not cached yet (NOSCRIPT, then
+    the EVAL form: two round trips) is waited for past the per-server timeout, up to the
+    connect timeout, while they can still make a majority; it failed at the timeout (a
+    first extend over a slow network lost its lock). No grace for the undo of a failed
+    attempt (``until`` 0.0), nor once a majority can no longer be made."""
+    members = [Member("a"), Member("b"), Member("c")]
+    step = Fanout(Op.EXTEND, "k", "t", 1000, TIMEOUT)
+    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    machine.start([True, True, True])
+    assert machine.reply(0, 1, START + 0.005) is None
+    assert machine.noscript(1, Reply.ERROR, "NOSCRIPT") == Send(1, eval=True)
+    assert machine.noscript(2, Reply.ERROR, "NOSCRIPT") == Send(2, eval=True)
+    assert machine.tick(START + TIMEOUT) is None  # the grace
+    assert machine.deadline == START + 1.0
+    assert machine.reply(1, 1, START + 0.05) is FINISH  # a majority confirmed it
+    assert [o.reply for o in machine.result(START + 0.05).outcomes][:2] == [Reply.DONE] * 2
+
+    undo = Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT, until=0.0)
+    machine = RoundMachine(undo, members, now=START, connect_timeout=1.0)
+    machine.start([True, True, True])
+    assert machine.noscript(1, Reply.ERROR, "NOSCRIPT") == Send(1, eval=True)
+    assert machine.tick(START + TIMEOUT) is FINISH
+
+    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    machine.start([True, True, True])
+    assert machine.reply(0, 0, START + 0.005) is None  # not held there
+    assert machine.reply(2, 0, START + 0.005) is None
+    assert machine.noscript(1, Reply.ERROR, "NOSCRIPT") == Send(1, eval=True)
+    assert machine.tick(START + TIMEOUT) is FINISH  # b alone cannot make a majority
 
 
 def test_a_server_still_being_connected_to_says_why_its_last_attempt_failed() -> None:

@@ -541,6 +541,37 @@ def test_close_sends_again_a_family_release_that_a_late_noscript_left_unrun(
     api.run(body)
 
 
+def test_a_first_extend_and_release_over_a_slow_network_succeed(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Every server 10 ms away each way, a ttl of 5 s (a per-server timeout of 25 ms):
+    the first extend and the first release of a Redlock send scripts the servers have not
+    cached yet, which costs NOSCRIPT and then the EVAL form, two round trips (40 ms).
+    That second round trip gets the grace of first contact: the extend was lost ("only 0
+    of 3 servers confirmed it") and the release went unconfirmed."""
+    proxies = [LatencyProxy(s.host, s.port, delay=0.01) for s in servers.servers[:3]]
+    for proxy in proxies:
+        proxy.start()
+
+    async def body() -> None:
+        rl = api.redlock([p.url for p in proxies])
+        lock = rl.lock(lock_name, ttl=5)
+        assert await call(lock.acquire(blocking=False)), lock.outcomes
+        assert await call(lock.extend()) > 0, lock.outcomes
+        assert await call(lock.release()), lock.outcomes
+        await call(rl.close())
+
+    try:
+        for server in servers.servers[:3]:
+            client = client_of(server)
+            client.script_flush()  # what the other tests of this module left cached
+            client.close()
+        api.run(body)
+    finally:
+        for proxy in proxies:
+            proxy.close()
+
+
 def test_blocking_acquire_rides_through_a_restart_of_the_only_server(
     api: Api, make_servers: ServerFactory, lock_name: str
 ) -> None:

@@ -44,8 +44,13 @@ The rules owned here:
   waits instead for the servers reached before whose connection is gone (the
   interruption closed it mid-reply, after the server may have run the command), every
   one of them, and never for a server never reached.
-- **NOSCRIPT**: a server that lost its script cache (a restart, ``SCRIPT FLUSH``) gets
-  the ``EVAL`` form once, within the same deadline; a second NOSCRIPT is its outcome.
+- **NOSCRIPT**: a server that has not cached the script (its first use there, a restart,
+  ``SCRIPT FLUSH``) gets the ``EVAL`` form once; a second NOSCRIPT is its outcome. That
+  second round trip gets the grace of first contact: the round may wait for that
+  server's reply until ``started + connect_timeout``, on the same terms (while the
+  servers owing a reply could still make the round succeed, never past ``until``), so
+  that a first extend over a slow network is not lost for a per-instance timeout meant
+  for one round trip.
 - **MOVED**: a cluster instance whose slot moved gets the command at the new owner once
   per round, within the same deadline; a second MOVED is its outcome. A plain server
   that answers MOVED is a cluster's node listed as a server: a fatal outcome.
@@ -188,6 +193,7 @@ class RoundMachine:
     """
 
     __slots__ = (
+        "_contact_until",
         "_done",
         "_early",
         "_fresh",
@@ -229,6 +235,9 @@ class RoundMachine:
         self._grace_until = now + connect_timeout
         if step.until is not None:
             self._grace_until = min(self._grace_until, step.until)
+        # the longest grace, first contact's, which a server meeting a script it has not
+        # cached (NOSCRIPT) gets as well (``start`` takes the grace back without one)
+        self._contact_until = self._grace_until
         self._in_grace = False
         self._needed = quorum(n)
         self._outcomes: list[NodeOutcome | None] = [None] * n
@@ -349,8 +358,12 @@ class RoundMachine:
             return self.error(index, Reply.ERROR, "NOSCRIPT after EVAL")
         if self.finished:
             return self.error(index, kind, detail)
-        # The server lost its script cache: EVAL caches it again, within the deadline.
+        # The server has not cached the script (its first use there: a new server, a
+        # restart, SCRIPT FLUSH): EVAL caches it. That costs a second round trip, which
+        # the grace of first contact covers, as it covers a new connection's set-up.
         self._scripted.add(index)
+        self._fresh.add(index)
+        self._grace_until = max(self._grace_until, self._contact_until)
         return Send(index, eval=True)
 
     def moved(
