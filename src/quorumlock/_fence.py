@@ -109,6 +109,8 @@ class _Fence(Generic[ClientT]):
                 highest = int(seen[0])
             except (IndexError, ValueError):
                 return self._not_a_token(seen[0] if seen else "")
+            if not 0 <= highest <= MAX_TOKEN:
+                return self._not_a_token(seen[0])
             return StaleFencingToken(
                 f"write to {self.resource!r} refused: fencing token {token} is older than "
                 f"{highest}, the lock was acquired by another holder since",
@@ -137,6 +139,8 @@ class _Fence(Generic[ClientT]):
             highest: int = int(value)  # type: ignore[call-overload]
         except ValueError:
             raise self._not_a_token(value) from None
+        if not 0 <= highest <= MAX_TOKEN:
+            raise self._not_a_token(value)
         return highest
 
     def _not_a_token(self, value: object) -> FenceError:

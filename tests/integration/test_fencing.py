@@ -585,22 +585,24 @@ def test_redis_fence_raises_only_quorumlock_errors(api: Api, make_servers: Serve
     api.run(body)
 
 
-@pytest.mark.parametrize("value", ["5.5", "1e3", "abc"])
+@pytest.mark.parametrize("value", ["5.5", "1e3", "abc", "", "nan", "-inf", "-5"])
 def test_a_fence_key_that_another_program_wrote_raises_fence_error(
     api: Api, make_servers: ServerFactory, value: str
 ) -> None:
     """Catches a builtin ValueError escaping (the server refused the write as stale
     against "5.5", and int() could not read it): what no fence wrote is a FenceError,
-    for a write and for highest(), in both APIs."""
+    for a write and for highest(), in both APIs, and the write's says so (for "abc" it
+    gave the guard script's Lua error, and "nan" and "-inf" were written over)."""
     resource = make_servers(1)[0]
     seed = client_of(resource)
     seed.set("quorumlock:fence:stock:3", value)
 
     async def body() -> None:
         async with fence_of(api, resource, "stock:3", no_retries=True) as fence:
-            with pytest.raises(FenceError, match="stock:3") as wrote:
+            with pytest.raises(FenceError, match="not a fencing token") as wrote:
                 await call(fence.execute(4, "SET", "stock:3", "x"))
             assert not isinstance(wrote.value, StaleFencingToken)
+            assert "stock:3" in str(wrote.value)
             with pytest.raises(FenceError, match="not a fencing token"):
                 await call(fence.highest())
 

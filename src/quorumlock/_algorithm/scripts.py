@@ -712,10 +712,15 @@ FENCE_GUARD = Script(
 -- KEYS[1]  where the resource's highest fencing token is kept
 -- ARGV[1]  the writer's fencing token (an integer)
 -- ARGV[2..] the command to run and its arguments
--- returns  the command's reply, or the error "STALEFENCE <highest>" (nothing was run)
+-- returns  the command's reply, or the error "STALEFENCE <highest>" (nothing was run);
+--          a value no fence wrote (not a whole number from 0 to 2^53) is refused so too
 local highest = redis.call("get", KEYS[1])
-if highest and tonumber(highest) > tonumber(ARGV[1]) then
-    return redis.error_reply("STALEFENCE " .. highest)
+if highest then
+    local seen = tonumber(highest)
+    if not seen or seen ~= math.floor(seen) or seen < 0 or seen >= 2^53
+        or seen > tonumber(ARGV[1]) then
+        return redis.error_reply("STALEFENCE " .. highest)
+    end
 end
 redis.call("set", KEYS[1], ARGV[1])
 return redis.call(unpack(ARGV, 2))
