@@ -7,6 +7,7 @@ import ssl
 
 import pytest
 from redis import exceptions as rx
+from redis.sentinel import MasterNotFoundError
 
 from quorumlock import Reply
 from quorumlock._algorithm.scripts import ACQUIRE
@@ -217,3 +218,21 @@ def test_passwords_of_four_characters_or_more_are_scrubbed_whole(
         errors.never_show(secret)
     detail = translate(rx.ResponseError("ERR abc pw42-and-more pw42"))[1]
     assert detail == "ERR abc *** ***"
+
+
+def test_a_master_no_sentinel_names_is_said_in_a_few_words() -> None:
+    """redis-py's MasterNotFoundError carries every sentinel client's repr and error
+    (over a thousand characters, in every outcome, exception and log line)."""
+    reached = MasterNotFoundError(
+        "No master found for 'mymaster' : <redis.client.Redis(<redis.connection."
+        "ConnectionPool(<redis.connection.Connection(host=127.0.0.1,port=26379)>)>)> - "
+        "ConnectionError('Error 111 connecting to 127.0.0.1:26379. Connection refused.')"
+    )
+    assert translate(reached) == (
+        Reply.ERROR,
+        "No master found for 'mymaster': no sentinel could be reached (a retry may find one)",
+    )
+    unknown = MasterNotFoundError("No master found for 'nosuch'")
+    assert translate(unknown)[1] == (
+        "No master found for 'nosuch': the sentinels know no such master (a retry may find one)"
+    )

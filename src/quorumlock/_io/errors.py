@@ -12,6 +12,7 @@ import socket
 import ssl
 
 from redis import exceptions as rx
+from redis.sentinel import MasterNotFoundError
 
 from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, WRONG_TYPE, Reply
 from quorumlock._algorithm.scripts import SCRIPTS
@@ -89,6 +90,12 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
     if (mismatch := scheme_mismatch(exc)) is not None:
         return Reply.ERROR, mismatch
     detail = _scrub(_describe(exc))
+    if isinstance(exc, MasterNotFoundError):
+        # redis-py appends every sentinel client's repr and error: a thousand characters
+        # in every outcome, exception and log line.
+        head, tried, _ = detail.partition(" : ")
+        why = "no sentinel could be reached" if tried else "the sentinels know no such master"
+        return Reply.ERROR, f"{head}: {why} (a retry may find one)"
     if isinstance(exc, rx.AuthenticationError) and detail.startswith(_NOAUTH):
         return Reply.FATAL, "the server requires a password, and none was given"
     if (unknown := _UNKNOWN_COMMAND.match(detail)) is not None:
