@@ -32,8 +32,8 @@ from quorumlock._algorithm.config import (
     Duration,
     LockOptions,
     RedlockConfig,
+    bounded_timeout,
     is_async_callable,
-    seconds,
     shown,
 )
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, line_place, pass_turn
@@ -482,7 +482,8 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
             raise TypeError(
                 f"handle must be a quorumlock.LockHandle, not {type(handle).__name__}{hint}"
             )
-        skew = seconds(clock_skew, "clock_skew", allow_zero=True)
+        # (a wall clock off by more than an hour is no skew to allow for, but a typo)
+        skew = bounded_timeout(clock_skew, "clock_skew", allow_zero=True)
         if not isinstance(check_servers, bool):
             raise TypeError(f"check_servers must be a bool, not {check_servers!r}")
         if check_servers and sorted(handle.servers) != sorted(self.servers):

@@ -60,7 +60,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
         f"quorumlock.celery needs Celery: pip install 'quorumlock[celery]' ({exc})"
     ) from exc
 
-from quorumlock._algorithm.config import Duration, seconds, shown
+from quorumlock._algorithm.config import Duration, bounded_timeout, seconds, shown
 from quorumlock._algorithm.handoff import LockHandle
 from quorumlock._algorithm.outcomes import NodeOutcome
 from quorumlock._exceptions import (
@@ -283,7 +283,7 @@ class Singletons:
         self.max_hold = (
             math.inf if isinstance(hold, float) and hold == math.inf else seconds(hold, "max_hold")
         )
-        self.clock_skew = seconds(clock_skew, "clock_skew", allow_zero=True)
+        self.clock_skew = bounded_timeout(clock_skew, "clock_skew", allow_zero=True)
         max_ttl = redlock.config.max_ttl
         if max_ttl is not None and self.ttl > max_ttl:
             raise ConfigurationError(

@@ -298,6 +298,9 @@ def test_adopt_validates_before_holding(
             rl.adopt(handle, clock_skew="1")  # type: ignore[arg-type]
         with pytest.raises(ConfigurationError, match="clock_skew"):
             rl.adopt(handle, clock_skew=-1)
+        # a typo, not a skew (it said the handle "expired 1000…000 s ago")
+        with pytest.raises(ConfigurationError, match="clock_skew must be at most 3600 s"):
+            rl.adopt(handle, clock_skew=1e300)
         with pytest.raises(TypeError, match="check_servers"):
             rl.adopt(handle, check_servers=1)  # type: ignore[arg-type]
         with pytest.raises(ConfigurationError, match="bound"):
