@@ -530,24 +530,6 @@ def test_a_lease_wait_beyond_what_a_thread_can_wait_does_not_end_the_lease_threa
         assert leased.release()
 
 
-def test_adopt_refuses_a_validity_beyond_any_ttl_with_the_quarantine_off(
-    servers: LocalServerGroup, lock_name: str
-) -> None:
-    with quorumlock.Redlock(servers.urls, max_ttl=None) as rl:
-        handle = LockHandle(
-            name=lock_name,
-            token="ab" * 20,
-            ttl=5,
-            fencing_token=None,
-            validity=1e20,
-            exported_at=time.time(),
-            servers=tuple(rl.servers),
-        )
-        with pytest.raises(ConfigurationError, match="more than any ttl may be"):
-            rl.adopt(handle)
-    assert values(servers, lock_name) == [None] * len(servers)  # no network call
-
-
 def test_a_slow_on_lost_holds_up_no_other_lease_and_no_release(
     servers: LocalServerGroup, lock_name: str
 ) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import dataclasses
 import dis
 import functools
 import gc
@@ -1429,6 +1430,12 @@ def test_adopt_refuses_inconsistent_handles(
         )
         with pytest.raises(ConfigurationError, match="max_ttl"):
             rl.adopt(too_long)
+        # with the quarantine off, no more than any ttl may be (1e20 s of validity killed
+        # the sync lease thread: its wait overflowed)
+        unbounded = api.redlock(servers.urls, max_ttl=None)
+        beyond = dataclasses.replace(too_long, validity=1e20)
+        with pytest.raises(ConfigurationError, match="more than any ttl may be"):
+            unbounded.adopt(beyond)
         for bad in (math.nan, -1.0, math.inf):
             forged = copy.copy(good)
             object.__setattr__(forged, "validity", bad)

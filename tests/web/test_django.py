@@ -286,6 +286,18 @@ def manage(
     )
 
 
+def spawn_manage(*args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """``python -m django ARGS`` started in a child process (:func:`manage` waits)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "django", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
 def child_env(servers: LocalServerGroup, db: Path) -> dict[str, str]:
     return {
         **os.environ,
@@ -359,14 +371,7 @@ def test_locked_command_stops_the_command_when_the_lock_is_lost(
     env = child_env(servers, project)
     code = "import time; time.sleep(60)"
     argv = ["locked", "sleeper", "--ttl", "1", "--grace", "2", "--", "shell", "-c", code]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "django", *argv],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = spawn_manage(*argv, env=env)
     try:
         deadline = time.monotonic() + 60
         while values(servers, "sleeper").count(None) == len(servers):
@@ -400,14 +405,7 @@ def test_locked_command_interrupted_while_waiting(
     other = quorumlock.Redlock(servers.urls)
     try:
         with other.lock("waited", ttl=60):
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "django", "locked", "waited", "--", "migrate"],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
+            proc = spawn_manage("locked", "waited", "--", "migrate", env=env)
             try:
                 deadline = time.monotonic() + 60
                 while sum(exists_on(servers, queue)) < 2:  # not in line on a majority
