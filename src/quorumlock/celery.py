@@ -418,17 +418,16 @@ class _Plan:
                 if param.kind is not param.KEYWORD_ONLY:
                     positional.append(value)
                 named[param.name] = value
-        for field_name in self.fields:  # one that *args or **kwargs may not have filled
-            base = field_name.split(".", 1)[0].split("[", 1)[0]
+        # the arguments the fields name: "0" of "0.attr", "user_id" of "user_id[2]"
+        bases = [name.split(".", 1)[0].split("[", 1)[0] for name in self.fields]
+        for base in bases:  # one that *args or **kwargs may not have filled
             if int(base) >= len(positional) if base.isdigit() else base not in named:
                 raise ConfigurationError(
                     f"key template {self.template!r} uses {{{base}}}, an argument this "
                     "call does not pass"
                 )
         if serializer is not None:
-            # Only the values the template reads: the others may be large.
-            for field_name in self.fields:
-                base = field_name.split(".", 1)[0].split("[", 1)[0]
+            for base in bases:  # only the values the template reads: others may be large
                 if base.isdigit():
                     positional[int(base)] = _as_sent(positional[int(base)], serializer)
                 else:
@@ -547,7 +546,11 @@ class SingletonTask(_Task):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         plan = self._plan()
-        name = plan.name(args, kwargs, self.serializer)
+        # A run's arguments came decoded from its message (in whatever serializer it was
+        # sent); a direct call's are the caller's own, formatted as a worker would see
+        # them after the task's serializer.
+        serializer = self.serializer if self.request.called_directly else None
+        name = plan.name(args, kwargs, serializer)
         redlock = plan.settings.redlock
         on_lost = self._revoker() if plan.on_lost == "revoke" else None
         outer = _CURRENT.get()  # a singleton task's, calling this one directly
