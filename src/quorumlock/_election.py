@@ -14,6 +14,7 @@ import logging
 import math
 import os
 import socket
+import weakref
 from collections.abc import Callable
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -196,6 +197,9 @@ class CampaignBase(Generic[LockT]):
     def __init__(self, election: ElectionBase[LockT], timeout: Duration | None) -> None:
         self._election = election
         self.term: Term[LockT] | None = None
+        # each lock's term: a loss is told to ``on_lost`` with the term of the lock lost
+        # (its callback may run after the campaign was entered again, on a new lock)
+        self._terms: weakref.WeakKeyDictionary[LockT, Term[LockT]] = weakref.WeakKeyDictionary()
         self._timeout = timeout
         self._lock: LockT = election._new_lock(timeout, self._report_lost)
 
@@ -211,8 +215,9 @@ class CampaignBase(Generic[LockT]):
     def _report_lost(self, lock: LockT) -> None:
         """The lock's ``on_lost``: the election's ``on_lost`` gets the term."""
         on_lost = self._election._on_lost
-        if on_lost is not None and self.term is not None and self.term.lock is lock:
-            on_lost(self.term)
+        term = self._terms.get(lock)
+        if on_lost is not None and term is not None:
+            on_lost(term)
 
     def _claiming(self) -> Flow[Term[LockT]]:
         """Once the lock is held: write the term record; the term."""
@@ -235,7 +240,7 @@ class CampaignBase(Generic[LockT]):
                 confirmed,
                 render_outcomes(claimed.outcomes),
             )
-        self.term = Term(lock, number, identity_of(token))
+        self.term = self._terms[lock] = Term(lock, number, identity_of(token))
         return self.term
 
     def __repr__(self) -> str:

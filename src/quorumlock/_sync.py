@@ -206,8 +206,8 @@ class Redlock(
         ``"<host>:<pid>"``) is what :meth:`Election.leader` reports to anyone;
         ``on_lost(term)`` is called (on a thread of its own, as a lock's is) if
         leadership is lost while the block runs (``term.lost`` is set, and leaving the
-        block raises :class:`LockLost`). The election is the lock ``name``, taken with fencing on
-        whatever this Redlock's ``fencing``. Raises ``TypeError`` or
+        block raises :class:`LockLost`). The election is the lock ``name``, taken with
+        fencing on whatever this Redlock's ``fencing``. Raises ``TypeError`` or
         :class:`ConfigurationError` for bad input, before any round.
         """
         return Election(self, name, ttl=ttl, identity=identity, on_lost=on_lost)

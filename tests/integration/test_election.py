@@ -312,6 +312,23 @@ def test_a_campaign_entered_again_after_its_term_leaves_that_term_over(
     api.run(body)
 
 
+def test_a_late_loss_of_an_ended_term_is_told_with_that_term(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """``on_lost`` of the sync API runs on a thread of its own, maybe once the campaign
+    was entered again: the loss of the ended term's lock is told with that term, not
+    the new one (nor dropped, as it was once the new term had a lock of its own)."""
+    told: list[Term[Any]] = []
+    with quorumlock.Redlock(servers.urls, instance_timeout=PATIENT) as rl:
+        campaign = rl.election(lock_name, ttl=5, on_lost=told.append).campaign()
+        with campaign as old:
+            pass
+        with campaign as new:
+            campaign._report_lost(old.lock)  # the old term's callback, run late
+            assert told == [old]
+            assert new.leading
+
+
 def test_terms_fence_a_deposed_leader(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
     """A leader whose term ended cannot write to a RedisFence-guarded resource once the
     next leader wrote: the term number is the fencing token. The Redlock's own
