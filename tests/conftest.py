@@ -19,6 +19,7 @@ import contextlib
 import functools
 import importlib.util
 import os
+import py_compile
 import socket
 import statistics
 import subprocess
@@ -34,6 +35,7 @@ import hypothesis
 import pytest
 import redis
 
+import quorumlock
 from quorumlock import Reply
 from quorumlock.testing import (
     LocalServer,
@@ -241,6 +243,43 @@ def pytest_configure(config: pytest.Config) -> None:
     # that runs the session gets every report.
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(_SkippedAreas(), "quorumlock-skipped-areas")
+        if sys.dont_write_bytecode:
+            write_byte_code(Path(quorumlock.__file__).parent, Path(__file__).parent)
+
+
+def write_byte_code(*roots: Path) -> int:
+    """Cache the byte code of every module under ``roots`` where Python was told not to
+    (``PYTHONDONTWRITEBYTECODE``, set in many container images): every interpreter the
+    tests start (the command line, worker processes, servers' clients) would otherwise
+    compile quorumlock and the test modules from source, about half a second each. The
+    files are checked against their source's hash at each import, never by time, so an
+    edit (a mutant of tests/mutation/run.py among them) is never hidden by a stale one.
+    Returns how many were written; a directory that cannot be written is left as it is."""
+    written = 0
+    for root in roots:
+        for source in sorted(root.rglob("*.py")):
+            cached = Path(importlib.util.cache_from_source(str(source)))
+            try:
+                code = source.read_bytes()
+                with contextlib.suppress(OSError):
+                    header = cached.read_bytes()[:16]
+                    # magic number, flags (hash-based and checked: 0b11), source hash
+                    if header == (
+                        importlib.util.MAGIC_NUMBER
+                        + (3).to_bytes(4, "little")
+                        + importlib.util.source_hash(code)
+                    ):
+                        continue
+                py_compile.compile(
+                    str(source),
+                    cfile=str(cached),
+                    doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH,
+                )
+            except (OSError, py_compile.PyCompileError):
+                continue
+            written += 1
+    return written
 
 
 def first_line(text: str) -> str:

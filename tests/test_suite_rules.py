@@ -3,6 +3,7 @@ the suite's conftest over a few tests made for the purpose."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -11,6 +12,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.conftest import write_byte_code
 
 CONFTEST = Path(__file__).with_name("conftest.py")
 
@@ -153,3 +156,28 @@ def test_the_run_starts_by_naming_the_servers(tmp_path: Path) -> None:
     assert "  valkey: Valkey " in header
     assert "  redis-6.2: Redis 6.2." in header
     assert "  path: " in header
+
+
+def test_the_byte_code_written_for_child_interpreters_follows_every_edit(
+    tmp_path: Path,
+) -> None:
+    def value_in_a_child() -> str:
+        read = [sys.executable, "-c", "import edited; print(edited.VALUE)"]
+        env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        done = subprocess.run(
+            read, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60, check=True
+        )
+        return done.stdout
+
+    module = tmp_path / "edited.py"
+    module.write_text("VALUE = 1\n")
+    assert write_byte_code(tmp_path) == 1
+    cached = Path(importlib.util.cache_from_source(str(module)))
+    assert cached.read_bytes()[4:8] == (3).to_bytes(4, "little")  # checked by hash
+    assert write_byte_code(tmp_path) == 0  # up to date: nothing written again
+    assert value_in_a_child() == "1\n"
+    # the same size, within the same second: a timestamp-checked file would pass for it
+    module.write_text("VALUE = 2\n")
+    assert value_in_a_child() == "2\n"
+    assert write_byte_code(tmp_path) == 1
+    assert value_in_a_child() == "2\n"

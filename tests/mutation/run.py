@@ -1287,11 +1287,13 @@ def copy_tree(destination: Path) -> None:
 
 def run_tests(tree: Path, tests: tuple[str, ...]) -> tuple[bool, str]:
     """True if the tests pass in ``tree``; and the last lines of pytest's output."""
-    # No byte code written: a mutant and the next one of the same file, the same size and
-    # within the same second, would share a stale .pyc. Without cached byte code, pytest
-    # would rewrite the asserts of every module of its plugins' packages (hypothesis's,
-    # 174 of them) at each start, a second of every mutant's run: a verdict needs no
-    # assert introspection, so asserts stay plain.
+    # No byte code written by the interpreter: a mutant and the next one of the same file,
+    # the same size and within the same second, would share a stale .pyc. (The suite's
+    # conftest caches quorumlock's and the tests' byte code itself, checked against the
+    # source's hash at each import, which no mutant can fool.) Without cached byte code,
+    # pytest would rewrite the asserts of every module of its plugins' packages
+    # (hypothesis's, 174 of them) at each start, a second of every mutant's run: a verdict
+    # needs no assert introspection, so asserts stay plain.
     env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
     command += ["--assert=plain", *tests]
