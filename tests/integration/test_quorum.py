@@ -259,20 +259,22 @@ def test_frozen_minority_with_open_connections_costs_one_instance_timeout(
     group = make_servers(5)
 
     async def body() -> None:
-        rl = api.redlock(group.urls, instance_timeout=0.3)
+        # an instance timeout far above a round's cost, even on a loaded machine: a round
+        # that waited for the frozen two would take all of it
+        rl = api.redlock(group.urls, instance_timeout=1.0)
         await warm_up(rl)
         with frozen(group.servers[:2]):
             lock = rl.lock(lock_name, ttl=10)
             got, elapsed = await timed_acquire(lock, blocking=False)
             assert got
             # decided by the three others' grants: the frozen two are not waited for
-            assert elapsed < 0.3
+            assert elapsed < 1.0
             assert replies(lock.outcomes) == [Reply.UNREAD] * 2 + [Reply.GRANTED] * 3
             assert values(list(group.servers[2:]), lock_name) == [lock.token] * 3
             # and so is the release, by the three others' confirmations
             started = time.monotonic()
             assert await call(lock.release())
-            assert time.monotonic() - started < 0.3
+            assert time.monotonic() - started < 1.0
             assert replies(lock.outcomes) == [Reply.UNREAD] * 2 + [Reply.DONE] * 3
 
     api.run(body)
