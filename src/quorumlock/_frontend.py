@@ -332,7 +332,9 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
         ``auto_extend=True`` keeps the lock while it is held, extending it before its
         validity runs low (R10), until ``max_extensions`` extensions or ``max_hold``
         seconds since the acquire, whichever comes first (one of them is required;
-        ``max_hold=math.inf`` renews without end). ``on_lost(lock)`` is a plain function
+        ``max_hold=math.inf`` renews without end; neither is taken without
+        ``auto_extend=True``, nor a ``max_hold`` below the ttl, which the acquire holds
+        for anyway). ``on_lost(lock)`` is a plain function
         called when the lock is lost while held: on a thread of its own when the lease
         thread found it (sync: a slow callback holds up no renewal), on the event loop
         (asyncio), or in the call whose ``extend()`` or ``downgrade()`` found it lost;
@@ -520,14 +522,19 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
                 f"more than max_ttl={max_ttl:g} s: it cannot come from a lock on these "
                 "servers (every client of them must use the same max_ttl)"
             )
-        lock = self.lock(
+        options = LockOptions.build(
+            self.config,
             handle.name,
             ttl=handle.ttl,
+            timeout=None,
+            blocking=True,
             auto_extend=auto_extend,
             max_extensions=max_extensions,
             max_hold=max_hold,
             on_lost=on_lost,
+            adopted=True,
         )
+        lock = self._lock_class(self, options)
         now = time.monotonic()  # before the wall clock: the validity is counted from here
         now_wall = time.time()
         ahead = clock_disagreement(handle, now_wall=now_wall, clock_skew=skew)

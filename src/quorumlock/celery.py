@@ -289,6 +289,15 @@ class Singletons:
             raise ConfigurationError(
                 f"ttl={self.ttl:g} s exceeds the Redlock's max_ttl={max_ttl:g} s"
             )
+        if self.max_hold < self.ttl:
+            raise ConfigurationError(_hold_below_ttl(self.max_hold, self.ttl))
+
+
+def _hold_below_ttl(max_hold: float, ttl: float) -> str:
+    return (
+        f"max_hold={max_hold:g} s is shorter than ttl={ttl:g} s: a task's lock holds for "
+        "its ttl before any renewal; give a max_hold of at least the ttl"
+    )
 
 
 _SETTINGS: weakref.WeakKeyDictionary[Celery, Singletons] = weakref.WeakKeyDictionary()
@@ -514,6 +523,8 @@ class SingletonTask(_Task):
         if on_taken == "retry" and spec.mode == "enqueue":
             raise ConfigurationError(f"task {self.name}: {_RETRY_AT_ENQUEUE}")
         ttl = seconds(spec.ttl, "ttl") if spec.ttl is not None else settings.ttl
+        if settings.max_hold < ttl:
+            raise ConfigurationError(f"task {self.name}: {_hold_below_ttl(settings.max_hold, ttl)}")
         keep = seconds(spec.keep, "keep", allow_zero=True)
         max_ttl = settings.redlock.config.max_ttl
         for value, what in ((ttl, "ttl"), (keep, "keep")):

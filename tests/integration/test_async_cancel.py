@@ -345,7 +345,12 @@ def test_cancelling_a_hand_over_at_any_point_leaves_no_key(
         cancelled = 0
         try:
             for loop_steps in range(1, 6):
-                lock = rl.lock(lock_name, ttl=10, auto_extend=auto_extend, max_hold=30)
+                lock = rl.lock(
+                    lock_name,
+                    ttl=10,
+                    auto_extend=auto_extend,
+                    max_hold=30 if auto_extend else None,
+                )
                 assert await lock.acquire()
                 was_cancelled, handle = await cancel_after(lock.export, loop_steps=loop_steps)
                 if was_cancelled:

@@ -162,12 +162,29 @@ def test_auto_extend_needs_a_bound(api: Api, servers: LocalServerGroup, lock_nam
             rl.lock(lock_name, ttl=1, auto_extend=True, max_hold=-math.inf)
         with pytest.raises(TypeError):
             rl.lock(lock_name, ttl=1, auto_extend=True, max_extensions=True)
+        # A bound without auto_extend bounds nothing; a max_hold below the ttl neither
+        # (the acquire holds for the ttl anyway).
+        with pytest.raises(ConfigurationError, match="max_hold bounds the renewals"):
+            rl.lock(lock_name, ttl=1, max_hold=10)
+        with pytest.raises(ConfigurationError, match="max_extensions bounds the renewals"):
+            rl.lock(lock_name, ttl=1, auto_extend=False, max_extensions=3)
+        with pytest.raises(ConfigurationError, match=r"max_hold \(0.5 s\) is shorter than"):
+            rl.lock(lock_name, ttl=1, auto_extend=True, max_hold=0.5)
         # The explicit unbounded choice, and the bounded ones, are accepted.
         rl.lock(lock_name, ttl=1, auto_extend=True, max_extensions=3)
         rl.lock(lock_name, ttl=1, auto_extend=True, max_hold=10)
+        rl.lock(lock_name, ttl=1, auto_extend=True, max_hold=1)
         lock = rl.lock(lock_name, ttl=1, auto_extend=True, max_hold=math.inf)
         async with holding(lock):
             assert lock.held
+        assert values(servers, lock_name) == [None] * 5
+        # an adopted lock's max_hold counts from its adoption: shorter than its ttl, it
+        # bounds what is left
+        exported = rl.lock(lock_name, ttl=5)
+        assert await call(exported.acquire(blocking=False))
+        adopted = rl.adopt(await call(exported.export()), auto_extend=True, max_hold=0.5)
+        assert adopted.held
+        assert await call(adopted.release())
         assert values(servers, lock_name) == [None] * 5
 
     api.run(body)

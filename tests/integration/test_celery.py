@@ -973,7 +973,9 @@ def test_configuration_errors(group: LocalServerGroup) -> None:
             configure(bare, redlock, ttl=5, on_taken="later")  # type: ignore[arg-type]
         with pytest.raises(TypeError, match=r"celery\.Celery"):
             configure(object(), redlock, ttl=5)  # type: ignore[arg-type]
-        configure(bare, redlock, ttl=5, on_taken="retry")
+        with pytest.raises(ConfigurationError, match="max_hold=4 s is shorter than ttl=5 s"):
+            configure(bare, redlock, ttl=5, max_hold=4)
+        configure(bare, redlock, ttl=5, on_taken="retry", max_hold=6)
 
         @bare.task(base=SingletonTask, singleton=Singleton(mode="enqueue"))
         def enqueued() -> None:
@@ -985,8 +987,15 @@ def test_configuration_errors(group: LocalServerGroup) -> None:
 
         with pytest.raises(ConfigurationError, match="needs mode='run'"):
             enqueued()
+
+        @bare.task(base=SingletonTask, singleton=Singleton(ttl=8))
+        def held_long() -> None:
+            return None
+
         with pytest.raises(ConfigurationError, match="keep=30 s exceeds"):
             kept_long()
+        with pytest.raises(ConfigurationError, match="held_long: max_hold=6 s is shorter"):
+            held_long()
 
 
 def test_current_lock_outside_a_task() -> None:

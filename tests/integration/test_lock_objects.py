@@ -1017,7 +1017,9 @@ def test_two_releases_at_once_free_the_object_once(
 
     async def body() -> None:
         async with quorumlock.asyncio.Redlock(servers.urls, instance_timeout=1.0) as rl:
-            lk = rl.lock(lock_name, ttl=10, auto_extend=auto_extend, max_hold=30)
+            lk = rl.lock(
+                lock_name, ttl=10, auto_extend=auto_extend, max_hold=30 if auto_extend else None
+            )
             assert await lk.acquire()
             first = asyncio.create_task(lk.release())
             second = asyncio.create_task(lk.release())

@@ -629,6 +629,8 @@ def test_clients_with_other_permits(api: Api, servers: LocalServerGroup, lock_na
         ({"permits": 2, "name": 3}, TypeError, "must be a str"),
         ({"permits": 2, "timeout": -1}, ConfigurationError, "timeout"),
         ({"permits": 2, "auto_extend": True}, ConfigurationError, "max_extensions"),
+        ({"permits": 2, "max_hold": 60}, ConfigurationError, "does nothing without"),
+        ({"permits": 2, "auto_extend": True, "max_hold": 1}, ConfigurationError, "shorter"),
     ],
 )
 def test_bad_input_is_refused_before_any_network_call(

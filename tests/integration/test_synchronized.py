@@ -217,6 +217,8 @@ def test_wrong_kind_of_function_is_a_type_error(servers: LocalServerGroup) -> No
         ({"ttl": 0}, ConfigurationError),
         ({"ttl": "5"}, TypeError),
         ({"ttl": 5, "auto_extend": True}, ConfigurationError),
+        ({"ttl": 5, "max_extensions": 2}, ConfigurationError),
+        ({"ttl": 5, "auto_extend": True, "max_hold": 4.999}, ConfigurationError),
         ({"ttl": 5, "blocking": "no"}, TypeError),
         ({"ttl": 5, "on_lost": 3}, TypeError),
     ],

@@ -161,6 +161,8 @@ def test_decorated_function_raises_as_with_does(configured: LocalServerGroup) ->
         locked("a:{0}", ttl=5)
     with pytest.raises(quorumlock.ConfigurationError, match="makes no valid name"):
         locked("quorumlock:rw:{pk}", ttl=5)
+    with pytest.raises(quorumlock.ConfigurationError, match="shorter than the ttl"):
+        locked("a", ttl=5, max_hold=2)
 
 
 def test_the_mixins_methods_are_checked_when_the_class_is_defined() -> None:

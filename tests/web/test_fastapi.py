@@ -452,6 +452,8 @@ def test_bad_arguments_are_refused_when_the_route_is_declared() -> None:
         locked("a", ttl=5, lost_status_code=200)
     with pytest.raises(ConfigurationError):
         locked("a", ttl=-1)
+    with pytest.raises(ConfigurationError, match="shorter than the ttl"):
+        locked("a", ttl=5, max_hold=2)
     with pytest.raises(ConfigurationError, match="URL"):
         lifespan(["not a url"])
     # The sync Redlock was accepted, and every request was a 500 (its Lock has no

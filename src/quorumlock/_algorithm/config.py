@@ -226,7 +226,8 @@ class RedlockConfig:
     - ``clock_drift_factor`` (0.01): share of the ttl given up for clock drift (R6 step 4).
     - ``retry_delay`` (0.2 s): base of the random pause between attempts; each pause is
       uniform in ``[retry_delay / 2, retry_delay]`` (R8), up to three of them for a waiter
-      that stands third or further back in the name's line of waiters.
+      that stands third or further back in the name's line of waiters. With
+      ``wake_on_release``, a release that wakes the waiter cuts its pause short.
     - ``retry_count`` (None): at most this many retries after the first attempt of a
       blocking acquire; None means bounded only by the acquire timeout.
     - ``instance_timeout`` (None): how long to wait for each server's reply; None derives
@@ -384,8 +385,14 @@ class LeasePolicy:
                 "auto_extend needs a bound: give max_extensions=N or "
                 "max_hold=SECONDS, or max_hold=math.inf to renew for as long as it runs"
             )
-        if not auto_extend and max_extensions is None and hold is None:
-            return NO_LEASE  # the common case: no allocation per lock
+        if not auto_extend:
+            if max_extensions is None and hold is None:
+                return NO_LEASE  # the common case: no allocation per lock
+            given = "max_hold" if hold is not None else "max_extensions"
+            raise ConfigurationError(
+                f"{given} bounds the renewals of auto_extend=True and does nothing without "
+                f"them (the lock lasts its ttl): give auto_extend=True, or leave {given} out"
+            )
         return cls(auto_extend, max_extensions, hold)
 
 
@@ -430,20 +437,32 @@ class LockOptions:
         max_extensions: int | None,
         max_hold: Duration | None,
         on_lost: Callable[[Any], object] | None,
+        adopted: bool = False,
     ) -> LockOptions:
         """Check every option against ``config`` (the Redlock's): ``TypeError`` for a
         wrong type, :class:`ConfigurationError` for a bad value, before any network call.
+        A ``max_hold`` shorter than the ttl is one: an acquire holds for its ttl before
+        any renewal (not so for an ``adopted`` lock, whose validity left may be shorter:
+        its ``max_hold`` counts from the adoption).
         """
         check_wait(blocking, timeout)
         check_callback(on_lost, "on_lost")
+        ttl_ms = config.ttl_ms(ttl)
+        lease = LeasePolicy.build(
+            auto_extend=auto_extend, max_extensions=max_extensions, max_hold=max_hold
+        )
+        if not adopted and lease.max_hold is not None and lease.max_hold * 1000 < ttl_ms:
+            raise ConfigurationError(
+                f"max_hold ({lease.max_hold:g} s) is shorter than the ttl ({ttl_ms / 1000:g} "
+                "s): a lock holds for its ttl before any renewal; give a max_hold of at "
+                "least the ttl"
+            )
         return cls(
             name=validate_name(name),
-            ttl_ms=config.ttl_ms(ttl),
+            ttl_ms=ttl_ms,
             timeout=timeout,
             blocking=blocking,
-            lease=LeasePolicy.build(
-                auto_extend=auto_extend, max_extensions=max_extensions, max_hold=max_hold
-            ),
+            lease=lease,
             on_lost=on_lost,
         )
 
