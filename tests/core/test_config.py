@@ -257,3 +257,16 @@ def test_an_int_too_large_for_a_float_is_a_configuration_error(check: Any) -> No
     ``float()``, and the message does not print all 401 digits."""
     with pytest.raises(ConfigurationError, match=r"finite, not -?10+…\(40[12] digits\)"):
         check()
+
+
+@pytest.mark.parametrize(("max_ttl", "factor"), [(0.001, 0.01), (0.002, 0.0), (0.004, 0.5)])
+def test_a_max_ttl_that_admits_no_lock_is_refused(max_ttl: float, factor: float) -> None:
+    with pytest.raises(ConfigurationError, match=r"max_ttl=.* s admits no lock"):
+        RedlockConfig(max_ttl=max_ttl, clock_drift_factor=factor)
+
+
+def test_the_shortest_max_ttl_admits_the_shortest_ttl() -> None:
+    config = RedlockConfig(max_ttl=0.003)
+    assert config.ttl_ms(0.003) == 3
+    with pytest.raises(ConfigurationError, match="too short"):
+        config.ttl_ms(0.002)

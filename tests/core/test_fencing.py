@@ -482,7 +482,7 @@ def test_max_ttl_defaults_to_60_s_and_none_turns_the_quarantine_off() -> None:
 
 
 @pytest.mark.parametrize(
-    ("max_ttl", "ms"), [(1.0, 1000), (1.0001, 1001), (0.0015, 2), (0.0001, 1), (2.5, 2500)]
+    ("max_ttl", "ms"), [(1.0, 1000), (1.0001, 1001), (0.0031, 4), (2.5005, 2501), (2.5, 2500)]
 )
 def test_max_ttl_ms_rounds_up(max_ttl: float, ms: int) -> None:
     """The quarantine may be longer than asked, never shorter. Catches round() or int()."""
@@ -504,7 +504,8 @@ def test_ttl_above_max_ttl_is_a_configuration_error() -> None:
 
 @given(
     st.floats(0.01, 1000.0, allow_nan=False, allow_infinity=False),
-    st.floats(0.001, 1000.0, allow_nan=False, allow_infinity=False),
+    # from the shortest max_ttl that admits a ttl (3 ms, less its drift, exceeds 2 ms)
+    st.floats(0.003, 1000.0, allow_nan=False, allow_infinity=False),
 )
 def test_the_ttl_sent_never_exceeds_the_quarantine(ttl: float, max_ttl: float) -> None:
     """Every accepted ttl, in the whole milliseconds sent to the servers, fits in the

@@ -303,7 +303,16 @@ class RedlockConfig:
         busy = bounded_timeout(self.busy_poll, "busy_poll", allow_zero=True)
         object.__setattr__(self, "busy_poll", busy)
         if self.max_ttl is not None:
-            object.__setattr__(self, "max_ttl", bounded_ttl(self.max_ttl, "max_ttl"))
+            max_ttl = bounded_ttl(self.max_ttl, "max_ttl")
+            try:
+                to_ttl_ms(max_ttl, self.clock_drift_factor)
+            except ConfigurationError:
+                raise ConfigurationError(
+                    f"max_ttl={self.max_ttl!r} s admits no lock: every ttl must exceed its "
+                    f"clock drift allowance (ttl * clock_drift_factor + {DRIFT_FLOOR * 1000:g} "
+                    "ms), and be at most max_ttl"
+                ) from None
+            object.__setattr__(self, "max_ttl", max_ttl)
         if not isinstance(self.fencing, bool):
             raise TypeError(f"fencing must be True or False, not {self.fencing!r}")
         if not isinstance(self.wake_on_release, bool):
