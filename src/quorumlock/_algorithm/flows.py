@@ -111,6 +111,8 @@ RELEASE_OPS = frozenset({Op.RELEASE, Op.RW_RELEASE, Op.SEMAPHORE_RELEASE})
 #: The commands that only read who holds a lock or leads (``locked()``, ``owned()``,
 #: ``leader()``): their answer counts servers, as an acquire's does.
 READ_OPS = frozenset({Op.PROBE, Op.RW_PROBE, Op.READ_LEADER})
+#: The commands whose answer counts servers (see ``Fanout.counts_servers``).
+COUNTING_OPS = ACQUIRE_OPS | READ_OPS
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +214,7 @@ class Fanout:
     def counts_servers(self) -> bool:
         """The command's answer is a count of servers (an acquire, or a read of who holds
         or leads), which one server listed twice would make a lie."""
-        return self.op in ACQUIRE_OPS or self.op in READ_OPS
+        return self.op in COUNTING_OPS
 
     def undo(self) -> Fanout:
         """The release that takes back whatever this acquire may have set (R6 step 5)."""
