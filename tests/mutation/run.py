@@ -1263,7 +1263,7 @@ MUTANTS: Final = (
         "RELEASE_OPS = frozenset({Op.RELEASE})\n",
         (
             "tests/integration/test_quorum.py::"
-            "test_close_sends_again_a_family_release_that_a_late_noscript_left_unrun",
+            "test_close_sends_again_a_release_that_a_late_noscript_left_unrun",
         ),
     ),
 )
