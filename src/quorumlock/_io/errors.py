@@ -307,10 +307,19 @@ def _reset(exc: BaseException) -> bool:
     return False
 
 
+def _transport(connection: object | None) -> str | None:
+    """What ``connection``, a redis-py connection (sync or asyncio: their classes share
+    their names), runs over: "tls", "unix" or "tcp"; None when unknown."""
+    if connection is None or connection is _UNKNOWN:
+        return None
+    name = type(connection).__name__
+    return "tls" if "SSL" in name else "unix" if "Unix" in name else "tcp"
+
+
 def _tls_certificate(connection: object | None) -> bool | None:
     """Whether ``connection``, a redis-py TLS connection (sync or asyncio), has a client
     certificate configured; None when it is not one (or unknown)."""
-    if connection is None or connection is _UNKNOWN or "SSL" not in type(connection).__name__:
+    if _transport(connection) != "tls":
         return None
     certfile = getattr(connection, "certfile", None)
     if certfile is None:
@@ -321,10 +330,7 @@ def _tls_certificate(connection: object | None) -> bool | None:
 
 def _plain_tcp(connection: object | None) -> bool:
     """``connection`` is a redis-py connection over TCP without TLS (sync or asyncio)."""
-    if connection is None or connection is _UNKNOWN:
-        return False
-    name = type(connection).__name__
-    return "SSL" not in name and "Unix" not in name
+    return _transport(connection) == "tcp"
 
 
 def _tls_without_certificate(connection: object | None) -> bool:
