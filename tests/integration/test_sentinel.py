@@ -106,7 +106,7 @@ def test_a_sentinel_master_follows_a_failover_and_the_promoted_replica_is_quaran
         rl = api.redlock(
             [master_for(api, [sentinel]), *plain.urls], max_ttl=30, instance_timeout=0.5
         )
-        assert rl.servers[0] == "sentinel://mymaster"
+        assert rl.servers[0] == f"sentinel://{sentinel.host}:{sentinel.port}/mymaster"
         # (Until it answers: on a loaded machine, the plain two may end the first round
         # before the connection through the sentinel is up.)
         got, outcomes = (await until_the_instance_answers(rl, limit=10.0))[-1]
@@ -212,3 +212,46 @@ def _sentinels_known(sentinel: LocalSentinel) -> list[object]:
         return reply
     finally:
         client.close()
+
+
+def test_two_sentinel_deployments_whose_masters_share_a_name_are_two_servers(
+    api: Api, make_servers: ServerFactory, make_sentinels: SentinelFactory
+) -> None:
+    """Both deployments call their master "mymaster" (refused as one server listed
+    twice when the name alone made the identity); one master reached through two sets
+    of its sentinels is still one server, refused at the first acquire by its run_id."""
+    masters = make_servers(2)
+    (first,) = make_sentinels(masters[0], 1)
+    (second,) = make_sentinels(masters[1], 1)
+    also_first = make_sentinels(masters[0], 1)
+    plain = make_servers(1)
+
+    async def body() -> None:
+        rl = api.redlock(
+            [master_for(api, [first]), master_for(api, [second]), plain.urls[0]],
+            instance_timeout=2.0,
+        )
+        assert rl.servers[:2] == [
+            f"sentinel://{first.host}:{first.port}/mymaster",
+            f"sentinel://{second.host}:{second.port}/mymaster",
+        ]
+        # (until both answer: on a loaded machine, a round may end before a connection
+        # through a sentinel is up)
+        deadline = time.monotonic() + 10.0
+        while True:
+            got, outcomes = await attempt(rl, "locks:y")
+            if got and [o.reply for o in outcomes] == [Reply.GRANTED] * 3:
+                break
+            assert time.monotonic() < deadline, outcomes
+            await asyncio.sleep(0.1)
+        with pytest.raises(ConfigurationError, match="listed twice"):
+            api.redlock([master_for(api, [first]), master_for(api, [first]), plain.urls[0]])
+        one = api.redlock(
+            [master_for(api, [first]), master_for(api, also_first), plain.urls[0]],
+            instance_timeout=2.0,
+        )
+        with pytest.raises(ConfigurationError, match="are the same server"):
+            await call(one.lock("locks:y", ttl=5).acquire(blocking=False))
+
+    api.run(body)
+    assert values([*masters, plain[0]], "locks:y") == [None] * 3

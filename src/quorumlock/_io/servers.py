@@ -513,6 +513,17 @@ def _scrub(text: str, url: str, kwargs: Mapping[str, Any]) -> str:
     return " ".join(mask_url(text).split())
 
 
+def _sentinel_addresses(pool: Any) -> list[str]:
+    """``host:port`` of each sentinel a Sentinel master's pool asks, in its order."""
+    found = []
+    for sentinel in getattr(getattr(pool, "sentinel_manager", None), "sentinels", ()):
+        kwargs = getattr(getattr(sentinel, "connection_pool", None), "connection_kwargs", {})
+        host, port = kwargs.get("host"), kwargs.get("port")
+        if host is not None:
+            found.append(f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}")
+    return found
+
+
 def _from_pool(pool: Any) -> ServerSpec:
     kwargs = dict(pool.connection_kwargs)
     if (missing := _missing_tls_file(kwargs)) is not None:
@@ -520,9 +531,13 @@ def _from_pool(pool: Any) -> ServerSpec:
     _keep_secret(kwargs)
     service = getattr(pool, "service_name", None)
     if service is not None:  # a Sentinel-managed master: the address changes on failover
+        # Named by its sentinels as well: two Sentinel deployments may both call their
+        # master "mymaster" (the same master reached through two sets of sentinels is
+        # caught by its run_id, as two URLs of one server are).
+        sentinels = _sentinel_addresses(pool)
         return ServerSpec(
-            f"sentinel://{service}",
-            ("sentinel", str(service)),
+            f"sentinel://{','.join(sentinels)}/{service}" if sentinels else f"sentinel://{service}",
+            ("sentinel", str(service), *sorted(sentinels)),
             pool.connection_class,
             kwargs,
             pool=pool,
