@@ -13,14 +13,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 import redis.asyncio.sentinel
 import redis.sentinel
 
 from quorumlock import ConfigurationError, NodeOutcome, Reply
-from quorumlock.testing import LocalSentinel, LocalServer
+from quorumlock.testing import LocalSentinel, LocalServer, find_server_binary
 from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import AnyRedlock, Api, AsyncApi, SyncApi, call
 from tests.integration.test_promotion import replica_of
@@ -255,3 +255,29 @@ def test_two_sentinel_deployments_whose_masters_share_a_name_are_two_servers(
 
     api.run(body)
     assert values([*masters, plain[0]], "locks:y") == [None] * 3
+
+
+@pytest.mark.parametrize("server", ["valkey", "redis"])
+def test_a_sentinel_listed_as_a_server_is_named_as_such(
+    api: Api,
+    make_servers: ServerFactory,
+    make_sentinels: SentinelFactory,
+    server: Literal["valkey", "redis"],
+) -> None:
+    """Its port given where a master's belongs: the outcome says it is a Sentinel (not
+    "EVAL renamed or disabled", which its unknown-command answer looked like). Valkey's
+    and Redis's sentinels say so under different names."""
+    group = make_servers(3, binary=find_server_binary(server))
+    (sentinel,) = make_sentinels(group[0], 1)
+
+    async def body() -> None:
+        rl = api.redlock([f"redis://{sentinel.host}:{sentinel.port}", *group.urls[1:]])
+        lock = rl.lock("locks:z", ttl=5)
+        assert await call(lock.acquire(blocking=False))
+        first = lock.outcomes[0]
+        assert first.reply is Reply.FATAL
+        assert "this is a Sentinel" in first.detail
+        assert "master_for" in first.detail
+        assert await call(lock.release())
+
+    api.run(body)

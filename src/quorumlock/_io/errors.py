@@ -73,6 +73,17 @@ def never_show(secret: object) -> None:
         _SECRETS.add(secret)
 
 
+class SentinelAsServer(rx.ResponseError):
+    """A server listed as one of the N is a Sentinel (its ``INFO`` says so), which runs no
+    lock command: its master is what the list should name."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "this is a Sentinel, not a Redis or Valkey server: list the master it watches, "
+            "as Sentinel([...]).master_for(NAME) (see docs/deployment.md, Sentinel)"
+        )
+
+
 def translate(exc: BaseException) -> tuple[Reply, str]:
     """Classify an exception raised while talking to one server.
 
@@ -89,6 +100,8 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
         return Reply.FATAL, tls
     if (mismatch := scheme_mismatch(exc)) is not None:
         return Reply.ERROR, mismatch
+    if isinstance(exc, SentinelAsServer):
+        return Reply.FATAL, str(exc)
     detail = _scrub(_describe(exc))
     if isinstance(exc, MasterNotFoundError):
         # redis-py appends every sentinel client's repr and error: a thousand characters

@@ -54,6 +54,7 @@ from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.scripts import LOSS_COMMANDS, MARKER_KEY
 from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.errors import SentinelAsServer
 from quorumlock._io.servers import AsyncRedisConnection, RedisConnection, read_reply
 
 __all__ = [
@@ -175,6 +176,11 @@ def _probe(conn: RedisConnection | AsyncRedisConnection) -> list[bytes]:
 
 def _session(replies: list[object], required: bool) -> Session | None:
     info, config, replication, memory, *scripting = replies
+    if not isinstance(info, BaseException) and "sentinel" in (
+        _info_field(info, "redis_mode"),  # Redis
+        _info_field(info, "server_mode"),  # Valkey
+    ):
+        raise SentinelAsServer  # (its EVAL is an unknown command too, for another reason)
     _check_scripting(scripting)
     for reply in (info, replication):
         if isinstance(reply, BaseException):
