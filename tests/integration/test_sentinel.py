@@ -18,13 +18,16 @@ from typing import Any, Literal
 import pytest
 import redis.asyncio.sentinel
 import redis.sentinel
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
-from quorumlock import ConfigurationError, NodeOutcome, Reply
+from quorumlock import ConfigurationError, NodeOutcome, Redlock, Reply
 from quorumlock.testing import LocalSentinel, LocalServer, find_server_binary
 from tests.conftest import ServerFactory, client_of, values
 from tests.integration.apis import AnyRedlock, Api, AsyncApi, SyncApi, call
 from tests.integration.test_promotion import replica_of
 from tests.integration.test_quarantine import marker, run_id, seconds_left
+from tests.integration.test_quorum import frozen
 
 G, Q, X = Reply.GRANTED, Reply.QUARANTINED, Reply.TAKEN
 SentinelFactory = Callable[..., list[LocalSentinel]]
@@ -281,3 +284,42 @@ def test_a_sentinel_listed_as_a_server_is_named_as_such(
         assert await call(lock.release())
 
     api.run(body)
+
+
+def test_with_timeouts_for_its_sentinels_a_frozen_sentinel_costs_an_instance_nothing(
+    make_servers: ServerFactory, make_sentinels: SentinelFactory
+) -> None:
+    """The set-up docs/deployment.md shows: ``sentinel_kwargs`` gives the Sentinel
+    object's own clients a timeout and one try each. The first sentinel asked is frozen
+    (SIGSTOP: its port still accepts connections); master discovery moves on to the
+    second at once, and the instance answers. (With the timeouts alone, redis-py's
+    default retries took 6.5 s per discovery; with neither, the instance was out of every
+    round for a minute.)"""
+    master = make_servers(1)[0]
+    frozen_one, live_one = make_sentinels(master, 2)
+    plain = make_servers(2)
+    sentinel = redis.sentinel.Sentinel(  # type: ignore[no-untyped-call]
+        [(frozen_one.host, frozen_one.port), (live_one.host, live_one.port)],
+        sentinel_kwargs={
+            "socket_timeout": 0.2,
+            "socket_connect_timeout": 0.2,
+            "retry": Retry(NoBackoff(), 0),
+        },
+    )
+    with frozen([frozen_one]):
+        rl = Redlock([sentinel.master_for("mymaster"), *plain.urls])  # type: ignore[no-untyped-call]
+        try:
+            # (a round may end on the two plain servers' grants before the instance's
+            # first connection is up, or its reply is read: attempts until it grants)
+            deadline = time.monotonic() + 5.0
+            while True:
+                lock = rl.lock("locks:w", ttl=5)
+                assert lock.acquire(blocking=False)
+                granted = lock.outcomes
+                assert lock.release()
+                if granted[0].reply is Reply.GRANTED:
+                    break
+                assert time.monotonic() < deadline, granted
+                time.sleep(0.1)
+        finally:
+            rl.close()
