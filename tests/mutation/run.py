@@ -1249,8 +1249,8 @@ MUTANTS: Final = (
     Mutant(
         "a read of who holds or leads counts one server listed twice",
         FLOWS,
-        "        return self.op in ACQUIRE_OPS or self.op in READ_OPS\n",
-        "        return self.op in ACQUIRE_OPS\n",
+        "COUNTING_OPS = ACQUIRE_OPS | READ_OPS\n",
+        "COUNTING_OPS = ACQUIRE_OPS\n",
         (
             "tests/integration/test_same_server.py::"
             "test_a_read_of_one_server_under_two_names_is_refused",
