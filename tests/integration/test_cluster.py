@@ -825,12 +825,17 @@ def test_cluster_nodes_listed_as_plain_servers_fail_at_once(
     """A cluster's nodes as plain URLs: the acquire script's two keys are in different
     slots there (CROSSSLOT), which no retry fixes: one attempt, a fatal outcome per node
     that says to give the cluster as one client, and no key left behind."""
-    rl = quorumlock.Redlock([node.url for node in shared_cluster.nodes])
+    # (a patient instance timeout: a loaded machine's node answered after 25 ms)
+    rl = quorumlock.Redlock([node.url for node in shared_cluster.nodes], instance_timeout=PATIENT)
     try:
         with pytest.raises(QuorumUnavailable, match=r"\(1 attempt\)") as info:
             rl.lock(lock_name, ttl=5).acquire(timeout=10)
-        assert [o.reply for o in info.value.outcomes] == [Reply.FATAL] * 3
-        assert all("one RedisCluster client" in o.detail for o in info.value.outcomes)
+        replies = [o.reply for o in info.value.outcomes]
+        # two fatal answers decide it: a third, slower one may go unread
+        assert replies.count(Reply.FATAL) >= 2, info.value.outcomes
+        assert set(replies) <= {Reply.FATAL, Reply.UNREAD}, info.value.outcomes
+        fatal = [o for o in info.value.outcomes if o.reply is Reply.FATAL]
+        assert all("one RedisCluster client" in o.detail for o in fatal)
     finally:
         rl.close()
     client = shared_cluster.client()
