@@ -451,6 +451,16 @@ def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | 
     return result
 
 
+def exists_on(group: LocalServerGroup | list[LocalServer], key: str) -> list[int]:
+    """Whether each server of ``group`` has ``key`` (1 or 0), whatever its type."""
+    found = []
+    for server in group:
+        client = client_of(server)
+        found.append(int(client.exists(key)))
+        client.close()
+    return found
+
+
 def settled(read: Callable[[], T], expected: T) -> T:
     """``read()``, again for up to 2 s until it gives ``expected``: an acquire or an
     extension returns once a majority granted it, and the command it sent to the others

@@ -37,7 +37,7 @@ from quorumlock import (
 )
 from quorumlock._election import Term
 from quorumlock.testing import LocalCluster, LocalServerGroup
-from tests.conftest import ServerFactory, client_of, slack
+from tests.conftest import ServerFactory, client_of, exists_on, slack
 from tests.integration.apis import Api, Body, call
 from tests.integration.test_cluster import PATIENT, cluster_client, names_by_master
 from tests.integration.test_lock_objects import (
@@ -95,15 +95,6 @@ async def in_background(api: Api, body: Body) -> Callable[[], Awaitable[None]]:
     return join_thread
 
 
-def keys_left(group: LocalServerGroup, name: str) -> list[int]:
-    counts = []
-    for server in group:
-        client = client_of(server)
-        counts.append(int(client.exists(name)))
-        client.close()
-    return counts
-
-
 def test_one_leader_at_a_time_and_terms_increase(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
@@ -143,7 +134,7 @@ def test_one_leader_at_a_time_and_terms_increase(
     assert len(set(terms)) == 12, terms
     for leader_identity, leader_term, identity, number in seen:
         assert (leader_identity, leader_term) == (identity, number)
-    assert keys_left(servers, lock_name) == [0] * 5
+    assert exists_on(servers, lock_name) == [0] * 5
 
 
 def test_leader_is_read_from_a_majority_and_resign_ends_it(
@@ -551,7 +542,7 @@ def test_bad_input_is_refused_before_any_round(
             assert leader.term == term.number
 
     api.run(body)
-    assert keys_left(servers, lock_name) == [0] * 5
+    assert exists_on(servers, lock_name) == [0] * 5
 
 
 @pytest.mark.parametrize("count", [3, 5])

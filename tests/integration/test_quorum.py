@@ -37,6 +37,7 @@ from tests.conftest import (
     ServerFactory,
     client_of,
     decided,
+    exists_on,
     refused_ports,
     settled_values,
     values,
@@ -475,12 +476,7 @@ def test_close_sends_again_a_release_that_a_late_noscript_left_unrun(
     keys = [lock_name if kind == "lock" else f"quorumlock:rw:{{{lock_name}}}"]
 
     def left() -> list[bool]:
-        found = []
-        for server in group:
-            client = client_of(server)
-            found.append(bool(client.exists(keys[0])))
-            client.close()
-        return found
+        return [bool(found) for found in exists_on(group, keys[0])]
 
     async def body() -> None:
         rl = api.redlock(group.urls, instance_timeout=0.5, connect_timeout=10.0)

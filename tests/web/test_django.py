@@ -33,7 +33,7 @@ from quorumlock._algorithm.wire import queue_keys
 from quorumlock.django import LockedViewMixin, get_redlock, locked
 from quorumlock.django._checks import CHECK_IDS
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of, values
+from tests.conftest import client_of, exists_on, values
 
 ROOT = Path(__file__).parents[2]
 SETTINGS = "tests.web.djproject.settings"
@@ -427,16 +427,6 @@ def test_locked_command_interrupted_while_waiting(
     assert "Operations to perform" not in out  # migrate never ran
     for key in (queue, leases, "waited"):
         assert exists_on(servers, key) == [0] * len(servers), key
-
-
-def exists_on(servers: LocalServerGroup, key: str) -> list[int]:
-    """Whether each server has ``key`` (1 or 0), whatever its type."""
-    found = []
-    for server in servers:
-        client = client_of(server)
-        found.append(int(client.exists(key)))
-        client.close()
-    return found
 
 
 def test_threads_share_one_redlock(configured: LocalServerGroup) -> None:
