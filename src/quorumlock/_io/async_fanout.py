@@ -71,7 +71,7 @@ from quorumlock._io.cluster import (
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session_async
 from quorumlock._io.packing import RoundPacker, pack
-from quorumlock._io.servers import FRESH, Address, AsyncRedisConnection, ServerSpec
+from quorumlock._io.servers import FRESH, Address, AsyncRedisConnection, ServerSpec, host_port
 
 __all__ = ["AsyncFanout"]
 
@@ -431,7 +431,7 @@ class _AsyncCluster:
         node = self._masters.get(address)
         if node is None:
             host, port = address
-            where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+            where = host_port(host, port)
             node = _AsyncNode(
                 self.spec.at(address), self._config, self._noted, where=where, tls=self._tls
             )

@@ -69,7 +69,14 @@ from quorumlock._io.cluster import (
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session
 from quorumlock._io.packing import RoundPacker, pack
-from quorumlock._io.servers import FRESH, Address, RedisConnection, ServerSpec, read_reply
+from quorumlock._io.servers import (
+    FRESH,
+    Address,
+    RedisConnection,
+    ServerSpec,
+    host_port,
+    read_reply,
+)
 
 __all__ = ["SpinPolicy", "SyncFanout"]
 
@@ -278,7 +285,7 @@ class _Cluster:
             node = self._masters.get(address)
             if node is None:
                 host, port = address
-                where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+                where = host_port(host, port)
                 node = _Node(
                     self.spec.at(address),
                     self._connect_timeout,

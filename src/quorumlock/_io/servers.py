@@ -43,6 +43,7 @@ __all__ = [
     "RedisConnection",
     "ServerArg",
     "ServerSpec",
+    "host_port",
     "mask_url",
     "parse_servers",
     "read_reply",
@@ -513,6 +514,11 @@ def _scrub(text: str, url: str, kwargs: Mapping[str, Any]) -> str:
     return " ".join(mask_url(text).split())
 
 
+def host_port(host: object, port: object) -> str:
+    """``host:port``, an IPv6 address in brackets."""
+    return f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}"
+
+
 def _sentinel_addresses(pool: Any) -> list[str]:
     """``host:port`` of each sentinel a Sentinel master's pool asks, in its order."""
     found = []
@@ -520,7 +526,7 @@ def _sentinel_addresses(pool: Any) -> list[str]:
         kwargs = getattr(getattr(sentinel, "connection_pool", None), "connection_kwargs", {})
         host, port = kwargs.get("host"), kwargs.get("port")
         if host is not None:
-            found.append(f"[{host}]:{port}" if ":" in str(host) else f"{host}:{port}")
+            found.append(host_port(host, port))
     return found
 
 
