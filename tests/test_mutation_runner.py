@@ -92,3 +92,15 @@ def test_every_mutant_names_a_snippet_that_occurs_once_and_tests_that_exist() ->
                 assert f"def {function}(" in (root / path).read_text(), (
                     f"mutant {number}: no {function} in {path}"
                 )
+
+
+def test_a_run_that_imports_quorumlock_from_elsewhere_gives_no_verdict(tmp_path: Path) -> None:
+    """A tree without its own quorumlock (here: none at all) would test the worktree's
+    instead of the mutant: the starter refuses to report a verdict."""
+    runner = load_runner()
+    starter = runner.Starter(tmp_path)
+    try:
+        with pytest.raises(SystemExit, match=f"not from {tmp_path}"):
+            starter.run(("tests/core/test_arithmetic.py",))
+    finally:
+        starter.close()

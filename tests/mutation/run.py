@@ -6,7 +6,7 @@ Usage (from the repository root, in the project's virtualenv)::
     python tests/mutation/run.py --list     # the list, nothing run
     python tests/mutation/run.py 3 7        # mutants 3 and 7 only
     python tests/mutation/run.py --no-baseline   # CI: the tests just passed unmutated
-    python tests/mutation/run.py --jobs 2   # two mutants at once (CI: one per CPU)
+    python tests/mutation/run.py --jobs 2   # two mutants at once (CI: two per CPU)
 
 The list covers the critical lines of ``src/quorumlock/_algorithm/`` (quorum, drift,
 deadlines, the acquire and extension verdicts, the renewal's give-up boundaries), the
@@ -15,11 +15,13 @@ Lua scripts, and doctor's clock-rate verdict.
 The tree (``git ls-files``) is copied into a temporary directory, once per job
 (``--jobs``); each mutant is applied to a copy no other job is using, its named tests
 run there against that copy's ``src`` (checked: the import must resolve into the copy),
-and the file is restored. The verdicts are printed in the list's order. The worktree is
-never written. Before any mutant, the named tests must pass on the unmutated copy (unless
-``--no-baseline``: CI runs the check right after the whole suite passed). The exit
-status is non-zero if a mutant survives or the baseline fails twice in a row (a single
-failure is printed as a flaky test and the baseline runs once more).
+and the file is restored. Each job's tests run in forks of a process that imported
+pytest and its plugins once (``starter.py``), not in a new interpreter each. The
+verdicts are printed in the list's order. The worktree is never written. Before any
+mutant, the named tests must pass on the unmutated copy (unless ``--no-baseline``: CI
+runs the check right after the whole suite passed). The exit status is non-zero if a
+mutant survives or the baseline fails twice in a row (a single failure is printed as a
+flaky test and the baseline runs once more).
 
 To grow the list, add a :class:`Mutant`: a file, a snippet of it that occurs exactly
 once, its replacement, and the test files (or node ids) that must catch it. Keep the
@@ -29,6 +31,8 @@ tests to the ones that cover the line: the whole run should stay within a few mi
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import queue
 import shutil
@@ -83,6 +87,7 @@ ASYNC_DECIDED: Final = (
     "test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read"
 )
 TEST_TIMEOUT: Final = 600.0
+STARTER: Final = Path(__file__).with_name("starter.py")
 
 
 @dataclass(frozen=True)
@@ -1285,53 +1290,57 @@ def copy_tree(destination: Path) -> None:
             shutil.copy2(source, target)
 
 
-def run_tests(tree: Path, tests: tuple[str, ...]) -> tuple[bool, str]:
-    """True if the tests pass in ``tree``; and the last lines of pytest's output."""
-    # No byte code written by the interpreter: a mutant and the next one of the same file,
-    # the same size and within the same second, would share a stale .pyc. (The suite's
-    # conftest caches quorumlock's and the tests' byte code itself, checked against the
-    # source's hash at each import, which no mutant can fool.) Without cached byte code,
-    # pytest would rewrite the asserts of every module of its plugins' packages
-    # (hypothesis's, 174 of them) at each start, a second of every mutant's run: a verdict
-    # needs no assert introspection, so asserts stay plain.
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
-    command += ["--assert=plain", *tests]
-    try:
-        done = subprocess.run(
-            command,
+class Starter:
+    """One job's test starter (starter.py) for ``tree``: pytest and its plugins are
+    imported once, and each run of tests is a fork of that process, which imports
+    quorumlock and the tests afresh from ``tree``."""
+
+    def __init__(self, tree: Path) -> None:
+        self.tree = tree
+        # No byte code written by the interpreter: a mutant and the next one of the same
+        # file, the same size and within the same second, would share a stale .pyc. (The
+        # suite's conftest caches quorumlock's and the tests' byte code itself, checked
+        # against the source's hash at each import, which no mutant can fool.) The
+        # asserts stay plain: a verdict needs no assert introspection.
+        env = dict(os.environ, PYTHONPATH=str(tree / "src"), PYTHONDONTWRITEBYTECODE="1")
+        self._process = subprocess.Popen(
+            [sys.executable, str(STARTER), str(tree)],
             cwd=tree,
             env=env,
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
             text=True,
-            timeout=TEST_TIMEOUT,
-            check=False,
         )
-    except subprocess.TimeoutExpired:
-        return False, f"timed out after {TEST_TIMEOUT:.0f} s"
-    lines = [line for line in done.stdout.strip().splitlines() if line.strip()]
-    failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
-    return done.returncode == 0, "; ".join([*failed[:3], *lines[-1:]])
+
+    def run(self, tests: tuple[str, ...]) -> tuple[bool, str]:
+        """True if the tests pass in the tree; and the last lines of pytest's output."""
+        assert self._process.stdin is not None
+        assert self._process.stdout is not None
+        request = {"tests": list(tests), "timeout": TEST_TIMEOUT}
+        self._process.stdin.write(json.dumps(request) + "\n")
+        self._process.stdin.flush()
+        line = self._process.stdout.readline()
+        if not line:
+            raise SystemExit(f"the test starter of {self.tree} ended: see its output above")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise SystemExit(answer["error"])
+        if answer["code"] is None:
+            return False, f"timed out after {TEST_TIMEOUT:.0f} s"
+        lines = [line for line in answer["output"].strip().splitlines() if line.strip()]
+        failed = [line for line in lines if line.startswith(("FAILED ", "ERROR "))]
+        return answer["code"] == 0, "; ".join([*failed[:3], *lines[-1:]])
+
+    def close(self) -> None:
+        assert self._process.stdin is not None
+        self._process.stdin.close()
+        self._process.wait()
 
 
-def check_imports_from(tree: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=str(tree / "src"))
-    where = subprocess.run(
-        [sys.executable, "-c", "import quorumlock; print(quorumlock.__file__)"],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    if not Path(where).resolve().is_relative_to(tree.resolve()):
-        raise SystemExit(f"quorumlock is imported from {where}, not from the copy {tree}")
-
-
-def run_mutant(tree: Path, number: int, mutant: Mutant) -> tuple[bool, str]:
-    """Apply ``mutant`` to ``tree``, run its tests there, restore the file; whether it
-    survived (its tests passed) and the line that reports it."""
-    path = tree / mutant.path
+def run_mutant(starter: Starter, number: int, mutant: Mutant) -> tuple[bool, str]:
+    """Apply ``mutant`` to the starter's tree, run its tests there, restore the file;
+    whether it survived (its tests passed) and the line that reports it."""
+    path = starter.tree / mutant.path
     original = path.read_text()
     found = original.count(mutant.before)
     if found != 1:
@@ -1339,7 +1348,7 @@ def run_mutant(tree: Path, number: int, mutant: Mutant) -> tuple[bool, str]:
     path.write_text(original.replace(mutant.before, mutant.after))
     started = time.monotonic()
     try:
-        passed, tail = run_tests(tree, mutant.tests)
+        passed, tail = starter.run(mutant.tests)
     finally:
         path.write_text(original)
     verdict = "SURVIVED" if passed else "killed"
@@ -1371,34 +1380,36 @@ def main(argv: list[str] | None = None) -> int:
         for i, mutant in chosen:
             print(f"{i:2} {mutant.path}: {mutant.why}\n   tests: {', '.join(mutant.tests)}")
         return 0
-    with tempfile.TemporaryDirectory(prefix="quorumlock-mutants-") as temp:
-        trees: queue.SimpleQueue[Path] = queue.SimpleQueue()
+    with contextlib.ExitStack() as stack:
+        temp = stack.enter_context(tempfile.TemporaryDirectory(prefix="quorumlock-mutants-"))
+        starters: queue.SimpleQueue[Starter] = queue.SimpleQueue()
         for job in range(min(args.jobs, len(chosen)) or 1):
             tree = Path(temp) / f"tree-{job}"
             copy_tree(tree)
-            check_imports_from(tree)
-            trees.put(tree)
+            starter = Starter(tree)
+            stack.callback(starter.close)
+            starters.put(starter)
         baseline = tuple(dict.fromkeys(t for _, m in chosen for t in m.tests))
-        tree = trees.get()
-        passed, tail = (True, "") if args.no_baseline else run_tests(tree, baseline)
+        starter = starters.get()
+        passed, tail = (True, "") if args.no_baseline else starter.run(baseline)
         if not passed:
             # One more run tells a flaky test (named loudly, to be fixed) from a broken
             # baseline; a mutant's verdict is never retried.
             print(f"baseline: the named tests failed once without any mutant: {tail}")
-            passed, tail = run_tests(tree, baseline)
+            passed, tail = starter.run(baseline)
             if not passed:
                 print(f"baseline: they fail again: {tail}")
                 return 1
             print("baseline: WARNING: they passed on a second run: the failure above is flaky")
-        trees.put(tree)
+        starters.put(starter)
 
         def in_a_free_tree(number: int, mutant: Mutant) -> tuple[bool, str]:
             # each job takes a copy no other job is using, and gives it back after
-            tree = trees.get()
+            starter = starters.get()
             try:
-                return run_mutant(tree, number, mutant)
+                return run_mutant(starter, number, mutant)
             finally:
-                trees.put(tree)
+                starters.put(starter)
 
         survivors = 0
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
