@@ -601,7 +601,8 @@ def test_one_server_refusing_our_credentials_is_fatal_for_it_only(
     bad = make_servers(1, extra_args=("--requirepass", PASSWORD))
 
     async def body() -> None:
-        rl = api.redlock([*good.urls, bad_url(bad[0], password)])
+        # 0.5 s per reply: see test_a_majority_refusing_our_credentials_raises_at_once
+        rl = api.redlock([*good.urls, bad_url(bad[0], password)], instance_timeout=0.5)
         lock = rl.lock(lock_name, ttl=10)
         assert await call(lock.acquire(blocking=False))
         assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
@@ -657,7 +658,8 @@ def test_read_only_replicas_are_fatal(
 
     async def body() -> None:
         # One replica of three: reported as fatal, the two masters make the majority.
-        rl = api.redlock([*masters.urls, replicas[0].url])
+        # 0.5 s per reply: see test_a_majority_refusing_our_credentials_raises_at_once
+        rl = api.redlock([*masters.urls, replicas[0].url], instance_timeout=0.5)
         lock = rl.lock(lock_name, ttl=10)
         assert await call(lock.acquire(blocking=False))
         assert replies(lock.outcomes) == [Reply.GRANTED, Reply.GRANTED, Reply.FATAL]
@@ -666,7 +668,7 @@ def test_read_only_replicas_are_fatal(
         assert await call(lock.release())
 
         # Two replicas of three: no majority can ever be formed, raised at once.
-        rl = api.redlock([masters[0].url, *replicas.urls])
+        rl = api.redlock([masters[0].url, *replicas.urls], instance_timeout=0.5)
         lock = rl.lock(lock_name, ttl=10)
         started = time.monotonic()
         with pytest.raises(QuorumUnavailable) as info:
@@ -690,7 +692,9 @@ def test_a_database_the_servers_do_not_have_is_fatal(
     group = make_servers(3)
 
     async def body() -> None:
-        rl = api.redlock([*group.urls[:1], *(f"{url}/99" for url in group.urls[1:])])
+        # 0.5 s per reply: see test_a_majority_refusing_our_credentials_raises_at_once
+        urls = [*group.urls[:1], *(f"{url}/99" for url in group.urls[1:])]
+        rl = api.redlock(urls, instance_timeout=0.5)
         lock = rl.lock(lock_name, ttl=10)
         started = time.monotonic()
         with pytest.raises(QuorumUnavailable, match=r"\(1 attempt\)") as info:
