@@ -175,7 +175,7 @@ def test_a_user_with_exactly_the_documented_rule_can_do_everything(
         assert await call(lock.release())
         await cycle("locks:e", max_ttl=None)
         # a blocking acquire that joins the queue of waiters, then a release that wakes
-        rl = api.redlock(urls, retry_delay=0.1)
+        rl = api.redlock(urls, retry_delay=0.1, instance_timeout=PATIENT)
         holder = rl.lock("locks:f", ttl=0.5)
         assert await call(holder.acquire(blocking=False))
         waiter = rl.lock("locks:f", ttl=5)

@@ -334,7 +334,9 @@ def test_asyncio_adopt_with_a_lease_outside_the_loop(
 ) -> None:
     """asyncio: adopt() with a lease (its task lives on the loop) outside a running loop
     says so, and leaves the handle adoptable; a plain adoption needs no loop."""
-    rl = quorumlock.asyncio.Redlock(servers.urls)
+    # Patient: the release runs on a new loop, on new connections, whose first replies
+    # came late on a loaded host (the release returned False).
+    rl = quorumlock.asyncio.Redlock(servers.urls, instance_timeout=0.5)
     handle = asyncio.run(_exported(rl, lock_name))
     with pytest.raises(RuntimeError, match=r"call adopt\(\) from a coroutine"):
         rl.adopt(handle, auto_extend=True, max_hold=30)
