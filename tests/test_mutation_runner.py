@@ -4,6 +4,8 @@ reports every mutant, in the list's order, and fails on a survivor."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -104,3 +106,18 @@ def test_a_run_that_imports_quorumlock_from_elsewhere_gives_no_verdict(tmp_path:
             starter.run(("tests/core/test_arithmetic.py",))
     finally:
         starter.close()
+
+
+def test_a_run_past_its_timeout_is_killed_and_says_so() -> None:
+    """The starter kills a run that outlasts its timeout (a mutant that hangs its
+    tests) and answers null, which the runner reports as a timeout (a kill)."""
+    root = RUNNER.parents[2]
+    starter = subprocess.run(
+        [sys.executable, str(RUNNER.with_name("starter.py")), str(root)],
+        input=json.dumps({"tests": ["tests/core/test_arithmetic.py"], "timeout": 0.01}) + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(starter.stdout)["code"] is None

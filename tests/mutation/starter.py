@@ -20,11 +20,11 @@ import importlib
 import importlib.metadata
 import json
 import os
-import select
 import signal
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from pathlib import Path
 
@@ -36,6 +36,7 @@ from _pytest.config import default_plugins
 SHARED: tuple[str, ...] = ("redis", "redis.asyncio", "hiredis", "hypothesis", "asyncio")
 # Exit status of a child whose quorumlock did not come from the tree (never a verdict).
 WRONG_TREE = 97
+_POLL = 0.02  # seconds between looks at whether the run ended (bounded by its timeout)
 
 
 def preload() -> None:
@@ -90,14 +91,15 @@ def run(tree: Path, tests: list[str], timeout: float) -> dict[str, object]:
         pid = os.fork()
         if pid == 0:
             child(tree, tests, output.fileno())
-        ended = os.pidfd_open(pid)
-        try:
-            finished, _, _ = select.select([ended], [], [], timeout)
-        finally:
-            os.close(ended)
+        deadline = time.monotonic() + timeout
+        done, status = os.waitpid(pid, os.WNOHANG)
+        while not done and time.monotonic() < deadline:
+            time.sleep(_POLL)
+            done, status = os.waitpid(pid, os.WNOHANG)
+        finished = bool(done)
         if not finished:
             os.kill(pid, signal.SIGKILL)
-        _, status = os.waitpid(pid, 0)
+            _, status = os.waitpid(pid, 0)
         output.seek(0)
         text = output.read().decode(errors="replace")
     code = os.waitstatus_to_exitcode(status) if finished else None
