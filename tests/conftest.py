@@ -461,6 +461,16 @@ def exists_on(group: LocalServerGroup | list[LocalServer], key: str) -> list[int
     return found
 
 
+def pttls(group: LocalServerGroup | list[LocalServer], key: str) -> list[int]:
+    """The PTTL of ``key`` on every server of ``group`` (-2 where absent)."""
+    result = []
+    for server in group:
+        client = client_of(server)
+        result.append(int(client.pttl(key)))
+        client.close()
+    return result
+
+
 def settled(read: Callable[[], T], expected: T) -> T:
     """``read()``, again for up to 2 s until it gives ``expected``: an acquire or an
     extension returns once a majority granted it, and the command it sent to the others

@@ -16,22 +16,13 @@ from quorumlock._algorithm.scripts import EXTEND, MARKER_KEY, RELEASE
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.compat.conftest import Setup
 from tests.compat.nodekit import NodeRedlock, NodeSession
-from tests.conftest import client_of, values
+from tests.conftest import client_of, pttls, values
 
 TTL_MS = 10_000
 
 
 def first_three(servers: LocalServerGroup) -> list[LocalServer]:
     return list(servers)[:3]
-
-
-def pttls(group: list[LocalServer], key: str) -> list[int]:
-    result = []
-    for server in group:
-        client = client_of(server)
-        result.append(int(client.pttl(key)))
-        client.close()
-    return result
 
 
 def markers(group: list[LocalServer]) -> list[dict[bytes | str, bytes | str]]:

@@ -16,8 +16,7 @@ from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.round import RoundMachine
 from quorumlock._io import fanout as fanout_module
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of, decided, settled_values, values
-from tests.integration.test_exclusion import pttls
+from tests.conftest import client_of, decided, pttls, settled_values, values
 
 
 def extend(name: str, token: str, ttl_ms: int = 30_000) -> Fanout:

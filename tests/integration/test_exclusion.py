@@ -21,7 +21,7 @@ import pytest
 
 from quorumlock import LockLost, LockNotAcquired, QuorumUnavailable, Redlock, Reply
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import ServerFactory, client_of, reports_of, slack, values
+from tests.conftest import ServerFactory, client_of, pttls, reports_of, slack, values
 
 if TYPE_CHECKING:
     from multiprocessing.queues import Queue
@@ -33,15 +33,6 @@ WorkerResult = tuple[int, list[Interval], str]
 # --------------------------------------------------------------------------------------
 # helpers
 # --------------------------------------------------------------------------------------
-
-
-def pttls(group: LocalServerGroup, key: str) -> list[int]:
-    result = []
-    for server in group:
-        client = client_of(server)
-        result.append(int(client.pttl(key)))
-        client.close()
-    return result
 
 
 def wait_until_gone(group: LocalServerGroup, key: str, limit: float = 3.0) -> None:
