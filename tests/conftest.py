@@ -439,36 +439,39 @@ def client_of(server: LocalServer) -> redis.Redis:
     return redis.Redis(host=server.host, port=server.port, socket_timeout=2, protocol=3)
 
 
-def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | None]:
-    """The value of ``key`` on every server of ``group`` (None where absent)."""
-    result: list[str | None] = []
+def on_each(
+    group: LocalServerGroup | list[LocalServer], read: Callable[[redis.Redis], T]
+) -> list[T]:
+    """``read(client)`` on every server of ``group``, in order, each on a client of its own."""
+    found = []
     for server in group:
         client = client_of(server)
+        try:
+            found.append(read(client))
+        finally:
+            client.close()
+    return found
+
+
+def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | None]:
+    """The value of ``key`` on every server of ``group`` (None where absent)."""
+
+    def read(client: redis.Redis) -> str | None:
         raw = client.get(key)
-        client.close()
         assert raw is None or isinstance(raw, bytes)
-        result.append(None if raw is None else raw.decode())
-    return result
+        return None if raw is None else raw.decode()
+
+    return on_each(group, read)
 
 
 def exists_on(group: LocalServerGroup | list[LocalServer], key: str) -> list[int]:
     """Whether each server of ``group`` has ``key`` (1 or 0), whatever its type."""
-    found = []
-    for server in group:
-        client = client_of(server)
-        found.append(int(client.exists(key)))
-        client.close()
-    return found
+    return on_each(group, lambda client: int(client.exists(key)))
 
 
 def pttls(group: LocalServerGroup | list[LocalServer], key: str) -> list[int]:
     """The PTTL of ``key`` on every server of ``group`` (-2 where absent)."""
-    result = []
-    for server in group:
-        client = client_of(server)
-        result.append(int(client.pttl(key)))
-        client.close()
-    return result
+    return on_each(group, lambda client: int(client.pttl(key)))
 
 
 def settled(read: Callable[[], T], expected: T) -> T:
