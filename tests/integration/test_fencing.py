@@ -187,8 +187,10 @@ def test_tokens_strictly_increase_across_contending_workers(
         rl = api.redlock(servers.urls, fencing=True, retry_delay=0.02, instance_timeout=0.5)
         rng = random.Random()
         got = 0
-        end = time.monotonic() + 1.5
-        while time.monotonic() < end:
+        # 1.5 s, and then until the workers have 20 tokens between them (a loaded
+        # machine's 1.5 s gave 16) or 10 s have passed
+        end, give_up = time.monotonic() + 1.5, time.monotonic() + 10.0
+        while time.monotonic() < end or (len(records) < 20 and time.monotonic() < give_up):
             lock = rl.lock(lock_name, ttl=2)
             if not await call(lock.acquire(timeout=1.0)):
                 continue

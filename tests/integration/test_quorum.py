@@ -743,7 +743,10 @@ def test_unreachable_servers_raise_quorum_unavailable_naming_them(
         started = time.monotonic()
         with pytest.raises(QuorumUnavailable) as info:
             await call(rl.lock(lock_name, ttl=10).acquire(blocking=False))
-        assert time.monotonic() - started < 2.0
+        # One attempt: a refused connection fails at once, and the round waits at most
+        # connect_timeout (1 s) for a server it cannot reach. The bound leaves a loaded
+        # machine room (2 s failed once beside another suite) and is half the ttl.
+        assert time.monotonic() - started < 5.0
         assert_names(str(info.value), rl.servers)
         assert replies(info.value.outcomes) == [Reply.ERROR] * 3
 
