@@ -7,3 +7,12 @@ quorumlock.benchmarks.asyncio_cycles``. Peers (pottery, python-redis-lock, aiore
 imported only if installed, and matplotlib only to draw plots: ``pip install
 'quorumlock[bench]'``.
 """
+
+from typing import Final
+
+__all__ = ["FIGURES"]
+
+#: The suite's figures, in its order (``--only`` takes a comma-separated choice). Here,
+#: not in ``suite``, for ``quorumlock bench --help``: the command line imports the
+#: benchmarks only to run one.
+FIGURES: Final = ("uncontended", "handover", "contention", "many", "asyncio")

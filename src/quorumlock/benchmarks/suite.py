@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 
 from quorumlock.benchmarks import (
+    FIGURES,
     _plots,
     asyncio_cycles,
     contention,
@@ -62,7 +63,6 @@ from quorumlock.testing import LocalServerGroup, ServerBinaryNotFound
 
 __all__ = ["FIGURES", "SuiteConfig", "figures", "main", "quick_config", "run_suite"]
 
-FIGURES: Final = ("uncontended", "handover", "contention", "many", "asyncio")
 #: Server counts of figure 1; the suite starts as many servers as the largest.
 SERVER_COUNTS: Final = (1, 3, 5, 7, 9)
 #: The first wave's target for figure 1: the bare floor's N=5 cycles/s within 1.25x of ours.
