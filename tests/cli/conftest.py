@@ -1,11 +1,21 @@
-"""The CLI tests run the real ``quorumlock`` command in a subprocess, on real servers."""
+"""The CLI tests run the real ``quorumlock`` command in a process of its own, on real
+servers: ``run_cli`` in a fork of a process that imported the command line once
+(``tests/cli/_zygote.py``: the command as its console script runs it, without an
+interpreter's start each time), ``spawn_cli`` as a subprocess. With
+``QUORUMLOCK_TEST_CLI=process``, ``run_cli`` starts a subprocess too."""
 
 from __future__ import annotations
 
+import atexit
+import json
 import os
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -31,16 +41,111 @@ def clean_env(servers: Sequence[str] | None = None) -> dict[str, str]:
 def run_cli(
     *args: str, servers: Sequence[str] | None = None, timeout: float = 60, cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*command(), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=clean_env(servers),
-        stdin=subprocess.DEVNULL,
-        cwd=cwd,
-        check=False,
-    )
+    """``quorumlock ARGS``, with ``QUORUMLOCK_SERVERS`` set to ``servers``: its exit
+    status and output, as ``subprocess.run`` gives them (``subprocess.TimeoutExpired``
+    after ``timeout`` s, the command killed)."""
+    if os.environ.get("QUORUMLOCK_TEST_CLI") == "process":
+        return subprocess.run(
+            [*command(), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=clean_env(servers),
+            stdin=subprocess.DEVNULL,
+            cwd=cwd,
+            check=False,
+        )
+    return _ZYGOTE.run([*command(), *args], clean_env(servers), cwd or Path.cwd(), timeout)
+
+
+class _Zygote:
+    """The test process's end of ``tests/cli/_zygote.py``, started on first use (and
+    again if it died), stopped when the test process ends."""
+
+    def __init__(self) -> None:
+        self._mutex = threading.Lock()
+        self._process: subprocess.Popen[str] | None = None
+        self._files = tempfile.TemporaryDirectory(prefix="quorumlock-cli-")
+        self._calls = 0
+        atexit.register(self.close)
+
+    def run(
+        self, argv: list[str], env: dict[str, str], cwd: Path, timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        with self._mutex:
+            self._calls += 1
+            base = Path(self._files.name) / str(self._calls)
+            out, err, status = (base.with_suffix(s) for s in (".out", ".err", ".status"))
+            out.touch()
+            err.touch()
+            request = {"argv": argv, "env": env, "cwd": str(cwd), "out": str(out),
+                       "err": str(err), "status": str(status)}  # fmt: skip
+            pid = self._start(request)
+        deadline = time.monotonic() + timeout
+        code: int | None = None
+        while code is None:
+            if status.exists():
+                code = int(status.read_text())
+            elif not _exists(pid):  # killed by a signal (no status written)
+                code = int(status.read_text()) if status.exists() else -signal.SIGKILL
+            elif time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)  # the fork of a process we started
+                raise subprocess.TimeoutExpired(argv, timeout, _text(out), _text(err))
+            else:
+                time.sleep(0.002)
+        result = subprocess.CompletedProcess(argv, code, _text(out), _text(err))
+        for path in (out, err, status):
+            path.unlink(missing_ok=True)
+        return result
+
+    def _start(self, request: Mapping[str, object]) -> int:
+        process = self._process
+        if process is None or process.poll() is not None:
+            zygote = Path(__file__).with_name("_zygote.py")
+            process = self._process = subprocess.Popen(
+                [sys.executable, str(zygote)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                env=clean_env(),
+            )
+        assert process.stdin is not None
+        assert process.stdout is not None
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        answer = process.stdout.readline()
+        if not answer:
+            raise RuntimeError(f"the CLI's zygote ended (exit status {process.wait()})")
+        return int(answer)
+
+    def close(self) -> None:
+        process = self._process
+        if process is not None:
+            assert process.stdin is not None
+            process.stdin.close()  # it ends when its stdin does
+            try:
+                process.wait(10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        self._files.cleanup()
+
+
+def _exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _text(path: Path) -> str:
+    """A file's text as ``subprocess.run(text=True)`` reads a stream (universal newlines)."""
+    raw = path.read_bytes().decode(errors="replace")
+    return raw.replace("\r\n", "\n").replace("\r", "\n")
+
+
+_ZYGOTE = _Zygote()
 
 
 def spawn_cli(*args: str, servers: Sequence[str] | None = None) -> subprocess.Popen[str]:

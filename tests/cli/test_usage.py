@@ -303,3 +303,29 @@ def test_the_demo_and_bench_refuse_servers_with_a_password_as_bad_input(
         result = run_cli(*words, "--password-file", str(password), servers=NOWHERE)
         assert result.returncode == 2, result.stderr
         assert "unrecognized arguments: --password-file" in assert_one_line_error(result)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["--help"],
+        ["--version"],
+        ["frobnicate"],
+        ["status", "x", "--servers", "http://x", "--debug"],
+        ["status", "x", "--json"],
+        ["run", "x", "--ttl", "0", "--", "true"],
+    ],
+    ids=" ".join,
+)
+def test_a_command_run_in_a_fork_is_the_command_run_as_a_process(
+    words: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``run_cli`` runs the command in a fork of a process that imported it once
+    (tests/cli/_zygote.py): the same status, output and errors as the console script
+    started afresh."""
+    forked = run_cli(*words, servers=UNREACHABLE)
+    monkeypatch.setenv("QUORUMLOCK_TEST_CLI", "process")
+    started = run_cli(*words, servers=UNREACHABLE)
+    assert forked.returncode == started.returncode
+    assert forked.stdout == started.stdout
+    assert forked.stderr == started.stderr
