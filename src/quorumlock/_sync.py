@@ -58,6 +58,7 @@ from quorumlock._frontend import (
     wake_step,
 )
 from quorumlock._io.fanout import SyncFanout
+from quorumlock._io.flag import Flag
 from quorumlock._io.servers import ServerArg
 from quorumlock._io.wakeups import SyncWakeups, Waiter
 from quorumlock._observe import log_round, round_hook
@@ -1078,13 +1079,18 @@ class _LeaseKeeper:
         # (due, seq, lock, generation, soonest): in order of due time; the thread wakes
         # at the first one's, and takes with it every lock whose soonest time has come.
         self._heap: list[tuple[float, int, weakref.ref[Lock], int, float]] = []
-        self._cond = threading.Condition(threading.Lock())
+        # A bare lock and a flag, not a threading.Condition: ``watch`` runs in the
+        # caller's thread, where a signal handler's exception could cut a Condition's
+        # Python code in two and leave its lock taken, the lease thread stuck on it and
+        # every lease it keeps let expire (see quorumlock._io.flag).
+        self._mutex = threading.Lock()
+        self._sooner = Flag()  # raised when the first entry changes: the thread looks again
         self._seq = itertools.count()
         self._thread: threading.Thread | None = None
         self._pid = 0
 
     def watch(self, lock: Lock, at: float, generation: int, soonest: float | None = None) -> None:
-        with self._cond:
+        with self._mutex:
             if self._thread is None or self._pid != os.getpid():
                 self._heap.clear()
                 self._pid = os.getpid()
@@ -1096,24 +1102,24 @@ class _LeaseKeeper:
             entry = (at, next(self._seq), weakref.ref(lock), generation, soonest)
             heapq.heappush(self._heap, entry)
             if self._heap[0][0] == at:
-                self._cond.notify()
+                self._sooner.set()
 
     def _loop(self) -> None:
         while True:
-            with self._cond:
-                while True:
-                    now = time.monotonic()
-                    if self._heap and self._heap[0][0] <= now:
-                        break
-                    wait = self._heap[0][0] - now if self._heap else None
-                    # (bounded: a longer wait raises OverflowError, which would end the
-                    # thread, and with it every lease of this Redlock, in silence)
-                    self._cond.wait(None if wait is None else min(wait, _WAIT_MAX))
+            self._sooner.clear()  # before looking: an entry due sooner raises it again
+            with self._mutex:
+                now = time.monotonic()
+                wait = self._heap[0][0] - now if self._heap else _WAIT_MAX
                 due: list[tuple[Lock, int]] = []
-                while self._heap and self._heap[0][4] <= now and len(due) < _BATCH:
+                while wait <= 0 and self._heap and self._heap[0][4] <= now and len(due) < _BATCH:
                     _, _, ref, generation, _ = heapq.heappop(self._heap)
                     if (lock := ref()) is not None:
                         due.append((lock, generation))
+            if wait > 0:
+                # (bounded: a longer wait raises OverflowError, which would end the
+                # thread, and with it every lease of this Redlock, in silence)
+                self._sooner.wait(min(wait, _WAIT_MAX))
+                continue
             try:
                 _tend_together(due)
             except Exception:  # never let one lock stop the others' leases

@@ -303,8 +303,8 @@ def _inner_locks(rl: Redlock) -> list[threading.Lock]:
     assert mux is not None  # a thread of the parent waits: the subscriber thread runs
     return [
         mux._ending,
-        getattr(rl._wakeups._cond, "_lock"),  # noqa: B009 (the Condition's own lock)
-        getattr(rl._keeper._cond, "_lock"),  # noqa: B009
+        rl._wakeups._lock,
+        rl._keeper._mutex,
         rl._occupied_mutex,
         fanout.same_server._mutex,
         *(node._mutex for node in fanout._instances),

@@ -1292,7 +1292,7 @@ def test_a_thread_interrupted_as_it_is_woken_passes_the_wake_up_on(
 
         def waiting(rl: Redlock) -> int:
             wakeups = rl._wakeups
-            with wakeups._cond:
+            with wakeups._lock:
                 return sum(len(entry.waiters) for entry in wakeups._waiters.values())
 
         victim = functools.partial(wait, first, "victim")

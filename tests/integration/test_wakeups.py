@@ -398,7 +398,7 @@ def test_a_sync_waiter_interrupted_while_subscribing_unsubscribes(
             signal.setitimer(signal.ITIMER_REAL, 0)
             for server in paused:
                 server.resume()
-        with rl._wakeups._cond:
+        with rl._wakeups._lock:
             assert rl._wakeups._waiters == {}, "a waiter of the interrupted acquire is left"
         time.sleep(0.5)  # the resumed servers read what was sent meanwhile
         give_up = time.monotonic() + 10

@@ -72,6 +72,7 @@ from quorumlock._algorithm.arithmetic import (
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
+from quorumlock._io.flag import Flag
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
 
@@ -953,7 +954,7 @@ class Waiter:
     multi-resource lock, for any key of its set: ``channels``)."""
 
     __slots__ = (
-        "_event", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
+        "_told", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
         "requeue",
     )  # fmt: skip
 
@@ -973,31 +974,31 @@ class Waiter:
         self.popped = False  # woken by name: out of line until this waiter joins again
         self.alone = False  # the last wake-up named this process: nobody else was woken
         self.requeue = False  # woken only to put the process's entry back in line
-        self._event = threading.Event()
+        self._told = Flag()  # not a threading.Event: see quorumlock._io.flag
 
     def settle(self) -> None:
         """Forget a wake-up that only asked to put the entry back in line."""
         if self.requeue:
             self.requeue = False
-            self._event.clear()
+            self._told.clear()
 
     def rearm(self) -> None:
         """Forget earlier announcements: call it just before sending an attempt."""
         self.alone = self.requeue = False
-        self._event.clear()
+        self._told.clear()
 
     def wait(self, seconds: float) -> bool:
         """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`."""
-        return self._event.wait(max(0.0, seconds))
+        return self._told.wait(seconds)
 
     def notified(self) -> bool:
-        return self._event.is_set()
+        return self._told.is_set()
 
     def notify(self, *, alone: bool = False, requeue: bool = False) -> None:
         if alone:
             self.alone = self.popped = True
         self.requeue = requeue
-        self._event.set()
+        self._told.set()
 
 
 class SyncWakeups:
@@ -1006,7 +1007,11 @@ class SyncWakeups:
     def __init__(self, specs: Sequence[ServerSpec], connect_timeout: float) -> None:
         self._specs = list(specs)
         self._connect_timeout = connect_timeout
-        self._cond = threading.Condition(threading.Lock())
+        # A bare lock, not a threading.Condition: the ``with`` of a Condition, and its
+        # wait, are Python code that a signal handler's exception can cut in two (see
+        # quorumlock._io.flag); the threads in :meth:`watch` wait on flags instead.
+        self._lock = threading.Lock()
+        self._confirming: set[Flag] = set()  # raised as a server confirms a subscription
         self._waiters: dict[bytes, Entry[Waiter]] = {}
         self._lingering = Lingering()
         self._listeners: list[_Listener] = []
@@ -1043,43 +1048,55 @@ class SyncWakeups:
         listened on every channel all along (:func:`heard_everything`)."""
         channel = release_channel(key)
         others = tuple(release_channel(k) for k in keys)
-        with self._cond:
-            if self._pid != os.getpid():  # a forked child: the parent's thread is gone
-                self._forget_parent()
-            if self._mux is None:
-                started = _Mux(self, self._specs, self._connect_timeout)
-                self._listeners = started.listeners  # first: a mux is never without them
-                self._mux = started
-            mux, listeners = self._mux, self._listeners
-            entry = self._waiters.setdefault(channel, Entry(self._member))
-            waiter = Waiter(channel, entry, others, queued=queued)
-            try:
+        confirmed = Flag()
+        waiter: Waiter | None = None
+        try:
+            with self._lock:
+                if self._pid != os.getpid():  # a forked child: the parent's thread is gone
+                    self._forget_parent()
+                if self._mux is None:
+                    started = _Mux(self, self._specs, self._connect_timeout)
+                    self._listeners = started.listeners  # first: never without them
+                    self._mux = started
+                mux, listeners = self._mux, self._listeners
+                self._confirming.add(confirmed)
+                entry = self._waiters.setdefault(channel, Entry(self._member))
+                waiter = Waiter(channel, entry, others, queued=queued)
                 heard = [self._lingering.take(c) for c in waiter.channels]
                 missed = not heard_everything(listeners, heard, waiter.channels, since, self._wake)
                 if enlist(self._waiters, waiter, self._member):
                     mux.poke(hurry=True)
-                give_up = time.monotonic() + timeout
-                while not enough(listeners, waiter.channel, self._wake):
-                    left = give_up - time.monotonic()
-                    if left <= 0:
-                        break
-                    self._cond.wait(left)
-            except BaseException:
-                # interrupted while the subscriptions were being confirmed (a signal
-                # handler's exception): the caller never gets the waiter to unwatch, and
-                # it would take the process's wake-ups of the name for good
-                _, dropped = dismiss(self._waiters, waiter)
+            give_up = time.monotonic() + timeout
+            while True:
+                confirmed.clear()  # before looking: a confirmation after it raises it
+                if enough(listeners, waiter.channel, self._wake):
+                    break
+                left = give_up - time.monotonic()
+                if left <= 0:
+                    break
+                confirmed.wait(left)
+        except BaseException:
+            # interrupted while the subscriptions were being confirmed (a signal
+            # handler's exception): the caller never gets the waiter to unwatch, and
+            # it would take the process's wake-ups of the name for good
+            with self._lock:
+                dropped: list[bytes] = []
+                if waiter is not None:
+                    _, dropped = dismiss(self._waiters, waiter)
                 if channel in self._waiters and not self._waiters[channel].waiters:
                     del self._waiters[channel]  # made for this waiter, never enlisted
                 self._lingering.leave(dropped, time.monotonic())
-                raise
+            raise
+        finally:
+            with self._lock:
+                self._confirming.discard(confirmed)
         return waiter, missed
 
     def woke(self, key: str, stood: Stood | None, *, started: float, token: str) -> None:
         """A release of ``key`` by this process (its lock's ``token``, its round begun at
         ``started``) woke the head of its queue of waiters, and put the process's entry
         in line behind it (``stood``), if it did (:func:`note_woke`)."""
-        with self._cond:
+        with self._lock:
             note_woke(
                 self._woke, self._lingering, key, stood, started=started, token=token,
                 servers=len(self._specs),
@@ -1091,7 +1108,7 @@ class SyncWakeups:
         (:func:`spot_behind`)."""
         if self._mux is None:  # listens to nothing (most releases): no need to lock
             return None
-        with self._cond:
+        with self._lock:
             if self._mux is None or self._pid != os.getpid():
                 return None
             return spot_behind(
@@ -1109,7 +1126,7 @@ class SyncWakeups:
         release put the process's entry in line on a majority (:class:`Stood`; None
         otherwise)."""
         channel = release_channel(key)
-        with self._cond:
+        with self._lock:
             now = time.monotonic()
             since, stood = self._woke.since(key, now)
             if self._mux is None or self._pid != os.getpid():
@@ -1126,7 +1143,7 @@ class SyncWakeups:
         """The entry's id and arrival, for the queue script: ``waiter`` (re)joins the
         queue on the process's behalf. None when there is no need: the entry joined
         less than a third of its lease ago, and no announcement took it off since."""
-        with self._cond:
+        with self._lock:
             waiter.settle()
             return waiter.entry.join(waiter, lease_ms, time.monotonic())
 
@@ -1134,7 +1151,7 @@ class SyncWakeups:
         self, waiter: Waiter, outcomes: Sequence[NodeOutcome], *, fair: bool = False
     ) -> None:
         """See :meth:`Entry.attempted`; a grant begins a hold (:meth:`Turns.held`)."""
-        with self._cond:
+        with self._lock:
             now = time.monotonic()
             waiter.entry.attempted(waiter, outcomes, now, fair=fair)
             if judge_acquire(outcomes, in_time=True) is Verdict.ACQUIRED:  # a hold begins
@@ -1146,7 +1163,7 @@ class SyncWakeups:
         its waiters waits on it."""
         if self._mux is None:  # listens to nothing (most releases): no need to lock
             return False
-        with self._cond:
+        with self._lock:
             if self._mux is None or self._pid != os.getpid():
                 return False
             return may_keep(
@@ -1161,7 +1178,7 @@ class SyncWakeups:
         mux = self._mux
         if mux is None:
             return
-        with self._cond:
+        with self._lock:
             if mux is not self._mux:
                 return
             self._turns.released(key, started, finished, kept=kept)
@@ -1176,7 +1193,7 @@ class SyncWakeups:
         mux = self._mux
         if mux is None:
             return
-        with self._cond:
+        with self._lock:
             if mux is not self._mux or not self._turns.gave_up(key, time.monotonic()):
                 return
         mux.poke()
@@ -1184,7 +1201,7 @@ class SyncWakeups:
     def owed(self) -> list[str]:
         """The keys whose releases left the next waiter asleep and no acquire followed
         (``Redlock.close`` wakes them), no longer owed."""
-        with self._cond:
+        with self._lock:
             if self._pid != os.getpid():
                 return []
             return self._turns.due()
@@ -1198,7 +1215,7 @@ class SyncWakeups:
         entry's turn on as it takes it off). A wake-up it never tried goes to the next
         waiter (:func:`hand_on`); where none is left and it named the process, the id
         is returned all the same, for that pass."""
-        with self._cond:
+        with self._lock:
             if self._pid != os.getpid():
                 return None
             member, dropped = withdraw(
@@ -1212,7 +1229,8 @@ class SyncWakeups:
         """In a forked child: a parent thread (the subscriber thread, a waiter) may have
         held the condition's lock, or the subscriber thread's, at the fork; the parent's
         waiters, thread and entries are its own."""
-        self._cond = threading.Condition(threading.Lock())
+        self._lock = threading.Lock()
+        self._confirming = set()
         self._forget_parent()
 
     def _forget_parent(self) -> None:
@@ -1228,7 +1246,7 @@ class SyncWakeups:
 
     def close(self) -> None:
         """Stop the subscriber thread (waiters still waiting fall back to polling)."""
-        with self._cond:
+        with self._lock:
             mux, self._mux = self._mux, None
             self._listeners = []
             self._waiters.clear()
@@ -1242,7 +1260,7 @@ class SyncWakeups:
     def wanted(self, mux: _Mux) -> set[bytes] | None:
         """The channels the servers should be subscribed to; None once ``mux`` was
         replaced (the hub closed, or a forked child started its own)."""
-        with self._cond:
+        with self._lock:
             if mux is not self._mux:
                 return None
             lingering = self._lingering.channels(time.monotonic())
@@ -1251,14 +1269,14 @@ class SyncWakeups:
     def plan(self, mux: _Mux, until: float) -> float:
         """Until when the subscriber thread waits: ``until``, or sooner when a wake-up
         it owes (:class:`Turns`) is due sooner."""
-        with self._cond:
+        with self._lock:
             due = self._turns.next_due()
             mux.until = until if due is None else min(until, due)
             return mux.until
 
     def wake_due(self) -> None:
         """Wake the next waiter of every key whose wake-up is due (``on_wake``)."""
-        with self._cond:
+        with self._lock:
             keys = self._turns.due(time.monotonic())
             on_wake = self.on_wake
         if on_wake is not None:
@@ -1270,7 +1288,7 @@ class SyncWakeups:
 
         A later :meth:`watch` starts a new one.
         """
-        with self._cond:
+        with self._lock:
             if mux is not self._mux:
                 return True
             if self._waiters or self._lingering.channels(time.monotonic()):
@@ -1281,11 +1299,12 @@ class SyncWakeups:
             return True
 
     def confirmed(self) -> None:
-        with self._cond:
-            self._cond.notify_all()
+        with self._lock:
+            for flag in self._confirming:
+                flag.set()
 
     def deliver(self, channel: bytes, payload: bytes) -> None:
-        with self._cond:
+        with self._lock:
             now = time.monotonic()
             unheard = route(
                 self._waiters, self._lingering, self._wake, channel=channel, payload=payload,
@@ -1300,7 +1319,7 @@ class SyncWakeups:
         """This process's id, and the names whose entries its releases put in line and no
         acquire took up yet (``Redlock.close`` takes them off the queues); none in a
         forked child (they are its parent's)."""
-        with self._cond:
+        with self._lock:
             if self._pid != os.getpid():
                 return self._member, []
             return self._member, self._woke.stood(time.monotonic())
