@@ -86,7 +86,7 @@ class _Zygote:
         while code is None:
             if status.exists():
                 code = int(status.read_text())
-            elif not _exists(pid):  # killed by a signal (no status written)
+            elif not pid_alive(pid):  # killed by a signal (no status written)
                 code = int(status.read_text()) if status.exists() else -signal.SIGKILL
             elif time.monotonic() > deadline:
                 os.kill(pid, signal.SIGKILL)  # the fork of a process we started
@@ -129,14 +129,6 @@ class _Zygote:
                 process.kill()
                 process.wait()
         self._files.cleanup()
-
-
-def _exists(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def _text(path: Path) -> str:
