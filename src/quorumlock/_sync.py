@@ -653,8 +653,13 @@ class Lock(LockBase):
 
     def _start_holding(self) -> None:
         self._generation += 1
-        if self._lost is not None:
-            self._lost.clear()
+        lost = self._lost
+        if lost is not None and lost.is_set():
+            # Only then: a clear takes the Event's lock, which an exception that a signal
+            # handler raises in this thread as it is taken could leave taken for good,
+            # and the lease thread would hang on it at its next loss (``is_set`` takes
+            # nothing). See quorumlock._io.flag.
+            lost.clear()
         _HELD.add(self)
         if self._needs_keeper:
             first = self._state.next_step(time.monotonic())

@@ -52,6 +52,7 @@ from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._io import fanout
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import client_of, values
+from tests.core.test_mutex_let_go import InterruptAsCallReturns
 from tests.integration.apis import AnyLock, Api, call, holding
 
 
@@ -1238,6 +1239,40 @@ def test_a_signal_while_an_acquire_waits_for_the_lock_leaves_the_object_free(
             assert holder.release()
     finally:
         signal.signal(signal.SIGALRM, previous)
+
+
+def test_an_acquire_takes_no_lock_of_a_lost_event_that_was_not_set(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """sync: ``lost`` (a ``threading.Event``) is set by the lease thread; an acquire
+    clears it only if it was set. Its clear takes the Event's lock, which an exception
+    raised in the acquiring thread as the lock is taken (a signal handler's, here as
+    the Condition's ``__enter__`` returns) leaves taken: the lease thread's next ``set``
+    would hang on it, and every lease it keeps with it."""
+    with quorumlock.Redlock(servers.urls, instance_timeout=1.0) as rl:
+        lk = rl.lock(lock_name, ttl=10)
+        assert not lk.lost.is_set()  # made now: a lost event that was never set
+        tracer = InterruptAsCallReturns(threading.Event.clear.__code__, 1)
+        sys.setprofile(tracer)
+        try:
+            acquired = lk.acquire(blocking=False)
+        except KeyboardInterrupt:
+            acquired = False
+        finally:
+            sys.setprofile(None)
+        assert tracer.seen == 0, f"the acquire cleared lost ({tracer.where})"
+        assert acquired
+        setter = threading.Thread(target=lk.lost.set, daemon=True)
+        setter.start()
+        setter.join(timeout=10)
+        assert not setter.is_alive(), "a set of lost hangs on the Event's lock"
+        lk.lost.clear()  # set above by hand: the lock is still held
+        assert lk.release()
+        # set: the next acquire clears it
+        lk.lost.set()
+        assert lk.acquire(blocking=False)
+        assert not lk.lost.is_set()
+        assert lk.release()
 
 
 def test_shared_object_with_lease(api: Api, servers: LocalServerGroup, lock_name: str) -> None:
