@@ -90,6 +90,10 @@ def test_sets_and_clears_racing_from_threads_leave_a_flag_that_works() -> None:
     setter.join(timeout=10)
 
 
+def _wait_into(flag: _FlagLike, woken: list[bool]) -> None:
+    woken.append(flag.wait(30))
+
+
 def _still_works(flag: _FlagLike, where: str) -> None:
     """From any state, down then up by another thread, as a waiter sees it (in a thread
     of its own: a flag left broken hangs it, not the test)."""
@@ -129,6 +133,11 @@ def test_an_interrupt_as_any_call_returns_leaves_a_flag_that_works(method: str, 
         }
         call = calls[method]
         setter = _set_soon(flag, 0.005) if not up and method == "wait" else None
+        woken: list[bool] = []
+        waiting = threading.Thread(target=_wait_into, args=(flag, woken), daemon=True)
+        if not up and method == "set":  # a thread waits as the set comes
+            waiting.start()
+            time.sleep(0.02)
         sys.setprofile(tracer)  # (a set during the wait, above: its gate let go in it)
         try:
             call()
@@ -138,6 +147,9 @@ def test_an_interrupt_as_any_call_returns_leaves_a_flag_that_works(method: str, 
             sys.setprofile(None)
         if setter is not None:
             setter.join(timeout=10)
+        if waiting.ident is not None:
+            waiting.join(timeout=10)
+            assert woken == [True], f"{tracer.where}: the waiting thread was not woken"
         if tracer.seen < at:  # no interrupt: the call ran to its end
             break
         points += 1

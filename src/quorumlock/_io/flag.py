@@ -9,13 +9,14 @@ raises ``RuntimeError: release unlocked lock`` in the exception's place.
 
 :class:`Flag` keeps its state in two things that each change in one step: a bool, and a
 bare ``_thread`` lock that is held while the flag is down. Waiting is a C-level acquire
-of that lock, which a signal handler's exception leaves cleanly (the lock not taken), and
-no moment of it leaves either thing half changed.
+of that lock, which a signal handler's exception leaves cleanly (the lock not taken).
+``set`` and ``clear`` change the bool and then the lock with no point between where
+CPython runs a signal handler (as a call returns, as a function starts, at a loop's jump
+back): a flag raised in a thread that such an exception interrupts is raised whole.
 """
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 
@@ -43,8 +44,10 @@ class Flag:
 
     def set(self) -> None:
         self._up = True
-        with contextlib.suppress(RuntimeError):  # let go already: up, or being waited on
+        try:  # noqa: SIM105 (contextlib.suppress: its calls, before the release, are such points)
             self._gate.release()
+        except RuntimeError:  # let go already: up, or being waited on
+            pass
 
     def clear(self) -> None:
         self._up = False
