@@ -1121,9 +1121,7 @@ class _LeaseKeeper:
                     if (lock := ref()) is not None:
                         due.append((lock, generation))
             if wait > 0:
-                # (bounded: a longer wait raises OverflowError, which would end the
-                # thread, and with it every lease of this Redlock, in silence)
-                self._sooner.wait(min(wait, _WAIT_MAX))
+                self._sooner.wait(wait)  # (bounded by the flag: no OverflowError)
                 continue
             try:
                 _tend_together(due)

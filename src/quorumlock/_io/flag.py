@@ -55,8 +55,6 @@ class Flag:
 
     def wait(self, seconds: float) -> bool:
         """Wait up to ``seconds`` for the flag to be up; whether it is."""
-        if self._up:
-            return True
         give_up = time.monotonic() + seconds
         while not self._up:
             left = give_up - time.monotonic()
