@@ -965,7 +965,7 @@ def test_first_round_of_a_new_redlock_waits_for_slow_connections_later_rounds_do
     proxies = [LatencyProxy(s.host, s.port, delay=0.015) for s in servers.servers[:3]]
 
     async def body() -> None:
-        rl = api.redlock([p.url for p in proxies])
+        rl = api.redlock([p.url for p in proxies], instance_timeout=None)  # the default
         try:
             lock = rl.lock(lock_name, ttl=1)
             assert await call(lock.acquire(blocking=False))  # first contact: waited for
