@@ -664,6 +664,7 @@ class RedlockBase(Generic[LockT, DecoratorT, RWLockT, HoldT, ServerT]):
                     others.discard(lock)
                     if not others:
                         del self._occupied[key]
+                continue
 
 
 class _Flag(Protocol):

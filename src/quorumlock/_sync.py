@@ -624,14 +624,13 @@ class Lock(LockBase):
         if not blocking:
             return False
         try:
-            while self._occupied:
-                if wait is None:
-                    self._turn.wait()
-                    continue
-                left = started + wait - time.monotonic()
-                if left <= 0:
+            while True:
+                if not self._occupied:
+                    break
+                left = None if wait is None else started + wait - time.monotonic()
+                if left is not None and left <= 0:
                     return False
-                self._turn.wait(min(left, _WAIT_MAX))
+                self._turn.wait(None if left is None else min(left, _WAIT_MAX))
         except BaseException:
             # A release wakes one waiting thread: this one may have been woken just as
             # it was interrupted. The next one looks at the object in its place.
@@ -1115,11 +1114,7 @@ class _LeaseKeeper:
             with self._mutex:
                 now = time.monotonic()
                 wait = self._heap[0][0] - now if self._heap else _WAIT_MAX
-                due: list[tuple[Lock, int]] = []
-                while wait <= 0 and self._heap and self._heap[0][4] <= now and len(due) < _BATCH:
-                    _, _, ref, generation, _ = heapq.heappop(self._heap)
-                    if (lock := ref()) is not None:
-                        due.append((lock, generation))
+                due = self._take_due(now) if wait <= 0 else []
             if wait > 0:
                 self._sooner.wait(wait)  # (bounded by the flag: no OverflowError)
                 continue
@@ -1127,6 +1122,17 @@ class _LeaseKeeper:
                 _tend_together(due)
             except Exception:  # never let one lock stop the others' leases
                 logger.exception("lease keeping failed")
+
+    def _take_due(self, now: float) -> list[tuple[Lock, int]]:
+        """With ``_mutex`` held, once the first entry is due: the locks whose soonest
+        renewal time has come at ``now``, in order and at most ``_BATCH``, taken off the
+        heap."""
+        due: list[tuple[Lock, int]] = []
+        while self._heap and self._heap[0][4] <= now and len(due) < _BATCH:
+            _, _, ref, generation, _ = heapq.heappop(self._heap)
+            if (lock := ref()) is not None:
+                due.append((lock, generation))
+        return due
 
 
 class _Callbacks:
@@ -1217,8 +1223,9 @@ def _tend_together(due: list[tuple[Lock, int]]) -> None:
             except Exception as exc:  # a bug in one lock's step: its renewal failed
                 lock._renewed(time.monotonic(), exc)
                 continue
-            if renewal is not None:
-                renewals.append((lock, *renewal))
+            if renewal is None:
+                continue
+            renewals.append((lock, *renewal))
         if renewals:
             redlock = renewals[0][0]._redlock
             results: list[bool | Exception]

@@ -230,6 +230,7 @@ class Redlock(
                     # A closed loop's: they start afresh on this one (they notice).
                     io.loop = loop
                     return io
+                continue
             io = _LoopIO(self)
             io.loop = loop
             self._ios = [*self._ios, io]
@@ -802,20 +803,25 @@ class Lock(LockBase):
 
     async def _keep(self) -> None:
         try:
-            while (step := self._due(now := time.monotonic())) is not None:
+            while True:
+                now = time.monotonic()
+                step = self._due(now)
+                if step is None:
+                    break
+                at: float | None
                 if isinstance(step, Wake):  # asked again on waking (see LockState.tend)
-                    await asyncio.sleep(step.at - now)
-                    continue
-                result: bool | Exception
-                try:
-                    result = await self._redlock._run(
-                        self._state.renew(ttl_ms=step.ttl_ms, now=now)
-                    )
-                except Exception as exc:  # LockLost among them: the reaction tells
-                    result = exc
-                at = self._after_renewal(now, result)
-                if at is None:
-                    return
+                    at = step.at
+                else:
+                    result: bool | Exception
+                    try:
+                        result = await self._redlock._run(
+                            self._state.renew(ttl_ms=step.ttl_ms, now=now)
+                        )
+                    except Exception as exc:  # LockLost among them: the reaction tells
+                        result = exc
+                    at = self._after_renewal(now, result)
+                    if at is None:
+                        return
                 await asyncio.sleep(max(0.0, at - time.monotonic()))
         except asyncio.CancelledError:
             owner = self._owner

@@ -142,7 +142,10 @@ class _Pipe:
                 if not data:
                     raise RedisConnectionError("connection closed by the server")
                 parser.feed(data)
-                while (reply := parser.gets()) is not False:
+                while True:
+                    reply = parser.gets()
+                    if reply is False:
+                        break
                     if not queue:
                         raise RedisConnectionError("a reply came with no request waiting")
                     round_, index, _ = queue.popleft()

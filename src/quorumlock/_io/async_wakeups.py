@@ -378,11 +378,13 @@ class _AsyncListener:
             writer: asyncio.StreamWriter = conn._writer  # type: ignore[attr-defined]
             stream: asyncio.StreamReader = conn._reader  # type: ignore[attr-defined]
             reader = hiredis.Reader()
-            subscribed: set[bytes] = set()
-            idle_since: float | None = None
             incoming: asyncio.Task[bytes] | None = None
             try:
-                while not self._stopped:
+                subscribed: set[bytes] = set()
+                idle_since: float | None = None
+                while True:
+                    if self._stopped:
+                        break
                     wanted = self._hub.wanted(self)
                     if wanted is None:
                         self._stopped = True
@@ -400,7 +402,8 @@ class _AsyncListener:
                     if removed := subscribed - wanted:
                         writer.write(pack(("UNSUBSCRIBE", *removed)))
                         subscribed -= removed
-                        self.confirmed = {c: t for c, t in self.confirmed.items() if c in wanted}
+                        kept = self.confirmed.keys() & wanted
+                        self.confirmed = {c: self.confirmed[c] for c in kept}
                     self._poked.clear()
                     if incoming is None:
                         incoming = asyncio.ensure_future(stream.read(65536))
@@ -417,7 +420,10 @@ class _AsyncListener:
                     if not data:
                         raise ConnectionError("the server closed the connection")
                     reader.feed(data)
-                    while (message := reader.gets()) is not False:
+                    while True:
+                        message = reader.gets()
+                        if message is False:
+                            break
                         await self._handle(message)
             finally:
                 if incoming is not None:

@@ -131,6 +131,11 @@ class SpinPolicy:
         self.recent += (min(seconds, 4 * self.seconds) - self.recent) * self.WEIGHT
 
 
+def _running(attempts: list[Future[None]]) -> list[Future[None]]:
+    """The attempts not done yet."""
+    return [attempt for attempt in attempts if not attempt.done()]
+
+
 class _Node:
     """One server: its spec and the idle connections to it.
 
@@ -207,7 +212,7 @@ class _Node:
         successful attempt leaves its connection in the idle pool, for any round.
         """
         with self._mutex:
-            running = [attempt for attempt in self._attempts if not attempt.done()]
+            running = _running(self._attempts)
             limit = PARALLEL_CONNECTS if self._answered else 1
             if len(running) < limit:
                 running.append(executor.submit(self._connect))
@@ -1171,7 +1176,9 @@ class SyncFanout:
                     failed = translate(exc)
                     for j in range(len(steps)):
                         batch.machine(j).error(i, *failed)
-            while sent:
+            while True:
+                if not sent:
+                    break
                 i, conn = sent[0]
                 if self._read_batch(i, conn, batch) and (
                     not _RESEND_REFS or conn not in _RESEND or _resend(conn)

@@ -1420,7 +1420,7 @@ class _Listener:
             if removed := self._subscribed - wanted:
                 self.sock.sendall(pack(("UNSUBSCRIBE", *removed)))
                 self._subscribed -= removed
-                self.confirmed = {c: t for c, t in self.confirmed.items() if c in wanted}
+                self.confirmed = {c: self.confirmed[c] for c in self.confirmed.keys() & wanted}
         except Exception:
             self.fail()
 
@@ -1480,7 +1480,10 @@ class _Listener:
             if not data:
                 raise ConnectionError("the server closed the connection")
             self._reader.feed(data)
-            while (message := self._reader.gets()) is not False:
+            while True:
+                message = self._reader.gets()
+                if message is False:
+                    break
                 self._handle(hub, message)
         except Exception:
             self.fail()
@@ -1506,6 +1509,12 @@ class _Listener:
         conn, self.conn, self.sock = self.conn, None, None
         if conn is not None:
             conn.disconnect()
+
+
+def _drain(sock: socket.socket) -> None:
+    """Read what a non-blocking ``sock`` holds (raises BlockingIOError once it is empty)."""
+    while sock.recv(4096):
+        pass
 
 
 class _Mux:
@@ -1541,7 +1550,10 @@ class _Mux:
     def _run(self) -> None:
         idle_since: float | None = None
         try:
-            while (wanted := self._hub.wanted(self)) is not None:
+            while True:
+                wanted = self._hub.wanted(self)
+                if wanted is None:
+                    break
                 now = time.monotonic()
                 if not wanted:
                     idle_since = idle_since or now
@@ -1600,8 +1612,7 @@ class _Mux:
                 if listener is None:  # the pipe: somebody wants the loop to look again
                     look_again = True
                     with contextlib.suppress(OSError):
-                        while self._poke_r.recv(4096):
-                            pass
+                        _drain(self._poke_r)
                     continue
                 if listener.sock is not None:
                     listener.read(self._hub)

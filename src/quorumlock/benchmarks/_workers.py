@@ -638,6 +638,13 @@ def _holder(slug: str, urls: Sequence[str], ttl: float) -> tuple[_Holder, list[r
     raise ValueError(f"unknown contender {slug!r}")
 
 
+def _calls_between(before: dict[str, int], after: dict[str, int]) -> dict[str, int]:
+    """The commands the servers ran between two readings of their commandstats, by name
+    (not our own INFO)."""
+    calls = {name: after[name] - before.get(name, 0) for name in after}
+    return {name: n for name, n in calls.items() if n and name != "info"}
+
+
 def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
     """Acquire ``count`` locks and hold them all for ``window`` seconds, then measure
     Python's allocations per lock in a second pass.
@@ -693,12 +700,7 @@ def hold_many(cmd: dict[str, Any]) -> dict[str, Any]:
             if extensions_before is None or extensions_after is None
             else extensions_after - extensions_before
         )
-        calls = {
-            name: stats_after.get(name, 0) - stats_before.get(name, 0)
-            for name in stats_after
-            if name != "info"  # our own INFO commandstats
-        }
-        result["server_calls"] = {name: n for name, n in calls.items() if n}
+        result["server_calls"] = _calls_between(stats_before, stats_after)
         result["lost"] = holder.lost()
         result["released"] = holder.release_all()
         holder.clear()

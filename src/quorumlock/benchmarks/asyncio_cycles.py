@@ -367,7 +367,7 @@ async def run_scenario(
             else:
                 log(f"{scenario.slug}: {contender.label} warmed up")
 
-        active = [r for r in results if r.slug in runners]
+        active = list(filter(lambda r: r.slug in runners, results))
         for round_index in range(config.rounds):
             for result in rotated(active, round_index):
                 if config.collect_garbage:
@@ -378,7 +378,8 @@ async def run_scenario(
                 if not batch.latencies_ns:
                     result.status = f"failed: {batch.error or 'no cycle succeeded'}"
                     await _close(runners.pop(result.slug))
-            active = [r for r in active if r.slug in runners]
+                continue
+            active = list(filter(lambda r: r.slug in runners, active))
             log(f"{scenario.slug}: round {round_index + 1}/{config.rounds} done")
     finally:
         for runner in runners.values():

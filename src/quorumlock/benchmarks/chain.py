@@ -253,7 +253,9 @@ class _Overheard:
                 pubsub.psubscribe(RELEASED_PREFIX + "*", WAKE_PREFIX + "*")
             finally:
                 self._ready.wait(timeout=10)
-            while not self._stop.is_set():
+            while True:
+                if self._stop.is_set():
+                    break
                 message = pubsub.get_message(timeout=0.05)
                 if message is not None and message["type"] == "pmessage":
                     self._note(index, message["channel"], message["data"])
@@ -424,7 +426,7 @@ def _render_agreement(results: Sequence[ChainResult]) -> str:
 
 def _processes(text: str) -> list[int]:
     try:
-        counts = [int(p) for p in text.split(",") if p.strip()]
+        counts = [int(p) for p in filter(str.strip, text.split(","))]
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a list of process counts: {text!r}") from None
     if not counts or any(p < 1 or p > 64 for p in counts):

@@ -143,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"  {part:<24} {micros:8.1f} us  {micros / total:6.1%}")
                 if args.functions:
                     print(top)
+                continue
         finally:
             for runner in runners.values():
                 runner.close()

@@ -122,7 +122,9 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
             return
         stop = start + job.seconds
         rounds.count = 0  # the loop's rounds only
-        while time.time() < stop:
+        while True:
+            if time.time() >= stop:
+                break
             attempts += 1
             if cycle():
                 granted += 1
@@ -216,6 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         measure(urls, contender, args.processes, args.seconds, counting=True)
                     )
                     print(f"{contender.slug}: rounds counted", file=sys.stderr)
+                continue
         except WorkersNotReady as exc:  # (a worker that failed printed its error above)
             raise SystemExit(f"error: {contender.slug}: {exc}") from None
     print(f"P = {args.processes} processes on one name, {args.seconds:g} s per contender")

@@ -548,7 +548,7 @@ def run_benchmark(
                 continue
             runners[contender.slug] = runner
 
-        active = [r for r in results if r.slug in runners]
+        active = list(filter(lambda r: r.slug in runners, results))
         for round_index in range(config.rounds):
             order = rotated(active, round_index)
             for result in order:
@@ -560,7 +560,8 @@ def run_benchmark(
                 if batch.failures and not batch.latencies_ns:
                     result.status = f"failed: {batch.error or 'no cycle succeeded'}"
                     runners.pop(result.slug).close()
-            active = [r for r in active if r.slug in runners]
+                continue
+            active = list(filter(lambda r: r.slug in runners, active))
             log(f"round {round_index + 1}/{config.rounds} done")
     finally:
         for runner in runners.values():

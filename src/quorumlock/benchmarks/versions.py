@@ -163,7 +163,7 @@ def _versions(against: str | None) -> Iterator[tuple[ModuleType, ModuleType, str
             other = load_copy(source, f"_quorumlock_other_{tag}", copies)
             yield this, other, label
         finally:  # loaded or not, nothing of the copies stays
-            for name in [m for m in sys.modules if m.split(".")[0].endswith(tag)]:
+            for name in list(filter(lambda m: m.split(".")[0].endswith(tag), sys.modules)):
                 del sys.modules[name]
             if str(copies) in sys.path:
                 sys.path.remove(str(copies))

@@ -176,7 +176,9 @@ def _run(urls: list[str], group: LocalServerGroup | None, args: argparse.Namespa
         go.set()
         _watch(group, args.seconds, counter)
         deadline = time.monotonic() + 30
-        while len(collected) < len(procs) and time.monotonic() < deadline:
+        while True:
+            if len(collected) == len(procs) or time.monotonic() >= deadline:
+                break
             with contextlib.suppress(Exception):
                 collected.append(results.get(timeout=0.5))
         if len(collected) < len(procs):
@@ -274,7 +276,10 @@ def _watch(group: LocalServerGroup | None, seconds: float, counter: Synchronized
         tqdm.write(redact(f"[{time.monotonic() - started:5.1f} s] {message}"))
 
     try:
-        while (elapsed := time.monotonic() - started) < seconds:
+        while True:
+            elapsed = time.monotonic() - started
+            if elapsed >= seconds:
+                break
             crash.step(elapsed, event)
             status = f"acquisitions {counter.value}  {crash.describe()}".rstrip()
             if live:

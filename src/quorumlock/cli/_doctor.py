@@ -216,6 +216,10 @@ def doctor(args: argparse.Namespace) -> int:
     return 0
 
 
+def _answered(probe: _Probe) -> bool:
+    return probe.error is None
+
+
 def audit(
     servers: Servers,
     *,
@@ -239,7 +243,7 @@ def audit(
         list(pool.map(_probe, probes))
         if clock_sample is not None and any(p.error is None for p in probes):
             time.sleep(clock_sample)
-            list(pool.map(_read_clock, [p for p in probes if p.error is None]))
+            list(pool.map(_read_clock, filter(_answered, probes)))
     checks: list[Check] = []
     for probe in probes:
         checks += _judge(probe, instance_timeout)

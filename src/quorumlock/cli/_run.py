@@ -403,7 +403,9 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
         spawned.append(child)
         for signum in pending:
             signal_child(signum)
-        while child.poll() is None:
+        while True:
+            if child.poll() is not None:
+                break
             if lock.lost.wait(_POLL):
                 return _stop_after_loss(child, signal_child, args, lost, lock)
         status = _status_of(child.returncode)

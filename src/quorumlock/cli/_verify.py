@@ -252,6 +252,7 @@ def verify(args: argparse.Namespace) -> int:
             if not live:
                 verdict = "ok" if report.ok else "VIOLATION"
                 say(f"verify: {label}: {verdict} ({time.monotonic() - began:.1f} s)", err=True)
+            continue
     finally:
         bar.close()
     if args.json:

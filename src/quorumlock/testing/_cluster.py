@@ -251,6 +251,7 @@ class LocalCluster:
             for i, node in enumerate(self._nodes):
                 if not node.running:
                     self._start_node(i)
+                continue
             masters = self._nodes[: self._masters]
             step = SLOTS // self._masters
             for i, node in enumerate(masters):

@@ -270,7 +270,9 @@ class ProcessPool:
         with selectors.DefaultSelector() as selector:
             for fd in pending:
                 selector.register(fd, selectors.EVENT_READ)
-            while pending:
+            while True:
+                if not pending:
+                    break
                 left = deadline - time.monotonic()
                 if left <= 0:
                     late = sorted(pending.values())

@@ -307,6 +307,7 @@ class LatencyProxy(Endpoint):
             for sock in (self._wake_r, self._wake_w):
                 if sock is not None:
                     sock.close()
+                continue
             error, self._error = self._error, None
         if error is not None:
             raise RuntimeError(f"the proxy on port {self._port} failed: {error!r}") from error
@@ -346,7 +347,9 @@ class LatencyProxy(Endpoint):
         try:
             selector.register(listener, selectors.EVENT_READ, None)
             selector.register(wake_r, selectors.EVENT_READ, None)
-            while not self._stopping.is_set():
+            while True:
+                if self._stopping.is_set():
+                    break
                 now = time.monotonic()
                 events = selector.select(self._wait_time(now))
                 for key, _ in events:
@@ -357,6 +360,7 @@ class LatencyProxy(Endpoint):
                             wake_r.recv(4096)
                     elif sock is listener:
                         self._accept(listener)
+                    continue
                 if self._drop_requested.is_set():
                     self._drop_requested.clear()
                     for conn in list(self._connections):
@@ -433,6 +437,7 @@ class LatencyProxy(Endpoint):
                     and (conn.connected or direction.src is conn.client)
                 ):
                     self._read(direction, now)
+                continue
             if conn.connected:
                 for direction in conn.directions():
                     self._send_due(direction, now)

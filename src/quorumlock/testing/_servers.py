@@ -1108,6 +1108,7 @@ class LocalServerGroup:
                 if not server.running:
                     server.start(timeout=timeout)
                     started.append(server)
+                continue
         except BaseException:
             for server in started:
                 with contextlib.suppress(Exception):

@@ -140,7 +140,7 @@ class TlsProxy(Endpoint):
         self._stopping.set()
         with self._mutex:
             sockets, self._sockets = list(self._sockets), set()
-            threads = [t for t in (self._acceptor, *self._workers) if t is not None]
+            threads = list(filter(None, (self._acceptor, *self._workers)))
         for sock in sockets:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
@@ -189,7 +189,7 @@ class TlsProxy(Endpoint):
                     client.close()
                     return
                 self._sockets.add(client)
-                self._workers = {t for t in self._workers if t.is_alive()}
+                self._workers = set(filter(threading.Thread.is_alive, self._workers))
                 self._workers.add(worker)
             worker.start()
 
@@ -232,7 +232,9 @@ class TlsProxy(Endpoint):
         tls.settimeout(_BOUND)  # a TLS record cut in two must not block forever
         upstream.settimeout(_BOUND)
         with contextlib.suppress(OSError, ValueError):
-            while not self._stopping.is_set():
+            while True:
+                if self._stopping.is_set():
+                    break
                 # Bytes OpenSSL already decrypted are not visible to select().
                 ready = [tls] if tls.pending() else select.select([tls, upstream], [], [], _TICK)[0]
                 if tls in ready:
@@ -263,5 +265,6 @@ def _linger(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.settimeout(_TICK)
         # The plain socket's recv, past the TLS layer of an SSLSocket: raw bytes.
-        while socket.socket.recv(sock, _CHUNK):
-            pass
+        while True:
+            if not socket.socket.recv(sock, _CHUNK):
+                break

@@ -42,7 +42,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import redis
 
@@ -399,17 +399,18 @@ def verify(
         pool.wait(stop + 2 * ttl + _EXIT_GRACE)
 
         say("checking the history")
-        failed = [
-            (index, code) for index, code in enumerate(pool.exit_codes()) if code not in (0, -9)
-        ]
-        if failed:
-            index, code = failed[0]
+        failed = next(
+            ((index, code) for index, code in enumerate(pool.exit_codes()) if code not in (0, -9)),
+            None,
+        )
+        if failed is not None:
+            index, code = failed
             raise RuntimeError(f"worker {index} exited with code {code}:\n{pool.log_tail(index)}")
         writes = _resource_log(resource)
         records = list(pool.records())
         errors = Counter(str(r["error"]) for r in records if r.get("kind") == "error")
         rejected = sum(1 for r in records if r.get("kind") == "hold" and r["write"] == "rejected")
-        ran_fair = [bool(r["fair"]) for r in records if r.get("kind") == "config"]
+        ran_fair = _ran_fair(records)
         holds = pool.holds()
         if lock == "many":
             check = _check_sets(pool, resource, start=start, end=stop, rejected=rejected)
@@ -451,10 +452,16 @@ def verify(
             longest_gap=check.longest_gap,
             contender=contender,
             permits=permits,
-            fair=bool(ran_fair) and all(ran_fair),
+            fair=ran_fair,
         )
         say(report.summary())
     return report
+
+
+def _ran_fair(records: list[dict[str, Any]]) -> bool:
+    """Whether the workers said they ran fair locks (every one of them)."""
+    fair = [bool(r["fair"]) for r in records if r.get("kind") == "config"]
+    return bool(fair) and all(fair)
 
 
 def _check_sets(

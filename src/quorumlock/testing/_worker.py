@@ -229,7 +229,10 @@ def _contend(spec: WorkerSpec, records: _Records, *, start: float, stop: float) 
         if spec.lock == "rw":
             assert isinstance(redlock, Redlock)  # verify() refuses a read-write legacy lock
             rw = redlock.rwlock(spec.lock_name, ttl=spec.ttl)
-        while (left := stop - time.monotonic()) > 0:
+        while True:
+            left = stop - time.monotonic()
+            if left <= 0:
+                break
             if spec.election:
                 assert isinstance(redlock, Redlock)  # verify() refuses an election on legacy
                 _campaign(
