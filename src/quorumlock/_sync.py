@@ -224,7 +224,8 @@ class Redlock(
         self._keeper = _LeaseKeeper()  # the parent's lease thread is the parent's
 
     def close(self) -> None:
-        """Close the idle connections. The Redlock reconnects if it is used again.
+        """Close the idle connections. The Redlock reconnects if it is used again, and
+        its next round waits for the new connections as a new Redlock's first round does.
 
         A connection that still owes the answer of a release (whose round ended before
         a slow server answered) is closed once it came, or after ``connect_timeout``: a

@@ -983,6 +983,28 @@ def test_first_round_of_a_new_redlock_waits_for_slow_connections_later_rounds_do
         api.run(body)
 
 
+def test_a_redlock_used_again_after_close_waits_for_its_new_connections(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """close() drops the connections, and the Redlock reconnects when it is used again:
+    its next round is a first contact again, which waits for the new connections (as a
+    new Redlock's first round does). Catches: a closed Redlock that counts its servers
+    as reached before, whose next round gives up on every slow connection after the
+    per-instance timeout and finds no quorum."""
+    proxies = [LatencyProxy(s.host, s.port, delay=0.015) for s in servers.servers[:3]]
+
+    async def body() -> None:
+        rl = api.redlock([p.url for p in proxies], instance_timeout=None)  # the default
+        for _ in range(3):
+            lock = rl.lock(lock_name, ttl=1)
+            assert await call(lock.acquire(blocking=False))  # first contact: waited for
+            await call(lock.release())  # (its round waits 20 ms: may end unconfirmed)
+            await call(rl.close())
+
+    with running(proxies):
+        api.run(body)
+
+
 def test_a_first_round_that_waited_for_connections_is_no_clock_anomaly(
     api: Api, make_servers: ServerFactory, caplog: pytest.LogCaptureFixture
 ) -> None:

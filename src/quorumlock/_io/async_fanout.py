@@ -397,12 +397,15 @@ class _AsyncNode:
             await pipe.settle(deadline)
 
     async def close(self) -> None:
+        """Close the connection; the next round reaches the server as a first contact
+        again (it waits for the new connection as a new Redlock's does)."""
         pipe, self._pipe = self._pipe, None
         if pipe is not None:
             pipe.fail(RedisConnectionError("closed"))
         if self._connecting is not None and not self._connecting.get_loop().is_closed():
             self._connecting.cancel()
         self._connecting = None
+        self.tried = False
 
 
 class _AsyncCluster:

@@ -251,13 +251,15 @@ class _Node:
 
     def close(self, deadline: float) -> None:
         """Close the idle connections, each once it owes no release's reply or at
-        ``deadline`` (``_settle_by``)."""
+        ``deadline`` (``_settle_by``). The next round reaches the server as a first
+        contact again (it waits for the new connection as a new Redlock's does)."""
         while True:
             conn = self.take()
             if conn is None:
-                return
+                break
             _settle_by(conn, deadline)
             conn.disconnect()
+        self.tried = False
 
 
 class _Cluster:
