@@ -95,88 +95,64 @@ def _handlers(offset: int, table: list[Any], opname: dict[int, str]) -> set[int]
 
 
 def _compiled(source: str) -> types.CodeType:
-    return compile(textwrap.dedent(source), "<shape>", "exec")
+    return compile(source, "<shape>", "exec")
 
 
-# Loops inside a try whose handler counts the interrupts it catches.
+# Loops, each the whole body of a try whose handler counts the interrupts it catches
+# (see ``_source``).
 SHAPES = {
     "while-condition": """
-        def run(n, note):
-            try:
-                while n:
-                    n -= 1
-            except KeyboardInterrupt:
-                note()
+        while n:
+            n -= 1
     """,
     "while-condition-continue": """
-        def run(n, note):
-            try:
-                while n:
-                    n -= 1
-                    continue
-            except KeyboardInterrupt:
-                note()
+        while n:
+            n -= 1
+            continue
     """,
     "for-ending-with-if": """
-        def run(n, note):
-            try:
-                for i in range(n):
-                    if i < 0:
-                        n -= 1
-            except KeyboardInterrupt:
-                note()
+        for i in range(n):
+            if i < 0:
+                n -= 1
     """,
     "comprehension-with-if": """
-        def run(n, note):
-            try:
-                n = [i for i in range(n) if i < 0]
-            except KeyboardInterrupt:
-                note()
+        n = [i for i in range(n) if i < 0]
     """,
     "for-ending-with-if-in-a-handler": """
-        def run(n, note):
-            try:
-                try:
-                    raise ValueError
-                except ValueError as exc:
-                    for i in range(n):
-                        if i < 0:
-                            n -= 1
-            except KeyboardInterrupt:
-                note()
+        try:
+            raise ValueError
+        except ValueError as exc:
+            for i in range(n):
+                if i < 0:
+                    n -= 1
     """,
     "while-true-continue": """
-        def run(n, note):
-            try:
-                while True:
-                    if not n:
-                        break
-                    n -= 1
-                    continue
-            except KeyboardInterrupt:
-                note()
+        while True:
+            if not n:
+                break
+            n -= 1
+            continue
     """,
     "while-true-break": """
-        def run(n, note):
-            try:
-                while True:
-                    if not n:
-                        break
-                    n -= 1
-            except KeyboardInterrupt:
-                note()
+        while True:
+            if not n:
+                break
+            n -= 1
     """,
     "for-ending-with-continue": """
-        def run(n, note):
-            try:
-                for i in range(n):
-                    if i < 0:
-                        n -= 1
-                    continue
-            except KeyboardInterrupt:
-                note()
+        for i in range(n):
+            if i < 0:
+                n -= 1
+            continue
     """,
 }
+
+
+def _source(shape: str) -> str:
+    """The function ``run(n, note)`` of ``shape``: its loop in a try whose handler
+    calls ``note()`` for a KeyboardInterrupt."""
+    loop = textwrap.indent(textwrap.dedent(SHAPES[shape]).strip("\n"), " " * 8)
+    return f"def run(n, note):\n    try:\n{loop}\n    except KeyboardInterrupt:\n        note()\n"
 
 
 # Runs a shape's ``run`` over and over for argv[2] seconds with SIGALRM every 0.1 ms,
@@ -219,7 +195,7 @@ def test_the_scan_says_what_real_signals_do(shape: str) -> None:
     exactly when real signals escape the handler (in most interrupted runs; an interrupt
     can escape legitimately as the function begins or ends). Catches a scan that would
     pass the package for a reason that is not CPython's."""
-    source = textwrap.dedent(SHAPES[shape])
+    source = _source(shape)
     done = subprocess.run(
         [sys.executable, "-c", _INTERRUPTED, source, "0.6"],
         capture_output=True,
