@@ -177,7 +177,7 @@ def _run(urls: list[str], group: LocalServerGroup | None, args: argparse.Namespa
         _watch(group, args.seconds, counter)
         deadline = time.monotonic() + 30
         while True:
-            if len(collected) == len(procs) or time.monotonic() >= deadline:
+            if len(collected) >= len(procs) or time.monotonic() >= deadline:
                 break
             with contextlib.suppress(Exception):
                 collected.append(results.get(timeout=0.5))
