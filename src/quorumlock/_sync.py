@@ -628,10 +628,13 @@ class Lock(LockBase):
             while True:
                 if not self._occupied:
                     break
-                left = None if wait is None else started + wait - time.monotonic()
-                if left is not None and left <= 0:
-                    return False
-                self._turn.wait(None if left is None else min(left, _WAIT_MAX))
+                if wait is None:
+                    self._turn.wait()
+                else:
+                    left = started + wait - time.monotonic()
+                    if left <= 0:
+                        return False
+                    self._turn.wait(min(left, _WAIT_MAX))
         except BaseException:
             # A release wakes one waiting thread: this one may have been woken just as
             # it was interrupted. The next one looks at the object in its place.
