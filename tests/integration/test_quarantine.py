@@ -520,6 +520,71 @@ def test_quarantine_lasts_the_largest_max_ttl_declared(
     api.run(body)
 
 
+def clock_reads(server: LocalServer) -> int:
+    """How many times the server ran TIME (a script's calls included)."""
+    client = client_of(server)
+    try:
+        stats = client.info("commandstats")
+    finally:
+        client.close()
+    return int(stats.get("cmdstat_time", {}).get("calls", 0))
+
+
+def test_a_quarantine_seen_over_is_not_checked_again(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A server restarted 10 s ago (its marker says so): the first acquire with max_ttl
+    2 s reads the server's clock, finds the quarantine over and records it (``over``);
+    later acquires with that max_ttl or a shorter one read no clock. A restart that
+    reloads the marker, record included, from a snapshot is quarantined all the same,
+    and so is a client with a longer max_ttl (30 s) for the 20 s left. Catches: the
+    clock read by every acquire (the cost this record saves), and a record trusted
+    across a restart or for a longer max_ttl (a running quarantine skipped)."""
+    group = make_servers(1, fresh=False, **PERSISTENCE["rdb"])
+    server = group[0]
+
+    def restarted_ago(seconds: int, over: str | None = None) -> None:
+        client = client_of(server)
+        try:
+            now, _ = client.time()
+            since = (now - seconds) * 1000
+            client.hset(MARKER_KEY, mapping={"run_id": run_id(server), "since": since})
+            if over is not None:
+                client.hset(MARKER_KEY, "over", over)
+        finally:
+            client.close()
+
+    api = SyncApi()  # the acquire script's logic: the same for both APIs
+
+    async def body() -> None:
+        restarted_ago(10)
+        before = clock_reads(server)
+        got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=2.0)
+        assert got, outcomes
+        assert clock_reads(server) == before + 1
+        assert marker(server)["over"] == "2000"
+        for max_ttl in (2.0, 1.0, 2.0):
+            got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=max_ttl)
+            assert got, outcomes
+        assert clock_reads(server) == before + 1  # none since it was seen over
+
+        snapshot(server)
+        server.restart()  # kill -9, start at once: the marker, record included, reloaded
+        assert marker(server)["over"] == "2000"
+        got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=2.0)
+        assert got is None
+        assert 1.0 < seconds_left(outcomes[0]) <= 2.0
+        assert marker(server)["over"] == "0"
+
+        restarted_ago(10, over="2000")
+        got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=30.0)
+        assert got is None
+        assert 19.0 < seconds_left(outcomes[0]) <= 20.0
+        assert marker(server)["over"] == "2000"
+
+    api.run(body)
+
+
 # --------------------------------------------------------------------------------------
 # max_ttl caps every ttl, before any network call
 # --------------------------------------------------------------------------------------

@@ -1271,6 +1271,13 @@ MUTANTS: Final = (
             "test_close_sends_again_a_release_that_a_late_noscript_left_unrun",
         ),
     ),
+    Mutant(
+        "a restart keeps the record of a quarantine seen over (none after the reload)",
+        SCRIPTS,
+        "    over = 0\n",
+        "",
+        ("tests/integration/test_quarantine.py::test_a_quarantine_seen_over_is_not_checked_again",),
+    ),
 )
 
 

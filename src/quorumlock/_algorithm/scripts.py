@@ -372,7 +372,7 @@ ACQUIRE_BODY = """\
 -- quorumlock acquire: SET NX PX, checked against the restart quarantine
 -- KEYS[1]  the lock key
 -- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence,
---          promotion, lost)
+--          promotion, lost, over)
 -- ARGV[1]  our token
 -- ARGV[2]  the ttl in milliseconds
 -- ARGV[3]  max_ttl in milliseconds: the quarantine's length; 0 turns it off
@@ -384,7 +384,7 @@ ACQUIRE_BODY = """\
 --           and when not granted, the value (the holder's token) found in the key;
 --           in quarantine also why (the marker's "lost") and since when (server ms)}
 local marker = redis.call("hmget", KEYS[2], "run_id", "since", "max_ttl", "fence", "promotion",
-    "lost")
+    "lost", "over")
 local max_ttl = tonumber(ARGV[3])
 local declared = tonumber(marker[3]) or 0
 if max_ttl > declared then
@@ -427,6 +427,7 @@ local function loss_sign()
     return nil
 end
 local lost = marker[6]
+local over = tonumber(marker[7]) or 0
 if marker[1] ~= ARGV[5] or (promotion and marker[5] ~= promotion) then
     now = clock_us()
     local now_ms = math.floor(now / 1000)
@@ -457,15 +458,21 @@ if marker[1] ~= ARGV[5] or (promotion and marker[5] ~= promotion) then
         since = start_ms()
     end
     redis.call("hset", KEYS[2], "run_id", ARGV[5], "since", string.format("%.0f", since),
-        "lost", lost or "")
+        "lost", lost or "", "over", "0")
+    over = 0
     if promotion then
         redis.call("hset", KEYS[2], "promotion", promotion)
     end
 end
+-- over: the longest max_ttl whose quarantine (from this since) has been seen to end.
+-- Ended once, it stays ended (the time passed), so the usual acquire reads no clock.
 local left = 0
-if since > 0 and max_ttl > 0 then
+if since > 0 and max_ttl > over then
     now = now or clock_us()
     left = math.max(0, since + max_ttl - math.floor(now / 1000))
+    if left == 0 then
+        redis.call("hset", KEYS[2], "over", string.format("%.0f", max_ttl))
+    end
 end
 local granted = 0
 local holder = false

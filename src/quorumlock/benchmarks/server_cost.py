@@ -17,6 +17,10 @@ to round:
   acquire script does;
 * the acquire script, as quorumlock sends it (the restart quarantine's check), with the
   floor's release;
+* the same on a server that quorumlock did not start: the server started here is
+  stamped new (its marker's ``since`` is 0: it never lost its memory), where a server a
+  user runs has its start there (an hour ago, for this variant's slices), whose
+  quarantine each acquire checks until it has seen it over;
 * the release script, as quorumlock sends it (announcing the release to waiters), after
   the floor's ``SET``;
 * both scripts: what quorumlock's cycle asks of each server.
@@ -40,7 +44,7 @@ from typing import Any, Final, cast
 import redis
 
 from quorumlock._algorithm.lockstate import new_token
-from quorumlock._algorithm.scripts import ACQUIRE, RELEASE
+from quorumlock._algorithm.scripts import ACQUIRE, MARKER_KEY, RELEASE
 from quorumlock._algorithm.wire import command_args
 from quorumlock._io.incarnation import open_session
 from quorumlock._io.packing import pack
@@ -65,12 +69,16 @@ HMGET_AND_SET: Final = (
     "'lost') " + SET_IN_A_SCRIPT
 )
 
+#: The variant whose slices run with the marker of a server started an hour ago.
+UNSTAMPED: Final = "on a server not stamped"
+
 #: Each variant's name and its acquire and release, by the names :func:`_commands` gives.
 VARIANTS: Final[tuple[tuple[str, str, str], ...]] = (
     ("the floor", "set", "bare release"),
     ("a SET in a script", "set in a script", "bare release"),
     ("+ HMGET of the marker", "hmget and set", "bare release"),
     ("the acquire script", "acquire", "bare release"),
+    (UNSTAMPED, "acquire", "bare release"),
     ("the release script", "set", "release"),
     ("both scripts", "acquire", "release"),
 )
@@ -125,6 +133,18 @@ def _slice(
     return (_cpu_ns(pid) - started) / cycles / 1000
 
 
+def _since(conn: RawConnection, hours_ago: int) -> None:
+    """Set the marker's ``since`` to the server's clock ``hours_ago`` hours ago (0: to
+    0, the stamp of a new server)."""
+    since = 0
+    if hours_ago:
+        conn.send_command("TIME")
+        seconds = cast(list[bytes], conn.read_response())[0]
+        since = (int(seconds) - 3600 * hours_ago) * 1000
+    conn.send_command("HSET", MARKER_KEY, "since", since)
+    conn.read_response()
+
+
 def measure(
     conn: RawConnection, pid: int, key: str, *, cycles: int, seconds: float
 ) -> tuple[int, dict[str, list[float]]]:
@@ -134,15 +154,25 @@ def measure(
     commands = _commands(conn, key)
     names = [name for name, _, _ in VARIANTS]
     parts = {name: (commands[a], commands[r]) for name, a, r in VARIANTS}
-    for acquire, release in parts.values():  # warm-up
-        _slice(conn, pid, acquire, release, min(cycles, 100))
+
+    def one_slice(name: str, count: int) -> float:
+        if name != UNSTAMPED:
+            return _slice(conn, pid, *parts[name], count)
+        _since(conn, 1)
+        try:
+            return _slice(conn, pid, *parts[name], count)
+        finally:
+            _since(conn, 0)
+
+    for name in names:  # warm-up
+        one_slice(name, min(cycles, 100))
     costs: dict[str, list[float]] = {name: [] for name in names}
     rounds = 0
     deadline = time.monotonic() + seconds
     while rounds == 0 or time.monotonic() < deadline:
         shift = rounds % len(names)
         for name in names[shift:] + names[:shift]:
-            costs[name].append(_slice(conn, pid, *parts[name], cycles))
+            costs[name].append(one_slice(name, cycles))
         rounds += 1
     return rounds, costs
 
