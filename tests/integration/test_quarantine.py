@@ -534,35 +534,38 @@ def test_a_quarantine_seen_over_is_not_checked_again(
     make_servers: ServerFactory, lock_name: str
 ) -> None:
     """A server restarted 10 s ago (its marker says so): the first acquire with max_ttl
-    2 s reads the server's clock, finds the quarantine over and records it (``over``);
-    later acquires with that max_ttl or a shorter one read no clock. A restart that
-    reloads the marker, record included, from a snapshot is quarantined all the same,
-    and so is a client with a longer max_ttl (30 s) for the 20 s left. Catches: the
-    clock read by every acquire (the cost this record saves), and a record trusted
-    across a restart or for a longer max_ttl (a running quarantine skipped)."""
+    2 s reads the server's clock, finds the quarantine over and records when it ended
+    (``over``); later acquires with that max_ttl or a shorter one read no clock. A
+    quarantine that ends later is checked all the same: after a restart that reloads
+    the marker, record included, from a snapshot; after a restart that a client of an
+    earlier version noticed (it rewrites ``since`` and knows nothing of the record);
+    for a client with a longer max_ttl (30 s: 20 s left). Catches: the clock read by
+    every acquire (the cost this record saves), and a record trusted for a quarantine
+    that ends after it (a running quarantine skipped)."""
     group = make_servers(1, fresh=False, **PERSISTENCE["rdb"])
     server = group[0]
 
-    def restarted_ago(seconds: int, over: str | None = None) -> None:
+    def restarted_ago(seconds: int) -> int:
+        """The marker of a restart ``seconds`` ago, as every version writes it (any
+        record left as it is): its ``since``."""
         client = client_of(server)
         try:
             now, _ = client.time()
             since = (now - seconds) * 1000
             client.hset(MARKER_KEY, mapping={"run_id": run_id(server), "since": since})
-            if over is not None:
-                client.hset(MARKER_KEY, "over", over)
         finally:
             client.close()
+        return int(since)
 
     api = SyncApi()  # the acquire script's logic: the same for both APIs
 
     async def body() -> None:
-        restarted_ago(10)
+        since = restarted_ago(10)
         before = clock_reads(server)
         got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=2.0)
         assert got, outcomes
         assert clock_reads(server) == before + 1
-        assert marker(server)["over"] == "2000"
+        assert marker(server)["over"] == str(since + 2000)
         for max_ttl in (2.0, 1.0, 2.0):
             got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=max_ttl)
             assert got, outcomes
@@ -570,17 +573,24 @@ def test_a_quarantine_seen_over_is_not_checked_again(
 
         snapshot(server)
         server.restart()  # kill -9, start at once: the marker, record included, reloaded
-        assert marker(server)["over"] == "2000"
+        assert marker(server)["over"] == str(since + 2000)
         got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=2.0)
         assert got is None
         assert 0.0 < seconds_left(outcomes[0]) <= 2.0
-        assert marker(server)["over"] == "0"
 
-        restarted_ago(10, over="2000")
+        restarted_ago(1)  # as a client of an earlier version writes it: the record stays
+        assert marker(server)["over"] == str(since + 2000)
+        got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=2.0)
+        assert got is None
+        assert 0.0 < seconds_left(outcomes[0]) <= 1.0
+
+        since = restarted_ago(10)
+        got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=2.0)
+        assert got, outcomes
+        assert marker(server)["over"] == str(since + 2000)
         got, outcomes = await try_lock(api, group.urls, lock_name, max_ttl=30.0)
         assert got is None
         assert 19.0 < seconds_left(outcomes[0]) <= 20.0
-        assert marker(server)["over"] == "2000"
 
     api.run(body)
 

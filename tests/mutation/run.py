@@ -1272,10 +1272,10 @@ MUTANTS: Final = (
         ),
     ),
     Mutant(
-        "a restart keeps the record of a quarantine seen over (none after the reload)",
+        "a quarantine seen over once is never checked again, whatever ends it later",
         SCRIPTS,
-        "    over = 0\n",
-        "",
+        "since > 0 and max_ttl > 0 and since + max_ttl > over then",
+        "since > 0 and max_ttl > 0 and over == 0 then",
         ("tests/integration/test_quarantine.py::test_a_quarantine_seen_over_is_not_checked_again",),
     ),
 )

@@ -372,7 +372,7 @@ ACQUIRE_BODY = """\
 -- quorumlock acquire: SET NX PX, checked against the restart quarantine
 -- KEYS[1]  the lock key
 -- KEYS[2]  the server's incarnation marker (a hash: run_id, since, max_ttl, fence,
---          promotion, lost, over)
+--          promotion, lost, over: the end of a quarantine seen over)
 -- ARGV[1]  our token
 -- ARGV[2]  the ttl in milliseconds
 -- ARGV[3]  max_ttl in milliseconds: the quarantine's length; 0 turns it off
@@ -458,20 +458,20 @@ if marker[1] ~= ARGV[5] or (promotion and marker[5] ~= promotion) then
         since = start_ms()
     end
     redis.call("hset", KEYS[2], "run_id", ARGV[5], "since", string.format("%.0f", since),
-        "lost", lost or "", "over", "0")
-    over = 0
+        "lost", lost or "")
     if promotion then
         redis.call("hset", KEYS[2], "promotion", promotion)
     end
 end
--- over: the longest max_ttl whose quarantine (from this since) has been seen to end.
--- Ended once, it stays ended (the time passed), so the usual acquire reads no clock.
+-- over: the end (server ms) of a quarantine already seen over. Ended once, it stays
+-- ended (the time passed), so the usual acquire reads no clock; one that ends later (a
+-- later since, whoever wrote it, or a longer max_ttl) is checked.
 local left = 0
-if since > 0 and max_ttl > over then
+if since > 0 and max_ttl > 0 and since + max_ttl > over then
     now = now or clock_us()
     left = math.max(0, since + max_ttl - math.floor(now / 1000))
     if left == 0 then
-        redis.call("hset", KEYS[2], "over", string.format("%.0f", max_ttl))
+        redis.call("hset", KEYS[2], "over", string.format("%.0f", since + max_ttl))
     end
 end
 local granted = 0
