@@ -520,14 +520,20 @@ def test_quarantine_lasts_the_largest_max_ttl_declared(
     api.run(body)
 
 
-def clock_reads(server: LocalServer) -> int:
-    """How many times the server ran TIME (a script's calls included)."""
+def calls(server: LocalServer, *commands: str) -> int:
+    """How many times the server ran ``commands`` (lower case; a script's calls
+    included), together."""
     client = client_of(server)
     try:
         stats = client.info("commandstats")
     finally:
         client.close()
-    return int(stats.get("cmdstat_time", {}).get("calls", 0))
+    return sum(int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in commands)
+
+
+def clock_reads(server: LocalServer) -> int:
+    """How many times the server ran TIME."""
+    return calls(server, "time")
 
 
 def test_a_quarantine_seen_over_is_not_checked_again(
@@ -550,8 +556,8 @@ def test_a_quarantine_seen_over_is_not_checked_again(
         record left as it is): its ``since``."""
         client = client_of(server)
         try:
-            now, _ = client.time()
-            since = (now - seconds) * 1000
+            now, micros = client.time()
+            since = now * 1000 + micros // 1000 - seconds * 1000
             client.hset(MARKER_KEY, mapping={"run_id": run_id(server), "since": since})
         finally:
             client.close()
@@ -602,14 +608,7 @@ def test_a_quarantine_seen_over_is_not_checked_again(
 
 def script_calls(server: LocalServer) -> int:
     """How many scripts (EVALSHA, EVAL) the server has been sent."""
-    client = client_of(server)
-    try:
-        stats = client.info("commandstats")
-    finally:
-        client.close()
-    return sum(
-        int(stats.get(name, {}).get("calls", 0)) for name in ("cmdstat_evalsha", "cmdstat_eval")
-    )
+    return calls(server, "evalsha", "eval")
 
 
 def test_ttl_or_extension_beyond_max_ttl_is_refused_before_any_network_call(
