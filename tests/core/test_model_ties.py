@@ -186,6 +186,9 @@ class AcquireScript:
     the client's ``maxttl`` (0: quarantine off); whether the lock key is free; fencing.
     A missing marker is found with a sign of data loss (an eviction): its quarantine
     counts from now, as in the model's inline (models/README.md on SINCE_START).
+    ``over``: the marker's record of when a quarantine seen over ended (0: none), on the
+    server only. The model has no such record: it saves a clock read and must change no
+    decision.
     """
 
     name: str
@@ -198,6 +201,7 @@ class AcquireScript:
     declared: int = 3000
     fence: int = 7
     maxttl: int = 3000
+    over: int = 0
     free: bool = True
     now: int = 100_000
     fencing: bool = True
@@ -232,6 +236,10 @@ ACQUIRE_SCRIPTS = [
     AcquireScript("quarantine off keeps the declared", since=98_000, declared=5000, maxttl=0),
     AcquireScript("no max_ttl declared yet", since=98_000, declared=0, maxttl=0),
     AcquireScript("quarantine over, fencing off", since=97_000, fencing=False),
+    AcquireScript("recorded over before this since: running", since=98_000, over=96_000),
+    AcquireScript("recorded over at its end: not read again", since=96_000, over=99_000),
+    AcquireScript("recorded over for a shorter max_ttl", since=96_000, over=98_000, maxttl=5000),
+    AcquireScript("recorded over, a restart since", mrun=1, prun=2, uptime=2, over=99_000),
 ]
 
 #: (name, the key's token: 0 absent, our token); tokens are 1 and 2
@@ -552,6 +560,8 @@ def test_acquire_script(
         )
         if case.declared:
             client.hset(marker, "max_ttl", case.declared)
+        if case.over:
+            client.hset(marker, "over", case.over)
     if not case.free:
         client.set(key, "someone else", px=60_000)
     raw = client.eval(
