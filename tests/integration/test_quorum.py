@@ -16,6 +16,7 @@ import itertools
 import logging
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -26,7 +27,6 @@ from concurrent.futures import Future
 from typing import Any
 
 import pytest
-import redis
 
 import quorumlock.asyncio
 from quorumlock import NodeOutcome, QuorumUnavailable, Reply
@@ -826,12 +826,6 @@ def test_a_slow_minority_is_not_waited_for_and_its_replies_stay_in_step(
         api.run(body)
 
 
-def noscripts(client: redis.Redis) -> int:
-    """How many NOSCRIPT errors the server answered since its start."""
-    stats = client.info("errorstats")
-    return int(stats.get("errorstat_NOSCRIPT", {}).get("count", 0))
-
-
 def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
@@ -868,33 +862,47 @@ def test_asyncio_replies_in_before_a_decided_round_resumes_stay_not_read(
             await asyncio.sleep(0.05)
             await lock.extend()
             assert await cached()
-            # Three times: with one trial, the code that records those late replies
-            # passed this test in about one run in eight (how the held-back replies were
-            # delivered in such runs was not pinned down); "not read" must hold in
-            # every trial.
+            nodes = rl._fanout.nodes
+            assert nodes is not None
+            # Every server's connection (the client's end of each socket).
+            sockets = []
+            for node in nodes:
+                assert node._pipe is not None
+                sockets.append(node._pipe._writer.transport.get_extra_info("socket"))
+            # Three times: "not read" must hold in every trial. (Held from the turn
+            # after the writes, after a poll of the event loop that could read the
+            # first three replies before the hold, which let the round resume before
+            # the slow two were read, the code that records those late replies passed
+            # this test in one run in six, and one whole mutation check in five; held
+            # in the writes' turn, it passed no run of 40 with a single trial.)
             for _ in range(3):
                 for client in clients:  # ...then not on the last two
                     client.script_flush()
-                before = [noscripts(client) for client in clients]
+                held: list[bool] = []
 
-                def hold_until_answered(before: list[int] = before) -> None:
-                    # The event loop is held (the round's task cannot resume) until both
-                    # slow servers have answered NOSCRIPT, and 50 ms more for their
-                    # proxies to pass the replies on, rather than for a fixed 80 ms that
-                    # a loaded machine may not honour. At most 5 s.
+                def hold_until_answered(held: list[bool] = held) -> None:
+                    # The event loop is held in the turn that wrote the commands, right
+                    # after them, until every reply is on its socket, unread: the loop's
+                    # next poll finds all five, their reader tasks run in one turn, and
+                    # the third's reply decides the round, whose task resumes only in
+                    # the turn after, once the slow two were read. At most 5 s.
                     give_up = time.monotonic() + 5.0
-                    while time.monotonic() < give_up and any(
-                        noscripts(c) <= seen for c, seen in zip(clients, before, strict=True)
-                    ):
-                        time.sleep(0.002)
-                    time.sleep(0.05)
+                    while (left := give_up - time.monotonic()) > 0:
+                        readable, _, _ = select.select(sockets, [], [], min(left, 0.01))
+                        if len(readable) == len(sockets):
+                            held.append(True)
+                            return
+                    held.append(False)
 
-                # Held from the turn after the one that starts the extension's task
-                # (an extension runs in a task of its own, to complete even if its
-                # caller is cancelled), whose round writes the commands first.
+                # The extension's round writes its commands in the first turn of a task
+                # of its own (which completes even if its caller is cancelled), which
+                # the extension starts in its own first turn: the hold comes in the
+                # same turn as the writes, right after them.
                 loop = asyncio.get_running_loop()
+                extension = asyncio.ensure_future(lock.extend())
                 loop.call_soon(functools.partial(loop.call_soon, hold_until_answered))
-                assert await lock.extend() > 9
+                assert await extension > 9
+                assert held == [True], "the replies did not come in 5 s"
                 assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
                 # The late NOSCRIPTs mark the script for the next command on those two
                 # connections, which goes in EVAL form. On a loaded machine the proxy may
