@@ -1418,13 +1418,17 @@ def main(argv: list[str] | None = None) -> int:
             finally:
                 starters.put(starter)
 
-        survivors = 0
+        survivors: list[str] = []
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             # in the list's order, each as soon as it and those before it are done
             for survived, line in pool.map(lambda chosen: in_a_free_tree(*chosen), chosen):
-                survivors += survived
+                if survived:
+                    survivors.append(line)
                 print(line, flush=True)
-    print(f"{len(chosen) - survivors} of {len(chosen)} mutants killed")
+    # The survivors again, last: a log shown only by its end (CI's) names them.
+    for line in survivors:
+        print(line)
+    print(f"{len(chosen) - len(survivors)} of {len(chosen)} mutants killed")
     return 1 if survivors else 0
 
 
