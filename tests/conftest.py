@@ -491,6 +491,26 @@ def settled_values(
     return settled(lambda: values(group, key), expected)
 
 
+def held_on_every_server(
+    group: LocalServerGroup | list[LocalServer], make_lock: Callable[[], quorumlock.Lock]
+) -> quorumlock.Lock:
+    """A lock from ``make_lock()`` acquired without waiting and held on every server of
+    ``group``, for tests that then change what some servers hold. An acquire returns
+    once a majority granted it: a server it did not wait for (one whose script cache the
+    fixture emptied, its NOSCRIPT read after the round; one slower than the instance
+    timeout, its key undone) may hold nothing; such a try is released and made again,
+    for up to 10 s."""
+    give_up = time.monotonic() + 10
+    while True:
+        lock = make_lock()
+        assert lock.acquire(blocking=False)
+        held = [lock.token] * len(group)
+        if settled_values(group, lock.name, held) == held:
+            return lock
+        assert lock.release()
+        assert time.monotonic() < give_up, values(group, lock.name)
+
+
 def decided(replies: Sequence[object], expected: Sequence[Reply]) -> bool:
     """``replies`` are ``expected`` but for servers the round did not wait for (``not
     read``): an acquire, an extension or a release that a majority decided, fewer

@@ -26,7 +26,8 @@ from quorumlock import Redlock
 from quorumlock import asyncio as aio
 from quorumlock._algorithm.scripts import RELEASED_PREFIX
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import values
+from tests.conftest import held_on_every_server, values
+from tests.integration.apis import PATIENT
 from tests.integration.test_quarantine import as_user, command
 
 if TYPE_CHECKING:
@@ -551,8 +552,8 @@ def test_a_release_announces_only_where_it_deleted_the_key(
     the compare-and-delete deletes on 0, 1 and 4 only, and only those announce (an
     announcement where the key is still held would wake waiters for nothing, and one
     where it is held by another would tell them a taken lock is free)."""
-    lock = Redlock(servers.urls).lock(lock_name, ttl=10)
-    assert lock.acquire(blocking=False)
+    rl = Redlock(servers.urls, instance_timeout=PATIENT)
+    lock = held_on_every_server(servers, lambda: rl.lock(lock_name, ttl=10))
     other = "token-of-b-" + "0" * 24
     clients = [redis.Redis.from_url(url) for url in servers.urls]
     clients[2].set(lock_name, other, px=30_000)
@@ -579,3 +580,4 @@ def test_a_release_announces_only_where_it_deleted_the_key(
             client.close()
     assert counts == [1, 1, 0, 0, 1]
     assert values(servers, lock_name) == [None, None, other, None, None]
+    rl.close()
