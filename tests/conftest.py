@@ -37,6 +37,7 @@ import redis
 
 import quorumlock
 from quorumlock import Reply
+from quorumlock._algorithm.scripts import SCRIPTS
 from quorumlock.testing import (
     LocalServer,
     LocalServerGroup,
@@ -489,6 +490,18 @@ def settled_values(
 ) -> list[str | None]:
     """:func:`values`, read again until they are ``expected`` (see :func:`settled`)."""
     return settled(lambda: values(group, key), expected)
+
+
+def load_scripts(group: LocalServerGroup | list[LocalServer]) -> None:
+    """Cache every quorumlock script on every server of ``group`` (the ``servers``
+    fixture empties the caches): a test's first round then meets no NOSCRIPT, which a
+    round decided by a majority may leave unread, the key not written there."""
+    for client in (client_of(server) for server in group):
+        try:
+            for script in SCRIPTS.values():
+                assert client.script_load(script.source) == script.sha, script.name
+        finally:
+            client.close()
 
 
 def held_on_every_server(

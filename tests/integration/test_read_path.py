@@ -24,7 +24,8 @@ from quorumlock._io import servers as servers_module
 from quorumlock._io.servers import FRESH, read_reply
 from quorumlock.asyncio import Redlock as AsyncRedlock
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import ServerFactory, client_of, slack
+from tests.conftest import ServerFactory, client_of, load_scripts, slack
+from tests.integration.apis import PATIENT
 
 
 @pytest.fixture(params=[None, 5.0], ids=["blocking", "with-a-timeout"])
@@ -44,12 +45,16 @@ def conn(servers: LocalServerGroup, request: pytest.FixtureRequest) -> Iterator[
 def warm(servers: LocalServerGroup, lock_name: str) -> Iterator[tuple[Redlock, Any]]:
     """A Redlock on the five servers and a lock of it, acquired and released once: its
     connections are open and its scripts loaded, so the next rounds take the usual path
-    (every command written before anything else)."""
-    redlock = Redlock(servers.urls)
+    (every command written before anything else). It waits for every server's reply
+    (the default's 50 ms, on a loaded host, times one out: its connection is made anew
+    by the next round, through redis-py)."""
+    load_scripts(servers)
+    redlock = Redlock(servers.urls, instance_timeout=PATIENT)
     try:
         lock = redlock.lock(lock_name, ttl=10.0)
         assert lock.acquire()
-        lock.release()
+        assert lock.release()
+        assert [outcome.reply for outcome in lock.outcomes] == [Reply.DONE] * 5
         yield redlock, lock
     finally:
         redlock.close()
@@ -231,7 +236,7 @@ def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
     async def scenario() -> list[Reply]:
-        redlock = AsyncRedlock(servers.urls)
+        redlock = AsyncRedlock(servers.urls, instance_timeout=PATIENT)  # (as ``warm``)
         try:
             lock = redlock.lock(lock_name, ttl=10.0)
             assert await lock.acquire()
@@ -252,6 +257,7 @@ def test_asyncio_a_connection_idle_for_a_while_is_looked_at_before_a_round(
             await redlock.close()
 
     # A release reads every server's reply: the closed connection was replaced first.
+    load_scripts(servers)
     assert asyncio.run(scenario()) == [Reply.DONE] * 5
 
 
