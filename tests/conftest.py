@@ -20,6 +20,7 @@ import functools
 import importlib.util
 import os
 import py_compile
+import signal
 import socket
 import statistics
 import subprocess
@@ -240,6 +241,15 @@ class _SkippedAreas:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # A shell without job control (a CI job's script, ``cmd &``) starts what it runs in
+    # the background with SIGINT ignored (``nohup``: SIGHUP), and every process the
+    # tests start would inherit that: the tests that stop one with SIGINT, as Ctrl-C
+    # does, would see it ignored, as `quorumlock run` rightly keeps a signal ignored
+    # when it started (docs/cli.md). The tests run as if started from a terminal.
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        if signal.getsignal(signum) == signal.SIG_IGN:
+            default = signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL
+            signal.signal(signum, default)
     # Not in a pytest-xdist worker, which sees only its share of the tests: the process
     # that runs the session gets every report.
     if not hasattr(config, "workerinput"):

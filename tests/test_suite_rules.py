@@ -6,9 +6,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,6 +25,7 @@ def run_pytest(
     files: dict[str, str],
     env: dict[str, str] | None = None,
     args: tuple[str, ...] = (),
+    preexec_fn: Callable[[], object] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     root = tmp_path / "tests"
     root.mkdir()
@@ -41,6 +44,7 @@ def run_pytest(
         text=True,
         timeout=120,
         check=False,
+        preexec_fn=preexec_fn,
     )
 
 
@@ -69,6 +73,36 @@ SKIPPING = {
         def test_g(): pytest.skip("one test alone")
     """,
 }
+
+
+def _ignore_interrupts() -> None:
+    """In a child before it runs pytest: what a shell without job control does to what
+    it starts in the background (SIGINT), and ``nohup`` (SIGHUP)."""
+    for signum in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
+
+
+def test_the_tests_and_what_they_start_do_not_ignore_interrupts(tmp_path: Path) -> None:
+    """Started with SIGINT, SIGHUP and SIGTERM ignored, the tests get them back at their
+    defaults, and so do the processes they start: a test that stops one as Ctrl-C does
+    found it ignored (a CI job that ran the suite in the background)."""
+    test = """
+        import signal, subprocess, sys
+
+        IGNORED = (
+            "import signal; print([signal.getsignal(s) == signal.SIG_IGN"
+            " for s in (signal.SIGINT, signal.SIGHUP, signal.SIGTERM)])"
+        )
+
+        def test_here_and_in_a_child():
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+            child = subprocess.run(
+                [sys.executable, "-c", IGNORED], capture_output=True, text=True, check=True
+            )
+            assert child.stdout.strip() == "[False, False, False]"
+    """
+    done = run_pytest(tmp_path, {"test_signals.py": test}, preexec_fn=_ignore_interrupts)
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_a_skipped_area_is_named_with_its_reason(tmp_path: Path) -> None:
