@@ -1,24 +1,25 @@
 """Where a hand-over's time goes: ``python -m quorumlock.benchmarks.trace``.
 
 Figure 2's loop (W waiting processes and a holder on one name, N = 5, holds uniform in
-5-105 ms, a releaser asking again only once another process holds the lock, or after
-2 s), with every process recording its rounds: when each ended, how long it took, how
-many servers granted it, and each server's latency in it (a
+5-105 ms, a releaser asking again only once another process holds the lock, or after 2
+s), with every process recording its rounds: when each ended, how long it took, how many
+servers granted it, and each server's latency in it (a
 :class:`~quorumlock.LockObserver`). The processes start together once each has
 connected. Reported per W: the hand-overs (the release call's return to the next
-holder's acquire call's return, in another process), their median, p90, p99 and
-largest; then where the median hand-over's time goes: when the next holder's
-successful acquire round began, from the release's return (negative: before it
-returned), how long that round took and the latency of its first to fifth reply, and
-the time from the round's end to the acquire call's return (medians over the
-hand-overs); for the slowest hand-overs, every round of every process that ended in
-its window; and how crowded the host's run queue was meanwhile: the benchmark's own
-process sleeps 1 ms at a time while the others loop, and counts the wake-ups that came
-more than 3 ms late (a process runnable, waiting for a core). An acquire that raises
-:class:`~quorumlock.QuorumUnavailable` (too few servers answered within the per-instance
-timeout: the host stalled) is counted and the loop goes on; a line under the report
-gives the count. This is where docs/benchmarks.md's numbers on a hand-over's parts come
-from. Numbers only: nothing here is judged against a time.
+holder's acquire call's return, in another process), their median, p90, p99 and largest;
+then where the median hand-over's time goes: when the next holder's successful acquire
+round began, from the release's return (negative: before it returned), how long that
+round took and the latency of its first to fifth reply, and the time from the round's
+end to the acquire call's return (medians over the hand-overs); for the slowest
+hand-overs, every round of every process that ended in its window (from the release
+call, or 2 ms before it returned if that is earlier, to 1 ms after the next holder's
+acquire returned); and how crowded the host's run queue was meanwhile: the benchmark's
+own process sleeps 1 ms at a time while the others loop, and counts the wake-ups that
+came more than 3 ms late (a process runnable, waiting for a core). An acquire that
+raises :class:`~quorumlock.QuorumUnavailable` (too few servers answered within the
+per-instance timeout: the host stalled) is counted and the loop goes on; a line under
+the report gives the count. This is where docs/benchmarks.md's numbers on a hand-over's
+parts come from. Numbers only: nothing here is judged against a time.
 """
 
 from __future__ import annotations
@@ -251,8 +252,10 @@ def measure(
             parts.append(found)
     worst = []
     for gap, before, after in sorted(gaps, key=lambda g: g[0], reverse=True)[:slowest]:
-        released = _released(before)
-        window = tuple(r for r in rounds if released - 2e6 <= r.ended <= after.start + 1e6)
+        # from the release call on (its round, which a loaded host may end well before
+        # the call returns), or 2 ms before the call returned where that is earlier
+        opened = min(before.end, _released(before) - 2e6)
+        window = tuple(r for r in rounds if opened <= r.ended <= after.start + 1e6)
         worst.append((gap, before, after, window))
     return TraceResult(
         waiters=waiters,
