@@ -30,7 +30,7 @@ from quorumlock._algorithm.wire import queue_keys
 from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, server_version
 from tests.cli.conftest import run_cli
 from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
-from tests.integration.apis import Api, call
+from tests.integration.apis import UNHURRIED, Api, call
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "deployment.md"
 GENERAL = "Redis 6.2, Redis 7.2 and later, Valkey 7.2 and later"
@@ -264,7 +264,7 @@ def test_a_user_missing_one_permission_gets_a_precise_error(
     add_user(group[0], rule)
 
     async def body() -> None:
-        rl = api.redlock([as_user(group[0])])
+        rl = api.redlock([as_user(group[0])], instance_timeout=UNHURRIED)
         lock = rl.lock("locks:x", ttl=5)
         with pytest.raises(QuorumUnavailable) as info:
             await call(lock.acquire(timeout=3.0))
@@ -294,7 +294,7 @@ def test_wrong_password_is_fatal_and_not_shown(
     url = group[0].url.replace("redis://", "redis://quorumlock:hunter2@")
 
     async def body() -> None:
-        rl = api.redlock([url])
+        rl = api.redlock([url], instance_timeout=UNHURRIED)
         with pytest.raises(QuorumUnavailable) as info:
             await call(rl.lock("locks:x", ttl=5).acquire(timeout=3.0))
         assert "(1 attempt)" in str(info.value)

@@ -21,7 +21,7 @@ from quorumlock import QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import SCRIPTS
 from quorumlock.testing import LocalServerGroup, server_version
 from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, values
-from tests.integration.apis import Api, call
+from tests.integration.apis import UNHURRIED, Api, call
 from tests.integration.test_quarantine import seconds_left, try_lock
 
 G, Q = Reply.GRANTED, Reply.QUARANTINED
@@ -152,7 +152,7 @@ def test_a_read_only_replica_is_fatal(api: Api, make: ServerFactory) -> None:
     replica = make(1, extra_args=("--replicaof", master.host, str(master.port)))[0]
 
     async def body() -> None:
-        rl = api.redlock([replica.url])
+        rl = api.redlock([replica.url], instance_timeout=UNHURRIED)
         with pytest.raises(QuorumUnavailable) as info:
             await call(rl.lock("locks:a", ttl=5).acquire(timeout=3.0))
         assert "(1 attempt)" in str(info.value)

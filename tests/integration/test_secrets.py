@@ -25,7 +25,7 @@ from quorumlock._io.errors import translate
 from quorumlock.testing import LocalServer
 from tests.cli.conftest import run_cli
 from tests.conftest import refused_ports
-from tests.integration.apis import Api, call
+from tests.integration.apis import UNHURRIED, Api, call
 
 # The distinctive middle of every generated password: nothing else in a message has it.
 CORE = "Sup3rS3cretPW"
@@ -194,7 +194,7 @@ def test_a_disabled_script_command_is_fatal_and_never_echoes_the_token(
         assert f"unknown command '{command}'" in detail, detail
         assert token not in repr(lock.outcomes)
         assert await call(lock.release())
-        alone = api.redlock([server.url], observer=recorder)
+        alone = api.redlock([server.url], observer=recorder, instance_timeout=UNHURRIED)
         lone = alone.lock(lock_name, ttl=5)
         with pytest.raises(QuorumUnavailable) as info:
             await call(lone.acquire(timeout=3.0))

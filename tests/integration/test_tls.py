@@ -25,7 +25,7 @@ import quorumlock.asyncio
 from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply
 from quorumlock._algorithm.scripts import QUEUE_PREFIX
 from tests.conftest import client_of, values
-from tests.integration.apis import Api, AsyncApi, call, holding
+from tests.integration.apis import UNHURRIED, Api, AsyncApi, call, holding
 from tests.integration.test_wake_one import until
 from tests.integration.tls import (
     ENV_REQUIRE_TLS_SERVER,
@@ -189,7 +189,7 @@ def test_a_server_certificate_we_do_not_trust_is_refused_at_once(
     url = endpoint.url if ca == "system" else f"{endpoint.url}?ssl_ca_certs={certs.other_ca}"
 
     async def body() -> None:
-        rl = api.redlock([url])
+        rl = api.redlock([url], instance_timeout=UNHURRIED)
         lock = rl.lock(lock_name, ttl=5)
         with pytest.raises(QuorumUnavailable) as info:
             await call(lock.acquire(timeout=5.0))
@@ -441,7 +441,7 @@ def test_a_real_tls_server_refusing_a_client_without_certificate_is_fatal_at_onc
 
         async def body() -> None:
             for _ in range(4):
-                rl = api.redlock([trusting(endpoint, certs)])
+                rl = api.redlock([trusting(endpoint, certs)], instance_timeout=UNHURRIED)
                 lock = rl.lock(lock_name, ttl=5)
                 with pytest.raises(QuorumUnavailable) as info:
                     await call(lock.acquire(timeout=10.0))
