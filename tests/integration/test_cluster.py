@@ -34,7 +34,7 @@ from quorumlock._algorithm.cluster import key_slot, slot_marker
 from quorumlock.testing import LocalCluster, LocalServer, LocalServerGroup, _cluster, _servers
 from tests.cli.conftest import run_cli
 from tests.conftest import decided, settled
-from tests.integration.apis import AnyLock, AnyRedlock, Api, call
+from tests.integration.apis import UNHURRIED, AnyLock, AnyRedlock, Api, call
 
 G, X, Q, E, T = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.ERROR, Reply.TIMEOUT
 # Per-instance timeout of the tests' Redlocks: the tests assert single attempts, which a
@@ -825,8 +825,9 @@ def test_cluster_nodes_listed_as_plain_servers_fail_at_once(
     """A cluster's nodes as plain URLs: the acquire script's two keys are in different
     slots there (CROSSSLOT), which no retry fixes: one attempt, a fatal outcome per node
     that says to give the cluster as one client, and no key left behind."""
-    # (a patient instance timeout: a loaded machine's node answered after 25 ms)
-    rl = quorumlock.Redlock([node.url for node in shared_cluster.nodes], instance_timeout=PATIENT)
+    # (an unhurried instance timeout: a loaded machine's node answered after 25 ms, and
+    # a first attempt timed out would be counted)
+    rl = quorumlock.Redlock([node.url for node in shared_cluster.nodes], instance_timeout=UNHURRIED)
     try:
         with pytest.raises(QuorumUnavailable, match=r"\(1 attempt\)") as info:
             rl.lock(lock_name, ttl=5).acquire(timeout=10)
@@ -883,7 +884,7 @@ def test_cluster_nodes_listed_as_plain_servers_fail_at_once_without_the_quaranti
         [node.url for node in shared_cluster.nodes],
         max_ttl=None,
         wake_on_release=wake_on_release,
-        instance_timeout=PATIENT,
+        instance_timeout=UNHURRIED,
     )
     try:
         with pytest.raises(QuorumUnavailable, match=r"\(1 attempt\)") as info:
