@@ -36,7 +36,7 @@ from quorumlock._algorithm.scripts import (
     RELEASED_PREFIX,
     WAKE_PREFIX,
 )
-from quorumlock._io.async_wakeups import AsyncWaiter
+from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.wakeups import Waiter
 from quorumlock.testing import LatencyProxy, LocalServerGroup
 from tests.conftest import client_of, decided, settled_values
@@ -1158,17 +1158,43 @@ async def _cancel_as_woken(
 ) -> None:
     """A holder releases while one process waits in two tasks (``local``) or one, and a
     third task, of another process, waits behind them. The release names the first
-    process, whose first task is cancelled as it is woken."""
+    process, whose first task is cancelled as it is woken.
+
+    The cancelled task leaves only once the release's announcements from every server
+    have come in: one that came after it left would pass the turn on by itself, and the
+    test would not tell whether leaving passes it (as it must when none comes later)."""
     victim: list[asyncio.Task[Any]] = []
     cancelled: list[bool] = []
+    named_first: list[bytes] = []  # the announcements the first process read
     notify = AsyncWaiter.notify
+    wait_ = AsyncWaiter.wait
+    deliver = AsyncWakeups.deliver
+    in_wait = asyncio.Event()
 
     def notify_and_cancel(self: AsyncWaiter, *, alone: bool = False, requeue: bool = False) -> None:
         notify(self, alone=alone, requeue=requeue)
         if alone and not cancelled:  # the first wake-up by name: the first task's
             cancelled.append(victim[0].cancel())
 
+    async def wait_to_leave(self: AsyncWaiter, seconds: float) -> bool:
+        if asyncio.current_task() is not victim[0]:
+            return await wait_(self, seconds)
+        in_wait.set()
+        try:
+            return await wait_(self, seconds)
+        except asyncio.CancelledError:
+            every = len(servers.urls)
+            await until(lambda: len(named_first) >= every, 10, "every server's announcement")
+            raise
+
+    def count(self: AsyncWakeups, channel: bytes, payload: bytes) -> None:
+        if channel.startswith(WAKE_PREFIX.encode()) and self is first._io().wakeups:
+            named_first.append(payload)
+        deliver(self, channel, payload)
+
     monkeypatch.setattr(AsyncWaiter, "notify", notify_and_cancel)
+    monkeypatch.setattr(AsyncWaiter, "wait", wait_to_leave)
+    monkeypatch.setattr(AsyncWakeups, "deliver", count)
     holder_rl = aio.Redlock(servers.urls)
     first = aio.Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0)
     other = aio.Redlock(servers.urls, retry_delay=SLOW_POLL, instance_timeout=2.0)
@@ -1187,6 +1213,7 @@ async def _cancel_as_woken(
 
     victim.append(asyncio.create_task(wait(first, "victim")))
     await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+    await asyncio.wait_for(in_wait.wait(), 20)
     tasks = [victim[0]]
     if local:  # a second task of the same process: the same entry
         tasks.append(asyncio.create_task(wait(first, "local")))
