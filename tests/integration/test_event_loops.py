@@ -93,8 +93,10 @@ def test_close_after_the_event_loop_that_used_the_redlock_ended(
     asyncio.run(redlock.close())
 
     async def again() -> None:
-        async with redlock.lock(lock_name, ttl=10):
-            assert values(servers, lock_name).count(None) == 0
+        lock = redlock.lock(lock_name, ttl=10)
+        async with lock:
+            # a majority: the round ends there, the other servers may not have run it yet
+            assert values(servers, lock_name).count(lock.token) >= 3
         await redlock.close()
 
     asyncio.run(again())
