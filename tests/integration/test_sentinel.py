@@ -23,7 +23,7 @@ from redis.retry import Retry
 
 from quorumlock import ConfigurationError, NodeOutcome, Redlock, Reply
 from quorumlock.testing import LocalSentinel, LocalServer, find_server_binary
-from tests.conftest import ServerFactory, client_of, values
+from tests.conftest import ServerFactory, client_of, decided, values
 from tests.integration.apis import AnyRedlock, Api, AsyncApi, SyncApi, call
 from tests.integration.test_promotion import replica_of
 from tests.integration.test_quarantine import marker, run_id, seconds_left
@@ -114,7 +114,8 @@ def test_a_sentinel_master_follows_a_failover_and_the_promoted_replica_is_quaran
         # before the connection through the sentinel is up.)
         got, outcomes = (await until_the_instance_answers(rl, limit=10.0))[-1]
         assert got
-        assert [o.reply for o in outcomes] == [G, G, G], outcomes
+        # (the round may end at the majority, one plain server's grant not read yet)
+        assert decided([o.reply for o in outcomes], [G, G, G]), outcomes
 
         killed = time.monotonic()
         master.kill()
