@@ -304,7 +304,9 @@ def test_asyncio_rounds_are_not_stalled_by_a_tls_server_that_is_down(
     api = AsyncApi()
 
     async def body() -> None:
-        rl = api.redlock(urls)
+        # 0.1 s per reply: a loaded host may take more than the default 25 ms (seen with
+        # 4 test processes on 2 CPUs), and loading the bundle on the loop takes longer
+        rl = api.redlock(urls, instance_timeout=0.1)
         assert isinstance(rl, quorumlock.asyncio.Redlock)
         # All connected (the first contact may retry: loading the bundle takes a while).
         assert await rl.lock(lock_name, ttl=5).acquire(timeout=30)
