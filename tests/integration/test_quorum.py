@@ -626,7 +626,7 @@ def test_a_majority_refusing_our_credentials_raises_at_once(
     async def body() -> None:
         # replies get UNHURRIED: under load the good server's first connection (its
         # session probe included) can outlast the default 25 ms, or 0.5 s, and its grant
-        # shows as a timeout; the acquire would then try again
+        # shows as a timeout
         rl = api.redlock(
             [*good.urls, *(bad_url(server, password) for server in bad)],
             instance_timeout=UNHURRIED,
