@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -16,7 +17,15 @@ from quorumlock._algorithm.flows import Fanout, Op
 from quorumlock._algorithm.round import RoundMachine
 from quorumlock._io import fanout as fanout_module
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import client_of, decided, pttls, settled_values, values
+from tests.conftest import (
+    ServerFactory,
+    client_of,
+    decided,
+    on_each,
+    pttls,
+    settled_values,
+    values,
+)
 
 
 def extend(name: str, token: str, ttl_ms: int = 30_000) -> Fanout:
@@ -410,3 +419,119 @@ def test_renewals_due_within_a_thirtieth_of_the_ttl_go_out_together(
     for lock in locks:
         assert lock.release()
     rl.close()
+
+
+def script_calls(servers: LocalServerGroup, *names: str) -> list[int]:
+    """How many scripts each server has run so far by ``names`` (default: ``EVALSHA`` and
+    ``EVAL``)."""
+
+    def read(client: Any) -> int:
+        stats = client.info("commandstats")
+        found = (stats.get(f"cmdstat_{name}", {}) for name in names or ("evalsha", "eval"))
+        return sum(int(stat.get("calls", 0)) for stat in found)
+
+    return on_each(servers, read)
+
+
+def test_the_renewals_of_a_batch_cost_each_server_one_script_call(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """The plain extends of a batch go to each server as one call of a script that
+    extends every key (``EXTEND_EACH``), each compared with its own token, not one
+    script call per lock: a script call is most of what an extend costs a server
+    (docs/algorithm.md, "The I/O"). Catches one call per lock (20 here), and keys mixed
+    up. Servers of its own: the shared ones may still serve another test's leases."""
+    servers = make_servers(5)
+    rl = Redlock(servers.urls, instance_timeout=1.0)  # every server grants (see above)
+    locks = [rl.lock(f"{lock_name}:{i}", ttl=10) for i in range(20)]
+    for lock in locks:
+        assert lock.acquire(blocking=False)
+    steps = [extend(lock.name, lock.token or "", ttl_ms=20_000 + i) for i, lock in enumerate(locks)]
+    steps[7] = extend(locks[7].name, "not-the-token")
+    before = script_calls(servers)
+    rounds = rl._fanout.run_batch(steps)
+    after = script_calls(servers)
+    assert [b - a for a, b in zip(before, after, strict=True)] == [1] * 5
+    replies = [[o.reply for o in r.outcomes] for r in rounds]
+    assert replies[7] == [Reply.NOT_HELD] * 5
+    assert all(replies[i] == [Reply.DONE] * 5 for i in range(20) if i != 7)
+    for i, lock in enumerate(locks):
+        left = pttls(servers, lock.name)
+        if i == 7:
+            assert all(9_000 < ttl <= 10_000 for ttl in left), left
+        else:
+            assert all(19_000 < ttl <= 20_000 + i for ttl in left), left
+    for lock in locks:
+        assert lock.release()
+    rl.close()
+
+
+def test_a_batch_after_a_server_lost_its_scripts_caches_the_script_again(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """A server whose script cache was emptied under a live connection answers the
+    batch's call NOSCRIPT: its locks are renewed the careful way, one round each, and
+    the next batch sends the call in its ``EVAL`` form, which caches it again: one
+    script call there, then ``EVALSHA`` again. Servers of its own (see above)."""
+    servers = make_servers(5)
+    rl = Redlock(servers.urls, instance_timeout=1.0)  # every server grants (see above)
+    locks = [rl.lock(f"{lock_name}:{i}", ttl=10) for i in range(4)]
+    for lock in locks:
+        assert lock.acquire(blocking=False)
+
+    def batch() -> list[list[Reply]]:
+        rounds = rl._fanout.run_batch([extend(lock.name, lock.token or "") for lock in locks])
+        return [[o.reply for o in r.outcomes] for r in rounds]
+
+    assert batch() == [[Reply.DONE] * 5] * 4  # the script cached everywhere
+    client = client_of(servers[0])
+    try:
+        client.script_flush()
+    finally:
+        client.close()
+    for replies in batch():  # one round each, decided by a majority
+        assert decided(replies, [Reply.DONE] * 5), replies
+    before = script_calls(servers)
+    assert batch() == [[Reply.DONE] * 5] * 4
+    assert [b - a for a, b in zip(before, script_calls(servers), strict=True)] == [1] * 5
+    before = script_calls(servers, "eval")
+    assert batch() == [[Reply.DONE] * 5] * 4
+    assert script_calls(servers, "eval") == before  # cached: EVALSHA
+    for lock in locks:
+        assert lock.release()
+    rl.close()
+
+
+def test_a_batch_call_refused_as_a_whole_renews_each_lock_alone(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A server refuses the whole call when one of its keys is out of the user's ACL
+    (keys are checked before a script runs): each lock is then renewed alone, and only
+    the refused key's renewal fails. Catches a batch whose every renewal failed for one
+    key."""
+
+    def acl(*args: str) -> Callable[[Any], object]:
+        return lambda client: client.execute_command("ACL", *args)
+
+    rule = ("~locks:*", "~quorumlock:*", "&*", "+@all")  # no other key
+    on_each(servers, acl("SETUSER", "batch", "reset", "on", ">pw", *rule))
+    try:
+        urls = [s.url.replace("redis://", "redis://batch:pw@") for s in servers]
+        rl = Redlock(urls, instance_timeout=1.0)  # every server grants (see above)
+        locks = [rl.lock(f"locks:{lock_name}:{i}", ttl=10) for i in range(3)]
+        for lock in locks:
+            assert lock.acquire(blocking=False)
+        steps = [extend(lock.name, lock.token or "", ttl_ms=20_000) for lock in locks]
+        steps.insert(1, extend(f"elsewhere:{lock_name}", "x"))
+        rounds = rl._fanout.run_batch(steps)
+        outcomes = [r.outcomes for r in rounds]
+        assert all(o.reply is not Reply.DONE for o in outcomes[1])
+        assert any("NOPERM" in o.detail or "permission" in o.detail for o in outcomes[1])
+        for i in (0, 2, 3):
+            assert decided([o.reply for o in outcomes[i]], [Reply.DONE] * 5), outcomes[i]
+        for lock in locks:  # (a round that ended at a majority: the others may be late)
+            assert sum(19_000 < ttl <= 20_000 for ttl in pttls(servers, lock.name)) >= 3
+            assert lock.release()
+        rl.close()
+    finally:
+        on_each(servers, acl("DELUSER", "batch"))

@@ -676,6 +676,7 @@ def test_every_script_digest_matches_script_load(servers: LocalServerGroup) -> N
         "claim_term",
         "commit_fence",
         "extend",
+        "extend_each",
         "extend_many",
         "fence_guard",
         "probe_many",

@@ -1278,6 +1278,38 @@ MUTANTS: Final = (
         "since > 0 and max_ttl > 0 and over == 0 then",
         ("tests/integration/test_quarantine.py::test_a_quarantine_seen_over_is_not_checked_again",),
     ),
+    Mutant(
+        "a batch of renewals refused as a whole fails every renewal in it",
+        FANOUT,
+        "                    batch.redo.update(batch.each)\n                else:\n",
+        "                    for k in batch.each:\n"
+        "                        batch.machine(k).error(index, *translate(exc))\n"
+        "                else:\n",
+        (
+            "tests/integration/test_batch.py::"
+            "test_a_batch_call_refused_as_a_whole_renews_each_lock_alone",
+        ),
+    ),
+    Mutant(
+        "the extends of a batch each renew the key of the step after",
+        SCRIPTS,
+        '    local value = redis.pcall("get", KEYS[i])\n',
+        '    local value = redis.pcall("get", KEYS[i % #KEYS + 1])\n',
+        (
+            "tests/integration/test_batch.py::"
+            "test_the_renewals_of_a_batch_cost_each_server_one_script_call",
+        ),
+    ),
+    Mutant(
+        "a batch of renewals sends its call in the EVAL form every time",
+        FANOUT,
+        "                _EACH_LOADED.add(conn)\n",
+        "                pass\n",
+        (
+            "tests/integration/test_batch.py::"
+            "test_a_batch_after_a_server_lost_its_scripts_caches_the_script_again",
+        ),
+    ),
 )
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "CLUSTER_RW_ACQUIRE",
     "COMMIT_FENCE",
     "EXTEND",
+    "EXTEND_EACH",
     "EXTEND_MANY",
     "FAIR_ACQUIRE",
     "FENCE_GUARD",
@@ -312,6 +313,36 @@ if redis.call("get", KEYS[1]) == ARGV[1] then
 else
     return 0
 end
+""",
+)
+
+#: EXTEND for many locks at once, in one call: the lease thread's renewals of the locks
+#: due at the same moment (up to a few hundred), where one call of EXTEND each would cost
+#: every server a script call per lock (docs/algorithm.md, "The I/O"). Each key is
+#: compared and extended exactly as EXTEND does it, on its own: a key that holds another
+#: token is not extended, and one whose command fails (another type of key) answers that
+#: error in its place, while the others are still extended.
+EXTEND_EACH = Script(
+    "extend_each",
+    """\
+-- quorumlock extend, for each of many locks: compare-and-pexpire
+-- KEYS[i]      a lock key
+-- ARGV[2i-1]   the token we stored in it when acquiring
+-- ARGV[2i]     its new ttl in milliseconds
+-- returns      for each key in order, what EXTEND answers for it (1 if it held our
+--              token and its ttl was reset, 0 otherwise), or its command's error
+local answers = {}
+for i = 1, #KEYS do
+    local value = redis.pcall("get", KEYS[i])
+    if type(value) == "table" and value.err then
+        answers[i] = value
+    elseif value == ARGV[2 * i - 1] then
+        answers[i] = redis.pcall("pexpire", KEYS[i], ARGV[2 * i])
+    else
+        answers[i] = 0
+    end
+end
+return answers
 """,
 )
 
@@ -1252,6 +1283,7 @@ SCRIPTS = {
         CLUSTER_QUEUED_ACQUIRE,
         COMMIT_FENCE,
         EXTEND,
+        EXTEND_EACH,
         EXTEND_MANY,
         FAIR_ACQUIRE,
         FENCE_GUARD,

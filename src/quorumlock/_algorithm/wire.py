@@ -7,7 +7,7 @@ and hands each decoded reply to :func:`interpret`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from quorumlock._algorithm.election import term_key
 from quorumlock._algorithm.flows import Fanout, Op, Session
@@ -18,6 +18,7 @@ from quorumlock._algorithm.scripts import (
     CLAIM_TERM,
     COMMIT_FENCE,
     EXTEND,
+    EXTEND_EACH,
     EXTEND_MANY,
     FAIR_ACQUIRE,
     MARKER_KEY,
@@ -44,6 +45,8 @@ __all__ = [
     "HOLDER_PREFIX",
     "command_args",
     "eval_args",
+    "extend_each_args",
+    "extends_one",
     "interpret",
     "member_args",
     "queue_answer",
@@ -265,6 +268,23 @@ def script_of(step: Fanout) -> Script:
 def slot_keys(base: str, permits: int) -> tuple[str, ...]:
     """The keys of a counting semaphore's permits: ``<base>:0`` .. ``<base>:<K-1>``."""
     return tuple(f"{base}:{slot}" for slot in range(permits))
+
+
+def extends_one(step: Fanout) -> bool:
+    """Whether ``step`` is a plain EXTEND of one key (a lock's, a semaphore permit's),
+    which :func:`extend_each_args` can send together with others."""
+    return step.op is Op.EXTEND and not step.keys and not step.targets
+
+
+def extend_each_args(steps: Sequence[Fanout], *, eval_form: bool = False) -> tuple[str | int, ...]:
+    """One ``EXTEND_EACH`` call for ``steps`` (each :func:`extends_one`): their keys,
+    then each one's token and ttl, in the same order; its answer has theirs in that
+    order. ``eval_form``: the ``EVAL`` form, which also caches the script."""
+    tail: list[str | int] = []
+    for step in steps:
+        tail += (step.token, step.ttl_ms)
+    head = ("EVAL", EXTEND_EACH.source) if eval_form else ("EVALSHA", EXTEND_EACH.sha)
+    return (*head, len(steps), *(step.key for step in steps), *tail)
 
 
 def eval_args(step: Fanout, session: Session | None = None) -> tuple[str | int, ...]:

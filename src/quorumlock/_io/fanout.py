@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
-from weakref import WeakKeyDictionary
+from weakref import WeakKeyDictionary, WeakSet
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
@@ -56,7 +56,7 @@ from quorumlock._algorithm.round import (
     RoundMachine,
     Send,
 )
-from quorumlock._algorithm.wire import eval_args, interpret
+from quorumlock._algorithm.wire import eval_args, extend_each_args, extends_one, interpret
 from quorumlock._io import forks
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
@@ -83,6 +83,8 @@ __all__ = ["SpinPolicy", "SyncFanout"]
 _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLERR | select.POLLHUP
 #: A batch's deadline grows by this much per step it carries (see ``_read_batch``).
 _PER_STEP = 0.0002
+#: In a batch's order of replies, the one reply of its EXTEND_EACH call (``_Batch``).
+_EACH = -1
 #: The replies that make a round succeed when a majority gives them.
 _SUCCESS = (Reply.GRANTED, Reply.DONE)
 #: Connection attempts that may run at once to one server once it answers (see
@@ -423,6 +425,10 @@ _OWED: WeakKeyDictionary[RedisConnection, list[tuple[Fanout, _Target]]] = WeakKe
 #: form, which caches it again (as a round does for a NOSCRIPT it reads itself). Without
 #: this, a server always slower than the majority would never get the script back.
 _UNLOADED: WeakKeyDictionary[RedisConnection, set[str | int]] = WeakKeyDictionary()
+#: The connections whose server answered an EXTEND_EACH call (a batch of renewals), and
+#: has not answered NOSCRIPT to one since: elsewhere the call goes in its ``EVAL`` form,
+#: which caches the script, so that a batch never needs the careful path for that.
+_EACH_LOADED: WeakSet[RedisConnection] = WeakSet()
 #: The releases a connection's server answered NOSCRIPT to among the owed replies: its
 #: script cache was emptied (``SCRIPT FLUSH``) under the live connection, and a release
 #: that a majority decided ran nothing there. Each goes again, in its ``EVAL`` form, once
@@ -1026,7 +1032,9 @@ class _Batch:
     __slots__ = (
         "_machines",
         "connect_timeout",
+        "each",
         "nodes",
+        "order",
         "plain",
         "read_at",
         "redo",
@@ -1042,6 +1050,17 @@ class _Batch:
         connect_timeout: float,
     ) -> None:
         self.steps = steps
+        # The plain extends go together, as one EXTEND_EACH call written first (when
+        # there are two or more); every other step is a command of its own, in order.
+        each: list[int] = []
+        alone: list[int] = []
+        for j, step in enumerate(steps):
+            (each if extends_one(step) else alone).append(j)
+        if len(each) < 2:
+            each, alone = [], list(range(len(steps)))
+        self.each = each
+        # What each server answers, in order: _EACH for the EXTEND_EACH call's one reply.
+        self.order = ([_EACH] if each else []) + alone
         self.nodes = nodes
         self.started = started
         self.connect_timeout = connect_timeout
@@ -1049,6 +1068,22 @@ class _Batch:
         self.read_at = [started] * len(nodes)
         self.redo: set[int] = set()
         self._machines: dict[int, RoundMachine] = {}
+
+    def payload(self, eval_form: bool = False) -> bytes:
+        """What every server is sent, in :attr:`order` (``eval_form``: the EXTEND_EACH
+        call as ``EVAL``, for a server whose script cache lost it)."""
+        alone = b"".join(RoundPacker(self.steps[j]).packed(None) for j in self.order if j != _EACH)
+        if not self.each:
+            return alone
+        each = [self.steps[j] for j in self.each]
+        return pack(extend_each_args(each, eval_form=eval_form)) + alone
+
+    def answer(self, j: int, index: int, raw: object) -> None:
+        """Server ``index``'s reply to step ``j``."""
+        if type(raw) is int and raw in (0, 1):
+            self.plain[j][index] = raw
+        else:
+            self.machine(j).reply(index, raw, time.monotonic())
 
     def machine(self, j: int) -> RoundMachine:
         machine = self._machines.get(j)
@@ -1165,13 +1200,16 @@ class SyncFanout:
         if conns is None:
             return [self.run(step) for step in steps]
         started = time.monotonic()
-        payload = b"".join(RoundPacker(step).packed(None) for step in steps)
         batch = _Batch(steps, nodes, started, self.config.connect_timeout)
+        payload = batch.payload()
         sent: list[tuple[int, RedisConnection]] = []
         try:
             for i, conn in enumerate(conns):  # R7: all written, then all read
                 try:
-                    _write(conn, payload)
+                    if batch.each and conn not in _EACH_LOADED:
+                        _write(conn, batch.payload(eval_form=True))  # EVAL caches it
+                    else:
+                        _write(conn, payload)
                     sent.append((i, conn))
                 except Exception as exc:
                     conn.disconnect()
@@ -1223,7 +1261,6 @@ class SyncFanout:
         # One step's timeout, plus what reading a batch takes: the servers answer a batch
         # in one go, but parsing and judging hundreds of replies costs this process time.
         deadline = batch.started + max(step.timeout for step in steps) + _PER_STEP * len(steps)
-        plain = batch.plain
         for step, node in _OWED.pop(conn, ()):  # the replies of rounds that are over
             try:
                 try:
@@ -1238,27 +1275,41 @@ class SyncFanout:
                 for j in range(len(steps)):
                     batch.machine(j).error(index, *failed)
                 return False
-        for j in range(len(steps)):
+        order = batch.order
+        for n, j in enumerate(order):
             try:
                 raw = _read_ready(conn, deadline)
             except NoScriptError:
-                batch.redo.add(j)
+                if j == _EACH:  # its server lost the script: EVAL next time
+                    _EACH_LOADED.discard(conn)
+                batch.redo.update(batch.each if j == _EACH else (j,))
                 continue
             except ResponseError as exc:  # an error reply leaves the stream in step
-                batch.machine(j).error(index, *translate(exc))
+                if j == _EACH:  # refused as a whole (an ACL's key): each one alone
+                    batch.redo.update(batch.each)
+                else:
+                    batch.machine(j).error(index, *translate(exc))
                 continue
             except Exception as exc:
                 conn.disconnect()
                 failed = translate(exc)
-                for later in range(j, len(steps)):
-                    batch.machine(later).error(index, *failed)
+                for later in order[n:]:
+                    for k in batch.each if later == _EACH else (later,):
+                        batch.machine(k).error(index, *failed)
                 return False
-            if j == 0:
+            if n == 0:
                 batch.read_at[index] = time.monotonic()
-            if type(raw) is int and raw in (0, 1):
-                plain[j][index] = raw
-            else:
-                batch.machine(j).reply(index, raw, time.monotonic())
+            if j != _EACH:
+                batch.answer(j, index, raw)
+            elif isinstance(raw, list) and len(raw) == len(batch.each):
+                _EACH_LOADED.add(conn)
+                for k, each_raw in zip(batch.each, raw, strict=True):
+                    if isinstance(each_raw, ResponseError):
+                        batch.machine(k).error(index, *translate(each_raw))
+                    else:
+                        batch.answer(k, index, each_raw)
+            else:  # not the answer of EXTEND_EACH (a server renamed scripts?): each alone
+                batch.redo.update(batch.each)
         return True
 
     def _after_routed(self, nodes: Sequence[_Target], outcomes: Sequence[NodeOutcome]) -> None:
