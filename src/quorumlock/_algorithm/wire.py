@@ -271,8 +271,8 @@ def slot_keys(base: str, permits: int) -> tuple[str, ...]:
 
 
 def extends_one(step: Fanout) -> bool:
-    """Whether ``step`` is a plain EXTEND of one key (a lock's, a semaphore permit's),
-    which :func:`extend_each_args` can send together with others."""
+    """Whether ``step`` is a plain EXTEND of one key (not a set's, not aimed at some
+    servers only), which :func:`extend_each_args` can send together with others."""
     return step.op is Op.EXTEND and not step.keys and not step.targets
 
 
