@@ -477,6 +477,22 @@ def on_each(
     return found
 
 
+def command_calls(server: LocalServer, *commands: str) -> int:
+    """How many times the server ran ``commands`` (lower case; a script's calls
+    included), together (``INFO commandstats``)."""
+    client = client_of(server)
+    try:
+        stats = client.info("commandstats")
+    finally:
+        client.close()
+    return sum(int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in commands)
+
+
+def script_calls(server: LocalServer) -> int:
+    """How many scripts (EVALSHA, EVAL) the server has been sent."""
+    return command_calls(server, "evalsha", "eval")
+
+
 def values(group: LocalServerGroup | list[LocalServer], key: str) -> list[str | None]:
     """The value of ``key`` on every server of ``group`` (None where absent)."""
 

@@ -20,9 +20,11 @@ from quorumlock.testing import LocalServerGroup
 from tests.conftest import (
     ServerFactory,
     client_of,
+    command_calls,
     decided,
     on_each,
     pttls,
+    script_calls,
     settled_values,
     values,
 )
@@ -421,18 +423,6 @@ def test_renewals_due_within_a_thirtieth_of_the_ttl_go_out_together(
     rl.close()
 
 
-def script_calls(servers: LocalServerGroup, *names: str) -> list[int]:
-    """How many scripts each server has run so far by ``names`` (default: ``EVALSHA`` and
-    ``EVAL``)."""
-
-    def read(client: Any) -> int:
-        stats = client.info("commandstats")
-        found = (stats.get(f"cmdstat_{name}", {}) for name in names or ("evalsha", "eval"))
-        return sum(int(stat.get("calls", 0)) for stat in found)
-
-    return on_each(servers, read)
-
-
 def test_the_renewals_of_a_batch_cost_each_server_one_script_call(
     make_servers: ServerFactory, lock_name: str
 ) -> None:
@@ -448,9 +438,9 @@ def test_the_renewals_of_a_batch_cost_each_server_one_script_call(
         assert lock.acquire(blocking=False)
     steps = [extend(lock.name, lock.token or "", ttl_ms=20_000 + i) for i, lock in enumerate(locks)]
     steps[7] = extend(locks[7].name, "not-the-token")
-    before = script_calls(servers)
+    before = [script_calls(server) for server in servers]
     rounds = rl._fanout.run_batch(steps)
-    after = script_calls(servers)
+    after = [script_calls(server) for server in servers]
     assert [b - a for a, b in zip(before, after, strict=True)] == [1] * 5
     replies = [[o.reply for o in r.outcomes] for r in rounds]
     assert replies[7] == [Reply.NOT_HELD] * 5
@@ -491,12 +481,13 @@ def test_a_batch_after_a_server_lost_its_scripts_caches_the_script_again(
         client.close()
     for replies in batch():  # one round each, decided by a majority
         assert decided(replies, [Reply.DONE] * 5), replies
-    before = script_calls(servers)
+    before = [script_calls(server) for server in servers]
     assert batch() == [[Reply.DONE] * 5] * 4
-    assert [b - a for a, b in zip(before, script_calls(servers), strict=True)] == [1] * 5
-    before = script_calls(servers, "eval")
+    after = [script_calls(server) for server in servers]
+    assert [b - a for a, b in zip(before, after, strict=True)] == [1] * 5
+    before = [command_calls(server, "eval") for server in servers]
     assert batch() == [[Reply.DONE] * 5] * 4
-    assert script_calls(servers, "eval") == before  # cached: EVALSHA
+    assert [command_calls(server, "eval") for server in servers] == before  # cached: EVALSHA
     for lock in locks:
         assert lock.release()
     rl.close()

@@ -33,7 +33,7 @@ import quorumlock.asyncio
 from quorumlock import FenceError, RedisFence, Redlock, Reply, StaleFencingToken
 from quorumlock._algorithm.scripts import MARKER_KEY, SCRIPTS
 from quorumlock.testing import LocalServer, LocalServerGroup
-from tests.conftest import ServerFactory, client_of
+from tests.conftest import ServerFactory, client_of, command_calls
 from tests.integration.apis import AnyLock, Api, call
 
 if TYPE_CHECKING:
@@ -62,13 +62,7 @@ def counters(group: LocalServerGroup | Sequence[LocalServer]) -> list[int | None
 
 def commits(group: LocalServerGroup | Sequence[LocalServer]) -> list[int]:
     """How many COMMIT_FENCE scripts each server has run (its HGET calls)."""
-    result = []
-    for server in group:
-        client = client_of(server)
-        stats = client.info("commandstats")
-        client.close()
-        result.append(int(stats.get("cmdstat_hget", {}).get("calls", 0)))
-    return result
+    return [command_calls(server, "hget") for server in group]
 
 
 def server_clock_us(server: LocalServer) -> int:

@@ -26,7 +26,14 @@ from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock._io.incarnation import read_server_state, stamp_fresh, stamp_fresh_slots
 from quorumlock.testing import LocalServer
-from tests.conftest import ServerFactory, client_of, refused_ports, values
+from tests.conftest import (
+    ServerFactory,
+    client_of,
+    command_calls,
+    refused_ports,
+    script_calls,
+    values,
+)
 from tests.integration.apis import Api, SyncApi, call
 
 G, X, Q, F = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.FATAL
@@ -520,20 +527,9 @@ def test_quarantine_lasts_the_largest_max_ttl_declared(
     api.run(body)
 
 
-def calls(server: LocalServer, *commands: str) -> int:
-    """How many times the server ran ``commands`` (lower case; a script's calls
-    included), together."""
-    client = client_of(server)
-    try:
-        stats = client.info("commandstats")
-    finally:
-        client.close()
-    return sum(int(stats.get(f"cmdstat_{name}", {}).get("calls", 0)) for name in commands)
-
-
 def clock_reads(server: LocalServer) -> int:
     """How many times the server ran TIME."""
-    return calls(server, "time")
+    return command_calls(server, "time")
 
 
 def test_a_quarantine_seen_over_is_not_checked_again(
@@ -604,11 +600,6 @@ def test_a_quarantine_seen_over_is_not_checked_again(
 # --------------------------------------------------------------------------------------
 # max_ttl caps every ttl, before any network call
 # --------------------------------------------------------------------------------------
-
-
-def script_calls(server: LocalServer) -> int:
-    """How many scripts (EVALSHA, EVAL) the server has been sent."""
-    return calls(server, "evalsha", "eval")
 
 
 def test_ttl_or_extension_beyond_max_ttl_is_refused_before_any_network_call(
