@@ -1030,6 +1030,7 @@ class _Batch:
     """
 
     __slots__ = (
+        "_alone",
         "_machines",
         "connect_timeout",
         "each",
@@ -1068,15 +1069,21 @@ class _Batch:
         self.read_at = [started] * len(nodes)
         self.redo: set[int] = set()
         self._machines: dict[int, RoundMachine] = {}
+        self._alone: bytes | None = None  # the packed steps that go alone (``payload``)
 
     def payload(self, eval_form: bool = False) -> bytes:
         """What every server is sent, in :attr:`order` (``eval_form``: the EXTEND_EACH
-        call as ``EVAL``, for a server whose script cache lost it)."""
-        alone = b"".join(RoundPacker(self.steps[j]).packed(None) for j in self.order if j != _EACH)
+        call as ``EVAL``, for a connection where its script is not known to be cached).
+        The other steps are packed once for both."""
+        if self._alone is None:
+            steps = self.steps
+            self._alone = b"".join(
+                RoundPacker(steps[j]).packed(None) for j in self.order if j != _EACH
+            )
         if not self.each:
-            return alone
+            return self._alone
         each = [self.steps[j] for j in self.each]
-        return pack(extend_each_args(each, eval_form=eval_form)) + alone
+        return pack(extend_each_args(each, eval_form=eval_form)) + self._alone
 
     def answer(self, j: int, index: int, raw: object) -> None:
         """Server ``index``'s reply to step ``j``."""
@@ -1202,12 +1209,15 @@ class SyncFanout:
         started = time.monotonic()
         batch = _Batch(steps, nodes, started, self.config.connect_timeout)
         payload = batch.payload()
+        eval_payload: bytes | None = None
         sent: list[tuple[int, RedisConnection]] = []
         try:
             for i, conn in enumerate(conns):  # R7: all written, then all read
                 try:
                     if batch.each and conn not in _EACH_LOADED:
-                        _write(conn, batch.payload(eval_form=True))  # EVAL caches it
+                        # EVAL caches the call's script where it may be missing
+                        eval_payload = eval_payload or batch.payload(eval_form=True)
+                        _write(conn, eval_payload)
                     else:
                         _write(conn, payload)
                     sent.append((i, conn))
