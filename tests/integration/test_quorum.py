@@ -31,6 +31,7 @@ import pytest
 import quorumlock.asyncio
 from quorumlock import NodeOutcome, QuorumUnavailable, Reply
 from quorumlock._algorithm.scripts import ACQUIRE, EXTEND, RELEASE
+from quorumlock._io import fanout
 from quorumlock._io.fanout import PARALLEL_CONNECTS
 from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
 from tests.conftest import (
@@ -456,6 +457,38 @@ def test_a_sync_release_a_majority_confirmed_runs_again_where_the_script_was_flu
         # every reply read (the acquire ran nowhere its script was flushed either)
         assert Reply.UNREAD not in replies(other.outcomes)
         assert values(group, lock_name + ":other") == [None] * 5
+    finally:
+        rl.close()
+
+
+def test_a_connection_whose_script_went_again_is_not_marked_any_more(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """The sync API, as above: once the scripts went again in their EVAL form on the two
+    connections that had answered NOSCRIPT late, nothing marks them any more. A mark
+    left behind (an empty set of scripts to cache again) kept every later round of the
+    process off its usual path, where a round writes its command before setting up the
+    rest of its work."""
+    group = make_servers(5)
+    late = list(group)[3:]
+    rl = quorumlock.Redlock(group.urls, instance_timeout=1.0)
+    try:
+        asyncio.run(warm_up(rl))
+        lock = rl.lock(lock_name, ttl=30)
+        assert lock.acquire(blocking=False)
+        before = set(fanout._UNLOADED.keys())
+        with flushed_and_frozen(late):
+            assert lock.release()
+            assert replies(lock.outcomes) == [Reply.DONE] * 3 + [Reply.UNREAD] * 2
+        marked: set[object] = set()
+        for turn in range(3):  # the acquire's and the release's scripts, and once more
+            other = rl.lock(f"{lock_name}:{turn}", ttl=30)
+            assert other.acquire(blocking=False)
+            marked |= set(fanout._UNLOADED.keys()) - before
+            assert other.release()
+        assert len(marked) == 2  # the late servers' connections
+        assert not marked & set(fanout._UNLOADED.keys())
+        assert values(group, lock_name) == [None] * 5
     finally:
         rl.close()
 

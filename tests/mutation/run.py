@@ -1310,6 +1310,16 @@ MUTANTS: Final = (
             "test_a_batch_after_a_server_lost_its_scripts_caches_the_script_again",
         ),
     ),
+    Mutant(
+        "a connection whose lost scripts all went again stays marked",
+        FANOUT,
+        "        if not unloaded:\n            # Nothing left",
+        "        if False:\n            # Nothing left",
+        (
+            "tests/integration/test_quorum.py::"
+            "test_a_connection_whose_script_went_again_is_not_marked_any_more",
+        ),
+    ),
 )
 
 

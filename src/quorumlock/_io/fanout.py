@@ -933,6 +933,10 @@ class _PollRound:
         if source not in unloaded:
             return False
         unloaded.discard(source)
+        if not unloaded:
+            # Nothing left to cache again: the connection leaves ``_UNLOADED``, whose
+            # being empty lets every round write its command first (``run``).
+            _UNLOADED.pop(conn, None)
         return True
 
     def _connected(self) -> None:
