@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -569,6 +570,27 @@ def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerG
     assert "releases heard" not in rendered
 
 
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no sched_setaffinity here")
+def test_the_chain_benchmark_pins_the_servers_where_it_is_told() -> None:
+    """``--pin-servers`` keeps every server's process on the CPUs given (its own servers,
+    so the other tests' are left where they were)."""
+    with LocalServerGroup(5) as group:
+        pids = [int(redis.Redis.from_url(url).info("server")["process_id"]) for url in group.urls]
+        before = [os.sched_getaffinity(pid) for pid in pids]
+        chain.pin_servers(group.urls, {0})
+        assert [os.sched_getaffinity(pid) for pid in pids] == [{0}] * 5
+        assert before != [{0}] * 5 or os.cpu_count() == 1
+
+
+def test_the_chain_benchmark_refuses_to_pin_servers_elsewhere() -> None:
+    """Servers whose process is not on this machine (here: one that stopped, which
+    answers nothing) cannot be pinned: a one-line error, no traceback."""
+    with LocalServerGroup(1) as group:
+        urls = group.urls
+    with pytest.raises(SystemExit, match=r"^error: --pin-servers needs servers running on this"):
+        chain.pin_servers(urls, {0})
+
+
 def test_the_chain_benchmark_overhears_whom_each_release_named(five: LocalServerGroup) -> None:
     """With ``overhear``, every release announced in the window is tallied once, by how
     its servers' announcements agreed and by how many servers announced it: the release
@@ -768,7 +790,8 @@ def test_the_run_queue_probe_counts_the_wake_ups_that_came_late(
         (trace.main, (["--waiters", "0"], ["--waiters", "x"], ["--seconds", "-1"],
                       ["--slowest", "-1"])),
         (chain.main, (["--processes", "0"], ["--processes", "x"], ["--seconds", "-1"],
-                      ["--busy-poll", "1"])),
+                      ["--busy-poll", "1"], ["--pin-servers", "x"], ["--pin-servers", "-1"],
+                      ["--pin-servers", str(os.cpu_count() or 1)], ["--pin-servers", ""])),
         (refusals.main, (["--processes", "0"], ["--seconds", "nan"],
                          ["--only", "quorumlock-n9"])),
     ],

@@ -31,6 +31,12 @@ release, the heads its servers named (the process each woke), grouped as one hea
 every server that announced it, two heads or more, one head on some servers and nobody
 (every listening process) on others, or nobody anywhere; and how many servers announced
 each release (those that held the releaser's key).
+
+With ``--pin-servers CPUS`` (servers on this machine, Linux), the servers' processes
+are kept on those CPUs for the run (``sched_setaffinity``), the clients left where the
+scheduler puts them: a diagnosis, not a setting to publish figures with. On a host whose
+few cores the servers share with the clients (the suite's), it shows what the scheduler
+costs the loop: docs/benchmarks-log.md has the runs.
 """
 
 from __future__ import annotations
@@ -195,10 +201,10 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     faulthandler.cancel_dump_traceback_later()
 
 
-def _server_cpu(urls: Sequence[str]) -> float | None:
-    """CPU seconds used so far by the servers' processes, read from /proc by the
-    process id each server gives (``INFO server``); None if any is not on this machine."""
-    total = 0.0
+def _server_pids(urls: Sequence[str]) -> list[int] | None:
+    """The process id each server gives (``INFO server``); None if any does not, or is
+    not a process of this machine."""
+    pids = []
     for url in urls:
         client = redis.Redis.from_url(url, socket_timeout=2)
         try:
@@ -207,6 +213,20 @@ def _server_cpu(urls: Sequence[str]) -> float | None:
             return None
         finally:
             client.close()
+        if not os.path.exists(f"/proc/{pid}/stat"):
+            return None
+        pids.append(pid)
+    return pids
+
+
+def _server_cpu(urls: Sequence[str]) -> float | None:
+    """CPU seconds used so far by the servers' processes, read from /proc by the
+    process id each server gives (``INFO server``); None if any is not on this machine."""
+    pids = _server_pids(urls)
+    if pids is None:
+        return None
+    total = 0.0
+    for pid in pids:
         try:
             with open(f"/proc/{pid}/stat") as stat:
                 fields = stat.read().rsplit(")", 1)[1].split()
@@ -214,6 +234,21 @@ def _server_cpu(urls: Sequence[str]) -> float | None:
             return None
         total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def pin_servers(urls: Sequence[str], cpus: set[int]) -> None:
+    """Keep the servers' processes on ``cpus`` (``--pin-servers``): a diagnosis of what
+    the scheduler costs the loop when the servers share the clients' cores, as in the
+    suite (docs/benchmarks-log.md). ``SystemExit`` with a one-line message where the
+    servers are not processes of this machine or cannot be moved."""
+    pids = _server_pids(urls)
+    if pids is None:
+        raise SystemExit("error: --pin-servers needs servers running on this machine")
+    for pid in pids:
+        try:
+            os.sched_setaffinity(pid, cpus)
+        except (OSError, AttributeError) as exc:
+            raise SystemExit(f"error: cannot pin the server process {pid}: {exc}") from None
 
 
 class _Overheard:
@@ -442,6 +477,19 @@ def _busy_poll(text: str) -> float:
     return bounded(text, float, 0.01, zero=True, unit="seconds")
 
 
+def _cpus(text: str) -> set[int]:
+    """A set of CPU numbers of this machine, as ``taskset -c`` takes them: ``1`` or
+    ``0,2``."""
+    try:
+        cpus = {int(c) for c in filter(str.strip, text.split(","))}
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of CPU numbers: {text!r}") from None
+    known = os.cpu_count() or 1
+    if not cpus or any(c < 0 or c >= known for c in cpus):
+        raise argparse.ArgumentTypeError(f"CPU numbers are 0 to {known - 1} on this machine")
+    return cpus
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m quorumlock.benchmarks.chain",
@@ -468,10 +516,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="also tally whether the servers' releases named the same waiter (one more "
         "subscriber per server, read by this process: the loop runs slower)",
     )  # fmt: skip
+    parser.add_argument(
+        "--pin-servers", type=_cpus, metavar="CPUS",
+        help="keep the servers' processes on these CPUs (comma-separated numbers), to see "
+        "what the scheduler costs the loop when servers and clients share cores",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     with local_servers(args.servers, SERVERS) as (urls, _):
         if len(urls) != SERVERS:
             parser.error(f"--servers needs {SERVERS} URLs, not {len(urls)}")
+        if args.pin_servers is not None:
+            pin_servers(urls, args.pin_servers)
         results = each_count(
             args.processes,
             "P",
@@ -483,6 +538,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"N = {SERVERS}, one name, {args.seconds:g} s per count, busy_poll={args.busy_poll:g}"
         + (", fair=True" if args.fair else "")
+        + (
+            f", servers pinned to CPU {','.join(map(str, sorted(args.pin_servers)))}"
+            if args.pin_servers is not None
+            else ""
+        )
     )
     print(render(results))
     return 0
