@@ -5,6 +5,7 @@ No timing is asserted anywhere: a benchmark's numbers are its output, not a test
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import math
 import os
@@ -555,6 +556,9 @@ def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerG
     assert result.counted("acquire") - result.counted("acquire failed") >= result.sections
     assert result.counted("release") >= result.sections
     assert result.server_cpu is not None  # local servers: their CPU time is read
+    if sys.platform == "linux":  # the host's idle time is read from /proc/stat
+        assert result.host_idle is not None
+        assert 0.0 <= result.host_idle <= 1.0
     # each acquire and release round observed has its duration kept, sorted
     durations = dict(result.round_ms)
     for op in ("acquire", "release"):
@@ -568,6 +572,37 @@ def test_the_chain_benchmark_counts_hand_overs_and_take_backs(five: LocalServerG
     medians = (result.round_median("acquire"), result.round_median("release"))
     assert f"{medians[0]:.2f} / {medians[1]:.2f}" in rendered.splitlines()[2]
     assert "releases heard" not in rendered
+
+
+def test_the_chain_benchmark_reads_the_hosts_idle_time_from_proc_stat() -> None:
+    """The ``cpu`` line of ``/proc/stat``: idle and I/O wait are idle, guest time is in
+    user time already (not counted twice); the share idle between two readings."""
+    stat = "cpu  100 5 50 800 20 3 2 10 7 0\ncpu0 50 2 25 400 10 1 1 5 3 0\nintr 12345 0 0\n"
+    assert chain.cpu_times(stat) == (820, 990)
+    assert chain.cpu_times("intr 1 2 3\n") is None
+    assert chain.cpu_times("cpu  1 2 3 4\n") is None  # no I/O wait field: not this format
+    assert chain.idle_share((820, 990), (900, 1190)) == pytest.approx(0.4)
+    assert chain.idle_share(None, (900, 1190)) is None
+    assert chain.idle_share((820, 990), (820, 990)) is None  # no time passed
+
+
+def test_the_chain_benchmark_shows_preemptions_and_idle_time_per_critical_section() -> None:
+    """The involuntary context switches per critical section and the host's idle share
+    are columns of their own ("-" when the idle share is unknown)."""
+    result = chain.ChainResult(
+        processes=2, seconds=1.0, sections=10, handovers=(0.5,), takebacks=(0.2,) * 8,
+        releases=(0.1,) * 10, acquire_cpu=0.002, release_cpu=0.001, switches=40,
+        preempted=25, host_idle=0.22,
+    )  # fmt: skip
+    lines = chain.render([result]).splitlines()
+    header = lines[0]
+    assert "preempted/cs" in header
+    assert header.rstrip().endswith("host idle")
+    row = lines[2].split()
+    assert row[-1] == "22%"
+    assert "2.50" in row  # 25 involuntary switches over 10 critical sections
+    unknown = chain.render([dataclasses.replace(result, host_idle=None)]).splitlines()[2]
+    assert unknown.split()[-1] == "-"
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no sched_setaffinity here")

@@ -8,13 +8,15 @@ in them. Reported per P: critical sections per second; the hand-overs (the next 
 is another process) and the take-backs (the releasing process is next), each with the
 median and p90 of the time from the release's return to the next acquire's return;
 the release call's median; and per critical section, the main threads' CPU time in
-acquire and in release, the processes' voluntary context switches (start-up
-included), the rounds sent (counted by a :class:`~quorumlock.LockObserver` in each
+acquire and in release, the processes' voluntary context switches and their
+involuntary ones (taken off a core that another task was given; start-up included),
+the rounds sent (counted by a :class:`~quorumlock.LockObserver` in each
 process: all of them, then the acquire attempts that failed, the joins of the queue of
 waiters and the release rounds, the undo of a failed attempt included), the median
 duration of an acquire round (every attempt) and of a release round, as that observer
-reports them (under contention a round takes longer than the same round at P = 1), and
-the CPU time of the servers' processes (when they run on this machine). An acquire
+reports them (under contention a round takes longer than the same round at P = 1), the
+CPU time of the servers' processes (when they run on this machine), and the share of
+the host's CPU time that was idle while the loop ran (Linux: ``/proc/stat``). An acquire
 that raises :class:`~quorumlock.QuorumUnavailable` (too few servers answered within the
 per-instance timeout: the host stalled) is counted and the loop goes on; a line under
 the table gives the count. This is where docs/benchmarks.md's numbers on the contended
@@ -117,6 +119,10 @@ class ChainResult:
     announcers: tuple[tuple[int, int], ...] = ()
     # acquires that raised QuorumUnavailable in the loop (counted, and the loop went on)
     unavailable: int = 0
+    # involuntary context switches, all processes: taken off a core for another task
+    preempted: int = 0
+    # the share of the host's CPU time that was idle during the loop; None: unknown
+    host_idle: float | None = None
 
     def counted(self, what: str) -> int:
         return dict(self.rounds).get(what, 0)
@@ -196,7 +202,10 @@ def _loop(job: _Job, out: Any, gate: Any) -> None:
     counts = dict(rounds.counts)
     durations = {op: list(seconds) for op, seconds in rounds.seconds.items()}
     redlock.close()
-    report = (holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts, durations, unavailable)
+    report = (
+        holds, acquire_cpu, release_cpu, usage.ru_nvcsw, counts, durations, unavailable,
+        usage.ru_nivcsw,
+    )  # fmt: skip
     out.put(report)
     faulthandler.cancel_dump_traceback_later()
 
@@ -234,6 +243,36 @@ def _server_cpu(urls: Sequence[str]) -> float | None:
             return None
         total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return total
+
+
+def cpu_times(stat: str) -> tuple[int, int] | None:
+    """The host's idle and total CPU time (in clock ticks) since it started, from the
+    text of ``/proc/stat``: its ``cpu`` line, with the time waiting for I/O counted as
+    idle; None where there is no such line."""
+    for line in stat.splitlines():
+        fields = line.split()
+        if fields and fields[0] == "cpu" and len(fields) >= 6:
+            # user nice system idle iowait irq softirq steal, then guest time, which
+            # the kernel counts in user time already
+            ticks = [int(field) for field in fields[1:9]]
+            return ticks[3] + ticks[4], sum(ticks)
+    return None
+
+
+def _host_cpu() -> tuple[int, int] | None:
+    try:
+        with open("/proc/stat") as stat:
+            return cpu_times(stat.read())
+    except OSError:
+        return None
+
+
+def idle_share(before: tuple[int, int] | None, after: tuple[int, int] | None) -> float | None:
+    """The share of the host's CPU time that was idle between two :func:`cpu_times`;
+    None when either is unknown or no time passed."""
+    if before is None or after is None or after[1] <= before[1]:
+        return None
+    return (after[0] - before[0]) / (after[1] - before[1])
 
 
 def pin_servers(urls: Sequence[str], cpus: set[int]) -> None:
@@ -357,9 +396,9 @@ def measure(
     listening = _Overheard(urls, NAME) if overhear else contextlib.nullcontext()
     with listening, worker_processes(_loop, jobs) as workers:
         start = workers.start()
-        cpu_before = _server_cpu(urls)
+        cpu_before, host_before = _server_cpu(urls), _host_cpu()
         time.sleep(max(0.0, start + seconds - time.time()))
-        cpu_after = _server_cpu(urls)
+        cpu_after, host_after = _server_cpu(urls), _host_cpu()
         reports = workers.collect(seconds + GRACE)
         agreement, announcers = Counter[str](), Counter[int]()
         if isinstance(listening, _Overheard):
@@ -396,6 +435,8 @@ def measure(
         agreement=tuple((kind, agreement[kind]) for kind in AGREEMENT) if overhear else (),
         announcers=tuple(sorted(announcers.items(), reverse=True)),
         unavailable=sum(r[6] for r in reports),
+        preempted=sum(r[7] for r in reports),
+        host_idle=idle_share(host_before, host_after),
     )
 
 
@@ -413,8 +454,8 @@ def render(results: Sequence[ChainResult]) -> str:
     header = (
         "P", "cs/s", "hand-overs", "median / p90 ms", "take-backs", "median / p90 ms",
         "release ms", "CPU acquire ms/cs", "CPU release ms/cs", "switches/cs",
-        "rounds/cs: all (failed tries, joins, releases)", "round ms: acquire / release",
-        "server CPU ms/cs",
+        "preempted/cs", "rounds/cs: all (failed tries, joins, releases)",
+        "round ms: acquire / release", "server CPU ms/cs", "host idle",
     )  # fmt: skip
     rows = []
     for r in results:
@@ -433,9 +474,11 @@ def render(results: Sequence[ChainResult]) -> str:
                 f"{r.acquire_cpu / per * 1e3:.2f}",
                 f"{r.release_cpu / per * 1e3:.2f}",
                 f"{r.switches / per:.1f}",
+                f"{r.preempted / per:.2f}",
                 f"{every / per:.2f} ({', '.join(f'{x:.2f}' for x in parts)})",
                 " / ".join(_ms(r.round_median(op)) for op in ("acquire", "release")),
                 "-" if r.server_cpu is None else f"{r.server_cpu / per * 1e3:.2f}",
+                "-" if r.host_idle is None else f"{r.host_idle:.0%}",
             )
         )
     rendered = table(header, rows, right=set(range(len(header))))
