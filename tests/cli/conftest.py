@@ -35,7 +35,26 @@ def clean_env(servers: Sequence[str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUORUMLOCK_SERVERS")}
     if servers is not None:
         env["QUORUMLOCK_SERVERS"] = ",".join(servers)
+    # A fatal signal (SIGABRT: ``ended``) makes the command print where each of its
+    # threads was, for a test that found it stuck.
+    env["PYTHONFAULTHANDLER"] = "1"
     return env
+
+
+def ended(proc: subprocess.Popen[str], timeout: float) -> int:
+    """``proc``'s exit status, once it ends within ``timeout`` seconds. If it does not,
+    the test fails with where each of its threads was (faulthandler's dump, on SIGABRT),
+    and the process is gone."""
+    try:
+        return proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGABRT)
+        try:
+            _, err = proc.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        pytest.fail(f"{proc.args!r} did not end within {timeout:g} s; its threads were at:\n{err}")
 
 
 def run_cli(

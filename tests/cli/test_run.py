@@ -23,6 +23,7 @@ from tests.cli.conftest import (
     assert_one_line_error,
     clean_env,
     command,
+    ended,
     pid_alive,
     run_cli,
     spawn_cli,
@@ -145,9 +146,13 @@ def test_sigterm_to_quorumlock_reaches_the_command(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
     proc = spawn_cli("run", lock_name, "--", "sleep", "30", servers=servers.urls)
-    wait_for(lambda: held_on(servers, lock_name) >= 3)
-    proc.send_signal(signal.SIGTERM)
-    assert proc.wait(timeout=20) == 128 + signal.SIGTERM
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        proc.send_signal(signal.SIGTERM)
+        assert ended(proc, 20) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
     assert held_on(servers, lock_name) == 0  # released once the command ended
 
 
@@ -366,7 +371,7 @@ def test_a_signal_while_waiting_leaves_no_key(
         assert held_on(servers, lock_name) >= 3  # the holder still holds it
     finally:
         holder.send_signal(signal.SIGTERM)
-        assert holder.wait(timeout=30) == 128 + signal.SIGTERM
+        assert ended(holder, 30) == 128 + signal.SIGTERM
     assert held_on(servers, lock_name) == 0
 
 
