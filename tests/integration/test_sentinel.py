@@ -54,9 +54,9 @@ def master_for(api: Api, sentinels: list[LocalSentinel]) -> Any:
     """``Sentinel([...]).master_for("mymaster")`` of the API's flavour."""
     addresses = [(s.host, s.port) for s in sentinels]
     if isinstance(api, AsyncApi):
-        return redis.asyncio.sentinel.Sentinel(addresses).master_for("mymaster")  # type: ignore[no-untyped-call]
-    sentinel = redis.sentinel.Sentinel(addresses)  # type: ignore[no-untyped-call]
-    return sentinel.master_for("mymaster")  # type: ignore[no-untyped-call]
+        return redis.asyncio.sentinel.Sentinel(addresses).master_for("mymaster")  # type: ignore[no-untyped-call, unused-ignore]
+    sentinel = redis.sentinel.Sentinel(addresses)  # type: ignore[no-untyped-call, unused-ignore]
+    return sentinel.master_for("mymaster")  # type: ignore[no-untyped-call, unused-ignore]
 
 
 async def attempt(rl: AnyRedlock, name: str) -> tuple[bool, tuple[NodeOutcome, ...]]:
@@ -299,7 +299,7 @@ def test_with_timeouts_for_its_sentinels_a_frozen_sentinel_costs_an_instance_not
     master = make_servers(1)[0]
     frozen_one, live_one = make_sentinels(master, 2)
     plain = make_servers(2)
-    sentinel = redis.sentinel.Sentinel(  # type: ignore[no-untyped-call]
+    sentinel = redis.sentinel.Sentinel(  # type: ignore[no-untyped-call, unused-ignore]
         [(frozen_one.host, frozen_one.port), (live_one.host, live_one.port)],
         sentinel_kwargs={
             "socket_timeout": 0.2,
@@ -308,7 +308,7 @@ def test_with_timeouts_for_its_sentinels_a_frozen_sentinel_costs_an_instance_not
         },
     )
     with frozen([frozen_one]):
-        rl = Redlock([sentinel.master_for("mymaster"), *plain.urls])  # type: ignore[no-untyped-call]
+        rl = Redlock([sentinel.master_for("mymaster"), *plain.urls])  # type: ignore[no-untyped-call, unused-ignore]
         try:
             # (a round may end on the two plain servers' grants before the instance's
             # first connection is up, or its reply is read: attempts until it grants)

@@ -228,7 +228,7 @@ def _overheard(
     """A client per server, each subscribed to ``name``'s channel and to every process's
     own channel, the confirmations read: what the releases announce can be read there."""
     clients = [redis.Redis.from_url(url) for url in servers.urls]
-    pubsubs = [client.pubsub() for client in clients]  # type: ignore[no-untyped-call]
+    pubsubs = [client.pubsub() for client in clients]  # type: ignore[no-untyped-call, unused-ignore]
     try:
         for pubsub in pubsubs:
             pubsub.subscribe(RELEASED_PREFIX + name)

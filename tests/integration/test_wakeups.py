@@ -469,7 +469,7 @@ def publishes(
 ) -> int:
     """How many release announcements for ``name`` server ``index`` made during ``action``."""
     client = redis.Redis.from_url(servers.urls[index])
-    pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+    pubsub = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]
     try:
         pubsub.subscribe(RELEASED_PREFIX + name)
         assert pubsub.get_message(timeout=5) is None  # the confirmation, swallowed
@@ -559,7 +559,7 @@ def test_a_release_announces_only_where_it_deleted_the_key(
     clients[2].set(lock_name, other, px=30_000)
     clients[3].delete(lock_name)
     subscriptions = [
-        client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]
         for client in clients
     ]
     try:

@@ -321,7 +321,7 @@ class _Overheard:
 
     def _listen(self, url: str, index: int) -> None:
         client = redis.Redis.from_url(url, socket_timeout=5)
-        pubsub = client.pubsub()  # type: ignore[no-untyped-call]
+        pubsub = client.pubsub()  # type: ignore[no-untyped-call, unused-ignore]
         try:
             try:
                 pubsub.psubscribe(RELEASED_PREFIX + "*", WAKE_PREFIX + "*")
