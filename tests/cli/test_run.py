@@ -17,6 +17,7 @@ import redis
 import quorumlock
 from quorumlock.cli import _run
 from quorumlock.cli._app import build_parser
+from quorumlock.cli._common import Interrupted
 from quorumlock.testing import LocalServerGroup
 from tests.cli.conftest import (
     Cli,
@@ -301,7 +302,9 @@ def test_between_the_acquire_and_the_command_a_signal_stops_run_through_its_clea
     signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
     seen: dict[int, object] = {}
 
-    def supervised(lock: object, command: list[str], args: object, lost: list[str]) -> int:
+    def supervised(
+        lock: object, command: list[str], args: object, lost: list[str], received: object
+    ) -> int:
         seen.update({signum: signal.getsignal(signum) for signum in signals})
         held = [value for value in values(servers, lock_name) if value is not None]
         assert len(held) == len(servers)  # held now, everywhere
@@ -312,8 +315,51 @@ def test_between_the_acquire_and_the_command_a_signal_stops_run_through_its_clea
     args = build_parser().parse_args(["run", lock_name, "--servers", ",".join(servers.urls)])
     args.child_command = ["true"]
     assert args.handler(args) == 0
-    assert seen == dict.fromkeys(signals, _run._interrupt)
+    handler = seen[signal.SIGTERM]
+    assert seen == dict.fromkeys(signals, handler)
+    assert callable(handler)
+    with pytest.raises(Interrupted) as raised:
+        handler(signal.SIGHUP, None)
+    assert raised.value.signum == signal.SIGHUP
     assert {signum: signal.getsignal(signum) for signum in signals} == before
+    assert values(servers, lock_name) == [None] * len(servers)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_run(
+    servers: LocalServerGroup, lock_name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM whose handler ran inside an object's ``__del__`` as the acquire went on:
+    Python prints its exception and drops it (CI caught run so, its lock held and CMD
+    started, the SIGTERM lost). run stops all the same: it releases the lock, ends
+    interrupted, and never starts CMD. Looked at in this process."""
+    acquire = _run._acquire
+
+    class Finalised:
+        def __del__(self) -> None:
+            handler = signal.getsignal(signal.SIGTERM)
+            assert callable(handler)
+            handler(signal.SIGTERM, None)  # as the signal's handler runs, in a finaliser
+
+    def acquired_as_a_finaliser_ran(lock: object, wait: float | None, timeout: float) -> bool:
+        got = acquire(lock, wait, timeout)
+        Finalised()  # dropped at once: its __del__ runs, and its exception is dropped
+        return got
+
+    supervised: list[object] = []
+
+    def supervise(*args: object) -> int:
+        supervised.append(args)
+        return 0
+
+    monkeypatch.setattr(_run, "_acquire", acquired_as_a_finaliser_ran)
+    monkeypatch.setattr(_run, "_supervise", supervise)
+    args = build_parser().parse_args(["run", lock_name, "--servers", ",".join(servers.urls)])
+    args.child_command = ["true"]
+    with pytest.raises(Interrupted) as raised:
+        args.handler(args)
+    assert raised.value.signum == signal.SIGTERM
+    assert supervised == []
     assert values(servers, lock_name) == [None] * len(servers)
 
 

@@ -263,9 +263,14 @@ def run(args: argparse.Namespace) -> int:
         # From the wait to the end: a signal that is not passed on to CMD (while waiting,
         # or between the acquire and CMD's start) stops run through its clean-up.
         acquired = False
-        with _interrupting():
+        with _interrupting() as received:
             try:
                 acquired = _acquire(lock, args.wait, args.timeout)
+                if received:
+                    # The signal's exception was raised where Python drops it (in an
+                    # object's finaliser, __del__, run as the acquire went on): it stops
+                    # run all the same, the lock released below.
+                    raise Interrupted(received[0])
                 if not acquired:
                     waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
                     held = (
@@ -275,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
                     )
                     say(f"quorumlock: {held}{waited}", err=True)
                     return EXIT_NOT_ACQUIRED
-                return _supervise(lock, command, args, lost_reason)
+                return _supervise(lock, command, args, lost_reason, received)
             finally:
                 # (held: a signal came as the acquire returned, before ``acquired`` was set)
                 if acquired or lock.held:
@@ -326,32 +331,47 @@ def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
 
 
 @contextlib.contextmanager
-def _interrupting() -> Iterator[None]:
+def _interrupting() -> Iterator[list[int]]:
     """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted` in the block (as Ctrl-C
     raises KeyboardInterrupt), so that what the servers granted is deleted before run
     ends with 128+N; :func:`_supervise` passes them on to CMD instead while CMD runs. A
-    signal ignored when run started (``nohup``) stays ignored."""
+    signal ignored when run started (``nohup``) stays ignored.
+
+    Yields the signals received, in order: Python drops an exception raised in an
+    object's finaliser (``__del__``), and a signal can come as one runs; the caller
+    looks at the list where the exception would have stopped it."""
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)  # (first: kept where the exception below is dropped)
+        raise Interrupted(signum)
+
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in _FORWARDED:
             if signal.getsignal(signum) != signal.SIG_IGN:
-                previous[signum] = signal.signal(signum, _interrupt)
+                previous[signum] = signal.signal(signum, interrupt)
     try:
-        yield
+        yield received
     finally:
         for signum, old in previous.items():
             signal.signal(signum, old)
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise Interrupted(signum)
 
 
 def _ignore(signum: int, frame: FrameType | None) -> None:
     pass
 
 
-def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: list[str]) -> int:
+def _supervise(
+    lock: Any,
+    command: list[str],
+    args: argparse.Namespace,
+    lost: list[str],
+    received: list[int] | None = None,
+) -> int:
+    """Run CMD while the lock is held. ``received``: the signals :func:`_interrupting`
+    saw; one whose exception was dropped (raised in a finaliser) after the caller last
+    looked is passed on to CMD as one that comes now would be."""
     own_group = not _stdin_is_terminal()
     spawned: list[subprocess.Popen[bytes]] = []
     group = 0
@@ -388,6 +408,8 @@ def _supervise(lock: Any, command: list[str], args: argparse.Namespace, lost: li
                 ignored = signal.getsignal(signum) == signal.SIG_IGN
                 handler = signal.SIG_IGN if ignored else _ignore
             previous[signum] = signal.signal(signum, handler)
+    # (from here on ``forward`` sees every signal; one that came since the caller looked)
+    pending.extend(signum for signum in received or () if signum != signal.SIGINT or own_group)
     watchdog: _Watchdog | None = None
     try:
         env = dict(os.environ)
