@@ -333,7 +333,7 @@ def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_run(
     Python prints its exception and drops it (CI caught run so, its lock held and CMD
     started, the SIGTERM lost). run stops all the same: it releases the lock, ends
     interrupted, and never starts CMD. Looked at in this process."""
-    acquire = _run._acquire
+    acquire = quorumlock.Lock.acquire
 
     class Finalised:
         def __del__(self) -> None:
@@ -341,8 +341,10 @@ def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_run(
             assert callable(handler)
             handler(signal.SIGTERM, None)  # as the signal's handler runs, in a finaliser
 
-    def acquired_as_a_finaliser_ran(lock: object, wait: float | None, timeout: float) -> bool:
-        got = acquire(lock, wait, timeout)
+    def acquired_as_a_finaliser_ran(
+        self: quorumlock.Lock, blocking: bool = True, timeout: float | None = None
+    ) -> bool:
+        got = acquire(self, blocking, timeout)
         Finalised()  # dropped at once: its __del__ runs, and its exception is dropped
         return got
 
@@ -352,7 +354,7 @@ def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_run(
         supervised.append(args)
         return 0
 
-    monkeypatch.setattr(_run, "_acquire", acquired_as_a_finaliser_ran)
+    monkeypatch.setattr(quorumlock.Lock, "acquire", acquired_as_a_finaliser_ran)
     monkeypatch.setattr(_run, "_supervise", supervise)
     args = build_parser().parse_args(["run", lock_name, "--servers", ",".join(servers.urls)])
     args.child_command = ["true"]

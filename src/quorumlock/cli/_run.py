@@ -42,7 +42,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from types import FrameType
 from typing import Any, Final
 
@@ -265,12 +265,7 @@ def run(args: argparse.Namespace) -> int:
         acquired = False
         with _interrupting() as received:
             try:
-                acquired = _acquire(lock, args.wait, args.timeout)
-                if received:
-                    # The signal's exception was raised where Python drops it (in an
-                    # object's finaliser, __del__, run as the acquire went on): it stops
-                    # run all the same, the lock released below.
-                    raise Interrupted(received[0])
+                acquired = _acquire(lock, args.wait, args.timeout, received)
                 if not acquired:
                     waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
                     held = (
@@ -299,8 +294,13 @@ def _names(text: str) -> list[str]:
     return names
 
 
-def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
-    """Acquire within ``wait`` seconds (None: no limit; 0: one try).
+def _acquire(
+    lock: Any, wait: float | None, connect_timeout: float, received: Sequence[int]
+) -> bool:
+    """Acquire within ``wait`` seconds (None: no limit; 0: one try); then, where a
+    signal came (``received``, see :func:`_interrupting`) whose exception Python dropped
+    (raised in an object's finaliser, ``__del__``, as the acquire went on),
+    :class:`Interrupted` all the same: the caller releases what was taken.
 
     Servers that cannot be used are an error (:data:`EXIT_UNAVAILABLE`) rather than a
     silent wait, but only once they had ``connect_timeout`` to come up: a first round
@@ -311,6 +311,13 @@ def _acquire(lock: Any, wait: float | None, connect_timeout: float) -> bool:
     :func:`_interrupting`), so that the keys already granted (the lock's on a minority,
     the place in the queue of waiters) are deleted before the process ends with 128+N.
     """
+    acquired = _take(lock, wait, connect_timeout)
+    if received:
+        raise Interrupted(received[0])
+    return acquired
+
+
+def _take(lock: Any, wait: float | None, connect_timeout: float) -> bool:
     began = time.monotonic()
     try:
         while True:
@@ -367,7 +374,7 @@ def _supervise(
     command: list[str],
     args: argparse.Namespace,
     lost: list[str],
-    received: list[int] | None = None,
+    received: Sequence[int],
 ) -> int:
     """Run CMD while the lock is held. ``received``: the signals :func:`_interrupting`
     saw; one whose exception was dropped (raised in a finaliser) after the caller last
@@ -408,8 +415,11 @@ def _supervise(
                 ignored = signal.getsignal(signum) == signal.SIG_IGN
                 handler = signal.SIG_IGN if ignored else _ignore
             previous[signum] = signal.signal(signum, handler)
-    # (from here on ``forward`` sees every signal; one that came since the caller looked)
-    pending.extend(signum for signum in received or () if signum != signal.SIGINT or own_group)
+    # From here on ``forward`` sees every signal; one that came since the caller looked
+    # (its exception dropped) is handled as if it came now.
+    for signum in received:
+        if signal.getsignal(signum) is forward:
+            forward(signum, None)
     watchdog: _Watchdog | None = None
     try:
         env = dict(os.environ)

@@ -131,9 +131,10 @@ class Command(BaseCommand):
         # this process through its clean-up, no key of the lock left, with 128+N.
         acquired = False
         try:
-            with _interrupting():
+            with _interrupting() as received:
                 try:
-                    acquired = _acquire(lock, options["wait"], redlock.config.connect_timeout)
+                    timeout = redlock.config.connect_timeout
+                    acquired = _acquire(lock, options["wait"], timeout, received)
                     if not acquired:
                         waited = "" if options["wait"] == 0 else f" (waited {options['wait']:g} s)"
                         raise CommandError(
@@ -143,7 +144,7 @@ class Command(BaseCommand):
                     run = argparse.Namespace(name=name, grace=options["grace"])
                     with _child_environment():
                         command = [sys.executable, "-m", "django", *child]
-                        status = _supervise(lock, command, run, lost)
+                        status = _supervise(lock, command, run, lost, received)
                 finally:
                     if acquired or lock.held:  # (held: a signal as the acquire returned)
                         lock.release()
