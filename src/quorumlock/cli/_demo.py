@@ -26,6 +26,7 @@ import shutil
 import signal
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -118,20 +119,47 @@ def demo(args: argparse.Namespace) -> int:
     if args.seconds > 300:
         raise CliError("--seconds must be at most 300", EXIT_USAGE)
     servers = resolve_servers(args, required=False)
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
     try:
-        with _servers(servers) as (urls, group):
-            result = _run(urls, group, args)
+        with _interrupting() as received, _servers(servers) as (urls, group):
+            result = _run(urls, group, args, received)
+            _stop_if(received)
     except KeyboardInterrupt:
         say("demo interrupted: every process it started was stopped", err=True)
         return 130
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     return _report(result, args.workers)
 
 
-def _raise_interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+@contextlib.contextmanager
+def _interrupting() -> Iterator[list[int]]:
+    """SIGTERM and SIGINT raise KeyboardInterrupt in the block, so that the demo stops
+    every process it started and ends with 130. A signal ignored when the demo started
+    (``nohup``) stays ignored.
+
+    Yields the signals received: Python drops an exception raised in an object's
+    finaliser (``__del__``), and a signal can come as one runs; the demo's loops look at
+    the list (:func:`_stop_if`) where the exception would have stopped them."""
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)  # (first: kept where the exception below is dropped)
+        raise KeyboardInterrupt
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            if signal.getsignal(signum) != signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, interrupt)
+    try:
+        yield received
+    finally:
+        for restored, old in previous.items():
+            signal.signal(restored, old)
+
+
+def _stop_if(received: list[int]) -> None:
+    """Raise the KeyboardInterrupt of a signal in ``received`` whose own was dropped."""
+    if received:
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
@@ -150,7 +178,12 @@ def _servers(servers: Servers | None) -> Iterator[tuple[list[str], LocalServerGr
         yield group.urls, group
 
 
-def _run(urls: list[str], group: LocalServerGroup | None, args: argparse.Namespace) -> DemoResult:
+def _run(
+    urls: list[str],
+    group: LocalServerGroup | None,
+    args: argparse.Namespace,
+    received: list[int],
+) -> DemoResult:
     ctx = mp.get_context("spawn")
     results: Any = ctx.Queue()
     counter: Synchronized[int] = ctx.Value("q", 0)
@@ -174,9 +207,10 @@ def _run(urls: list[str], group: LocalServerGroup | None, args: argparse.Namespa
         for proc in procs:
             proc.start()
         go.set()
-        _watch(group, args.seconds, counter)
+        _watch(group, args.seconds, counter, received)
         deadline = time.monotonic() + 30
         while True:
+            _stop_if(received)
             if len(collected) >= len(procs) or time.monotonic() >= deadline:
                 break
             with contextlib.suppress(Exception):
@@ -255,8 +289,15 @@ class _Crash:
             self._client.close()
 
 
-def _watch(group: LocalServerGroup | None, seconds: float, counter: Synchronized[int]) -> None:
-    """Show progress (a bar on a terminal, a line a second otherwise); crash a server."""
+def _watch(
+    group: LocalServerGroup | None,
+    seconds: float,
+    counter: Synchronized[int],
+    received: list[int],
+) -> None:
+    """Show progress (a bar on a terminal, a line a second otherwise); crash a server.
+    Stops with KeyboardInterrupt once a signal is in ``received`` (see
+    :func:`_interrupting`)."""
     started = time.monotonic()
     crash = _Crash(group, kill_at=seconds / 3)
     live = sys.stderr.isatty()
@@ -277,6 +318,7 @@ def _watch(group: LocalServerGroup | None, seconds: float, counter: Synchronized
 
     try:
         while True:
+            _stop_if(received)
             elapsed = time.monotonic() - started
             if elapsed >= seconds:
                 break
