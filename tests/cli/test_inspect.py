@@ -183,6 +183,46 @@ def test_status_counts_no_full_server_toward_an_acquire(
     assert "2 full under maxmemory-policy noeviction (OOM) refuse every lock" in table
 
 
+def test_status_counts_no_server_that_refuses_scripts_toward_an_acquire(
+    make_servers: ServerFactory, lock_name: str
+) -> None:
+    """Every lock is a script: for a user whose ACL leaves out EVALSHA on two servers of
+    three, every acquire fails, and status says so (it said 'free', and "available":
+    true)."""
+    group = make_servers(3)
+    for server in group:
+        client = client_of(server)
+        denied = [] if server is group[0] else ["-evalsha"]
+        client.acl_setuser(
+            "worker", enabled=True, passwords=["+secret"], commands=["+@all", *denied],
+            keys=["~*"], channels=["*"],
+        )  # fmt: skip
+        client.close()
+    urls = [url.replace("redis://", "redis://worker:secret@") for url in group.urls]
+    with quorumlock.Redlock(urls) as rl, pytest.raises(quorumlock.QuorumUnavailable):
+        rl.lock(lock_name, ttl=10).acquire(blocking=False)  # what status must foresee
+    result = run_cli("status", lock_name, "--json", servers=urls)
+    assert result.returncode == 0, result.stderr  # every server answered
+    data = json.loads(result.stdout)
+    assert data["available"] is False
+    refusals = [s["scripts"] for s in data["servers"]]
+    assert refusals[0] is None
+    assert all("evalsha" in refusal for refusal in refusals[1:]), refusals
+    assert "secret" not in result.stdout
+    table = run_cli("status", lock_name, servers=urls).stdout
+    assert table.count("yes, scripts refused") == 2
+    assert f"{lock_name!r} is free but unavailable: 1 of 3 servers can grant a lock" in table
+    assert "2 where scripts fail (" in table
+    assert f"{lock_name!r} is free\n" not in table
+    # with both scripts allowed, the same user's status finds the name free
+    for server in list(group)[1:]:
+        client = client_of(server)
+        client.acl_setuser("worker", enabled=True, commands=["+evalsha"])
+        client.close()
+    data = json.loads(run_cli("status", lock_name, "--json", servers=urls).stdout)
+    assert (data["available"], [s["scripts"] for s in data["servers"]]) == (True, [None] * 3)
+
+
 def test_status_and_doctor_say_a_server_is_loading_its_dataset(
     make_servers: ServerFactory, lock_name: str
 ) -> None:

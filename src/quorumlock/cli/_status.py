@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -17,6 +18,7 @@ from quorumlock._algorithm.rwlock import rw_key
 from quorumlock._algorithm.semaphore import MAX_PERMITS, semaphore_base
 from quorumlock._algorithm.wire import queue_keys, slot_keys, text
 from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, noeviction_use
 from quorumlock.cli._common import (
     EXIT_ERROR,
@@ -37,6 +39,11 @@ from quorumlock.cli._quarantine import server_state
 
 __all__ = ["ServerStatus", "add_parser", "query"]
 
+# The library's own check of a new connection (quorumlock._io.incarnation): a script that
+# touches nothing, run by EVAL, then by EVALSHA from the cache that EVAL filled.
+_NOOP = "return 1"
+_NOOP_SHA = hashlib.sha1(_NOOP.encode()).hexdigest()
+
 _EPILOG = """\
 Columns: reachable; the holder's token (its first 12 characters: tokens are random, so
 equal prefixes on a majority mean one holder); the key's remaining ttl on that server;
@@ -53,9 +60,10 @@ line says how many a majority has in line and which head it names.
 A key NAME of another type than a lock's (a hash, a list, ...) is shown as no
 quorumlock lock, in the holder column and in a line.
 
-A replica, and a server whose maxmemory is used up under maxmemory-policy noeviction,
-refuse every lock: each is shown as such in the reachable column, and counts toward no
-majority.
+A replica, a server whose maxmemory is used up under maxmemory-policy noeviction, and
+one that does not run EVAL or EVALSHA for these credentials (an ACL without them, a
+command renamed) refuse every lock: each is shown as such in the reachable column, and
+counts toward no majority.
 
 When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwlock),
 two more columns show its live readers and its writer (with the writers waiting) on
@@ -101,6 +109,9 @@ class ServerStatus:
     role: str | None = None
     # maxmemory used up under noeviction: it refuses every new lock (OOM)
     full: bool = False
+    # why EVAL or EVALSHA failed (the library's words): every lock is a script, so every
+    # lock fails there; None where both ran
+    scripts: str | None = None
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -164,10 +175,12 @@ def _one(
         pipe.zrange(leases, 0, -1, withscores=True)
         pipe.info("replication")
         pipe.info("memory")
+        pipe.eval(_NOOP, 0)
+        pipe.evalsha(_NOOP_SHA, 0)  # cached by the EVAL
         replies = pipe.execute(raise_on_error=False)
     except redis.RedisError as exc:
         return ServerStatus(label, False, error=error_reply(exc), in_line=None), None
-    value, pttl, clock, holds, slots, members, leased, replication, memory = replies
+    value, pttl, clock, holds, slots, members, leased, replication, memory, *scripts = replies
     other_type: str | None = None
     if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
         # The server answered: NAME is a key of another type, which no lock can take.
@@ -179,6 +192,8 @@ def _one(
     result = ServerStatus(label, True, other_type=other_type, role=_role(replication))
     use = noeviction_use(memory) if isinstance(memory, dict) else None
     result.full = use is not None and use[0] >= use[1]
+    refused = next((r for r in scripts if isinstance(r, Exception)), None)
+    result.scripts = None if refused is None else translate(refused)[1]
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
     for member, expiry in () if isinstance(holds, Exception) else holds:
         held = text(member)  # a mode letter and a token
@@ -404,18 +419,22 @@ def _permits_line(name: str, permits: dict[int, str], servers: int) -> str:
 
 def _refuses(result: ServerStatus) -> str:
     """Why the server refuses every lock ("" where it does not): a replica (read-only,
-    or its writes lost at the next sync), or full under noeviction."""
+    or its writes lost at the next sync), full under noeviction, or no scripts run."""
     if result.role not in (None, "master"):
         return "a replica"
-    return "full (OOM)" if result.full else ""
+    if result.full:
+        return "full (OOM)"
+    return "scripts refused" if result.scripts else ""
 
 
 def _unavailable(name: str, results: list[ServerStatus], usable: int, needed: int) -> str:
-    replicas = sum(r.role not in (None, "master") for r in results)
+    replicas = sum(_refuses(r) == "a replica" for r in results)
     full = sum(_refuses(r) == "full (OOM)" for r in results)
-    if replicas or full:
+    scripts = [r.scripts for r in results if _refuses(r) == "scripts refused"]
+    if replicas or full or scripts:
         who = [f"{replicas} replica(s)"] if replicas else []
         who += [f"{full} full under maxmemory-policy noeviction (OOM)"] if full else []
+        who += [f"{len(scripts)} where scripts fail ({scripts[0]})"] if scripts else []
         text = (
             f"\n{name!r} is free but unavailable: {usable} of {len(results)} servers can "
             f"grant a lock, {needed} needed; {' and '.join(who)} refuse every lock"
