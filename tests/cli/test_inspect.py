@@ -14,6 +14,7 @@ import pytest
 import redis
 
 import quorumlock
+from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock._algorithm.wire import queue_keys
 from quorumlock.testing import LocalCluster, LocalServerGroup
 from tests.cli.conftest import Cli, assert_one_line_error, run_cli, spawn_cli
@@ -221,6 +222,39 @@ def test_status_counts_no_server_that_refuses_scripts_toward_an_acquire(
         client.close()
     data = json.loads(run_cli("status", lock_name, "--json", servers=urls).stdout)
     assert (data["available"], [s["scripts"] for s in data["servers"]]) == (True, [None] * 3)
+
+
+def test_status_and_doctor_name_a_marker_of_another_type(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """An application's list under quorumlock:incarnation on two servers of three: every
+    lock with the restart quarantine fails there. status said 'free' and "available":
+    true, and doctor passed every check."""
+    urls = servers.urls[:3]
+    for server in list(servers)[1:3]:
+        client = client_of(server)
+        client.delete(MARKER_KEY)
+        client.rpush(MARKER_KEY, "an application's")
+        client.close()
+    data = json.loads(run_cli("status", lock_name, "--json", servers=urls).stdout)
+    assert data["available"] is False
+    assert [s["marker_of_another_type"] for s in data["servers"]] == [False, True, True]
+    table = run_cli("status", lock_name, servers=urls).stdout
+    assert table.count("yes, marker of another type") == 2
+    assert f"{lock_name!r} is free but unavailable: 1 of 3 servers can grant a lock" in table
+    assert "2 where the key quorumlock:incarnation holds another kind of value" in table
+    result = run_cli("doctor", "--clock-sample", "0.1", "--json", servers=urls)
+    assert result.returncode == 1
+    assert assert_one_line_error(result) == "quorumlock: error: doctor found failures: quarantine"
+    found = {
+        c["server"]: (c["result"], c["detail"])
+        for c in json.loads(result.stdout)["checks"]
+        if c["check"] == "quarantine"
+    }
+    assert found[urls[0]] == ("pass", "not in restart quarantine")
+    for url in urls[1:]:
+        assert found[url][0] == "fail"
+        assert found[url][1].startswith("the key quorumlock:incarnation, this server's")
 
 
 def test_status_and_doctor_say_a_server_is_loading_its_dataset(

@@ -11,7 +11,9 @@ import pytest
 from redis import exceptions as rx
 
 from quorumlock._algorithm.flows import Session
+from quorumlock._algorithm.outcomes import MARKER_OF_ANOTHER_TYPE, Reply
 from quorumlock._exceptions import ConfigurationError
+from quorumlock._io.errors import MarkerOfAnotherType, translate
 from quorumlock._io.incarnation import (
     SameServerCheck,
     _check_scripting,
@@ -136,22 +138,39 @@ def test_a_renamed_eval_or_evalsha_is_raised_and_other_errors_are_not() -> None:
     assert raised.value is unknown
 
 
-def test_the_probe_s_six_replies() -> None:
+def test_the_probe_s_seven_replies() -> None:
     memory = "maxmemory:100\r\nmaxmemory_policy:allkeys-lru\r\n"
     config = [b"appendonly", b"no"]
-    session = _session([INFO, config, PROMOTED, memory, 1, 1], required=True)
+    session = _session([INFO, config, PROMOTED, memory, 1, 1, b"abc123"], required=True)
     assert session == Session(
         "abc123", False, "r2", "maxmemory-policy allkeys-lru with maxmemory 100"
     )
-    assert _session([INFO, config, NEVER_PROMOTED, "", 1, 1], required=True) == Session("abc123")
+    assert _session([INFO, config, NEVER_PROMOTED, "", 1, 1, None], required=True) == Session(
+        "abc123"
+    )
     refused = rx.ResponseError("NOPERM this user has no permissions to run the 'info' command")
     for replies in (
-        [refused, config, PROMOTED, memory, 1, 1],
-        [INFO, config, refused, memory, 1, 1],
+        [refused, config, PROMOTED, memory, 1, 1, None],
+        [INFO, config, refused, memory, 1, 1, None],
     ):
         with pytest.raises(rx.ResponseError):
             _session(replies, required=True)
         assert _session(replies, required=False) is None
+
+
+def test_a_marker_of_another_type_fails_where_the_session_is_needed() -> None:
+    """The HGET of the marker: WRONGTYPE (an application's key of that name) fails the
+    connection where the quarantine or fencing needs the session, with the error that
+    names the marker; any other error reply (an ACL without the key) leaves it alone."""
+    config = [b"appendonly", b"no"]
+    wrong = rx.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")
+    replies = [INFO, config, NEVER_PROMOTED, "", 1, 1, wrong]
+    with pytest.raises(MarkerOfAnotherType) as raised:
+        _session(replies, required=True)
+    assert translate(raised.value) == (Reply.FATAL, MARKER_OF_ANOTHER_TYPE)
+    assert _session(replies, required=False) == Session("abc123")
+    denied = rx.NoPermissionError("No permissions to access a key")
+    assert _session([*replies[:-1], denied], required=True) == Session("abc123")
 
 
 def test_an_evicting_server_is_warned_of_once_per_server(caplog: pytest.LogCaptureFixture) -> None:

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 import pytest
 
 from quorumlock import LockLost, LockObserver, LostEvent, QuorumUnavailable, Reply, _observe
+from quorumlock._algorithm.outcomes import MARKER_OF_ANOTHER_TYPE
+from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock._observe import _WARNED, WARN_EVERY
 from quorumlock.testing import LocalServer, LocalServerGroup
 from tests.conftest import ServerFactory, client_of
@@ -146,6 +148,36 @@ def test_a_name_that_is_another_kind_of_key_on_a_server_is_no_server_failure(
     found = warnings_with(caplog, "holds another kind of value")
     assert len(found) == 1, found
     assert found[0].startswith(f"{servers.urls[0]}: the key of lock '{lock_name}'"), found
+
+
+def test_a_marker_of_another_type_is_named_and_not_the_lock_key(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """An application's list under quorumlock:incarnation on one server: every lock with
+    the restart quarantine fails there (its scripts read the marker first), and the
+    outcome said that the lock's key held another kind of value, sending the user to
+    the wrong key. It names the marker; with the quarantine and fencing off, the plain
+    SET does not read the marker, and takes the lock there."""
+    seed = client_of(servers[0])
+    seed.delete(MARKER_KEY)
+    seed.rpush(MARKER_KEY, "an application's")
+    seed.close()
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls[:3])
+        lock = rl.lock(lock_name, ttl=5)
+        assert await call(lock.acquire(blocking=False))
+        assert lock.outcomes[0].reply is Reply.FATAL
+        assert lock.outcomes[0].detail == MARKER_OF_ANOTHER_TYPE
+        assert not key_exists(servers[0], lock_name)
+        assert await call(lock.release())
+        plain = api.redlock(servers.urls[:3], max_ttl=None)
+        other = plain.lock(lock_name, ttl=5)
+        assert await call(other.acquire(blocking=False))
+        assert other.outcomes[0].reply is not Reply.FATAL  # granted, or not read in time
+        assert await call(other.release())
+
+    api.run(body)
 
 
 def refused_or_connecting(url: str, text: str) -> bool:

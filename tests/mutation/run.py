@@ -1198,6 +1198,16 @@ MUTANTS: Final = (
         ("tests/core/test_sessions.py::test_config_pairs_in_either_form",),
     ),
     Mutant(
+        "a marker of another type is left to the scripts, whose WRONGTYPE blames the lock key",
+        INCARNATION,
+        "    if required and isinstance(marker, rx.ResponseError)",
+        "    if not required and isinstance(marker, rx.ResponseError)",
+        (
+            "tests/core/test_sessions.py::"
+            "test_a_marker_of_another_type_fails_where_the_session_is_needed",
+        ),
+    ),
+    Mutant(
         "an INFO reply without a run_id gives a session with an empty one",
         INCARNATION,
         '        raise ValueError("the server\'s INFO reply has no run_id")\n',

@@ -16,6 +16,7 @@ from quorumlock._algorithm.arithmetic import quorum
 __all__ = [
     "CLUSTER_NODE_AS_SERVER",
     "HOLDER_PREFIX",
+    "MARKER_OF_ANOTHER_TYPE",
     "NEW_SERVER",
     "WRONG_TYPE",
     "NodeOutcome",
@@ -43,6 +44,18 @@ CLUSTER_NODE_AS_SERVER = (
 WRONG_TYPE = (
     "WRONGTYPE: the lock's key holds another kind of value on this server (an "
     "application's key of the same name?): no lock of this name can be taken there"
+)
+
+
+#: What a WRONGTYPE reply to a read of the server's incarnation marker means: a key of
+#: that name that is not quorumlock's. Every lock with the restart quarantine or fencing
+#: reads the marker, so none can be taken on that server while it is there.
+MARKER_OF_ANOTHER_TYPE = (
+    "WRONGTYPE: the key quorumlock:incarnation, this server's incarnation marker, holds "
+    "another kind of value (an application's key of that name?): no lock with the restart "
+    "quarantine or fencing can be taken on this server until that key is moved away, after "
+    'which the server counts as one that lost its marker (docs/safety.md, "A missing '
+    'marker")'
 )
 
 

@@ -14,7 +14,12 @@ import ssl
 from redis import exceptions as rx
 from redis.sentinel import MasterNotFoundError
 
-from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, WRONG_TYPE, Reply
+from quorumlock._algorithm.outcomes import (
+    CLUSTER_NODE_AS_SERVER,
+    MARKER_OF_ANOTHER_TYPE,
+    WRONG_TYPE,
+    Reply,
+)
 from quorumlock._algorithm.scripts import SCRIPTS
 
 __all__ = ["never_show", "scheme_mismatch", "translate"]
@@ -84,6 +89,15 @@ class SentinelAsServer(rx.ResponseError):
         )
 
 
+class MarkerOfAnotherType(rx.ResponseError):
+    """The server's key ``quorumlock:incarnation`` is not a hash: every lock with the
+    restart quarantine or fencing fails there, for good (the scripts read it first), and
+    not for the lock's key, which the server's WRONGTYPE reply would suggest."""
+
+    def __init__(self) -> None:
+        super().__init__(MARKER_OF_ANOTHER_TYPE)
+
+
 def translate(exc: BaseException) -> tuple[Reply, str]:
     """Classify an exception raised while talking to one server.
 
@@ -100,7 +114,7 @@ def translate(exc: BaseException) -> tuple[Reply, str]:
         return Reply.FATAL, tls
     if (mismatch := scheme_mismatch(exc)) is not None:
         return Reply.ERROR, mismatch
-    if isinstance(exc, SentinelAsServer):
+    if isinstance(exc, SentinelAsServer | MarkerOfAnotherType):
         return Reply.FATAL, str(exc)
     detail = _scrub(_describe(exc))
     if isinstance(exc, MasterNotFoundError):

@@ -29,8 +29,12 @@ More commands in the same round trip check what would break every lock later:
 renamed or disabled can never release a lock, even one taken with the plain ``SET``
 when the quarantine and fencing are off: its connection fails with the server's fatal
 "unknown command", so no key is ever set there; the minimal ACL allows both, where
-``COMMAND INFO`` would be refused) and ``INFO memory`` (an eviction policy with a
-``maxmemory`` may evict lock keys: :class:`SameServerCheck` warns once per server). Any
+``COMMAND INFO`` would be refused), ``INFO memory`` (an eviction policy with a
+``maxmemory`` may evict lock keys: :class:`SameServerCheck` warns once per server) and
+``HGET`` of the marker (a key of that name of another type, an application's, fails
+every script that reads the marker: where the quarantine or fencing needs the session,
+the connection fails with :class:`~quorumlock._io.errors.MarkerOfAnotherType`, fatal,
+which names the marker where the scripts' WRONGTYPE would blame the lock's key). Any
 other error reply to these leaves the server unchecked.
 
 The ``run_id`` of every new connection also feeds :class:`SameServerCheck`, which
@@ -54,7 +58,7 @@ from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.scripts import LOSS_COMMANDS, MARKER_KEY
 from quorumlock._exceptions import ConfigurationError
-from quorumlock._io.errors import SentinelAsServer
+from quorumlock._io.errors import MarkerOfAnotherType, SentinelAsServer
 from quorumlock._io.servers import AsyncRedisConnection, RedisConnection, read_reply
 
 __all__ = [
@@ -78,7 +82,8 @@ _MEMORY = ("INFO", "memory")
 _NOOP = "return 1"  # a script that touches nothing: only shows EVAL and EVALSHA exist
 _EVAL = ("EVAL", _NOOP, 0)
 _EVALSHA = ("EVALSHA", hashlib.sha1(_NOOP.encode()).hexdigest(), 0)  # cached by the EVAL
-_PROBE = (_INFO, _CONFIG, _REPLICATION, _MEMORY, _EVAL, _EVALSHA)
+_MARKER = ("HGET", MARKER_KEY, "run_id")  # WRONGTYPE: a key of that name, not quorumlock's
+_PROBE = (_INFO, _CONFIG, _REPLICATION, _MEMORY, _EVAL, _EVALSHA, _MARKER)
 
 logger = logging.getLogger("quorumlock")
 
@@ -175,13 +180,15 @@ def _probe(conn: RedisConnection | AsyncRedisConnection) -> list[bytes]:
 
 
 def _session(replies: list[object], required: bool) -> Session | None:
-    info, config, replication, memory, *scripting = replies
+    info, config, replication, memory, evaled, evalshaed, marker = replies
     if not isinstance(info, BaseException) and "sentinel" in (
         _info_field(info, "redis_mode"),  # Redis
         _info_field(info, "server_mode"),  # Valkey
     ):
         raise SentinelAsServer  # (its EVAL is an unknown command too, for another reason)
-    _check_scripting(scripting)
+    _check_scripting([evaled, evalshaed])
+    if required and isinstance(marker, rx.ResponseError) and str(marker).startswith("WRONGTYPE"):
+        raise MarkerOfAnotherType
     for reply in (info, replication):
         if isinstance(reply, BaseException):
             if required:
@@ -195,12 +202,13 @@ def _session(replies: list[object], required: bool) -> Session | None:
 
 
 def open_session(conn: RedisConnection, timeout: float, *, required: bool = True) -> Session | None:
-    """Ask a freshly connected server who it is (six commands, one round trip).
+    """Ask a freshly connected server who it is (seven commands, one round trip).
 
     Raises what the connection raises, and the server's "unknown command" error for a
     renamed or disabled EVAL or EVALSHA. An ``INFO`` the server refuses raises its error
     reply if ``required`` (the quarantine or fencing needs the session), and gives None
-    otherwise.
+    otherwise; if ``required``, a marker of another type raises
+    :class:`~quorumlock._io.errors.MarkerOfAnotherType`.
     """
     conn.send_packed_command(_probe(conn))
     replies: list[object] = []

@@ -34,7 +34,9 @@ Each check gives ``pass``, ``warn`` or ``fail``; any ``fail`` makes the exit sta
 - **quarantine** (B1): a server in restart quarantine (for a client whose max_ttl is
   ``--max-ttl``, or the largest a client declared there) warns, with the time left and
   why: it counts toward no quorum until then, as ``quorumlock status`` shows. A warning,
-  not a failure: it ends by itself.
+  not a failure: it ends by itself. A key ``quorumlock:incarnation`` of another type than
+  the marker's (an application's) fails: no lock with the quarantine or fencing can be
+  taken there until it is moved away.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ import redis
 
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
-from quorumlock._algorithm.outcomes import Reply, quarantine_cause
+from quorumlock._algorithm.outcomes import MARKER_OF_ANOTHER_TYPE, Reply, quarantine_cause
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import (
@@ -75,7 +77,7 @@ from quorumlock.cli._common import (
     resolve_servers,
     say,
 )
-from quorumlock.cli._quarantine import server_state
+from quorumlock.cli._quarantine import marker_of_another_type, read_marker, server_state
 
 __all__ = ["Check", "add_parser", "audit"]
 
@@ -131,6 +133,8 @@ class _Probe:
     scripts: str | None = None
     # the server's restart quarantine (None: not checked, or the server refused INFO)
     state: ServerState | None = None
+    # the key quorumlock:incarnation is of another type (checked with the quarantine)
+    marker_of_another_type: bool = False
     # they got no reply in time: the server is held back, not without scripts
     scripts_late: bool = False
     rtts: list[float] = field(default_factory=list)
@@ -307,6 +311,10 @@ def _probe(probe: _Probe) -> None:
         kind, probe.scripts = translate(exc)
         probe.scripts_late = kind is Reply.TIMEOUT
     if probe.max_ttl is not None:
+        try:
+            read_marker(client)
+        except redis.RedisError as exc:
+            probe.marker_of_another_type = marker_of_another_type(exc)
         probe.state = server_state(client, probe.max_ttl)
     try:
         reply = client.config_get("appendfsync")
@@ -343,10 +351,14 @@ def _judge_debug(label: str, setting: str | None) -> Check | None:
     )
 
 
-def _judge_quarantine(label: str, state: ServerState | None) -> Check | None:
+def _judge_quarantine(label: str, state: ServerState | None, marker: bool) -> Check | None:
     """A server in restart quarantine counts toward no quorum until it ends (B1): a
-    warning, with the time left and why, since it ends by itself. None where the state
-    could not be read (an ACL without INFO) or was not asked for."""
+    warning, with the time left and why, since it ends by itself. A marker of another
+    type (``marker``) fails: no lock with the quarantine can be taken there until it is
+    moved away. None where the state could not be read (an ACL without INFO) or was not
+    asked for."""
+    if marker:
+        return Check("quarantine", label, "fail", f"{MARKER_OF_ANOTHER_TYPE.partition(': ')[2]}")
     if state is None:
         return None
     if state.quarantined_for <= 0:
@@ -484,7 +496,7 @@ def _judge(probe: _Probe, instance_timeout: float) -> list[Check]:
     if debug is not None:
         checks.append(debug)
 
-    quarantine = _judge_quarantine(label, probe.state)
+    quarantine = _judge_quarantine(label, probe.state, probe.marker_of_another_type)
     if quarantine is not None:
         checks.append(quarantine)
 

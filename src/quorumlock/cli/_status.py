@@ -35,7 +35,7 @@ from quorumlock.cli._common import (
     resolve_servers,
     say,
 )
-from quorumlock.cli._quarantine import server_state
+from quorumlock.cli._quarantine import marker_of_another_type, read_marker, server_state
 
 __all__ = ["ServerStatus", "add_parser", "query"]
 
@@ -43,6 +43,10 @@ __all__ = ["ServerStatus", "add_parser", "query"]
 # touches nothing, run by EVAL, then by EVALSHA from the cache that EVAL filled.
 _NOOP = "return 1"
 _NOOP_SHA = hashlib.sha1(_NOOP.encode()).hexdigest()
+_MARKER_TEXT = (
+    "the key quorumlock:incarnation holds another kind of value than quorumlock's marker "
+    '(an application\'s key of that name? move it away: docs/safety.md, "A missing marker")'
+)
 
 _EPILOG = """\
 Columns: reachable; the holder's token (its first 12 characters: tokens are random, so
@@ -112,6 +116,9 @@ class ServerStatus:
     # why EVAL or EVALSHA failed (the library's words): every lock is a script, so every
     # lock fails there; None where both ran
     scripts: str | None = None
+    # the key quorumlock:incarnation is not quorumlock's marker (another type): every lock
+    # with the restart quarantine or fencing fails there
+    marker_of_another_type: bool = False
 
 
 def add_parser(subparsers: Any) -> Parser:
@@ -175,12 +182,15 @@ def _one(
         pipe.zrange(leases, 0, -1, withscores=True)
         pipe.info("replication")
         pipe.info("memory")
+        read_marker(pipe)
         pipe.eval(_NOOP, 0)
         pipe.evalsha(_NOOP_SHA, 0)  # cached by the EVAL
         replies = pipe.execute(raise_on_error=False)
     except redis.RedisError as exc:
         return ServerStatus(label, False, error=error_reply(exc), in_line=None), None
-    value, pttl, clock, holds, slots, members, leased, replication, memory, *scripts = replies
+    value, pttl, clock, holds, slots, members, leased, replication, memory, marker, *scripts = (
+        replies
+    )
     other_type: str | None = None
     if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
         # The server answered: NAME is a key of another type, which no lock can take.
@@ -192,6 +202,7 @@ def _one(
     result = ServerStatus(label, True, other_type=other_type, role=_role(replication))
     use = noeviction_use(memory) if isinstance(memory, dict) else None
     result.full = use is not None and use[0] >= use[1]
+    result.marker_of_another_type = marker_of_another_type(marker)
     refused = next((r for r in scripts if isinstance(r, Exception)), None)
     result.scripts = None if refused is None else translate(refused)[1]
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
@@ -424,17 +435,21 @@ def _refuses(result: ServerStatus) -> str:
         return "a replica"
     if result.full:
         return "full (OOM)"
-    return "scripts refused" if result.scripts else ""
+    if result.scripts:
+        return "scripts refused"
+    return "marker of another type" if result.marker_of_another_type else ""
 
 
 def _unavailable(name: str, results: list[ServerStatus], usable: int, needed: int) -> str:
     replicas = sum(_refuses(r) == "a replica" for r in results)
     full = sum(_refuses(r) == "full (OOM)" for r in results)
     scripts = [r.scripts for r in results if _refuses(r) == "scripts refused"]
-    if replicas or full or scripts:
+    markers = sum(_refuses(r) == "marker of another type" for r in results)
+    if replicas or full or scripts or markers:
         who = [f"{replicas} replica(s)"] if replicas else []
         who += [f"{full} full under maxmemory-policy noeviction (OOM)"] if full else []
         who += [f"{len(scripts)} where scripts fail ({scripts[0]})"] if scripts else []
+        who += [f"{markers} where {_MARKER_TEXT}"] if markers else []
         text = (
             f"\n{name!r} is free but unavailable: {usable} of {len(results)} servers can "
             f"grant a lock, {needed} needed; {' and '.join(who)} refuse every lock"
