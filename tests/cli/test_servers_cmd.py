@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import redis
 
+from quorumlock.cli import _servers_cmd
+from quorumlock.cli._app import build_parser
 from tests.cli.conftest import assert_one_line_error, pid_alive, run_cli, spawn_cli
 
 
@@ -122,6 +124,45 @@ def test_a_signal_during_start_stops_every_server_it_started(
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=10)
+        for pid in _processes_in(directory):  # a failed test's leftovers, all ours
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SIGTERM whose handler ran inside an object's ``__del__`` as start waited for
+    its first server: Python prints its KeyboardInterrupt and drops it. start stops all
+    the same, and stops the server it started; it went on to start them all. Looked at
+    in this process."""
+    answering = _servers_cmd._answering_pid
+    asked: list[str] = []
+
+    class Finalised:
+        def __del__(self) -> None:
+            handler = signal.getsignal(signal.SIGTERM)
+            assert callable(handler)
+            handler(signal.SIGTERM, None)  # as the signal's handler runs, in a finaliser
+
+    def answering_as_a_finaliser_ran(url: str) -> int | None:
+        asked.append(url)
+        Finalised()  # dropped at once: its __del__ runs, and its exception is dropped
+        return answering(url)
+
+    monkeypatch.setattr(_servers_cmd, "_answering_pid", answering_as_a_finaliser_ran)
+    directory = (tmp_path / "run").resolve()
+    args = build_parser().parse_args(["servers", "start", "--count", "3", "--dir", str(directory)])
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            args.handler(args)
+        assert len(set(asked)) == 1  # the first server's wait: no second one started
+        assert signal.getsignal(signal.SIGTERM) == before
+        assert _processes_in(directory) == []
+        assert not (directory / "servers.json").exists()
+    finally:
         for pid in _processes_in(directory):  # a failed test's leftovers, all ours
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)

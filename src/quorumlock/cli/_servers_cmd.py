@@ -190,6 +190,7 @@ def start_servers(args: argparse.Namespace) -> int:
                 )
             )
             _write_state(state_path, entries)
+            interrupts.check()
     except BaseException:
         for signum in _INTERRUPTING:  # a second SIGTERM must not cut the clean-up short
             signal.signal(signum, signal.SIG_IGN)
@@ -248,17 +249,26 @@ def init_servers(args: argparse.Namespace) -> int:
 class _Interrupts:
     """SIGTERM, SIGHUP and SIGINT interrupt like Ctrl-C (so that clean-up runs), except in
     :meth:`deferred`, which they interrupt at its end: a server is spawned and recorded
-    as one step, never spawned and lost."""
+    as one step, never spawned and lost.
+
+    Python drops an exception raised in an object's finaliser (``__del__``), and a
+    signal can come as one runs (a client's, say): the handler notes each signal first,
+    and :meth:`check` raises for one whose exception was dropped."""
 
     def __init__(self) -> None:
         self._deferring = False
         self._pending = False
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
+        self._pending = True
         if self._deferring:
-            self._pending = True
             return
         raise KeyboardInterrupt
+
+    def check(self) -> None:
+        """Raise KeyboardInterrupt if a signal came (see above)."""
+        if self._pending:
+            raise KeyboardInterrupt
 
     @contextlib.contextmanager
     def deferred(self) -> Iterator[None]:
@@ -310,6 +320,7 @@ def _start_one(
             record(entry)
         deadline = time.monotonic() + _START_TIMEOUT
         while time.monotonic() < deadline:
+            interrupts.check()
             if proc.poll() is not None:
                 break
             if _answering_pid(server.url) == proc.pid:
