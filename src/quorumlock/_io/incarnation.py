@@ -31,7 +31,7 @@ when the quarantine and fencing are off: its connection fails with the server's 
 "unknown command", so no key is ever set there; the minimal ACL allows both, where
 ``COMMAND INFO`` would be refused), ``INFO memory`` (an eviction policy with a
 ``maxmemory`` may evict lock keys: :class:`SameServerCheck` warns once per server) and
-``HGET`` of the marker (a key of that name of another type, an application's, fails
+``HMGET`` of the marker (a key of that name of another type, an application's, fails
 every script that reads the marker: where the quarantine or fencing needs the session,
 the connection fails with :class:`~quorumlock._io.errors.MarkerOfAnotherType`, fatal,
 which names the marker where the scripts' WRONGTYPE would blame the lock's key). Any
@@ -82,7 +82,7 @@ _MEMORY = ("INFO", "memory")
 _NOOP = "return 1"  # a script that touches nothing: only shows EVAL and EVALSHA exist
 _EVAL = ("EVAL", _NOOP, 0)
 _EVALSHA = ("EVALSHA", hashlib.sha1(_NOOP.encode()).hexdigest(), 0)  # cached by the EVAL
-_MARKER = ("HGET", MARKER_KEY, "run_id")  # WRONGTYPE: a key of that name, not quorumlock's
+_MARKER = ("HMGET", MARKER_KEY, "run_id")  # WRONGTYPE: a key of that name, not quorumlock's
 _PROBE = (_INFO, _CONFIG, _REPLICATION, _MEMORY, _EVAL, _EVALSHA, _MARKER)
 
 logger = logging.getLogger("quorumlock")
