@@ -14,6 +14,7 @@ import redis
 
 from quorumlock.cli import _servers_cmd
 from quorumlock.cli._app import build_parser
+from quorumlock.cli._common import Interrupted
 from tests.cli.conftest import assert_one_line_error, pid_alive, run_cli, spawn_cli
 
 
@@ -116,8 +117,9 @@ def test_a_signal_during_start_stops_every_server_it_started(
         assert len(_processes_in(directory)) >= 2
         proc.send_signal(signum)  # to the start process this test started
         _, stderr = proc.communicate(timeout=30)
-        assert proc.returncode == 130
-        assert stderr.strip().splitlines()[-1] == "quorumlock: error: interrupted"
+        assert proc.returncode == 128 + signum
+        name = signal.Signals(signum).name
+        assert stderr.strip().splitlines()[-1] == f"quorumlock: error: interrupted by {name}"
         assert _processes_in(directory) == []
         assert not state.exists()
     finally:
@@ -156,8 +158,9 @@ def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_start(
     args = build_parser().parse_args(["servers", "start", "--count", "3", "--dir", str(directory)])
     before = signal.getsignal(signal.SIGTERM)
     try:
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(Interrupted) as raised:
             args.handler(args)
+        assert raised.value.signum == signal.SIGTERM
         assert len(set(asked)) == 1  # the first server's wait: no second one started
         assert signal.getsignal(signal.SIGTERM) == before
         assert _processes_in(directory) == []

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
+import time
+from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import assert_one_line_error, run_cli
+from tests.cli.conftest import assert_one_line_error, pid_alive, run_cli, spawn_cli
+from tests.conftest import children_of
 
 pytestmark = pytest.mark.slow
 
@@ -26,6 +32,52 @@ def test_verify_one_nemesis_json() -> None:
     assert report["stale_writes_accepted"] == 0
     assert report["faults"] > 0
     assert "verify: [1/1] kill-restart: ok" in result.stderr  # progress without a tty
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_stops_verify_and_every_process_it_started(signum: int) -> None:
+    """SIGTERM (a CI job cancelled, ``timeout``, a service stopped) or SIGHUP while
+    verify runs, its servers paused: it stops every server and worker it started and
+    ends with 128 + N. verify died at once, leaving them running, the servers stopped
+    with SIGSTOP."""
+    proc = spawn_cli("verify", "--nemesis", "pause-servers", "--duration", "60")
+    started: set[int] = set()
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if "running pause-servers" in line or not line:
+                break
+        started = children_of(proc.pid)
+        assert len(started) >= 6 + 4, started  # 5 lock servers, the resource's, 4 workers
+        proc.send_signal(signum)  # to the verify process this test started
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + signum, stderr
+        name = signal.Signals(signum).name
+        assert stderr.strip().splitlines()[-1] == f"quorumlock: error: interrupted by {name}"
+        deadline = time.monotonic() + 10
+        while any(pid_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(pid_alive(pid) for pid in started)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in started:  # a failed test's leftovers, started by its verify
+            if pid_alive(pid) and _started_by_verify(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+                    os.kill(pid, signal.SIGKILL)
+
+
+def _started_by_verify(pid: int) -> bool:
+    """Whether ``pid`` is still a server or a worker (not a process that took its PID)."""
+    try:
+        command = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return any(part in command for part in (b"-server", b"quorumlock"))
 
 
 def test_verify_table() -> None:

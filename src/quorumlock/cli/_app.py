@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import signal
 import sys
+import threading
 import traceback
-from collections.abc import Callable, Sequence
-from types import ModuleType
+from collections.abc import Callable, Iterator, Sequence
+from types import FrameType, ModuleType
+from typing import Any
 
 import quorumlock
 from quorumlock._exceptions import ConfigurationError, QuorumLockError
@@ -118,7 +121,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise CliError(f"{args.command} takes no command after '--'", EXIT_USAGE)
         args.child_command = command
         handler: Callable[[argparse.Namespace], int] = args.handler
-        return handler(args)
+        with _terminating():
+            return handler(args)
     except CliError as exc:
         return _fail(str(exc), exc.code, debug)
     except ConfigurationError as exc:
@@ -136,6 +140,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: still one line, the traceback with --debug
         hint = "" if debug else " (run with --debug for the traceback)"
         return _fail(f"internal error: {type(exc).__name__}: {exc}{hint}", EXIT_ERROR, debug)
+
+
+@contextlib.contextmanager
+def _terminating() -> Iterator[None]:
+    """SIGTERM and SIGHUP stop a command as Ctrl-C does, so that its clean-up runs (the
+    servers and workers that ``verify`` and ``bench`` start are stopped, not left
+    running), and it exits with 128 + N. A command that needs more installs its own
+    handlers over these (``run``, ``demo``, ``servers start``). A signal ignored when the
+    command started (``nohup``) stays ignored."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted(signum)
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, interrupt)
+    try:
+        yield
+    finally:
+        for restored, old in previous.items():
+            signal.signal(restored, old)
 
 
 def _fail(message: str, code: int, debug: bool) -> int:

@@ -44,6 +44,7 @@ from quorumlock.cli._common import (
     EXIT_USAGE,
     MAX_WORKERS,
     CliError,
+    Interrupted,
     Parser,
     Servers,
     add_server_options,
@@ -123,17 +124,17 @@ def demo(args: argparse.Namespace) -> int:
         with _interrupting() as received, _servers(servers) as (urls, group):
             result = _run(urls, group, args, received)
             _stop_if(received)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         say("demo interrupted: every process it started was stopped", err=True)
-        return 130
+        return 128 + exc.signum if isinstance(exc, Interrupted) else 130
     return _report(result, args.workers)
 
 
 @contextlib.contextmanager
 def _interrupting() -> Iterator[list[int]]:
-    """SIGTERM and SIGINT raise KeyboardInterrupt in the block, so that the demo stops
-    every process it started and ends with 130. A signal ignored when the demo started
-    (``nohup``) stays ignored.
+    """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted` (a KeyboardInterrupt) in the
+    block, so that the demo stops every process it started and ends with 128 + N. A
+    signal ignored when the demo started (``nohup``) stays ignored.
 
     Yields the signals received: Python drops an exception raised in an object's
     finaliser (``__del__``), and a signal can come as one runs; the demo's loops look at
@@ -142,11 +143,11 @@ def _interrupting() -> Iterator[list[int]]:
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         received.append(signum)  # (first: kept where the exception below is dropped)
-        raise KeyboardInterrupt
+        raise Interrupted(signum)
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGINT):
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             if signal.getsignal(signum) != signal.SIG_IGN:
                 previous[signum] = signal.signal(signum, interrupt)
     try:
@@ -157,9 +158,9 @@ def _interrupting() -> Iterator[list[int]]:
 
 
 def _stop_if(received: list[int]) -> None:
-    """Raise the KeyboardInterrupt of a signal in ``received`` whose own was dropped."""
+    """Raise the :class:`Interrupted` of a signal in ``received`` whose own was dropped."""
     if received:
-        raise KeyboardInterrupt
+        raise Interrupted(received[0])
 
 
 @contextlib.contextmanager

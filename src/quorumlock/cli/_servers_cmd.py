@@ -39,6 +39,7 @@ from quorumlock.cli._common import (
     MAX_SERVERS,
     MAX_TIMEOUT,
     CliError,
+    Interrupted,
     Parser,
     count,
     directory,
@@ -247,7 +248,8 @@ def init_servers(args: argparse.Namespace) -> int:
 
 
 class _Interrupts:
-    """SIGTERM, SIGHUP and SIGINT interrupt like Ctrl-C (so that clean-up runs), except in
+    """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted`, a KeyboardInterrupt (so
+    that clean-up runs, and start ends with 128 + N), except in
     :meth:`deferred`, which they interrupt at its end: a server is spawned and recorded
     as one step, never spawned and lost.
 
@@ -257,18 +259,19 @@ class _Interrupts:
 
     def __init__(self) -> None:
         self._deferring = False
-        self._pending = False
+        self._pending: int | None = None  # the first signal that came
 
     def handler(self, signum: int, frame: FrameType | None) -> None:
-        self._pending = True
+        if self._pending is None:
+            self._pending = signum
         if self._deferring:
             return
-        raise KeyboardInterrupt
+        raise Interrupted(signum)
 
     def check(self) -> None:
-        """Raise KeyboardInterrupt if a signal came (see above)."""
-        if self._pending:
-            raise KeyboardInterrupt
+        """Raise :class:`Interrupted` if a signal came (see above)."""
+        if self._pending is not None:
+            raise Interrupted(self._pending)
 
     @contextlib.contextmanager
     def deferred(self) -> Iterator[None]:
@@ -277,8 +280,7 @@ class _Interrupts:
             yield
         finally:
             self._deferring = False
-        if self._pending:
-            raise KeyboardInterrupt
+        self.check()
 
 
 def _start_one(
