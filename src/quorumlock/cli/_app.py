@@ -65,8 +65,9 @@ examples:
   quorumlock leader scheduler
   quorumlock doctor --json
 
-exit statuses: 0 success, 1 failure (a check failed, servers unreachable), 2 bad input;
-'quorumlock run' exits with its command's status (see 'quorumlock run --help').
+exit statuses: 0 success, 1 failure (a check failed, servers unreachable), 2 bad input,
+128+N when signal N stopped it (143 SIGTERM, 129 SIGHUP, 130 Ctrl-C), what it started
+stopped too; 'quorumlock run' exits with its command's status (see 'quorumlock run --help').
 """
 
 
