@@ -7,6 +7,7 @@ interpreter's start each time), ``spawn_cli`` as a subprocess. With
 from __future__ import annotations
 
 import atexit
+import contextlib
 import json
 import os
 import signal
@@ -15,7 +16,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,21 @@ def cli(servers: LocalServerGroup) -> Cli:
         return run_cli(*args, servers=servers.urls, timeout=timeout)
 
     return call
+
+
+def kill_leftovers(pids: Iterable[int]) -> None:
+    """SIGKILL those of ``pids`` (the servers and workers a command this test started
+    spawned) still alive, a failed test's leftovers; a process that took one of their
+    PIDs since (no server nor quorumlock process) is left alone."""
+    for pid in pids:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if pid_alive(pid) and any(part in cmdline for part in (b"-server", b"quorumlock")):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)  # (a paused server)
+                os.kill(pid, signal.SIGKILL)
 
 
 def pid_alive(pid: int) -> bool:

@@ -4,11 +4,22 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
+import time
 from pathlib import Path
 
 from quorumlock.testing import LocalServerGroup
-from tests.cli.conftest import assert_one_line_error, clean_env, command, run_cli
+from tests.cli.conftest import (
+    assert_one_line_error,
+    clean_env,
+    command,
+    kill_leftovers,
+    pid_alive,
+    run_cli,
+    spawn_cli,
+)
+from tests.conftest import children_of
 
 
 def test_bench_quick_json() -> None:
@@ -20,6 +31,35 @@ def test_bench_quick_json() -> None:
         assert slugs[slug]["status"] == "ok", slugs[slug]
         assert slugs[slug]["cycles"] > 0
     assert "round 1/1 done" in result.stderr  # progress, without a tty
+
+
+def test_sigterm_stops_bench_and_its_servers() -> None:
+    """SIGTERM while bench runs on its embedded servers (a CI job cancelled, say): it
+    stops them and ends with 143. It died at once, leaving its five servers running."""
+    proc = spawn_cli("bench", "--rounds", "50")
+    started: set[int] = set()
+    try:
+        assert proc.stderr is not None
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = proc.stderr.readline()
+            if "warming up" in line or not line:
+                break
+        started = children_of(proc.pid)
+        assert len(started) >= 5, started
+        proc.send_signal(signal.SIGTERM)  # to the bench process this test started
+        _, stderr = proc.communicate(timeout=60)
+        assert proc.returncode == 143, stderr
+        assert stderr.strip().splitlines()[-1] == "quorumlock: error: interrupted by SIGTERM"
+        deadline = time.monotonic() + 10
+        while any(pid_alive(pid) for pid in started) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(pid_alive(pid) for pid in started)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        kill_leftovers(started)
 
 
 def test_bench_with_only_the_core(tmp_path: Path) -> None:

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.cli.conftest import assert_one_line_error, pid_alive, run_cli, spawn_cli
+from tests.cli.conftest import (
+    assert_one_line_error,
+    kill_leftovers,
+    pid_alive,
+    run_cli,
+    spawn_cli,
+)
 from tests.conftest import children_of
 
 pytestmark = pytest.mark.slow
@@ -64,20 +67,7 @@ def test_a_signal_stops_verify_and_every_process_it_started(signum: int) -> None
         if proc.poll() is None:
             proc.kill()
             proc.wait(timeout=10)
-        for pid in started:  # a failed test's leftovers, started by its verify
-            if pid_alive(pid) and _started_by_verify(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-                    os.kill(pid, signal.SIGKILL)
-
-
-def _started_by_verify(pid: int) -> bool:
-    """Whether ``pid`` is still a server or a worker (not a process that took its PID)."""
-    try:
-        command = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return False
-    return any(part in command for part in (b"-server", b"quorumlock"))
+        kill_leftovers(started)
 
 
 def test_verify_table() -> None:
