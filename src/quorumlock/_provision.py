@@ -16,11 +16,11 @@ from typing import Literal
 
 import redis
 
-from quorumlock._algorithm.outcomes import Reply
+from quorumlock._algorithm.outcomes import WRONG_TYPE, Reply
 from quorumlock._algorithm.scripts import MARKER_KEY, PROVISION
 from quorumlock._algorithm.wire import text
 from quorumlock._exceptions import ConfigurationError
-from quorumlock._io.errors import translate
+from quorumlock._io.errors import MarkerOfAnotherType, translate
 from quorumlock._io.servers import ServerArg, ServerSpec, parse_servers
 
 __all__ = ["Provisioned", "provision", "provision_each"]
@@ -71,7 +71,12 @@ def _one(client: redis.Redis, label: str) -> Provisioned:
     # where no cluster acquire reads it (they read the markers of the slots).
     if int(client.info("cluster").get("cluster_enabled", 0)):
         return _cluster_refused(label, "a cluster node")
-    reply = client.eval(PROVISION.source, 1, MARKER_KEY)
+    try:
+        reply = client.eval(PROVISION.source, 1, MARKER_KEY)
+    except redis.ResponseError as exc:
+        if translate(exc)[1] == WRONG_TYPE:  # the script's one key: not the lock's
+            raise MarkerOfAnotherType from None
+        raise
     status, value = text(reply[0]), reply[1]
     if status == "marked":
         return Provisioned(

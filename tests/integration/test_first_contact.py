@@ -20,6 +20,7 @@ import redis
 
 import quorumlock
 from quorumlock import ConfigurationError, QuorumUnavailable, Redlock, Reply, _observe
+from quorumlock._algorithm.outcomes import MARKER_OF_ANOTHER_TYPE
 from quorumlock._algorithm.scripts import ACQUIRE, LOSS_COMMANDS, MARKER_KEY
 from quorumlock._io.incarnation import read_server_state
 from quorumlock._provision import provision_each
@@ -338,6 +339,18 @@ def test_provision_refuses_a_server_with_keys_and_leaves_a_used_one_alone(
         used_client.close()
         assert marker(empty)["since"] == "0"
         assert marker(full) == {}
+
+
+def test_provision_names_a_marker_of_another_type(kind: str) -> None:
+    """An application's list under quorumlock:incarnation: provisioning refuses the
+    server, naming that key (its refusal blamed a lock's key, of which it has none)."""
+    with LocalServer(binary=_binary(kind), fresh=False) as server:
+        client = client_of(server)
+        client.rpush(MARKER_KEY, "an application's")
+        client.close()
+        (result,) = provision_each([server.url])
+        assert result.status == "refused"
+        assert result.message == f"{server.url}: refused: {MARKER_OF_ANOTHER_TYPE}"
 
 
 def test_provision_says_refused_and_why_where_the_server_answered(kind: str) -> None:
