@@ -102,7 +102,8 @@ def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_the_demo(
             Finalised()
 
     monkeypatch.setattr(_demo, "_watch", watched_as_a_finaliser_ran)
-    before = {signum: signal.getsignal(signum) for signum in (signal.SIGTERM, signal.SIGINT)}
+    signals = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+    before = {signum: signal.getsignal(signum) for signum in signals}
     urls = ",".join(servers.urls[:3])
     args = build_parser().parse_args(
         ["demo", "--servers", urls, "--workers", "1", "--seconds", "1"]
