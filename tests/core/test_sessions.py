@@ -159,7 +159,7 @@ def test_the_probe_s_seven_replies() -> None:
 
 
 def test_a_marker_of_another_type_fails_where_the_session_is_needed() -> None:
-    """The HGET of the marker: WRONGTYPE (an application's key of that name) fails the
+    """The HMGET of the marker: WRONGTYPE (an application's key of that name) fails the
     connection where the quarantine or fencing needs the session, with the error that
     names the marker; any other error reply (an ACL without the key) leaves it alone."""
     config = [b"appendonly", b"no"]
