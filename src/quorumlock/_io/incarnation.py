@@ -13,7 +13,7 @@ failover or ``REPLICAOF NO ONE``, and not restarted since) shows the replication
 had before in ``master_replid2`` and where that history ended in ``second_repl_offset``
 (-1 on a master that was never promoted). The acquire script quarantines such a server
 when it first sees it: its data came by asynchronous replication (see
-``docs/deployment.md``). The probe is three commands in one round trip.
+``docs/deployment.md``). These three and the commands below go in one round trip.
 
 A server that refuses ``CONFIG`` (an ACL without it) is taken as not durable: a restart
 then puts it in quarantine, which is always safe. One that refuses ``INFO`` cannot be
