@@ -64,10 +64,11 @@ line says how many a majority has in line and which head it names.
 A key NAME of another type than a lock's (a hash, a list, ...) is shown as no
 quorumlock lock, in the holder column and in a line.
 
-A replica, a server whose maxmemory is used up under maxmemory-policy noeviction, and
-one that does not run EVAL or EVALSHA for these credentials (an ACL without them, a
-command renamed) refuse every lock: each is shown as such in the reachable column, and
-counts toward no majority.
+A replica, a server whose maxmemory is used up under maxmemory-policy noeviction, one
+that does not run EVAL or EVALSHA for these credentials (an ACL without them, a command
+renamed), and one whose key quorumlock:incarnation is not quorumlock's marker (another
+type: an application's key) refuse every lock: each is shown as such in the reachable
+column, and counts toward no majority.
 
 When NAME also has a read-write lock (quorumlock run --read/--write, Redlock.rwlock),
 two more columns show its live readers and its writer (with the writers waiting) on
@@ -430,7 +431,8 @@ def _permits_line(name: str, permits: dict[int, str], servers: int) -> str:
 
 def _refuses(result: ServerStatus) -> str:
     """Why the server refuses every lock ("" where it does not): a replica (read-only,
-    or its writes lost at the next sync), full under noeviction, or no scripts run."""
+    or its writes lost at the next sync), full under noeviction, no scripts run, or a
+    marker of another type."""
     if result.role not in (None, "master"):
         return "a replica"
     if result.full:
