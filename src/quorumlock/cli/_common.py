@@ -16,12 +16,15 @@ import logging
 import math
 import os
 import re
+import signal
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import Any, Final, NoReturn, TextIO
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -83,6 +86,37 @@ class Interrupted(KeyboardInterrupt):
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+#: The signals that stop a command as Ctrl-C does, each with its 128 + N.
+INTERRUPTING: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+
+
+@contextmanager
+def interrupting() -> Iterator[list[int]]:
+    """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted` in the block (as Ctrl-C
+    raises KeyboardInterrupt), so that the command's clean-up runs and it ends with
+    128 + N. A signal ignored when the command started (``nohup``) stays ignored.
+
+    Yields the signals received, in order: Python drops an exception raised in an
+    object's finaliser (``__del__``), and a signal can come as one runs; the caller
+    looks at the list where the exception would have stopped it."""
+    received: list[int] = []
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)  # (first: kept where the exception below is dropped)
+        raise Interrupted(signum)
+
+    previous: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        for signum in INTERRUPTING:
+            if signal.getsignal(signum) != signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, interrupt)
+    try:
+        yield received
+    finally:
+        for restored, old in previous.items():
+            signal.signal(restored, old)
 
 
 def add_secret(secret: str) -> None:

@@ -26,13 +26,11 @@ import shutil
 import signal
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from multiprocessing.process import BaseProcess
 from multiprocessing.sharedctypes import Synchronized
-from types import FrameType
 from typing import Any, Final
 
 import redis
@@ -50,6 +48,7 @@ from quorumlock.cli._common import (
     add_server_options,
     count,
     embedded_server_binary,
+    interrupting,
     positive,
     redact,
     resolve_servers,
@@ -121,40 +120,13 @@ def demo(args: argparse.Namespace) -> int:
         raise CliError("--seconds must be at most 300", EXIT_USAGE)
     servers = resolve_servers(args, required=False)
     try:
-        with _interrupting() as received, _servers(servers) as (urls, group):
+        with interrupting() as received, _servers(servers) as (urls, group):
             result = _run(urls, group, args, received)
             _stop_if(received)
     except KeyboardInterrupt as exc:
         say("demo interrupted: every process it started was stopped", err=True)
         return 128 + exc.signum if isinstance(exc, Interrupted) else 130
     return _report(result, args.workers)
-
-
-@contextlib.contextmanager
-def _interrupting() -> Iterator[list[int]]:
-    """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted` (a KeyboardInterrupt) in the
-    block, so that the demo stops every process it started and ends with 128 + N. A
-    signal ignored when the demo started (``nohup``) stays ignored.
-
-    Yields the signals received: Python drops an exception raised in an object's
-    finaliser (``__del__``), and a signal can come as one runs; the demo's loops look at
-    the list (:func:`_stop_if`) where the exception would have stopped them."""
-    received: list[int] = []
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)  # (first: kept where the exception below is dropped)
-        raise Interrupted(signum)
-
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-            if signal.getsignal(signum) != signal.SIG_IGN:
-                previous[signum] = signal.signal(signum, interrupt)
-    try:
-        yield received
-    finally:
-        for restored, old in previous.items():
-            signal.signal(restored, old)
 
 
 def _stop_if(received: list[int]) -> None:
@@ -298,7 +270,7 @@ def _watch(
 ) -> None:
     """Show progress (a bar on a terminal, a line a second otherwise); crash a server.
     Stops with KeyboardInterrupt once a signal is in ``received`` (see
-    :func:`_interrupting`)."""
+    :func:`interrupting`)."""
     started = time.monotonic()
     crash = _Crash(group, kill_at=seconds / 3)
     live = sys.stderr.isatty()

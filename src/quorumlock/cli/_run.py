@@ -42,7 +42,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, Final
 
@@ -51,12 +51,14 @@ from quorumlock._algorithm.semaphore import MAX_PERMITS
 from quorumlock._exceptions import QuorumUnavailable
 from quorumlock.cli._common import (
     EXIT_USAGE,
+    INTERRUPTING,
     MAX_TIMEOUT,
     CliError,
     Interrupted,
     Parser,
     add_server_options,
     count,
+    interrupting,
     lock_name,
     make_redlock,
     one_line,
@@ -83,7 +85,6 @@ EXIT_NOT_FOUND: Final = 127  # as a shell: the command was not found
 FENCING_ENV: Final = "QUORUMLOCK_FENCING_TOKEN"
 SLOT_ENV: Final = "QUORUMLOCK_PERMIT_SLOT"
 _POLL: Final = 0.05  # how often the command and the lease are looked at
-_FORWARDED: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 _PR_SET_PDEATHSIG: Final = 1  # from <linux/prctl.h>
 # The watchdog ignores the signals run forwards to the group (it must outlive a SIGTERM
 # that CMD survives); a line on stdin dismisses it; EOF (run is gone) kills the group.
@@ -263,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
         # From the wait to the end: a signal that is not passed on to CMD (while waiting,
         # or between the acquire and CMD's start) stops run through its clean-up.
         acquired = False
-        with _interrupting() as received:
+        with interrupting() as received:
             try:
                 acquired = _acquire(lock, args.wait, args.timeout, received)
                 if not acquired:
@@ -298,7 +299,7 @@ def _acquire(
     lock: Any, wait: float | None, connect_timeout: float, received: Sequence[int]
 ) -> bool:
     """Acquire within ``wait`` seconds (None: no limit; 0: one try); then, where a
-    signal came (``received``, see :func:`_interrupting`) whose exception Python dropped
+    signal came (``received``, see :func:`interrupting`) whose exception Python dropped
     (raised in an object's finaliser, ``__del__``, as the acquire went on),
     :class:`Interrupted` all the same: the caller releases what was taken.
 
@@ -308,7 +309,7 @@ def _acquire(
     share of the ttl), and those connections are ready for the next round.
 
     SIGTERM, SIGHUP and SIGINT while waiting interrupt the acquire as Ctrl-C does (under
-    :func:`_interrupting`), so that the keys already granted (the lock's on a minority,
+    :func:`interrupting`), so that the keys already granted (the lock's on a minority,
     the place in the queue of waiters) are deleted before the process ends with 128+N.
     """
     acquired = _take(lock, wait, connect_timeout)
@@ -337,34 +338,6 @@ def _take(lock: Any, wait: float | None, connect_timeout: float) -> bool:
         raise CliError(one_line(str(exc)), EXIT_UNAVAILABLE) from None
 
 
-@contextlib.contextmanager
-def _interrupting() -> Iterator[list[int]]:
-    """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted` in the block (as Ctrl-C
-    raises KeyboardInterrupt), so that what the servers granted is deleted before run
-    ends with 128+N; :func:`_supervise` passes them on to CMD instead while CMD runs. A
-    signal ignored when run started (``nohup``) stays ignored.
-
-    Yields the signals received, in order: Python drops an exception raised in an
-    object's finaliser (``__del__``), and a signal can come as one runs; the caller
-    looks at the list where the exception would have stopped it."""
-    received: list[int] = []
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)  # (first: kept where the exception below is dropped)
-        raise Interrupted(signum)
-
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in _FORWARDED:
-            if signal.getsignal(signum) != signal.SIG_IGN:
-                previous[signum] = signal.signal(signum, interrupt)
-    try:
-        yield received
-    finally:
-        for signum, old in previous.items():
-            signal.signal(signum, old)
-
-
 def _ignore(signum: int, frame: FrameType | None) -> None:
     pass
 
@@ -376,7 +349,7 @@ def _supervise(
     lost: list[str],
     received: Sequence[int],
 ) -> int:
-    """Run CMD while the lock is held. ``received``: the signals :func:`_interrupting`
+    """Run CMD while the lock is held. ``received``: the signals :func:`interrupting`
     saw; one whose exception was dropped (raised in a finaliser) after the caller last
     looked is passed on to CMD as one that comes now would be."""
     own_group = not _stdin_is_terminal()
@@ -405,7 +378,7 @@ def _supervise(
     # Installed before anything is spawned: a SIGTERM between the acquire and CMD's start
     # must reach CMD (or stop it from being run), not end run with the lock held.
     if threading.current_thread() is threading.main_thread():
-        for signum in _FORWARDED:
+        for signum in INTERRUPTING:
             handler: Callable[[int, FrameType | None], Any] | int = forward
             if signum == signal.SIGINT and not own_group:
                 # With a terminal, CMD shares our process group: Ctrl-C reaches it
@@ -453,7 +426,7 @@ def _supervise(
         # CMD ended (or never ran): what is left is the release, short and owed. A
         # signal now must not turn CMD's status into an interruption (a caller would
         # run again a job that is done): it is dropped, and run ends once the lock is
-        # released (_interrupting puts the original handlers back then).
+        # released (interrupting puts the original handlers back then).
         for signum in previous:
             signal.signal(signum, _ignore)
         if watchdog is not None:

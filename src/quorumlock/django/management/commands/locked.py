@@ -18,13 +18,12 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from quorumlock._algorithm.config import validate_name
 from quorumlock._exceptions import ConfigurationError
-from quorumlock.cli._common import EXIT_USAGE, CliError, Interrupted
+from quorumlock.cli._common import EXIT_USAGE, CliError, Interrupted, interrupting
 from quorumlock.cli._run import (
     EXIT_LOST,
     EXIT_NOT_ACQUIRED,
     EXIT_UNAVAILABLE,
     _acquire,
-    _interrupting,
     _loss_reason,
     _supervise,
 )
@@ -131,7 +130,7 @@ class Command(BaseCommand):
         # this process through its clean-up, no key of the lock left, with 128+N.
         acquired = False
         try:
-            with _interrupting() as received:
+            with interrupting() as received:
                 try:
                     timeout = redlock.config.connect_timeout
                     acquired = _acquire(lock, options["wait"], timeout, received)
