@@ -36,6 +36,7 @@ from quorumlock.cli._common import (
     ENV_SERVERS,
     EXIT_ERROR,
     EXIT_USAGE,
+    INTERRUPTING,
     MAX_SERVERS,
     MAX_TIMEOUT,
     CliError,
@@ -57,7 +58,6 @@ STATE_FILE: Final = "servers.json"
 _START_TIMEOUT: Final = 10.0
 _STOP_TIMEOUT: Final = 5.0
 _PORT_ATTEMPTS: Final = 5
-_INTERRUPTING: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 _EPILOG = """\
 examples:
@@ -178,7 +178,7 @@ def start_servers(args: argparse.Namespace) -> int:
         _write_state(state_path, [*entries, entry])
 
     interrupts = _Interrupts()
-    previous = {signum: signal.signal(signum, interrupts.handler) for signum in _INTERRUPTING}
+    previous = {signum: signal.signal(signum, interrupts.handler) for signum in INTERRUPTING}
     try:
         for index in range(args.count):
             entries.append(
@@ -193,7 +193,7 @@ def start_servers(args: argparse.Namespace) -> int:
             _write_state(state_path, entries)
             interrupts.check()
     except BaseException:
-        for signum in _INTERRUPTING:  # a second SIGTERM must not cut the clean-up short
+        for signum in INTERRUPTING:  # a second SIGTERM must not cut the clean-up short
             signal.signal(signum, signal.SIG_IGN)
         for entry in spawned:
             _stop_one(entry)
