@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from quorumlock.testing import LocalServerGroup
+from tests.conftest import children_of
 
 Cli = Callable[..., subprocess.CompletedProcess[str]]
 
@@ -189,6 +190,27 @@ def cli(servers: LocalServerGroup) -> Cli:
         return run_cli(*args, servers=servers.urls, timeout=timeout)
 
     return call
+
+
+def interrupt_midway(
+    proc: subprocess.Popen[str], ready: str, signum: int, started: set[int]
+) -> str:
+    """Once ``proc`` (a command this test spawned) prints a line holding ``ready`` on
+    stderr (or ends), note the processes it started in ``started``, send it ``signum``,
+    and wait for it to end (60 s), then up to 10 s for those processes; its stderr."""
+    assert proc.stderr is not None
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        line = proc.stderr.readline()
+        if ready in line or not line:
+            break
+    started |= children_of(proc.pid)
+    proc.send_signal(signum)  # to the process this test started
+    _, stderr = proc.communicate(timeout=60)
+    deadline = time.monotonic() + 10
+    while any(pid_alive(pid) for pid in started) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return stderr
 
 
 def kill_leftovers(pids: Iterable[int]) -> None:

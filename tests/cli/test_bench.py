@@ -6,7 +6,6 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 from quorumlock.testing import LocalServerGroup
@@ -14,12 +13,12 @@ from tests.cli.conftest import (
     assert_one_line_error,
     clean_env,
     command,
+    interrupt_midway,
     kill_leftovers,
     pid_alive,
     run_cli,
     spawn_cli,
 )
-from tests.conftest import children_of
 
 
 def test_bench_quick_json() -> None:
@@ -39,21 +38,10 @@ def test_sigterm_stops_bench_and_its_servers() -> None:
     proc = spawn_cli("bench", "--rounds", "50")
     started: set[int] = set()
     try:
-        assert proc.stderr is not None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if "warming up" in line or not line:
-                break
-        started = children_of(proc.pid)
+        stderr = interrupt_midway(proc, "warming up", signal.SIGTERM, started)
         assert len(started) >= 5, started
-        proc.send_signal(signal.SIGTERM)  # to the bench process this test started
-        _, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 143, stderr
         assert stderr.strip().splitlines()[-1] == "quorumlock: error: interrupted by SIGTERM"
-        deadline = time.monotonic() + 10
-        while any(pid_alive(pid) for pid in started) and time.monotonic() < deadline:
-            time.sleep(0.05)
         assert not any(pid_alive(pid) for pid in started)
     finally:
         if proc.poll() is None:

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import signal
-import time
 
 import pytest
 
 from tests.cli.conftest import (
     assert_one_line_error,
+    interrupt_midway,
     kill_leftovers,
     pid_alive,
     run_cli,
     spawn_cli,
 )
-from tests.conftest import children_of
 
 pytestmark = pytest.mark.slow
 
@@ -46,22 +45,11 @@ def test_a_signal_stops_verify_and_every_process_it_started(signum: int) -> None
     proc = spawn_cli("verify", "--nemesis", "pause-servers", "--duration", "60")
     started: set[int] = set()
     try:
-        assert proc.stderr is not None
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            line = proc.stderr.readline()
-            if "running pause-servers" in line or not line:
-                break
-        started = children_of(proc.pid)
+        stderr = interrupt_midway(proc, "running pause-servers", signum, started)
         assert len(started) >= 6 + 4, started  # 5 lock servers, the resource's, 4 workers
-        proc.send_signal(signum)  # to the verify process this test started
-        _, stderr = proc.communicate(timeout=60)
         assert proc.returncode == 128 + signum, stderr
         name = signal.Signals(signum).name
         assert stderr.strip().splitlines()[-1] == f"quorumlock: error: interrupted by {name}"
-        deadline = time.monotonic() + 10
-        while any(pid_alive(pid) for pid in started) and time.monotonic() < deadline:
-            time.sleep(0.05)
         assert not any(pid_alive(pid) for pid in started)
     finally:
         if proc.poll() is None:
