@@ -1200,8 +1200,8 @@ MUTANTS: Final = (
     Mutant(
         "a marker of another type is left to the scripts, whose WRONGTYPE blames the lock key",
         INCARNATION,
-        "    if required and isinstance(marker, rx.ResponseError)",
-        "    if not required and isinstance(marker, rx.ResponseError)",
+        "    if required and wrong_type(marker):",
+        "    if not required and wrong_type(marker):",
         (
             "tests/core/test_sessions.py::"
             "test_a_marker_of_another_type_fails_where_the_session_is_needed",

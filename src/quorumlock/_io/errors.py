@@ -22,7 +22,7 @@ from quorumlock._algorithm.outcomes import (
 )
 from quorumlock._algorithm.scripts import SCRIPTS
 
-__all__ = ["never_show", "scheme_mismatch", "translate"]
+__all__ = ["never_show", "scheme_mismatch", "translate", "wrong_type"]
 
 # Errors that a retry cannot fix: the server is reachable but will never grant us a lock
 # as configured (wrong credentials, a read-only replica, an ACL without our commands,
@@ -96,6 +96,12 @@ class MarkerOfAnotherType(rx.ResponseError):
 
     def __init__(self) -> None:
         super().__init__(MARKER_OF_ANOTHER_TYPE)
+
+
+def wrong_type(reply: object) -> bool:
+    """Whether ``reply`` (a command's reply, or the error it raised) is the server's
+    WRONGTYPE: the key the command read holds another kind of value."""
+    return isinstance(reply, rx.ResponseError) and str(reply).startswith(_WRONGTYPE)
 
 
 def translate(exc: BaseException) -> tuple[Reply, str]:

@@ -58,7 +58,7 @@ from quorumlock._algorithm.cluster import slot_marker
 from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.scripts import LOSS_COMMANDS, MARKER_KEY
 from quorumlock._exceptions import ConfigurationError
-from quorumlock._io.errors import MarkerOfAnotherType, SentinelAsServer
+from quorumlock._io.errors import MarkerOfAnotherType, SentinelAsServer, wrong_type
 from quorumlock._io.servers import AsyncRedisConnection, RedisConnection, read_reply
 
 __all__ = [
@@ -187,7 +187,7 @@ def _session(replies: list[object], required: bool) -> Session | None:
     ):
         raise SentinelAsServer  # (its EVAL is an unknown command too, for another reason)
     _check_scripting([evaled, evalshaed])
-    if required and isinstance(marker, rx.ResponseError) and str(marker).startswith("WRONGTYPE"):
+    if required and wrong_type(marker):
         raise MarkerOfAnotherType
     for reply in (info, replication):
         if isinstance(reply, BaseException):

@@ -55,7 +55,7 @@ from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.outcomes import MARKER_OF_ANOTHER_TYPE, Reply, quarantine_cause
 from quorumlock._exceptions import ConfigurationError
-from quorumlock._io.errors import translate
+from quorumlock._io.errors import translate, wrong_type
 from quorumlock._io.incarnation import (
     SameServerCheck,
     ServerState,
@@ -77,7 +77,7 @@ from quorumlock.cli._common import (
     resolve_servers,
     say,
 )
-from quorumlock.cli._quarantine import marker_of_another_type, read_marker, server_state
+from quorumlock.cli._quarantine import read_marker, server_state
 
 __all__ = ["Check", "add_parser", "audit"]
 
@@ -314,7 +314,7 @@ def _probe(probe: _Probe) -> None:
         try:
             read_marker(client)
         except redis.RedisError as exc:
-            probe.marker_of_another_type = marker_of_another_type(exc)
+            probe.marker_of_another_type = wrong_type(exc)
         probe.state = server_state(client, probe.max_ttl)
     try:
         reply = client.config_get("appendfsync")

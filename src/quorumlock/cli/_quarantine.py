@@ -9,20 +9,15 @@ import redis
 from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock._io.incarnation import ServerState, read_server_state
 
-__all__ = ["marker_of_another_type", "quarantine_of", "read_marker", "server_state"]
+__all__ = ["quarantine_of", "read_marker", "server_state"]
 
 
 def read_marker(client: redis.Redis | redis.client.Pipeline) -> Any:
     """Read a field of the server's key ``quorumlock:incarnation`` (the minimal ACL of
-    docs/deployment.md allows it), for :func:`marker_of_another_type` to judge."""
+    docs/deployment.md allows it): WRONGTYPE (:func:`~quorumlock._io.errors.wrong_type`)
+    says that the key is not quorumlock's marker (an application's key of that name),
+    and every lock with the restart quarantine or fencing fails there."""
     return client.hget(MARKER_KEY, "run_id")
-
-
-def marker_of_another_type(reply: object) -> bool:
-    """Whether ``reply``, the server's reply to :func:`read_marker` (or the error it
-    raised), says that its key ``quorumlock:incarnation`` is not a hash (an application's
-    key of that name): every lock with the restart quarantine or fencing fails there."""
-    return isinstance(reply, redis.ResponseError) and str(reply).startswith("WRONGTYPE")
 
 
 def server_state(client: redis.Redis, max_ttl: float) -> ServerState | None:

@@ -18,7 +18,7 @@ from quorumlock._algorithm.rwlock import rw_key
 from quorumlock._algorithm.semaphore import MAX_PERMITS, semaphore_base
 from quorumlock._algorithm.wire import queue_keys, slot_keys, text
 from quorumlock._exceptions import ConfigurationError
-from quorumlock._io.errors import translate
+from quorumlock._io.errors import translate, wrong_type
 from quorumlock._io.incarnation import SameServerCheck, noeviction_use
 from quorumlock.cli._common import (
     EXIT_ERROR,
@@ -35,7 +35,7 @@ from quorumlock.cli._common import (
     resolve_servers,
     say,
 )
-from quorumlock.cli._quarantine import marker_of_another_type, read_marker, server_state
+from quorumlock.cli._quarantine import read_marker, server_state
 
 __all__ = ["ServerStatus", "add_parser", "query"]
 
@@ -193,7 +193,7 @@ def _one(
         replies
     )
     other_type: str | None = None
-    if isinstance(value, redis.ResponseError) and str(value).startswith("WRONGTYPE"):
+    if wrong_type(value):
         # The server answered: NAME is a key of another type, which no lock can take.
         # Which type, asked only then: the ACL rule of docs/deployment.md has no TYPE.
         value, other_type = None, _key_type(client, name)
@@ -203,7 +203,7 @@ def _one(
     result = ServerStatus(label, True, other_type=other_type, role=_role(replication))
     use = noeviction_use(memory) if isinstance(memory, dict) else None
     result.full = use is not None and use[0] >= use[1]
-    result.marker_of_another_type = marker_of_another_type(marker)
+    result.marker_of_another_type = wrong_type(marker)
     refused = next((r for r in scripts if isinstance(r, Exception)), None)
     result.scripts = None if refused is None else translate(refused)[1]
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
