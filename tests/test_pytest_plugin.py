@@ -3,6 +3,12 @@ files run in a pytest subprocess, against real servers)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
 from tests.integration.test_docs_examples import examples
@@ -116,3 +122,52 @@ def test_the_readmes_example_runs_as_written(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_user=shown[0])
     result = pytester.runpytest_subprocess("-p", "no:randomly", "-p", "no:valkey", "-q")
     result.assert_outcomes(passed=2)
+
+
+def test_a_pytest_ended_by_sigterm_leaves_no_server_running(pytester: pytest.Pytester) -> None:
+    """``timeout 60 pytest`` sends SIGTERM, whose default action skips the fixtures'
+    teardown and the atexit hook: the servers of the test under way are stopped all the
+    same, and pytest still ends by SIGTERM. Before, they stayed on their ports."""
+    pytester.makepyfile(
+        test_user=(
+            "import time\n\n"
+            "def test_wait(quorumlock_servers):\n"
+            "    print('PIDS', *[s.pid for s in quorumlock_servers], flush=True)\n"
+            "    time.sleep(60)\n"
+        )
+    )
+    proc = pytester.popen(
+        [sys.executable, "-m", "pytest", "-s", "-q", "-p", "no:randomly", "-p", "no:valkey"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    pids: list[int] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:  # (ends at EOF if pytest ends before the test runs)
+            if line.startswith("PIDS "):
+                pids = [int(pid) for pid in line.split()[1:]]
+                break
+        assert len(pids) == 3
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=30) == -signal.SIGTERM
+        deadline = time.monotonic() + 5.0
+        while (left := [pid for pid in pids if _alive(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not left, f"servers still running: {left}"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in pids:
+            if _alive(pid):
+                os.kill(pid, signal.SIGKILL)  # a failed test's leftovers: its servers
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

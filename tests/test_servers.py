@@ -15,7 +15,7 @@ import time
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import pytest
 import redis
@@ -865,6 +865,123 @@ def test_atexit_kills_servers_that_were_not_closed() -> None:
         _assert_gone(pid)
     for directory in report["dirs"]:
         assert not Path(directory).exists()
+
+
+_WAITING_SCRIPT = """
+import json, signal, sys, time
+from quorumlock.testing import LocalServer, LocalServerGroup
+mode = sys.argv[1]
+if mode == "own":
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(7))
+elif mode == "ignored":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+group = LocalServerGroup(2)
+group.start()
+paused = LocalServer()
+paused.start()
+paused.pause()
+servers = [*group, paused]
+handler = signal.getsignal(signal.SIGTERM)
+print(json.dumps({
+    "pids": [s.pid for s in servers],
+    "dirs": [str(s.directory) for s in servers],
+    "handler": "default" if handler == signal.SIG_DFL else "ignored"
+    if handler == signal.SIG_IGN else getattr(handler, "__name__", "?"),
+}), flush=True)
+time.sleep(60)
+"""
+
+
+class _Waiting(NamedTuple):
+    proc: subprocess.Popen[str]
+    pids: list[int]
+    dirs: list[str]
+    handler: str  # its SIGTERM handler once the servers run: default, ignored or a name
+
+
+def _start_waiting(mode: str) -> _Waiting:
+    """A Python process that starts three servers (one paused), reports them and sleeps."""
+    src = Path(quorumlock.testing.__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WAITING_SCRIPT, mode],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # (bounded: the servers start within their timeout)
+    if not line:
+        proc.kill()
+        proc.wait(timeout=10)
+        pytest.fail("the script reported no servers")
+    report = json.loads(line)
+    return _Waiting(proc, report["pids"], report["dirs"], report["handler"])
+
+
+def _gone_within(pid: int, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.02)
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_signal_that_ends_the_process_stops_its_servers(signum: int) -> None:
+    """SIGTERM (``timeout 60 pytest``) or SIGHUP (a closed terminal) at its default action
+    ends a process without its atexit hook: the kit handles it, stops every server (a
+    paused one too), removes their directories, and the process still ends by that
+    signal. Without the handler the three servers stayed running."""
+    proc, pids, dirs, _ = _start_waiting("default")
+    assert len(pids) == 3
+    try:
+        proc.send_signal(signum)
+        assert proc.wait(timeout=20) == -signum
+        for pid in pids:
+            assert _gone_within(pid, 5.0), f"server {pid} still runs"
+        for directory in dirs:
+            assert not Path(directory).exists()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in pids:
+            if not _gone_within(pid, 0):
+                os.kill(pid, signal.SIGKILL)  # a failed test's leftovers: our servers
+
+
+def test_a_handler_of_the_programs_own_or_an_ignored_signal_is_left_alone() -> None:
+    """The kit handles only a signal at its default action: a program's own handler
+    stays (its ``sys.exit`` then runs the atexit hook, which stops the servers), and
+    a signal ignored stays ignored."""
+    proc, pids, _, handler = _start_waiting("own")
+    try:
+        assert handler == "<lambda>"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 7
+        for pid in pids:
+            assert _gone_within(pid, 5.0)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+    proc, pids, _, handler = _start_waiting("ignored")
+    try:
+        assert handler == "ignored"
+    finally:
+        proc.kill()  # (SIGKILL: no hook runs; its servers are this test's to stop)
+        proc.wait(timeout=10)
+        for pid in pids:
+            if not _gone_within(pid, 0):
+                os.kill(pid, signal.SIGKILL)
 
 
 def test_a_busy_cluster_bus_port_is_named_not_the_client_port() -> None:

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import signal
 from pathlib import Path
 
 import pytest
 
-from quorumlock.testing import LocalServerGroup
+from quorumlock.cli import _app
+from quorumlock.cli._common import Interrupted
+from quorumlock.testing import LocalServerGroup, _servers
+from quorumlock.testing._servers import ends_like_default
 from tests.cli.conftest import Cli, assert_one_line_error, run_cli
 from tests.conftest import ServerFactory
 
@@ -329,3 +333,23 @@ def test_a_command_run_in_a_fork_is_the_command_run_as_a_process(
     assert forked.returncode == started.returncode
     assert forked.stdout == started.stdout
     assert forked.stderr == started.stderr
+
+
+def test_a_command_handles_sigterm_where_the_server_kit_would() -> None:
+    """A process whose local servers' kit handles SIGTERM (it started servers from its
+    main thread) still gets the command's handler, which cleans up and exits 128 + N;
+    the kit's, which would only stop its servers, comes back after it."""
+    kits = _servers._kill_then_die
+    assert ends_like_default(kits)
+    assert ends_like_default(signal.SIG_DFL)
+    before = signal.signal(signal.SIGTERM, kits)
+    try:
+        with _app._terminating():
+            handler = signal.getsignal(signal.SIGTERM)
+            assert handler is not kits
+            assert callable(handler)
+            with pytest.raises(Interrupted):
+                handler(signal.SIGTERM, None)
+        assert signal.getsignal(signal.SIGTERM) is kits
+    finally:
+        signal.signal(signal.SIGTERM, before)

@@ -34,6 +34,7 @@ from quorumlock.cli._common import (
     scrub,
     setup_logging,
 )
+from quorumlock.testing._servers import ends_like_default
 
 __all__ = ["build_parser", "main"]
 
@@ -149,7 +150,8 @@ def _terminating() -> Iterator[None]:
     servers and workers that ``verify`` and ``bench`` start are stopped, not left
     running), and it exits with 128 + N. A command that needs more installs its own
     handlers over these (``run``, ``demo``, ``servers start``). A signal ignored when the
-    command started (``nohup``) stays ignored."""
+    command started (``nohup``) stays ignored; one that the local servers' kit handles
+    (which would only stop its servers and end the process) is handled here instead."""
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
         raise Interrupted(signum)
@@ -157,7 +159,7 @@ def _terminating() -> Iterator[None]:
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for signum in (signal.SIGTERM, signal.SIGHUP):
-            if signal.getsignal(signum) == signal.SIG_DFL:
+            if ends_like_default(signal.getsignal(signum)):
                 previous[signum] = signal.signal(signum, interrupt)
     try:
         yield

@@ -9,7 +9,9 @@ Safety rules the kit follows:
 * it only ever signals processes it started itself, by their PID (through the
   :class:`subprocess.Popen` handle, which refuses to signal a reaped process);
 * every wait is bounded in time;
-* an :mod:`atexit` hook kills any server this process started and did not close.
+* an :mod:`atexit` hook kills any server this process started and did not close, and
+  so does a SIGTERM or SIGHUP that would end the process at once (see
+  :func:`ends_like_default`).
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from types import TracebackType
+from types import FrameType, TracebackType
 from typing import Final, Literal, NoReturn, Self, TypeAlias, TypedDict, Unpack, overload
 
 import redis
@@ -304,6 +306,7 @@ _OWNER_PID: Final = os.getpid()
 def _register(proc: subprocess.Popen[bytes]) -> None:
     with _REGISTRY_LOCK:
         _LIVE[proc.pid] = proc
+    _spread_net()
 
 
 def _unregister(proc: subprocess.Popen[bytes]) -> None:
@@ -333,6 +336,52 @@ def _kill_leftovers() -> None:
 
 
 atexit.register(_kill_leftovers)
+
+#: The signals whose default action ends a process without its atexit hooks, and that
+#: the kit therefore handles while they have it (:func:`_spread_net`).
+_NET_SIGNALS: Final = (signal.SIGTERM, signal.SIGHUP)
+
+
+def _spread_net() -> None:
+    """From the main thread, handle each of ``_NET_SIGNALS`` that still has its default
+    action: with it, a ``timeout 60 pytest`` or a closed terminal would end the process
+    without its atexit hook, and leave its servers running on their ports. The handler
+    (:func:`_kill_then_die`) stops them, then ends the process by the same signal. A
+    handler the program installed, or an ignored signal (``nohup``), is left alone; so
+    are a forked child and other threads (``signal.signal`` is the main thread's)."""
+    if os.getpid() != _OWNER_PID or threading.current_thread() is not threading.main_thread():
+        return
+    for signum in _NET_SIGNALS:
+        if signal.getsignal(signum) == signal.SIG_DFL:
+            signal.signal(signum, _kill_then_die)
+
+
+def _kill_then_die(signum: int, frame: FrameType | None) -> None:
+    """The handler :func:`_spread_net` installs: SIGKILL this process's servers (by PID,
+    through their handles; without the registry's lock, which the interrupted code may
+    hold), then end the process by ``signum``'s default action, as it would have
+    without the kit. Their directories go with them where they are temporary."""
+    if os.getpid() == _OWNER_PID:  # (a child forked since ends as it would have)
+        procs, temp_dirs = list(_LIVE.values()), list(_TEMP_DIRS)
+        for proc in procs:
+            with contextlib.suppress(OSError):
+                proc.kill()  # (a no-op for a process already reaped)
+        deadline = time.monotonic() + 2.0
+        for proc in procs:
+            with contextlib.suppress(subprocess.TimeoutExpired, OSError):
+                proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+        for directory in temp_dirs:
+            shutil.rmtree(directory, ignore_errors=True)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def ends_like_default(handler: object) -> bool:
+    """Whether ``handler`` (what :func:`signal.getsignal` gave) ends the process as the
+    signal's default action does: the default itself, or the kit's handler, which stops
+    the servers first. A command that cleans up on SIGTERM installs its handler over
+    either."""
+    return handler == signal.SIG_DFL or handler is _kill_then_die
 
 
 # --------------------------------------------------------------------------------------
