@@ -125,8 +125,8 @@ def test_the_readmes_example_runs_as_written(pytester: pytest.Pytester) -> None:
 
 
 def test_a_pytest_ended_by_sigterm_leaves_no_server_running(pytester: pytest.Pytester) -> None:
-    """``timeout 60 pytest`` sends SIGTERM, whose default action skips the fixtures'
-    teardown and the atexit hook: the servers of the test under way are stopped all the
+    """A SIGTERM sent to pytest alone (``kill PID``), whose default action skips the
+    fixtures' teardown and the atexit hook: the servers of the test under way are stopped all the
     same, and pytest still ends by SIGTERM. Before, they stayed on their ports."""
     pytester.makepyfile(
         test_user=(

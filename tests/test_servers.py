@@ -936,8 +936,8 @@ def _gone_within(pid: int, seconds: float) -> bool:
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_signal_that_ends_the_process_stops_its_servers(signum: int) -> None:
-    """SIGTERM (``timeout 60 pytest``) or SIGHUP (a closed terminal) at its default action
-    ends a process without its atexit hook: the kit handles it, stops every server (a
+    """SIGTERM or SIGHUP sent to the process alone (``kill PID``), at its default action,
+    ends it without its atexit hook: the kit handles it, stops every server (a
     paused one too), removes their directories, and the process still ends by that
     signal. Without the handler the three servers stayed running."""
     proc, pids, dirs, _ = _start_waiting("default")

