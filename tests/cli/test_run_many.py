@@ -58,7 +58,12 @@ def test_a_set_waits_for_a_plain_lock_on_one_of_its_names(
 
 
 def test_bad_name_lists_are_usage_errors(cli: Cli, lock_name: str) -> None:
-    for names, text in ((f"{lock_name},,x", "empty name"), ("x,y,x", "twice")):
+    for names, text in (
+        (f"{lock_name},,x", "empty name"),
+        ("x,y,x", "twice"),
+        (f"{lock_name}, x", "the name ' x' in"),  # not the key " x"
+        (f"{lock_name},x ", "the name 'x ' in"),
+    ):
         result = cli("run", names, "--", "true")
         assert result.returncode == 2
         assert text in assert_one_line_error(result)

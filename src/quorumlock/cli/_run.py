@@ -284,11 +284,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _names(text: str) -> list[str]:
-    """NAME, or the names of ``a,b,c``: each non-empty, none twice (a usage error)."""
+    """NAME, or the names of ``a,b,c``: each non-empty, without spaces around it (a list
+    written ``a, b`` would lock the key " b"), none twice (a usage error)."""
     names = text.split(",")
     if len(names) > 1:
         if not all(names):
             raise CliError(f"an empty name in {text!r}: write names as a,b,c", EXIT_USAGE)
+        spaced = next((n for n in names if n != n.strip()), None)
+        if spaced is not None:
+            raise CliError(
+                f"the name {spaced!r} in {text!r} has spaces around it: write names as a,b,c",
+                EXIT_USAGE,
+            )
         if len(set(names)) < len(names):
             twice = next(n for n in names if names.count(n) > 1)
             raise CliError(f"the name {twice!r} is given twice in {text!r}", EXIT_USAGE)
