@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from quorumlock.cli import _app
+from quorumlock.cli import _app, _status
 from quorumlock.cli._common import Interrupted
 from quorumlock.testing import LocalServerGroup, _servers
 from quorumlock.testing._servers import ends_like_default
@@ -353,3 +353,33 @@ def test_a_command_handles_sigterm_where_the_server_kit_would() -> None:
         assert signal.getsignal(signal.SIGTERM) is kits
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+def test_a_signal_whose_exception_a_finaliser_dropped_still_sets_the_status(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A SIGTERM whose handler ran inside an object's ``__del__``: Python prints the
+    handler's exception and drops it, and the command runs to its end. Its status is
+    143 all the same, with the usual line; without the handler's note of the signal it
+    was the command's own (0 here)."""
+
+    class Finalised:
+        def __del__(self) -> None:
+            handler = signal.getsignal(signal.SIGTERM)
+            assert callable(handler)
+            handler(signal.SIGTERM, None)  # as the signal's handler runs, in a finaliser
+
+    def status(args: object) -> int:
+        Finalised()  # dropped at once: its __del__ runs, and its exception is dropped
+        return 0
+
+    monkeypatch.setattr(_status, "status", status)
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        assert _app.main(["status", "job", "--servers", "redis://127.0.0.1:1"]) == 143
+        assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "quorumlock: error: interrupted by SIGTERM"

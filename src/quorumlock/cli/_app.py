@@ -123,8 +123,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise CliError(f"{args.command} takes no command after '--'", EXIT_USAGE)
         args.child_command = command
         handler: Callable[[argparse.Namespace], int] = args.handler
-        with _terminating():
-            return handler(args)
+        with _terminating() as received:
+            status = handler(args)
+        if received:  # its exception was dropped (see _terminating): the command ran on
+            raise Interrupted(received[0])
+        return status
     except CliError as exc:
         return _fail(str(exc), exc.code, debug)
     except ConfigurationError as exc:
@@ -145,15 +148,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 @contextlib.contextmanager
-def _terminating() -> Iterator[None]:
+def _terminating() -> Iterator[list[int]]:
     """SIGTERM and SIGHUP stop a command as Ctrl-C does, so that its clean-up runs (the
     servers and workers that ``verify`` and ``bench`` start are stopped, not left
     running), and it exits with 128 + N. A command that needs more installs its own
     handlers over these (``run``, ``demo``, ``servers start``). A signal ignored when the
     command started (``nohup``) stays ignored; one that the local servers' kit handles
-    (which would only stop its servers and end the process) is handled here instead."""
+    (which would only stop its servers and end the process) is handled here instead.
+
+    Yields the signals received, in order: Python drops an exception raised in an
+    object's finaliser (``__del__``), and a signal can come as one runs; the command
+    then goes on to its end, and :func:`main` reports the signal all the same."""
+    received: list[int] = []
 
     def interrupt(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)  # (first: kept where the exception below is dropped)
         raise Interrupted(signum)
 
     previous: dict[int, Any] = {}
@@ -162,7 +171,7 @@ def _terminating() -> Iterator[None]:
             if ends_like_default(signal.getsignal(signum)):
                 previous[signum] = signal.signal(signum, interrupt)
     try:
-        yield
+        yield received
     finally:
         for restored, old in previous.items():
             signal.signal(restored, old)
