@@ -9,10 +9,10 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
+from tests.cli.conftest import pid_alive
 from tests.integration.test_docs_examples import examples
 
 pytest_plugins = ["pytester"]
@@ -157,7 +157,7 @@ def test_a_pytest_ended_by_sigterm_leaves_no_server_running(pytester: pytest.Pyt
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=30) == -signal.SIGTERM
         deadline = time.monotonic() + 5.0
-        while (left := [pid for pid in pids if _alive(pid)]) and time.monotonic() < deadline:
+        while (left := [pid for pid in pids if pid_alive(pid)]) and time.monotonic() < deadline:
             time.sleep(0.02)
         assert not left, f"servers still running: {left}"
     finally:
@@ -165,18 +165,6 @@ def test_a_pytest_ended_by_sigterm_leaves_no_server_running(pytester: pytest.Pyt
             proc.kill()
             proc.wait(timeout=10)
         for pid in pids:
-            if _alive(pid):
+            if pid_alive(pid):
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)  # a failed test's leftovers: its servers
-
-
-def _alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie that init has not reaped yet does not)."""
-    try:
-        os.kill(pid, 0)
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True  # (no /proc: alive, as kill said)
-    return stat.rpartition(")")[2].split()[:1] != ["Z"]

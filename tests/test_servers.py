@@ -16,7 +16,7 @@ import time
 import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Literal, NamedTuple
+from typing import Final, Literal, NamedTuple
 
 import pytest
 import redis
@@ -36,6 +36,7 @@ from quorumlock.testing import (
     path_server_binary,
     server_version,
 )
+from tests.cli.conftest import pid_alive
 
 ENV = "QUORUMLOCK_SERVER_BINARY"
 
@@ -832,32 +833,45 @@ def test_find_server_binary_chmods_the_bundled_binary(
 # the atexit safety net
 # --------------------------------------------------------------------------------------
 
-_LEAKY_SCRIPT = """
-import json
+#: How the scripts below begin: three servers, the third paused, in ``servers``; their
+#: signal handlers are set before it (``MODE``).
+_THREE_SERVERS = """
+import json, signal, sys, threading, time
 from quorumlock.testing import LocalServer, LocalServerGroup
+{mode}
 group = LocalServerGroup(2)
 group.start()
 paused = LocalServer()
 paused.start()
 paused.pause()
 servers = [*group, paused]
+"""
+
+_LEAKY_SCRIPT = (
+    _THREE_SERVERS.format(mode="")
+    + """
 print(json.dumps({"pids": [s.pid for s in servers], "dirs": [str(s.directory) for s in servers]}))
 # exit without closing anything: the atexit hook must clean up
 """
+)
 
 
-def test_atexit_kills_servers_that_were_not_closed() -> None:
+def _script_env() -> dict[str, str]:
+    """The environment of a script that imports this tree's quorumlock."""
     src = Path(quorumlock.testing.__file__).resolve().parents[2]
-    env = {
+    return {
         **os.environ,
         "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
     }
+
+
+def test_atexit_kills_servers_that_were_not_closed() -> None:
     out = subprocess.run(
         [sys.executable, "-c", _LEAKY_SCRIPT],
         capture_output=True,
         text=True,
         timeout=30,
-        env=env,
+        env=_script_env(),
         check=True,
     )
     report = json.loads(out.stdout.strip().splitlines()[-1])
@@ -868,26 +882,23 @@ def test_atexit_kills_servers_that_were_not_closed() -> None:
         assert not Path(directory).exists()
 
 
-_WAITING_SCRIPT = """
-import json, signal, sys, time
-from quorumlock.testing import LocalServer, LocalServerGroup
-mode = sys.argv[1]
-if mode == "own":
-    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(7))
-elif mode == "ignored":
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-group = LocalServerGroup(2)
-group.start()
-paused = LocalServer()
-paused.start()
-paused.pause()
-servers = [*group, paused]
+_MODES: Final = {
+    "default": "",
+    "own": "signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(7))",
+    "ignored": "signal.signal(signal.SIGTERM, signal.SIG_IGN)",
+    # one more server, started from another thread: no parent-death signal
+    "thread": "other = LocalServer()\nstarted = threading.Thread(target=other.start)\n"
+    "started.start()\nstarted.join()",
+}
+
+_REPORT = """
 handler = signal.getsignal(signal.SIGTERM)
 print(json.dumps({
     "pids": [s.pid for s in servers],
     "dirs": [str(s.directory) for s in servers],
     "handler": "default" if handler == signal.SIG_DFL else "ignored"
     if handler == signal.SIG_IGN else getattr(handler, "__name__", "?"),
+    "thread": other.pid if "other" in globals() else None,
 }), flush=True)
 time.sleep(60)
 """
@@ -895,51 +906,52 @@ time.sleep(60)
 
 class _Waiting(NamedTuple):
     proc: subprocess.Popen[str]
-    pids: list[int]
+    pids: list[int]  # the three servers started from its main thread
     dirs: list[str]
     handler: str  # its SIGTERM handler once the servers run: default, ignored or a name
+    thread: int | None  # the server started from another thread ("thread")
 
 
-def _start_waiting(mode: str) -> _Waiting:
-    """A Python process that starts three servers (one paused), reports them and sleeps."""
-    src = Path(quorumlock.testing.__file__).resolve().parents[2]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
-    }
+@contextlib.contextmanager
+def _waiting(mode: str) -> Iterator[_Waiting]:
+    """A Python process that sets its handlers as ``mode`` says, starts three servers (one
+    paused), reports them and sleeps. On the way out it is killed if it still runs,
+    and so are the servers it left (a failed test's leftovers: ours, by PID)."""
+    script = _THREE_SERVERS.format(mode=_MODES[mode if mode != "thread" else "default"])
+    if mode == "thread":
+        script += _MODES["thread"]
     proc = subprocess.Popen(
-        [sys.executable, "-c", _WAITING_SCRIPT, mode],
-        stdout=subprocess.PIPE,
-        text=True,
-        env=env,
-    )
+        [sys.executable, "-c", script + _REPORT], stdout=subprocess.PIPE, text=True,
+        env=_script_env(),
+    )  # fmt: skip
     assert proc.stdout is not None
-    line = proc.stdout.readline()  # (bounded: the servers start within their timeout)
-    if not line:
-        proc.kill()
-        proc.wait(timeout=10)
-        pytest.fail("the script reported no servers")
-    report = json.loads(line)
-    return _Waiting(proc, report["pids"], report["dirs"], report["handler"])
+    line = proc.stdout.readline()  # (EOF if the script fails before it reports)
+    report = json.loads(line) if line else {}
+    pids: list[int] = report.get("pids", [])
+    thread: int | None = report.get("thread")
+    try:
+        assert len(pids) == 3, f"the script reported no servers: {line!r}"
+        yield _Waiting(proc, pids, report["dirs"], report["handler"], thread)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+        for pid in [*pids, *([thread] if thread else [])]:
+            if pid_alive(pid):
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+                    os.kill(pid, signal.SIGKILL)
 
 
 def _gone_within(pid: int, seconds: float) -> bool:
     """Whether ``pid`` ended within ``seconds`` (a zombie that its new parent, init, has
     not reaped yet counts as ended)."""
     deadline = time.monotonic() + seconds
-    while True:
-        try:
-            os.kill(pid, 0)
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except ProcessLookupError:
-            return True
-        except OSError:
-            stat = ""  # (no /proc: alive, as kill said)
-        if stat.rpartition(")")[2].split()[:1] == ["Z"]:
-            return True
+    while pid_alive(pid):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.02)
+    return True
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
@@ -947,69 +959,29 @@ def test_a_signal_that_ends_the_process_stops_its_servers(signum: int) -> None:
     """SIGTERM or SIGHUP sent to the process alone (``kill PID``), at its default action,
     ends it without its atexit hook: the kit handles it, stops every server (a
     paused one too), removes their directories, and the process still ends by that
-    signal. Without the handler the three servers stayed running."""
-    proc, pids, dirs, _ = _start_waiting("default")
-    assert len(pids) == 3
-    try:
-        proc.send_signal(signum)
-        assert proc.wait(timeout=20) == -signum
-        for pid in pids:
+    signal. Without the handler the three servers stayed running (where setpriv
+    kills them, their directories stay)."""
+    with _waiting("default") as waiting:
+        waiting.proc.send_signal(signum)
+        assert waiting.proc.wait(timeout=20) == -signum
+        for pid in waiting.pids:
             assert _gone_within(pid, 5.0), f"server {pid} still runs"
-        for directory in dirs:
+        for directory in waiting.dirs:
             assert not Path(directory).exists()
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        for pid in pids:
-            if not _gone_within(pid, 0):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)  # a failed test's leftovers: our servers
 
 
 def test_a_handler_of_the_programs_own_or_an_ignored_signal_is_left_alone() -> None:
     """The kit handles only a signal at its default action: a program's own handler
     stays (its ``sys.exit`` then runs the atexit hook, which stops the servers), and
     a signal ignored stays ignored."""
-    proc, pids, _, handler = _start_waiting("own")
-    try:
-        assert handler == "<lambda>"
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=20) == 7
-        for pid in pids:
+    with _waiting("own") as waiting:
+        assert waiting.handler == "<lambda>"
+        waiting.proc.send_signal(signal.SIGTERM)
+        assert waiting.proc.wait(timeout=20) == 7
+        for pid in waiting.pids:
             assert _gone_within(pid, 5.0)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-    proc, pids, _, handler = _start_waiting("ignored")
-    try:
-        assert handler == "ignored"
-    finally:
-        proc.kill()  # (SIGKILL: no hook runs; its servers are this test's to stop)
-        proc.wait(timeout=10)
-        for pid in pids:
-            if not _gone_within(pid, 0):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)
-
-
-_KILLED_SCRIPT = """
-import json, threading, time
-from quorumlock.testing import LocalServer, LocalServerGroup
-group = LocalServerGroup(2)
-group.start()
-paused = LocalServer()
-paused.start()
-paused.pause()
-other = LocalServer()  # started from another thread: no parent-death signal
-started = threading.Thread(target=other.start)
-started.start()
-started.join()
-print(json.dumps({"main": [group[0].pid, group[1].pid, paused.pid], "thread": other.pid}),
-      flush=True)
-time.sleep(60)
-"""
+    with _waiting("ignored") as waiting:
+        assert waiting.handler == "ignored"
 
 
 @pytest.mark.skipif(
@@ -1021,34 +993,13 @@ def test_a_process_killed_outright_takes_its_main_threads_servers_with_it() -> N
     kernel kills the servers started from the main thread (a paused one too), by their
     parent-death signal. One started from another thread is left running, as that
     thread's end would have killed it. Without the signal all four stayed running."""
-    src = Path(quorumlock.testing.__file__).resolve().parents[2]
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(src), os.environ.get("PYTHONPATH", "")]),
-    }
-    proc = subprocess.Popen(
-        [sys.executable, "-c", _KILLED_SCRIPT], stdout=subprocess.PIPE, text=True, env=env
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()  # (EOF if the script fails first)
-    report = json.loads(line) if line else {"main": [], "thread": None}
-    pids: list[int] = [*report["main"], *([report["thread"]] if report["thread"] else [])]
-    try:
-        assert len(pids) == 4, line
-        proc.kill()
-        proc.wait(timeout=10)
-        for pid in report["main"]:
+    with _waiting("thread") as waiting:
+        assert waiting.thread is not None
+        waiting.proc.kill()
+        waiting.proc.wait(timeout=10)
+        for pid in waiting.pids:
             assert _gone_within(pid, 5.0), f"server {pid} still runs"
-        assert not _gone_within(report["thread"], 0.2)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        for pid in pids:
-            if not _gone_within(pid, 0):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-                    os.kill(pid, signal.SIGKILL)  # our servers: a failed test's leftovers
+        assert pid_alive(waiting.thread)
 
 
 def test_a_busy_cluster_bus_port_is_named_not_the_client_port() -> None:
