@@ -830,11 +830,11 @@ def test_find_server_binary_chmods_the_bundled_binary(
 
 
 # --------------------------------------------------------------------------------------
-# the atexit safety net
+# the safety nets: the atexit hook, the signal handler, the parent-death signal
 # --------------------------------------------------------------------------------------
 
-#: How the scripts below begin: three servers, the third paused, in ``servers``; their
-#: signal handlers are set before it (``MODE``).
+#: How the scripts below begin: their signal handlers set first (``{mode}``, one of
+#: ``_MODES``), then three servers, the third paused, in ``servers``.
 _THREE_SERVERS = """
 import json, signal, sys, threading, time
 from quorumlock.testing import LocalServer, LocalServerGroup
