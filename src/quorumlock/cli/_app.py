@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import signal
 import sys
-import threading
 import traceback
-from collections.abc import Callable, Iterator, Sequence
-from types import FrameType, ModuleType
-from typing import Any
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from types import ModuleType
 
 import quorumlock
 from quorumlock._exceptions import ConfigurationError, QuorumLockError
@@ -30,6 +28,7 @@ from quorumlock.cli._common import (
     CliError,
     Interrupted,
     Parser,
+    interrupting,
     one_line,
     scrub,
     setup_logging,
@@ -147,34 +146,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"internal error: {type(exc).__name__}: {exc}{hint}", EXIT_ERROR, debug)
 
 
-@contextlib.contextmanager
-def _terminating() -> Iterator[list[int]]:
-    """SIGTERM and SIGHUP stop a command as Ctrl-C does, so that its clean-up runs (the
-    servers and workers that ``verify`` and ``bench`` start are stopped, not left
-    running), and it exits with 128 + N. A command that needs more installs its own
-    handlers over these (``run``, ``demo``, ``servers start``). A signal ignored when the
-    command started (``nohup``) stays ignored; one that the local servers' kit handles
-    (which would only stop its servers and end the process) is handled here instead.
+def _terminating() -> AbstractContextManager[list[int]]:
+    """SIGTERM and SIGHUP stop a command as Ctrl-C does (:func:`interrupting`), so that
+    its clean-up runs (the servers and workers that ``verify`` and ``bench`` start are
+    stopped, not left running), and it exits with 128 + N. A command that needs more
+    installs its own handlers over these (``run``, ``demo``, ``servers start``). A signal
+    ignored when the command started (``nohup``) stays ignored; one that the local
+    servers' kit handles (which would only stop its servers and end the process) is
+    handled here instead.
 
-    Yields the signals received, in order: Python drops an exception raised in an
-    object's finaliser (``__del__``), and a signal can come as one runs; the command
-    then goes on to its end, and :func:`main` reports the signal all the same."""
-    received: list[int] = []
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        received.append(signum)  # (first: kept where the exception below is dropped)
-        raise Interrupted(signum)
-
-    previous: dict[int, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for signum in (signal.SIGTERM, signal.SIGHUP):
-            if ends_like_default(signal.getsignal(signum)):
-                previous[signum] = signal.signal(signum, interrupt)
-    try:
-        yield received
-    finally:
-        for restored, old in previous.items():
-            signal.signal(restored, old)
+    Yields the signals received: where Python dropped the exception (raised in an
+    object's finaliser), the command goes on to its end, and :func:`main` reports the
+    signal all the same."""
+    return interrupting((signal.SIGTERM, signal.SIGHUP), replaces=ends_like_default)
 
 
 def _fail(message: str, code: int, debug: bool) -> int:

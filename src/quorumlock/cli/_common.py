@@ -92,11 +92,19 @@ class Interrupted(KeyboardInterrupt):
 INTERRUPTING: Final[tuple[int, ...]] = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
+def _not_ignored(handler: object) -> bool:
+    return handler != signal.SIG_IGN
+
+
 @contextmanager
-def interrupting() -> Iterator[list[int]]:
-    """SIGTERM, SIGHUP and SIGINT raise :class:`Interrupted` in the block (as Ctrl-C
-    raises KeyboardInterrupt), so that the command's clean-up runs and it ends with
-    128 + N. A signal ignored when the command started (``nohup``) stays ignored.
+def interrupting(
+    signals: Sequence[int] = INTERRUPTING,
+    replaces: Callable[[object], bool] = _not_ignored,
+) -> Iterator[list[int]]:
+    """SIGTERM, SIGHUP and SIGINT (``signals``) raise :class:`Interrupted` in the block
+    (as Ctrl-C raises KeyboardInterrupt), so that the command's clean-up runs and it
+    ends with 128 + N. Only a handler that ``replaces`` accepts is replaced: by
+    default, a signal ignored when the command started (``nohup``) stays ignored.
 
     Yields the signals received, in order: Python drops an exception raised in an
     object's finaliser (``__del__``), and a signal can come as one runs; the caller
@@ -109,8 +117,8 @@ def interrupting() -> Iterator[list[int]]:
 
     previous: dict[int, Any] = {}
     if threading.current_thread() is threading.main_thread():
-        for signum in INTERRUPTING:
-            if signal.getsignal(signum) != signal.SIG_IGN:
+        for signum in signals:
+            if replaces(signal.getsignal(signum)):
                 previous[signum] = signal.signal(signum, interrupt)
     try:
         yield received
