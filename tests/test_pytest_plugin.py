@@ -3,8 +3,6 @@ files run in a pytest subprocess, against real servers)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import subprocess
 import sys
@@ -12,7 +10,7 @@ import time
 
 import pytest
 
-from tests.cli.conftest import pid_alive
+from tests.cli.conftest import end_and_clean, pid_alive
 from tests.integration.test_docs_examples import examples
 
 pytest_plugins = ["pytester"]
@@ -161,10 +159,4 @@ def test_a_pytest_ended_by_sigterm_leaves_no_server_running(pytester: pytest.Pyt
             time.sleep(0.02)
         assert not left, f"servers still running: {left}"
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        for pid in pids:
-            if pid_alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGKILL)  # a failed test's leftovers: its servers
+        end_and_clean(proc, pids)  # (a failed test's leftovers: its servers)

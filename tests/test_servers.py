@@ -36,7 +36,7 @@ from quorumlock.testing import (
     path_server_binary,
     server_version,
 )
-from tests.cli.conftest import pid_alive
+from tests.cli.conftest import end_and_clean, pid_alive
 
 ENV = "QUORUMLOCK_SERVER_BINARY"
 
@@ -933,14 +933,7 @@ def _waiting(mode: str) -> Iterator[_Waiting]:
         assert len(pids) == 3, f"the script reported no servers: {line!r}"
         yield _Waiting(proc, pids, report["dirs"], report["handler"], thread)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        for pid in [*pids, *([thread] if thread else [])]:
-            if pid_alive(pid):
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, signal.SIGCONT)
-                    os.kill(pid, signal.SIGKILL)
+        end_and_clean(proc, [*pids, *([thread] if thread else [])])
 
 
 def _gone_within(pid: int, seconds: float) -> bool:

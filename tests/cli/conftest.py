@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -226,6 +227,15 @@ def kill_leftovers(pids: Iterable[int]) -> None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)  # (a paused server)
                 os.kill(pid, signal.SIGKILL)
+
+
+def end_and_clean(proc: subprocess.Popen[Any], pids: Iterable[int]) -> None:
+    """On a test's way out: kill ``proc`` (a process this test started) if it still
+    runs, then what it left of ``pids`` (:func:`kill_leftovers`)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(timeout=10)
+    kill_leftovers(pids)
 
 
 def pid_alive(pid: int) -> bool:

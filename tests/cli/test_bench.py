@@ -13,8 +13,8 @@ from tests.cli.conftest import (
     assert_one_line_error,
     clean_env,
     command,
+    end_and_clean,
     interrupt_midway,
-    kill_leftovers,
     pid_alive,
     run_cli,
     spawn_cli,
@@ -44,10 +44,7 @@ def test_sigterm_stops_bench_and_its_servers() -> None:
         assert stderr.strip().splitlines()[-1] == "quorumlock: error: interrupted by SIGTERM"
         assert not any(pid_alive(pid) for pid in started)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        kill_leftovers(started)
+        end_and_clean(proc, started)
 
 
 def test_bench_with_only_the_core(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ import pytest
 
 from tests.cli.conftest import (
     assert_one_line_error,
+    end_and_clean,
     interrupt_midway,
-    kill_leftovers,
     pid_alive,
     run_cli,
     spawn_cli,
@@ -52,10 +52,7 @@ def test_a_signal_stops_verify_and_every_process_it_started(signum: int) -> None
         assert stderr.strip().splitlines()[-1] == f"quorumlock: error: interrupted by {name}"
         assert not any(pid_alive(pid) for pid in started)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(timeout=10)
-        kill_leftovers(started)
+        end_and_clean(proc, started)
 
 
 def test_verify_table() -> None:
