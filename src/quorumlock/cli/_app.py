@@ -155,9 +155,9 @@ def _terminating() -> AbstractContextManager[list[int]]:
     servers' kit handles (which would only stop its servers and end the process) is
     handled here instead.
 
-    Yields the signals received: where Python dropped the exception (raised in an
-    object's finaliser), the command goes on to its end, and :func:`main` reports the
-    signal all the same."""
+    Its block gets the list of the signals received: where Python dropped the exception
+    (raised in an object's finaliser), the command goes on to its end, and :func:`main`
+    reports the signal all the same."""
     return interrupting((signal.SIGTERM, signal.SIGHUP), replaces=ends_like_default)
 
 
