@@ -12,6 +12,7 @@ import ast
 import contextlib
 import functools
 import importlib
+import importlib.util
 import logging
 import os
 import pickle
@@ -647,16 +648,25 @@ def test_sigkilled_worker_frees_the_lock_after_the_ttl(
     lock.release()
 
 
-def test_a_gevent_worker(
-    env: dict[str, str], tasks: ModuleType, group: LocalServerGroup, tmp_path: Path, tag: str
+@pytest.mark.parametrize("pool", ["gevent", "eventlet"])
+def test_a_green_worker(
+    env: dict[str, str],
+    tasks: ModuleType,
+    group: LocalServerGroup,
+    tmp_path: Path,
+    tag: str,
+    *,
+    pool: str,
 ) -> None:
-    """A worker of the gevent pool (Celery patches the process; its tasks run as
-    greenlets of one process): duplicates of a running key are skipped, the running
-    task's lock is renewed past its ttl (2 s) by the lease, which runs as a greenlet,
-    and it is released when the task ends."""
-    queue = f"gevent-{tag}"
-    gevent_worker = Worker(
-        "tests.integration.celery_app", env, tmp_path / "gevent.log", pool="gevent", queue=queue
+    """A worker of the gevent or the eventlet pool (Celery patches the process; its tasks
+    run as greenlets of one process): duplicates of a running key are skipped, the
+    running task's lock is renewed past its ttl (2 s) by the lease, which runs as a
+    greenlet, and it is released when the task ends."""
+    if importlib.util.find_spec(pool) is None:
+        pytest.skip(f"{pool} is not installed (the test extra has it)")
+    queue = f"{pool}-{tag}"
+    green_worker = Worker(
+        "tests.integration.celery_app", env, tmp_path / f"{pool}.log", pool=pool, queue=queue
     )
     try:
         first = tasks.hold.apply_async((tag,), queue=queue)
@@ -672,9 +682,9 @@ def test_a_gevent_worker(
         assert get(first) == tag
         assert held_by(group, key) is None
         assert runs(tasks, tag) == 1
-        assert "skipped: lock 'hold:" + tag in gevent_worker.output()
+        assert "skipped: lock 'hold:" + tag in green_worker.output()
     finally:
-        gevent_worker.stop()
+        green_worker.stop()
 
 
 # --------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ from quorumlock._algorithm.round import (
     Send,
 )
 from quorumlock._algorithm.wire import eval_args, extend_each_args, extends_one, interpret
-from quorumlock._io import forks
+from quorumlock._io import forks, polling
 from quorumlock._io.cluster import (
     REFRESH_EVERY,
     ClusterPacker,
@@ -594,7 +594,7 @@ def _read_at_once(conn: RedisConnection, look: bool = False) -> object:
                 # Non-blocking underneath: one read, without the poll that a read on a
                 # socket with a timeout makes first (a system call per reply).
                 size = _READV(sock.fileno(), (buffer,))
-            elif look and not select.select((sock,), (), (), 0)[0]:
+            elif look and not polling.readable_now((sock,)):
                 return _PARTIAL
             else:
                 size = sock.recv_into(buffer, 0, _DONTWAIT)
@@ -675,8 +675,7 @@ def _drop_closed(
             fds[_socket(conn).fileno()] = i
     if not fds:
         return conns
-    readable, _, _ = select.select(list(fds), [], [], 0)
-    for fd in readable:
+    for fd in polling.readable_now(fds):
         i = fds[fd]
         closed = conns[i]
         if closed is not None:
@@ -745,7 +744,7 @@ class _PollRound:
         self.conns: list[RedisConnection | None] = []
         self.attempts: dict[int, Future[None]] = {}
         self.waiting: dict[int, int] = {}  # file descriptor -> server, a reply is due
-        self.poller = select.poll()
+        self.poller = polling.poller()
         # The plain servers of a release, whose answers tell which hold its script.
         self.releases: list[_Node] | None = None
         # Connections in step once the round is over, and the pool each goes back to.

@@ -72,6 +72,7 @@ from quorumlock._algorithm.arithmetic import (
 )
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
+from quorumlock._io import polling
 from quorumlock._io.flag import Flag
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import RedisConnection, ServerSpec
@@ -1593,17 +1594,17 @@ class _Mux:
                 if (due := li.due(now)) is not None:
                     timeout = min(timeout, due)
         until = self._hub.plan(self, now + timeout)
-        poller: select.poll | None = None
+        waiter: polling.Poller | None = None
         while True:
             ready = [fd for fd, li in live.items() if li.pending()]
             if not ready:
-                if poller is None:
-                    poller = select.poll()
-                    poller.register(self._poke_r, select.POLLIN)
+                if waiter is None:
+                    waiter = polling.poller()
+                    waiter.register(self._poke_r, select.POLLIN)
                     for fd in live:
-                        poller.register(fd, select.POLLIN)
+                        waiter.register(fd, select.POLLIN)
                 left = until - time.monotonic()
-                ready = [fd for fd, _ in poller.poll(max(0, int(left * 1000)) + 1)]
+                ready = [fd for fd, _ in waiter.poll(max(0, int(left * 1000)) + 1)]
                 if not ready:
                     return  # the time is up
             look_again = False
