@@ -155,18 +155,18 @@ def sleeps(green: Green, rl: quorumlock.Redlock) -> dict[str, float]:
     """A greenlet's sleeps right after its rounds last as long as asked: the rounds'
     waits on the servers' sockets deliver nothing to the greenlet once they are over
     (eventlet's own ``select`` on several sockets can: a later sleep of the greenlet
-    then returns at once). 40 tries, each an acquire and a release (the servers' replies
-    arriving together) and a 20 ms sleep: the shortest of those sleeps."""
+    then returns at once). 200 tries, each an acquire and a release (the servers'
+    replies arriving together) and a 5 ms sleep: the shortest of those sleeps."""
     shortest = WAIT
-    for i in range(40):
+    for i in range(200):
         lock = rl.lock(f"greenlets:sleeps:{i}", ttl=5)
         with green.Timeout(WAIT):
             if lock.acquire():
                 lock.release()
         started = time.monotonic()
-        green.sleep(0.02)
+        green.sleep(0.005)
         shortest = min(shortest, time.monotonic() - started)
-    return {"shortest": round(shortest, 4)}
+    return {"shortest": round(shortest, 5)}
 
 
 def main() -> None:

@@ -1330,6 +1330,16 @@ MUTANTS: Final = (
             "test_a_connection_whose_script_went_again_is_not_marked_any_more",
         ),
     ),
+    Mutant(
+        "under eventlet, a socket's readiness wakes the greenthread after its wait ended",
+        "src/quorumlock/_io/polling.py",
+        "        if waiting:\n",
+        "        if True:\n",
+        (
+            "tests/integration/test_greenlets.py::"
+            "test_a_greenlet_that_ran_rounds_sleeps_in_full[eventlet]",
+        ),
+    ),
 )
 
 
