@@ -20,6 +20,7 @@ from __future__ import annotations
 import select
 import sys
 from collections.abc import Iterable
+from types import ModuleType
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
@@ -38,12 +39,13 @@ class Poller(Protocol):
     def poll(self, timeout: float | None = ..., /) -> list[tuple[int, int]]: ...
 
 
-def _unpatched() -> object | None:
+def _unpatched() -> ModuleType | None:
     """eventlet's original ``select`` module when eventlet patched this process's."""
     patcher = sys.modules.get("eventlet.patcher")
     if patcher is None or hasattr(select, "poll"):
         return None
-    return patcher.original("select")  # type: ignore[no-any-return]
+    unpatched: ModuleType = patcher.original("select")
+    return unpatched
 
 
 class _GreenPoller:
@@ -53,17 +55,17 @@ class _GreenPoller:
 
     __slots__ = ("_fds", "_look")
 
-    def __init__(self, unpatched: object) -> None:
-        self._look: Poller = unpatched.poll()  # type: ignore[attr-defined]
+    def __init__(self, unpatched: ModuleType) -> None:
+        self._look: Poller = unpatched.poll()
         self._fds: dict[int, None] = {}
 
     def register(self, fd: FileDescriptorLike, eventmask: int = select.POLLIN, /) -> None:
-        number = fd if isinstance(fd, int) else fd.fileno()
+        number = _number(fd)
         self._look.register(number, eventmask)
         self._fds[number] = None
 
     def unregister(self, fd: FileDescriptorLike, /) -> None:
-        number = fd if isinstance(fd, int) else fd.fileno()
+        number = _number(fd)
         self._look.unregister(number)
         del self._fds[number]
 
@@ -74,6 +76,11 @@ class _GreenPoller:
         seconds = None if timeout is None or timeout < 0 else timeout / 1000
         _green_wait(list(self._fds), seconds)
         return self._look.poll(0)
+
+
+def _number(fd: FileDescriptorLike) -> int:
+    """A descriptor's number (``poll`` reports numbers, whatever was registered)."""
+    return fd if isinstance(fd, int) else fd.fileno()
 
 
 def _green_wait(fds: list[int], seconds: float | None) -> None:
@@ -113,6 +120,6 @@ def readable_now(fds: Iterable[FileDescriptorLike]) -> list[FileDescriptorLike]:
     """Those of ``fds`` that can be read now (or that failed), without waiting: the
     first element of ``select.select(fds, [], [], 0)``."""
     unpatched = _unpatched()
-    look = select.select if unpatched is None else unpatched.select  # type: ignore[attr-defined]
+    look = select.select if unpatched is None else unpatched.select
     readable: list[FileDescriptorLike] = look(list(fds), [], [], 0)[0]
     return readable
