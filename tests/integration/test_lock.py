@@ -307,6 +307,30 @@ def test_a_scheme_in_upper_case_is_accepted(servers: LocalServerGroup, lock_name
     rl.close()
 
 
+def test_valkey_py_schemes_name_the_same_servers(servers: LocalServerGroup, lock_name: str) -> None:
+    """valkey-py's valkey:// (any case) is redis://, and valkeys:// is rediss://: the
+    servers are shown and locked as with those."""
+    urls = [
+        ("valkey://" if i % 2 else "Valkey://") + url.removeprefix("redis://")
+        for i, url in enumerate(servers.urls)
+    ]
+    rl = Redlock(urls)
+    assert rl.servers == servers.urls
+    with rl.lock(lock_name, ttl=5) as lock:
+        assert values(servers, lock_name).count(lock.token) >= 2
+    assert values(servers, lock_name) == [None] * len(servers.urls)
+    assert Redlock(["valkeys://u@h:1"]).servers == ["rediss://u@h:1"]
+    rl.close()
+
+
+def test_a_valkey_py_client_is_refused_with_a_hint() -> None:
+    """A client object of valkey-py (which has the same API as redis-py's, but other
+    classes) is refused, and the message says to give its URL instead."""
+    valkey_client = type("Valkey", (), {"__module__": "valkey.client"})()
+    with pytest.raises(TypeError, match=r"not Valkey \(valkey-py's clients .* URL\)"):
+        Redlock([valkey_client])
+
+
 def test_passwords_never_appear_in_errors_or_labels() -> None:
     with pytest.raises(ConfigurationError) as info:
         Redlock(["redis://user:hunter2@127.0.0.1:1/x"])

@@ -91,6 +91,26 @@ def test_lock_acquire_extend_release_over_tls(
         assert endpoint.proxy.accepted >= 1
 
 
+def test_a_valkeys_url_is_a_rediss_one(
+    api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str
+) -> None:
+    """valkey-py's valkeys:// scheme, with the same query options, is rediss://: the
+    lock is taken over TLS (the endpoint speaks TLS only) and the server is shown as
+    rediss://."""
+    endpoint = start(endpoints, certs)
+    url = trusting(endpoint, certs).replace("rediss://", "valkeys://", 1)
+
+    async def body() -> None:
+        rl = api.redlock([url])
+        assert rl.servers == [endpoint.url]
+        lock = rl.lock(lock_name, ttl=5)
+        assert await call(lock.acquire(blocking=False)), lock.outcomes
+        assert values([endpoint.server], lock_name) == [lock.token]
+        assert await call(lock.release())
+
+    api.run(body)
+
+
 def test_a_waiter_is_woken_by_the_release_over_tls(
     api: Api, certs: Certificates, endpoints: ExitStack, lock_name: str
 ) -> None:

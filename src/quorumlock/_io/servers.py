@@ -163,6 +163,8 @@ else:
     _NO_MAINTENANCE_NOTICES = {"maint_notifications_config": MaintNotificationsConfig(False)}
 
 _SCHEMES = ("redis", "rediss", "unix")
+#: valkey-py's names of the first two, taken as they are.
+_VALKEY_SCHEMES = {"valkey": "redis", "valkeys": "rediss"}
 # Where a URL starts in a text: a scheme at the start or after a space, quote, bracket,
 # comma or "=" (a password may hold "://" itself, never a space, which is not allowed).
 _URL_START = re.compile(r"(?<![^\s'\"(\[,=])[A-Za-z][A-Za-z0-9+.-]*://")
@@ -364,6 +366,8 @@ def _parse_one(server: object, flavour: Flavour) -> ServerSpec:
         expected = "redis.asyncio.Redis or redis.asyncio.cluster.RedisCluster"
         wrong_api = isinstance(server, redis.Redis | redis.cluster.RedisCluster)
         hint = " (sync clients go to quorumlock.Redlock)" if wrong_api else ""
+    if type(server).__module__.partition(".")[0] == "valkey":
+        hint = " (valkey-py's clients are not taken: give the server's URL)"
     raise TypeError(
         f"a server must be a URL or a {expected} client, not {type(server).__name__}{hint}"
     )
@@ -387,8 +391,15 @@ def _from_url(url: str) -> ServerSpec:
         parts = urlsplit(url)
     except ValueError:  # only an unbalanced [ ] of an IPv6 host
         raise malformed(f"the host is not a valid [IPv6] address ({_ENCODE_HINT})") from None
+    if parts.scheme in _VALKEY_SCHEMES:
+        scheme = _VALKEY_SCHEMES[parts.scheme]
+        url = scheme + url[len(parts.scheme) :]
+        parts = parts._replace(scheme=scheme)
     if parts.scheme not in _SCHEMES:
-        raise malformed("the scheme must be redis://, rediss:// or unix://")
+        raise malformed(
+            "the scheme must be redis://, rediss:// or unix:// (or valkey-py's valkey:// "
+            "and valkeys://)"
+        )
     # A scheme is case-insensitive (REDIS://), redis-py's parser is not: give it the
     # lower case that urllib already read.
     url = parts.scheme + url[len(parts.scheme) :]

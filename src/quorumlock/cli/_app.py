@@ -52,8 +52,9 @@ _DESCRIPTION = """\
 quorumlock: distributed locks over N independent Redis/Valkey servers (Redlock).
 
 Servers come from --servers URL,URL,... or $QUORUMLOCK_SERVERS (redis://, rediss://
-for TLS, unix://; user:password@ for ACL, or --password-file). Passwords are never
-printed. Run 'quorumlock COMMAND --help' for a command's options and examples.
+for TLS, unix://, or valkey-py's valkey:// and valkeys://; user:password@ for ACL, or
+--password-file). Passwords are never printed. Run 'quorumlock COMMAND --help' for a
+command's options and examples.
 """
 
 _EPILOG = """\
