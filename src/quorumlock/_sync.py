@@ -507,10 +507,12 @@ class Lock(LockBase):
         pause, until one succeeds or ``timeout`` seconds passed (None: no limit, or the
         Redlock's ``retry_count``: it waits forever, also while too few servers answer,
         which is logged as a warning). Returns True when acquired, False when others held
-        it. ``timeout=math.inf`` is no limit, as None is. Raises
-        :class:`QuorumUnavailable` when too few servers could be used (see there),
-        :class:`LockNotReentrant` if this thread already holds the lock (with this object,
-        or with another object of the same Redlock and no timeout), and
+        it. ``timeout=math.inf`` is no limit, as None is. The ``blocking`` and
+        ``timeout`` given to ``Redlock.lock()`` are for ``with``: this call takes its
+        own, with the defaults above (``lock.acquire(timeout=5)``, not ``lock()``'s).
+        Raises :class:`QuorumUnavailable` when too few servers could be used (see
+        there), :class:`LockNotReentrant` if this thread already holds the lock (with
+        this object, or with another object of the same Redlock and no timeout), and
         :class:`ConfigurationError` for a timeout with ``blocking=False``.
 
         While another thread holds this object (or is acquiring it), the call waits for
