@@ -36,6 +36,9 @@ def command() -> list[str]:
 
 def clean_env(servers: Sequence[str] | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUORUMLOCK_SERVERS")}
+    # As a user's shell has it: a pipe's output held back until the buffer fills (a
+    # machine that sets PYTHONUNBUFFERED would hide a command that does not flush).
+    env.pop("PYTHONUNBUFFERED", None)
     if servers is not None:
         env["QUORUMLOCK_SERVERS"] = ",".join(servers)
     # A fatal signal (SIGABRT: ``ended``) makes the command print where each of its

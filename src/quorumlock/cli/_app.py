@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import signal
 import sys
 import traceback
@@ -99,6 +100,10 @@ def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default: ``sys.argv[1:]``); return the exit status."""
     options, command = _split_command(list(sys.argv[1:] if argv is None else argv))
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        # A line as soon as it is written, also into a pipe or a file (`demo | tee`, a
+        # CI log): Python holds a pipe's output back until 8 KiB or the exit.
+        sys.stdout.reconfigure(line_buffering=True)
     debug = False
     setup_logging(debug)
     try:
