@@ -292,13 +292,15 @@ def test_bad_server_arguments(servers_arg: object, error: type[Exception], match
         Redlock(servers_arg)  # type: ignore[arg-type]
 
 
+def respelled(urls: list[str], even: str, odd: str) -> list[str]:
+    """``urls`` (redis://) with their scheme written ``even`` and ``odd`` in turn."""
+    return [(odd if i % 2 else even) + url.removeprefix("redis://") for i, url in enumerate(urls)]
+
+
 def test_a_scheme_in_upper_case_is_accepted(servers: LocalServerGroup, lock_name: str) -> None:
     """URL schemes are case-insensitive (redis-py's parser refused REDIS://, and the error
     blamed a query option)."""
-    urls = [
-        ("REDIS://" if i % 2 else "Redis://") + url.removeprefix("redis://")
-        for i, url in enumerate(servers.urls)
-    ]
+    urls = respelled(servers.urls, "Redis://", "REDIS://")
     rl = Redlock(urls)
     assert rl.servers == servers.urls
     with rl.lock(lock_name, ttl=5) as lock:
@@ -310,10 +312,7 @@ def test_a_scheme_in_upper_case_is_accepted(servers: LocalServerGroup, lock_name
 def test_valkey_py_schemes_name_the_same_servers(servers: LocalServerGroup, lock_name: str) -> None:
     """valkey-py's valkey:// (any case) is redis://, and valkeys:// is rediss://: the
     servers are shown and locked as with those."""
-    urls = [
-        ("valkey://" if i % 2 else "Valkey://") + url.removeprefix("redis://")
-        for i, url in enumerate(servers.urls)
-    ]
+    urls = respelled(servers.urls, "Valkey://", "valkey://")
     rl = Redlock(urls)
     assert rl.servers == servers.urls
     with rl.lock(lock_name, ttl=5) as lock:
