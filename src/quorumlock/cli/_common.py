@@ -262,7 +262,7 @@ def add_server_options(
     group.add_argument(
         "--servers",
         metavar="URLS",
-        help=f"comma-separated server URLs (redis://, rediss://, unix://"
+        help=f"comma-separated server URLs (redis://, rediss://, unix://, valkey://, valkeys://"
         f"{'' if passwords else '; without a password'}); default: ${ENV_SERVERS}",
     )
     if passwords:

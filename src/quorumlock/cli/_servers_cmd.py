@@ -138,7 +138,7 @@ def add_parser(subparsers: Any) -> Parser:
         "urls",
         metavar="URL",
         nargs="*",
-        help=f"server URLs (redis://, rediss://, unix://); default: ${ENV_SERVERS}",
+        help=f"server URLs (redis://, rediss://, unix://, valkey://, valkeys://); default: ${ENV_SERVERS}",
     )
     init.add_argument(
         "--timeout",
