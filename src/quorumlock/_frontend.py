@@ -863,7 +863,9 @@ class LockBase:
         """What each server answered in the last round (acquire, extend or release)."""
         return self._state.outcomes
 
-    def _released(self, released: bool, was_lost: bool) -> None:
+    def _released(self, released: bool, was_lost: bool, ran_out: bool) -> None:
+        """Report what the release round found. ``ran_out``: the validity had run out
+        before the round began, which is then why the key was gone."""
         if released or was_lost:  # a loss was reported when it happened
             return
         if self._gone():
@@ -872,7 +874,7 @@ class LockBase:
                 shown(self.name),
                 render_outcomes(self.outcomes),
             )
-            self._note_lost("not held at release")
+            self._note_lost("validity ran out" if ran_out else "not held at release")
         else:  # too few answers, not a loss: the keys not deleted expire with the ttl
             logger.warning(
                 "could not confirm the release of lock %s (too few servers answered; "
@@ -1050,10 +1052,12 @@ class LockBase:
         mine = yield from self._state.probe(mine=True)
         return mine and self.validity > 0
 
-    def _release_ended(self, released: bool, was_lost: bool, started: float) -> None:
+    def _release_ended(
+        self, released: bool, was_lost: bool, ran_out: bool, started: float
+    ) -> None:
         if self._observer is not None:
             self._note_release(released, started)
-        self._released(released, was_lost)
+        self._released(released, was_lost, ran_out)
 
     def _due(self, now: float) -> Renew | Wake | None:
         """The lease keeper's next step (docs/algorithm.md, leases); a loss found on the

@@ -744,7 +744,7 @@ class Lock(LockBase):
             self._generation += 1
             self._enter_held = False
             _HELD.discard(self)
-            was_lost = self._state.lost
+            was_lost, ran_out = self._state.lost, self.validity == 0
             released = self._redlock._run(self._state.release())
         except BaseException as exc:
             if _cut_short(exc):
@@ -756,7 +756,7 @@ class Lock(LockBase):
             raise
         finally:
             self._vacate()
-        self._release_ended(released, was_lost, started)
+        self._release_ended(released, was_lost, ran_out, started)
         return released
 
     def _finish_interrupted_release(self) -> None:

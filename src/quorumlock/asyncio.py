@@ -703,14 +703,15 @@ class Lock(LockBase):
             work = asyncio.ensure_future(self._release())
             released: bool
             was_lost: bool
-            released, was_lost = await _complete(work)
+            ran_out: bool
+            released, was_lost, ran_out = await _complete(work)
             self._releasing = False
             self._vacate()
         except BaseException as exc:
             if began or (_cut_short(exc) and not self._releasing and self._holds):
                 await self._end_release(exc, work, holder)
             raise
-        self._release_ended(released, was_lost, started)
+        self._release_ended(released, was_lost, ran_out, started)
         return released
 
     async def _end_release(
@@ -770,13 +771,14 @@ class Lock(LockBase):
                 await self._end_release(exc, None, holder)
             raise
 
-    async def _release(self) -> tuple[bool, bool]:
-        """Whether the release round found the lock held, and whether a loss was
-        reported before it: also by the lease's task, which may run only as it is
-        stopped here (a holder that never awaited while the validity ran out)."""
+    async def _release(self) -> tuple[bool, bool, bool]:
+        """Whether the release round found the lock held, whether a loss was reported
+        before it (also by the lease's task, which may run only as it is stopped here:
+        a holder that never awaited while the validity ran out), and whether the
+        validity had run out before it."""
         await self._stop_keeper()
-        was_lost = self._state.lost
-        return await self._redlock._run(self._state.release()), was_lost
+        was_lost, ran_out = self._state.lost, self.validity == 0
+        return await self._redlock._run(self._state.release()), was_lost, ran_out
 
     # Lease keeping: one task per held lock that needs it.
 

@@ -231,6 +231,15 @@ def test_events_of_losses(api: Api, servers: LocalServerGroup, lock_name: str) -
         assert lost.reason == "not held at release"
         rec.events.clear()
 
+        # A with block that outlived its validity: the release finds the keys expired,
+        # and says why.
+        with pytest.raises(LockLost):
+            async with holding(rl.lock(lock_name, ttl=0.3)):
+                await asyncio.sleep(0.4)
+        (lost,) = rec.of(LostEvent)
+        assert lost.reason == "validity ran out"
+        rec.events.clear()
+
         # A release that finds the key gone from a majority.
         lock = rl.lock(lock_name, ttl=10)
         assert await call(lock.acquire())
