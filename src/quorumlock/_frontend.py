@@ -1052,9 +1052,7 @@ class LockBase:
         mine = yield from self._state.probe(mine=True)
         return mine and self.validity > 0
 
-    def _release_ended(
-        self, released: bool, was_lost: bool, ran_out: bool, started: float
-    ) -> None:
+    def _release_ended(self, released: bool, was_lost: bool, ran_out: bool, started: float) -> None:
         if self._observer is not None:
             self._note_release(released, started)
         self._released(released, was_lost, ran_out)

@@ -717,7 +717,7 @@ class Lock(LockBase):
     async def _end_release(
         self,
         error: BaseException,
-        work: asyncio.Future[tuple[bool, bool]] | None,
+        work: asyncio.Future[tuple[bool, bool, bool]] | None,
         holder: object,
     ) -> None:
         """``error`` came out of a release of this object, or out of a block's exit or a
