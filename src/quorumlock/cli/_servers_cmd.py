@@ -138,7 +138,10 @@ def add_parser(subparsers: Any) -> Parser:
         "urls",
         metavar="URL",
         nargs="*",
-        help=f"server URLs (redis://, rediss://, unix://, valkey://, valkeys://); default: ${ENV_SERVERS}",
+        help=(
+            f"server URLs (redis://, rediss://, unix://, valkey://, valkeys://); "
+            f"default: ${ENV_SERVERS}"
+        ),
     )
     init.add_argument(
         "--timeout",
