@@ -90,6 +90,28 @@ def test_a_lease_whose_renewals_failed_until_it_ran_out_says_so() -> None:
     assert "stopped" not in text
 
 
+def test_a_loss_seen_while_the_next_renewal_is_in_flight_says_why_the_last_failed() -> None:
+    """The validity runs out (seen by ``check()``, ``expire``) while a renewal round is
+    still waiting for its answers: the loss names the failure before it, not the empty
+    reason of the round under way."""
+    state = held()
+    state.reason = "only 1 of 3 servers confirmed it"
+    state.outcomes = (NodeOutcome("redis://a:1", Reply.TIMEOUT, "no reply in time"),)
+    state.renewed(False, DUE)
+    state.reason = ""  # the next renewal has begun (LockState.renew)
+    error = state.expire(DEADLINE + 0.001)
+    assert error is not None
+    text = str(error)
+    assert "(the renewals failed: only 1 of 3 servers confirmed it. " in text
+    assert "redis://a:1: timeout (no reply in time)" in text
+
+    bug = held()
+    bug.renewed(RuntimeError("bug"), DUE)
+    error = bug.expire(DEADLINE + 0.001)
+    assert error is not None
+    assert "(the renewals failed: RuntimeError('bug'))" in str(error)
+
+
 def test_a_renewal_is_due_a_third_of_the_ttl_in_and_an_early_wake_waits() -> None:
     state = held()
     early = state.tend(0.5)

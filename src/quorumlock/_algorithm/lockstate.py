@@ -154,6 +154,10 @@ class LockState:
         # The last lease renewal failed but left validity: retry at the retry time,
         # not a third of the ttl later (docs/algorithm.md, leases).
         self.renew_failed = False
+        # Why the last failed renewal failed, with its answers: kept for the loss's
+        # message when the validity runs out (``reason`` is cleared as the next renewal
+        # starts, which may still be in flight then).
+        self.renew_failure = ""
         # How the last acquire ended, and why the last extension failed (observers).
         self.verdict = Verdict.CONTENDED
         self.attempts = 0
@@ -357,6 +361,12 @@ class LockState:
         if isinstance(result, Exception):  # a bug must not end the lease keeping
             failure, result = result, False
         self.renew_failed = not result
+        if not result:
+            self.renew_failure = (
+                repr(failure)
+                if failure is not None
+                else f"{self.reason}. {render_outcomes(self.outcomes)}"
+            )
         step = self.next_step(now, failed=not result)
         return Renewed(
             extended=result,
@@ -394,7 +404,7 @@ class LockState:
             if reached:
                 cause = "the lease bound was reached"
             elif self.renew_failed:  # renewals were made, and failed: say how
-                cause = f"the renewals failed: {self.reason}. {render_outcomes(self.outcomes)}"
+                cause = f"the renewals failed: {self.renew_failure}"
             else:
                 cause = "no renewal in time: the process was stopped, or too busy to renew"
             why = f" after {self.extensions} extensions ({cause})"
