@@ -330,26 +330,36 @@ def warn_unusable(step: Fanout, round_: Round) -> None:
     if answered >= needed:
         _UNANSWERED.pop(servers, None)
         return
-    # from the end of the first such round: one long round (slow connects) is not enough
-    since = _UNANSWERED.setdefault(servers, round_.finished)
+    # A run from the end of its first round (one long round, slow connects, is not
+    # enough), of the rounds of every acquire to these servers (any lock, any call), with
+    # no longer pause between two of them than STREAK_GAP: after a longer one, nothing
+    # says the servers did not answer in between, and a new run begins.
+    since, last = _UNANSWERED.get(servers, (round_.finished, round_.finished))
+    if round_.started - last > STREAK_GAP:
+        since = round_.finished
+    _UNANSWERED[servers] = (since, round_.finished)
     if round_.finished - since >= UNREACHABLE_AFTER and warn_due(
         "unreachable", servers, round_.finished
     ):
         logger.warning(
-            "%s an acquire of lock %s for %.1f s%s: %s. A blocking acquire keeps trying "
-            "until its timeout; with timeout=None, for as long as no majority answers",
+            "%s acquires for %.1f s%s (the last: lock %s): %s. A blocking acquire keeps "
+            "trying until its timeout; with timeout=None, for as long as no majority answers",
             "no server answered" if answered == 0 else f"only {answered} of {n} servers answered",
-            shown(step.key),
             round_.finished - since,
             "" if answered == 0 else f", {needed} needed",
+            shown(step.key),
             render_outcomes(outcomes),
         )
 
 
 #: How long acquire rounds must have found too few servers answering before it is warned of.
 UNREACHABLE_AFTER = 5.0
-#: Since when (monotonic) acquire rounds to each set of servers found too few answering.
-_UNANSWERED: dict[str, float] = {}
+#: The longest pause between two such rounds within one run (a blocking acquire's pause
+#: between attempts is ``retry_delay``, 0.2 s by default).
+STREAK_GAP = 30.0
+#: For each set of servers (monotonic): since when acquire rounds found too few of them
+#: answering, and when the last of those rounds ended.
+_UNANSWERED: dict[str, tuple[float, float]] = {}
 
 
 def _all_answered(outcomes: tuple[NodeOutcome, ...]) -> bool:

@@ -81,12 +81,45 @@ def test_a_round_every_server_answered_still_ends_a_run_of_unanswered_acquires(
     timeout = NodeOutcome("redis://a:1", Reply.TIMEOUT, "no reply in time")
     with caplog.at_level(logging.WARNING, logger="quorumlock"):
         log_round(step(), Round(100.0, 100.01, (timeout,)))
-        assert _observe._UNANSWERED == {"redis://a:1": 100.01}
+        assert _observe._UNANSWERED == {"redis://a:1": (100.01, 100.01)}
         log_round(step(), round_(200.0, 200.004))  # answered
         assert _observe._UNANSWERED == {}
         log_round(step(), Round(300.0, 300.01, (timeout,)))  # a new run: not warned of
     assert caplog.records == []
-    assert _observe._UNANSWERED == {"redis://a:1": 300.01}
+    assert _observe._UNANSWERED == {"redis://a:1": (300.01, 300.01)}
+
+
+def test_a_run_of_unanswered_acquires_spans_locks_but_not_a_long_pause(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The servers' run of unanswered acquires goes on from one lock to the next, and
+    the warning says how long it lasted and which lock's acquire was the last; rounds
+    that resume after a pause longer than STREAK_GAP begin a new run (an hour later,
+    nothing says the servers did not answer meanwhile)."""
+    monkeypatch.setattr(_observe, "_UNANSWERED", {})
+    monkeypatch.setattr(_observe, "_WARNED", {})
+    timeout = (NodeOutcome("redis://a:1", Reply.TIMEOUT, "no reply in time"),)
+    other = Fanout(Op.ACQUIRE, "orders:43", TOKEN, 10_000, 0.05)
+    with caplog.at_level(logging.WARNING, logger="quorumlock"):
+        t = 100.0
+        while t < 103.0:  # orders:42, 3 s
+            log_round(step(), Round(t, t + 0.05, timeout))
+            t += 0.25
+        while t < 106.0:  # then orders:43, 3 s more
+            log_round(other, Round(t, t + 0.05, timeout))
+            t += 0.25
+        (warned,) = [r.getMessage() for r in caplog.records]
+        assert warned.startswith(
+            "no server answered acquires for 5.0 s (the last: lock 'orders:43'): "
+        )
+        caplog.clear()
+        monkeypatch.setattr(_observe, "_WARNED", {})
+        t += _observe.STREAK_GAP + 1.0  # long after: a run of its own
+        log_round(other, Round(t, t + 0.05, timeout))
+        log_round(other, Round(t + 4.0, t + 4.05, timeout))
+    assert caplog.records == []
+    runs = _observe._UNANSWERED
+    assert runs == {"redis://a:1": (t + 0.05, t + 4.05)}
 
 
 def test_a_server_in_quarantine_is_warned_of_among_servers_that_answered(
