@@ -82,6 +82,29 @@ def test_a_renewal_that_finds_the_lock_gone_raises_lock_lost() -> None:
     assert state.extensions == 0
 
 
+def test_an_extension_of_a_lost_lock_says_how_it_was_lost() -> None:
+    """Once a loss is known (``check()`` saw the validity run out, a renewal failed),
+    an extension is refused with the loss's own cause, not another one."""
+    expired = held()
+    assert expired.expire(3.0) is not None  # what check() does past the deadline
+    with pytest.raises(LockLost) as refused:
+        run(expired.extend(ttl=None, now=3.1), outs(DONE, DONE, DONE))
+    assert str(refused.value) == (
+        "cannot extend lock 'orders:42': it was lost (expired: its validity ran out after 0 "
+        "extensions (no renewal in time: the process was stopped, or too busy to renew))"
+    )
+
+    failed = held()
+    with pytest.raises(LockLost):
+        run(failed.renew(ttl_ms=3000, now=1.0), outs(NOT_HELD, NOT_HELD, DONE))
+    with pytest.raises(LockLost) as refused:
+        run(failed.extend(ttl=None, now=1.1), outs(DONE, DONE, DONE))
+    assert str(refused.value).startswith(
+        "cannot extend lock 'orders:42': it was lost (could not be extended: only 1 of 3 "
+        "servers confirmed it. "
+    )
+
+
 def test_the_extensions_counted_end_the_lease_at_max_extensions() -> None:
     state = held(max_extensions=2)
     for k, now in enumerate((1.0, 2.0), 1):

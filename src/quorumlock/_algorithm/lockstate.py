@@ -540,9 +540,10 @@ class LockState:
         )
 
     def _require_held(self, action: str) -> tuple[str, float]:
-        if self.lost:
+        if self.lost:  # (how: a failed extension or downgrade, a validity that ran out)
+            how = f" ({self.loss})" if self.loss else ""
             raise LockLost(
-                f"cannot {action} lock {shown(self.name)}: it was lost when an extension failed",
+                f"cannot {action} lock {shown(self.name)}: it was lost{how}",
                 name=self.name,
                 outcomes=self.outcomes,
             )
