@@ -17,7 +17,8 @@ import quorumlock
 from quorumlock._algorithm.scripts import MARKER_KEY
 from quorumlock._algorithm.wire import queue_keys
 from quorumlock.testing import LocalCluster, LocalServerGroup
-from tests.cli.conftest import Cli, assert_one_line_error, run_cli, spawn_cli
+from tests.cli import conftest as cli_conftest
+from tests.cli.conftest import Cli, assert_one_line_error, clean_env, run_cli, spawn_cli
 from tests.cli.test_run_rw import until_file, wait_for
 from tests.conftest import ServerFactory, client_of
 
@@ -671,5 +672,41 @@ def test_status_of_a_key_of_another_type(
     ) in result.stdout
     data = json.loads(cli("status", lock_name, "--json").stdout)
     assert data["reachable"] == 5
+    assert data["available"] is False  # no acquire of that name can succeed
     assert [s["other_type"] for s in data["servers"]] == [None] + ["hash"] * 4
     assert all(s["reachable"] and s["holder"] is None for s in data["servers"])
+    for server in list(servers)[2:]:
+        client = client_of(server)
+        client.delete(lock_name)
+        client.close()
+    data = json.loads(cli("status", lock_name, "--json").stdout)
+    assert data["available"] is True  # one server of five refuses it: a majority is left
+
+
+def test_status_and_doctor_in_an_ascii_or_latin_1_locale(servers: LocalServerGroup) -> None:
+    """Output whose encoding cannot carry the tables' "…" and "±", nor a lock name, gets
+    backslash escapes, not an internal error after half a table (exit status 1)."""
+    name = "ünï🔒"
+    redlock = quorumlock.Redlock(servers.urls)
+    lock = redlock.lock(name, ttl=30)
+    assert lock.acquire(blocking=False)
+    try:
+        for encoding in ("ascii", "latin-1"):
+            env = {**clean_env(servers.urls), "PYTHONIOENCODING": encoding}
+            outputs = []
+            for args in (("status", name), ("doctor", "--clock-sample", "0.2")):
+                result = subprocess.run(
+                    [*cli_conftest.command(), *args],
+                    capture_output=True,
+                    env=env,
+                    timeout=60,
+                    check=False,
+                )
+                assert (result.returncode, result.stderr) == (0, b""), result.stderr
+                outputs.append(result.stdout.decode(encoding))
+            status, doctor = outputs
+            assert "\\u2026 on 5 of 5" in status  # "is held: token 0c41cfa5e614… on 5 of 5"
+            assert " 0 failed" in doctor
+    finally:
+        lock.release()
+        redlock.close()

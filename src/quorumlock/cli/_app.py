@@ -102,8 +102,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     options, command = _split_command(list(sys.argv[1:] if argv is None else argv))
     if isinstance(sys.stdout, io.TextIOWrapper):
         # A line as soon as it is written, also into a pipe or a file (`demo | tee`, a
-        # CI log): Python holds a pipe's output back until 8 KiB or the exit.
-        sys.stdout.reconfigure(line_buffering=True)
+        # CI log): Python holds a pipe's output back until 8 KiB or the exit. And what
+        # the output's encoding cannot carry (the tables' "…" and "±", a lock name, in
+        # an ASCII or Latin-1 locale) is written as a backslash escape, as on stderr,
+        # not an error after half a table.
+        sys.stdout.reconfigure(line_buffering=True, errors="backslashreplace")
     debug = False
     setup_logging(debug)
     try:

@@ -273,8 +273,12 @@ def status(args: argparse.Namespace) -> int:
     top, agreeing = _most_named(holders)
     held_by_majority = agreeing >= needed
     # Out of quarantine, or unknown (an ACL without INFO): counted as usable, as the
-    # acquire would fail on it otherwise, not wait. A replica refuses every lock.
-    usable = sum(r.reachable and not r.quarantined_for and not _refuses(r) for r in results)
+    # acquire would fail on it otherwise, not wait. A replica refuses every lock, and a
+    # server where the name is a key of another type (WRONGTYPE) refuses this one.
+    usable = sum(
+        r.reachable and not r.quarantined_for and not _refuses(r) and not r.other_type
+        for r in results
+    )
     available = usable >= needed
     readers, writer = _rw_holders(results, needed)
     rw_seen = any(r.readers or r.writer or r.waiting_writers for r in results)
