@@ -63,6 +63,8 @@ def test_bad_name_lists_are_usage_errors(cli: Cli, lock_name: str) -> None:
         ("x,y,x", "twice"),
         (f"{lock_name}, x", "the name ' x' in"),  # not the key " x"
         (f"{lock_name},x ", "the name 'x ' in"),
+        (f"{lock_name} ", "has white space around it"),  # one name: the key "x " is a slip
+        (f"{lock_name}\n", "has white space around it"),
     ):
         result = cli("run", names, "--", "true")
         assert result.returncode == 2

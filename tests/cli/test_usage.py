@@ -84,6 +84,17 @@ def test_empty_name(cli: Cli, words: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
+    "words",
+    [["run", "job ", "--", "true"], ["status", " job"], ["leader", "job\n"]],
+    ids=["run", "status", "leader"],
+)
+def test_white_space_around_a_name(cli: Cli, words: list[str]) -> None:
+    result = cli(*words)
+    assert result.returncode == 2
+    assert "has white space around it" in assert_one_line_error(result)
+
+
+@pytest.mark.parametrize(
     "url",
     [
         "http://127.0.0.1:6379",

@@ -462,12 +462,25 @@ def count(what: str, minimum: int = 1, maximum: int | None = None) -> Callable[[
     return parse
 
 
-def lock_name(text: str) -> str:
-    """An argparse type: a lock name (non-empty, no NUL)."""
+def lock_names(text: str) -> str:
+    """An argparse type: what ``run`` takes, a lock name or a list ``a,b,c`` of them
+    (non-empty, no NUL; ``run`` checks each name of a list)."""
     if not text:
         raise argparse.ArgumentTypeError("the lock name must not be empty")
     if "\x00" in text:
         raise argparse.ArgumentTypeError("the lock name must not contain NUL characters")
+    return text
+
+
+def lock_name(text: str) -> str:
+    """An argparse type: a lock name (non-empty, no NUL, no white space around it: on a
+    command line, that is a slip, such as a newline from a file, that would lock or read
+    another key)."""
+    text = lock_names(text)
+    if text != text.strip():
+        raise argparse.ArgumentTypeError(
+            f"the lock name {text!r} has white space around it (it would be another key)"
+        )
     return text
 
 

@@ -60,6 +60,7 @@ from quorumlock.cli._common import (
     count,
     interrupting,
     lock_name,
+    lock_names,
     make_redlock,
     one_line,
     positive,
@@ -144,7 +145,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "name",
         metavar="NAME",
-        type=lock_name,
+        type=lock_names,
         help="the lock (its key); several names separated by commas (a,b,c) are locked "
         "all together or not at all",
     )
@@ -284,10 +285,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _names(text: str) -> list[str]:
-    """NAME, or the names of ``a,b,c``: each non-empty, without spaces around it (a list
-    written ``a, b`` would lock the key " b"), none twice (a usage error)."""
+    """NAME, or the names of ``a,b,c``: each non-empty, without white space around it
+    (a list written ``a, b`` would lock the key " b", a name read from a file with its
+    newline another key), none twice (a usage error)."""
     names = text.split(",")
-    if len(names) > 1:
+    if len(names) == 1:
+        try:
+            lock_name(text)
+        except argparse.ArgumentTypeError as exc:
+            raise CliError(str(exc), EXIT_USAGE) from None
+    else:
         if not all(names):
             raise CliError(f"an empty name in {text!r}: write names as a,b,c", EXIT_USAGE)
         spaced = next((n for n in names if n != n.strip()), None)
