@@ -208,7 +208,8 @@ def test_a_lost_lock_terminates_a_stubborn_command(
         if proc.poll() is None:
             proc.kill()
     assert status == 124
-    assert "was lost" in stderr
+    assert f"the lock was lost: lock {lock_name!r} " in stderr
+    assert "only 1 of 3 servers confirmed it" in stderr  # the failed renewal's own answer
     assert "SIGKILL" in stderr
     assert log.read_text().split() == ["TERM"]  # it got SIGTERM first, and ignored it
     assert not pid_alive(child)
@@ -232,8 +233,29 @@ def test_a_lost_lock_stops_a_cooperative_command_at_once(
         if proc.poll() is None:
             proc.kill()
     assert status == 124
-    assert "was lost" in stderr
+    assert f"the lock was lost: lock {lock_name!r} could not be extended: " in stderr
     assert "SIGKILL" not in stderr  # sleep dies of SIGTERM
+
+
+def test_a_lock_that_ran_out_while_run_was_stopped_says_so(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """run itself stopped (SIGSTOP) past its validity: the lock ran out unrenewed, and
+    that is the reason given, not a failed extension that every server confirmed."""
+    proc = spawn_cli("run", lock_name, "--ttl", "1", "--", "sleep", "30", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        proc.send_signal(signal.SIGSTOP)
+        time.sleep(1.5)
+        proc.send_signal(signal.SIGCONT)
+        status = proc.wait(timeout=20)
+        _, stderr = proc.communicate(timeout=5)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert status == 124
+    assert f"the lock was lost: lock {lock_name!r} expired: its validity ran out" in stderr
+    assert "no renewal in time" in stderr, stderr
 
 
 def test_password_file_for_acl(make_servers: ServerFactory, tmp_path: Path, lock_name: str) -> None:

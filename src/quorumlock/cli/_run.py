@@ -48,7 +48,7 @@ from typing import Any, Final
 
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.semaphore import MAX_PERMITS
-from quorumlock._exceptions import QuorumUnavailable
+from quorumlock._exceptions import LockLost, QuorumLockError, QuorumUnavailable
 from quorumlock.cli._common import (
     EXIT_USAGE,
     INTERRUPTING,
@@ -478,7 +478,7 @@ def _stop_after_loss(
     lock: Any,
 ) -> int:
     say(
-        f"quorumlock: lock {args.name!r} was lost ({_reason(lost, lock)}): "
+        f"quorumlock: the lock was lost: {_reason(lost, lock)}: "
         f"sending SIGTERM to the command (pid {child.pid})",
         err=True,
     )
@@ -504,10 +504,16 @@ def _status_of(returncode: int) -> int:
 
 
 def _loss_reason(lock: Any) -> str:
-    outcomes = getattr(lock, "outcomes", ())
-    if not outcomes:
-        return "its validity ran out"
-    return "the extension failed: " + "; ".join(str(o) for o in outcomes)
+    """The library's own account of the loss: the text of the ``LockLost`` that
+    ``check()`` raises once a loss is known (a failed renewal and each server's answer,
+    or a validity that ran out, and why)."""
+    try:
+        lock.check()
+    except LockLost as exc:
+        return str(exc)
+    except QuorumLockError:
+        pass
+    return f"lock {lock.name!r}: its validity ran out"
 
 
 def _reason(lost: list[str], lock: Any) -> str:
