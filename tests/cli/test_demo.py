@@ -13,8 +13,9 @@ import pytest
 from quorumlock.cli import _demo
 from quorumlock.cli._app import build_parser
 from quorumlock.testing import LocalServerGroup
-from tests.cli.conftest import clean_env, command, pid_alive, run_cli
+from tests.cli.conftest import assert_one_line_error, clean_env, command, pid_alive, run_cli
 from tests.conftest import children_of
+from tests.integration.test_server_warnings import closed_ports
 
 pytestmark = pytest.mark.slow
 
@@ -110,3 +111,16 @@ def test_a_signal_whose_exception_a_finaliser_dropped_still_stops_the_demo(
     )
     assert args.handler(args) == 128 + signal.SIGTERM
     assert {signum: signal.getsignal(signum) for signum in before} == before
+
+
+def test_the_demo_refuses_servers_too_few_of_which_answer(servers: LocalServerGroup) -> None:
+    """Given servers of which no majority answers (down, or wanting a password), the demo
+    says so at once, one line naming each, instead of running its workers for all of
+    --seconds and ending with 'FAILED' and no reason."""
+    refused = [f"redis://127.0.0.1:{port}" for port in closed_ports(2)]
+    result = run_cli("demo", "--seconds", "30", servers=[*refused, servers.urls[0]])
+    assert result.returncode == 1
+    line = assert_one_line_error(result)
+    assert "cannot run the demo: 1 of 3 servers answer, 2 needed for a majority" in line
+    assert all(f"{url}: unreachable" in line for url in refused), line
+    assert "acquisitions" not in result.stdout  # no worker ran

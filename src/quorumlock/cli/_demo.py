@@ -36,6 +36,7 @@ from typing import Any, Final
 import redis
 from tqdm import tqdm
 
+from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._exceptions import QuorumLockError, QuorumUnavailable
 from quorumlock.cli._common import (
     ENV_SERVERS,
@@ -48,6 +49,7 @@ from quorumlock.cli._common import (
     add_server_options,
     count,
     embedded_server_binary,
+    error_reply,
     interrupting,
     positive,
     redact,
@@ -140,6 +142,7 @@ def _servers(servers: Servers | None) -> Iterator[tuple[list[str], LocalServerGr
     if servers is not None:
         if servers.specs and any(s.kwargs.get("password") for s in servers.specs):
             raise CliError("the demo runs on servers without a password", EXIT_USAGE)
+        _check_majority(servers)
         say(f"using {len(servers)} servers from --servers/${ENV_SERVERS} (no crash injected)")
         yield servers.labels, None
         return
@@ -149,6 +152,27 @@ def _servers(servers: Servers | None) -> Iterator[tuple[list[str], LocalServerGr
         for index, server in enumerate(group, 1):
             say(f"  server {index}  {server.url}  pid {server.pid}")
         yield group.urls, group
+
+
+def _check_majority(servers: Servers) -> None:
+    """Raise :class:`CliError` (exit status 1) unless a majority of the servers answer a
+    PING: otherwise every worker's every attempt could only fail, for all of
+    ``--seconds``, with nothing said of why."""
+    failures: list[str] = []
+    for spec in servers.specs:
+        client = servers.client(spec)
+        try:
+            client.ping()
+        except redis.RedisError as exc:
+            failures.append(f"{spec.label}: {error_reply(exc)}")
+        finally:
+            client.close()
+    answered, needed = len(servers.specs) - len(failures), quorum(len(servers.specs))
+    if answered < needed:
+        raise CliError(
+            f"cannot run the demo: {answered} of {len(servers.specs)} servers answer, "
+            f"{needed} needed for a majority ({'; '.join(failures)})"
+        )
 
 
 def _run(
