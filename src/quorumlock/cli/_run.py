@@ -162,7 +162,8 @@ def add_parser(subparsers: Any) -> Parser:
         metavar="S",
         type=positive("--wait", allow_zero=True),
         default=None,
-        help="wait at most S seconds for the lock (default: no limit; 0: try once)",
+        help="wait at most S seconds for the lock while others hold it (default: no limit; "
+        "0: try once); servers that do not answer are given up to --timeout first",
     )
     parser.add_argument(
         "--grace",
