@@ -104,6 +104,14 @@ def test_bench_suite_options_need_suite_and_vice_versa() -> None:
     assert result.returncode == 2
     # One line: it printed the suite module's usage too, with options bench does not take.
     assert "unknown figure(s) ['nonsense']" in assert_one_line_error(result)
+    for words, said in (
+        (["--suite", "--only", ""], "--only names no figure"),  # not all five, ~8 minutes
+        (["--only", ""], "--only goes with --suite"),
+        (["--suite", "--plots", "/tmp/p", "--no-plots"], "--plots and --no-plots contradict"),
+    ):
+        result = run_cli("bench", *words, timeout=60)
+        assert result.returncode == 2
+        assert said in assert_one_line_error(result)
 
 
 def test_bench_on_servers_that_do_not_answer_fails_before_running() -> None:

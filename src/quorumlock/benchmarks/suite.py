@@ -551,7 +551,9 @@ def figures(only: str) -> list[str]:
     """
     chosen = [f.strip() for f in only.split(",") if f.strip()]
     unknown = sorted(set(chosen) - set(FIGURES))
-    if unknown or not chosen:
+    if not chosen:
+        raise ValueError(f"--only names no figure; choose from {','.join(FIGURES)}")
+    if unknown:
         raise ValueError(f"--only: unknown figure(s) {unknown}; choose from {','.join(FIGURES)}")
     return [f for f in FIGURES if f in chosen]
 

@@ -221,7 +221,9 @@ def _suite_argv(args: argparse.Namespace, json_path: str | None) -> list[str]:
     from quorumlock.benchmarks import suite  # noqa: PLC0415 (see _config)
 
     argv = ["--quick"] if args.quick else []
-    if args.only:
+    if args.plots is not None and args.no_plots:
+        raise CliError("--plots and --no-plots contradict each other: give one", EXIT_USAGE)
+    if args.only is not None:  # ('' too: it names no figure, it is not "all of them")
         try:  # here, for one line: the suite's parser would print its usage too
             suite.figures(args.only)
         except ValueError as exc:
@@ -259,7 +261,7 @@ def run_suite(args: argparse.Namespace) -> int:
 
 def run_bench(args: argparse.Namespace) -> int:
     for name in ("only", "plots", "no_plots", "write_docs"):
-        if getattr(args, name) and not args.suite:
+        if getattr(args, name) not in (None, False) and not args.suite:
             raise CliError(f"--{name.replace('_', '-')} goes with --suite", 2)
     if args.suite:
         return run_suite(args)
