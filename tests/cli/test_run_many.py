@@ -52,6 +52,8 @@ def test_a_set_waits_for_a_plain_lock_on_one_of_its_names(
             time.sleep(0.02)
         result = cli("run", f"{a},{b}", "--wait", "0", "--", "true")
         assert result.returncode == 75, result.stderr
+        # (not "lock 'a,b' is held": b alone is)
+        assert f"one or more of the locks {a!r}, {b!r} is held by someone else" in result.stderr
         assert held_on(servers, a) == 0  # nothing of the failed attempt is left
     finally:
         assert holder.wait(timeout=30) == 0

@@ -272,9 +272,12 @@ def run(args: argparse.Namespace) -> int:
                 if not acquired:
                     waited = "" if args.wait == 0 else f" (waited {args.wait:g} s)"
                     held = (
-                        f"lock {args.name!r} is held by someone else"
-                        if args.permits is None
-                        else f"all {args.permits} permits of {args.name!r} are held by others"
+                        f"all {args.permits} permits of {args.name!r} are held by others"
+                        if args.permits is not None
+                        else f"lock {args.name!r} is held by someone else"
+                        if len(names) == 1
+                        else f"one or more of the locks {', '.join(map(repr, names))} is held "
+                        "by someone else"
                     )
                     say(f"quorumlock: {held}{waited}", err=True)
                     return EXIT_NOT_ACQUIRED
