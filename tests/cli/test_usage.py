@@ -56,6 +56,16 @@ def test_no_command() -> None:
     assert_one_line_error(result)
 
 
+def test_an_unknown_option_before_the_command_is_named() -> None:
+    """Not "the following arguments are required: COMMAND", which it said."""
+    for words in (["--bogus"], ["--debug", "status", "x"]):
+        result = run_cli(*words)
+        assert result.returncode == 2
+        line = assert_one_line_error(result)
+        assert f"unrecognized arguments: {words[0]} (options go after the command" in line
+    assert run_cli("--vers").stdout.startswith("quorumlock ")  # argparse's abbreviation
+
+
 def test_run_without_double_dash(cli: Cli) -> None:
     result = cli("run", "job", "true")
     assert result.returncode == 2

@@ -89,6 +89,17 @@ def build_parser() -> Parser:
     return parser
 
 
+def _own_option(word: str) -> bool:
+    """Whether ``word`` is an option of ``quorumlock`` itself (before a command):
+    ``-h``, ``--help``, ``--version``, or what argparse takes for one of the last two
+    (``--vers``)."""
+    return word == "-h" or (len(word) > 2 and any(o.startswith(word) for o in _OWN_OPTIONS))
+
+
+#: The long options ``quorumlock`` itself takes, before a command.
+_OWN_OPTIONS = ("--help", "--version")
+
+
 def _split_command(argv: list[str]) -> tuple[list[str], list[str] | None]:
     """``run`` takes its command after ``--``: split it off before argparse sees it."""
     if "--" not in argv:
@@ -110,6 +121,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = False
     setup_logging(debug)
     try:
+        if options and options[0].startswith("-") and not _own_option(options[0]):
+            # argparse would say that COMMAND is missing, not what is wrong
+            raise CliError(
+                f"unrecognized arguments: {options[0]} (options go after the command: "
+                "quorumlock COMMAND [options]; see: quorumlock --help)",
+                EXIT_USAGE,
+            )
         args, extras = build_parser().parse_known_args(options)
         # Only a --debug that the command took: one in the wrong place is refused below
         # and turns nothing on.
