@@ -292,6 +292,8 @@ VERIFY_SHORT = ["verify", "--nemesis", "none", "--count", "3", "--workers", "2",
         (["run", "x", "--max-ttl", "1e16", "--", "true"], "--max-ttl must be at most 1e+09"),
         (["run", "x", "--ttl", "1e308", "--", "true"], "--ttl must be at most 1e+09"),
         (["doctor", "--ttl", "1e308"], "--ttl must be at most 1e+09"),
+        (["doctor", "--ttl", "0.0001"], "ttl 0.0001 is too short"),  # as run and verify say
+        (["doctor", "--instance-timeout", "1e10"], "--instance-timeout must be at most 3600"),
         (["status", "x", "--max-ttl", "1e10"], "--max-ttl must be at most 1e+09"),
         (["servers", "init", "--timeout", "1e20", "{url}"], "--timeout must be at most 3600"),
         ([*VERIFY_SHORT, "--ttl", "0.001"], "ttl 0.001 is too short"),

@@ -52,7 +52,7 @@ from typing import Any, Final, Literal
 import redis
 
 from quorumlock._algorithm.arithmetic import default_instance_timeout, quorum
-from quorumlock._algorithm.config import MAX_TTL_SECONDS
+from quorumlock._algorithm.config import MAX_TTL_SECONDS, RedlockConfig, to_ttl_ms
 from quorumlock._algorithm.outcomes import MARKER_OF_ANOTHER_TYPE, Reply, quarantine_cause
 from quorumlock._exceptions import ConfigurationError
 from quorumlock._io.errors import translate, wrong_type
@@ -66,6 +66,7 @@ from quorumlock._io.incarnation import (
 from quorumlock.cli._common import (
     EXIT_ERROR,
     EXIT_USAGE,
+    MAX_TIMEOUT,
     CliError,
     Parser,
     Servers,
@@ -160,7 +161,7 @@ def add_parser(subparsers: Any) -> Parser:
     parser.add_argument(
         "--instance-timeout",
         metavar="S",
-        type=positive("--instance-timeout"),
+        type=positive("--instance-timeout", maximum=MAX_TIMEOUT),
         default=None,
         help="the per-instance timeout your Redlock uses (default: derived from --ttl)",
     )
@@ -185,6 +186,9 @@ def add_parser(subparsers: Any) -> Parser:
 
 
 def doctor(args: argparse.Namespace) -> int:
+    # A ttl that no lock could use (no longer than its drift allowance) is refused as
+    # run and verify refuse it (ConfigurationError: exit status 2).
+    to_ttl_ms(args.ttl, RedlockConfig().clock_drift_factor)
     servers = resolve_servers(args)
     assert servers is not None
     timeout = (
