@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import pty
+import re
 import signal
 import subprocess
 import sys
@@ -209,7 +210,8 @@ def test_a_lost_lock_terminates_a_stubborn_command(
             proc.kill()
     assert status == 124
     assert f"the lock was lost: lock {lock_name!r} " in stderr
-    assert "only 1 of 3 servers confirmed it" in stderr  # the failed renewal's own answer
+    # the failed renewal's own count (1, or 0 where the third timed out on a busy machine)
+    assert re.search(r"only [01] of 3 servers confirmed it", stderr), stderr
     assert "SIGKILL" in stderr
     assert log.read_text().split() == ["TERM"]  # it got SIGTERM first, and ignored it
     assert not pid_alive(child)
