@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -222,18 +223,14 @@ def test_a_lost_lock_stops_a_cooperative_command_at_once(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
     """Someone deletes the key everywhere: the next renewal finds it gone."""
-    proc = spawn_cli("run", lock_name, "--ttl", "1", "--", "sleep", "30", servers=servers.urls)
-    try:
-        wait_for(lambda: held_on(servers, lock_name) >= 3)
+
+    def delete_everywhere(proc: subprocess.Popen[str]) -> None:
         for url in servers.urls:
             client = redis.Redis.from_url(url, socket_timeout=2)
             client.delete(lock_name)
             client.close()
-        status = proc.wait(timeout=10)
-        _, stderr = proc.communicate(timeout=5)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
+
+    status, stderr = run_losing(servers, lock_name, delete_everywhere)
     assert status == 124
     assert f"the lock was lost: lock {lock_name!r} could not be extended: " in stderr
     assert "SIGKILL" not in stderr  # sleep dies of SIGTERM
@@ -244,20 +241,33 @@ def test_a_lock_that_ran_out_while_run_was_stopped_says_so(
 ) -> None:
     """run itself stopped (SIGSTOP) past its validity: the lock ran out unrenewed, and
     that is the reason given, not a failed extension that every server confirmed."""
-    proc = spawn_cli("run", lock_name, "--ttl", "1", "--", "sleep", "30", servers=servers.urls)
-    try:
-        wait_for(lambda: held_on(servers, lock_name) >= 3)
+
+    def stop_past_the_ttl(proc: subprocess.Popen[str]) -> None:
         proc.send_signal(signal.SIGSTOP)
         time.sleep(1.5)
         proc.send_signal(signal.SIGCONT)
+
+    status, stderr = run_losing(servers, lock_name, stop_past_the_ttl)
+    assert status == 124
+    assert f"the lock was lost: lock {lock_name!r} expired: its validity ran out" in stderr
+    assert "no renewal in time" in stderr, stderr
+
+
+def run_losing(
+    servers: LocalServerGroup, lock_name: str, lose: Callable[[subprocess.Popen[str]], None]
+) -> tuple[int, str]:
+    """``run NAME --ttl 1 -- sleep 30``, whose lock ``lose`` makes it lose once it is
+    held everywhere: its exit status and stderr."""
+    proc = spawn_cli("run", lock_name, "--ttl", "1", "--", "sleep", "30", servers=servers.urls)
+    try:
+        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        lose(proc)
         status = proc.wait(timeout=20)
         _, stderr = proc.communicate(timeout=5)
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert status == 124
-    assert f"the lock was lost: lock {lock_name!r} expired: its validity ran out" in stderr
-    assert "no renewal in time" in stderr, stderr
+    return status, stderr
 
 
 def test_password_file_for_acl(make_servers: ServerFactory, tmp_path: Path, lock_name: str) -> None:
