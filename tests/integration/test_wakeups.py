@@ -25,8 +25,9 @@ import redis
 from quorumlock import Redlock
 from quorumlock import asyncio as aio
 from quorumlock._algorithm.scripts import RELEASED_PREFIX
+from quorumlock._io import async_wakeups, wakeups
 from quorumlock.testing import LocalServerGroup
-from tests.conftest import held_on_every_server, values
+from tests.conftest import ServerFactory, held_on_every_server, values
 from tests.integration.apis import PATIENT
 from tests.integration.test_quarantine import as_user, command
 
@@ -165,6 +166,44 @@ def test_a_frozen_server_delays_no_other_servers_subscription(
     finally:
         frozen.resume()
     assert waiter.release()
+
+
+@pytest.mark.parametrize("transport", ["tcp", "unix"])
+def test_an_asyncio_subscriber_to_a_server_that_is_down_waits_between_attempts(
+    make_servers: ServerFactory, lock_name: str, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server down when a task starts waiting: its subscriber connection is tried again
+    after a pause, not in a loop. Over a unix socket that is gone the connect fails
+    without yielding, and the loop blocked the event loop for good (the waiter's own
+    timeout never fired); over TCP it spun the CPU, also after the waiter had left."""
+    group = make_servers(3, unixsocket=True)
+    group[2].kill()
+    urls = [s.unix_url for s in group] if transport == "unix" else group.urls
+    attempts = 0
+    session = async_wakeups._AsyncListener._session
+
+    async def counted(listener: async_wakeups._AsyncListener) -> str:
+        nonlocal attempts
+        attempts += 1
+        return await session(listener)
+
+    monkeypatch.setattr(async_wakeups._AsyncListener, "_session", counted)
+
+    async def body() -> None:
+        rl = aio.Redlock(urls)
+        holder = rl.lock(lock_name, ttl=30)
+        assert await holder.acquire(blocking=False)
+        began = time.monotonic()
+        assert not await asyncio.wait_for(rl.lock(lock_name, ttl=30).acquire(timeout=1.5), 10)
+        assert time.monotonic() - began < 5  # its own timeout, in a loop that ran
+        await asyncio.sleep(1.0)  # the waiter gone: no more attempts
+        await holder.release()
+        await rl.close()
+
+    asyncio.run(body())
+    # 2 live listeners' sessions, and the dead one's every RECONNECT_PAUSE (0.5 s) while
+    # the waiter waited: a few, not thousands.
+    assert attempts <= 2 + 2.5 / wakeups.RECONNECT_PAUSE + 2, attempts
 
 
 def test_many_waiters_in_one_process_take_turns(servers: LocalServerGroup, lock_name: str) -> None:

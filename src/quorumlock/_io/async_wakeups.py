@@ -366,11 +366,18 @@ class _AsyncListener:
             if outcome == "retired":
                 return
             if outcome == "failed":
+                # The next attempt after a pause, or at once for a channel added since
+                # this one began (``want``); none once nothing is wanted (``want``
+                # starts the task again). A server that refuses at once (a unix socket
+                # that is gone) must not be retried in a loop that never yields.
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(RECONNECT_PAUSE):
                         await self._poked.wait()
+                if not self._hub.wanted(self):
+                    return
 
     async def _session(self) -> str:
+        self._poked.clear()  # (what was wanted so far, this session subscribes to)
         spec = subscriber_spec(self._spec, self._failures)
         conn = spec.async_connection(connect_timeout=self._connect_timeout)
         try:
