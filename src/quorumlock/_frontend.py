@@ -874,7 +874,7 @@ class LockBase:
                 shown(self.name),
                 render_outcomes(self.outcomes),
             )
-            self._note_lost("validity ran out" if ran_out else "not held at release")
+            self._found_lost("validity ran out" if ran_out else "not held at release")
         else:  # too few answers, not a loss: the keys not deleted expire with the ttl
             logger.warning(
                 "could not confirm the release of lock %s (too few servers answered; "
@@ -900,7 +900,7 @@ class LockBase:
         try:
             token, validity = self._state.export(now=time.monotonic(), keep=keep)
         except LockLost:
-            self._note_lost("validity ran out")
+            self._found_lost("validity ran out")
             raise
         if keep:
             self._shared_token = token  # the adopter holds it too: see ``__del__``
@@ -1093,8 +1093,21 @@ class LockBase:
     def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
         """The lock was lost while held: stop its lease, tell the log, the observer,
         ``lost`` and ``on_lost``, and end the protected block where the front end can."""
+        first = not self._lost_noted
         self._stop_lease(error)
         logger.warning("%s", error)
+        self._note_lost(reason)
+        self.lost.set()
+        if first and self._on_lost is not None:  # once per acquisition, as the observer
+            self._call_on_lost()
+
+    def _found_lost(self, reason: str) -> None:
+        """A loss that the caller found before the lease told it (``check()``,
+        ``export()``, a release, the end of a block; a lease kept from running, as by an
+        event loop that a long computation holds): the observer, ``lost`` and
+        ``on_lost``, in the calling thread, once per acquisition."""
+        if self._lost_noted:
+            return
         self._note_lost(reason)
         self.lost.set()
         if self._on_lost is not None:
@@ -1133,7 +1146,7 @@ class LockBase:
         raise :class:`LockLost` if it ran (at least partly) without the lock. Loss is
         never silent; an exception of the block itself is left to propagate."""
         if exc_type is None and self._lost_by_exit(was_lost, released):
-            self._note_lost("validity ran out")
+            self._found_lost("validity ran out")
             raise LockLost(
                 f"lock {shown(self.name)} was lost before the end of the {block} block."
                 f"{self._state.lost_because()}",
@@ -1156,7 +1169,7 @@ class LockBase:
             raise self._state.lost_error()
         error = self._state.expire(time.monotonic())
         if error is not None:
-            self._note_lost("validity ran out")
+            self._found_lost("validity ran out")
             raise error
         raise LockNotHeld(
             f"lock {shown(self.name)} is not held by this Lock object", name=self.name

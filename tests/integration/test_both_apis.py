@@ -511,6 +511,35 @@ def test_max_hold_is_honoured_when_the_event_loop_is_late(
     api.run(body)
 
 
+@pytest.mark.parametrize("found_by", ["check", "extend"])
+def test_a_loss_found_by_the_holder_calls_on_lost_once(
+    api: Api, servers: LocalServerGroup, lock_name: str, found_by: str
+) -> None:
+    """The validity runs out while the lease cannot run (an event loop held by a long
+    computation; the sync lease thread may find it first): whoever finds the loss,
+    ``on_lost`` runs once and ``lock.lost`` is set. An asyncio ``check()`` that found it
+    told no one, and an ``extend()`` made ``on_lost`` run twice."""
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls)
+        calls: list[object] = []
+        lock = rl.lock(lock_name, ttl=0.5, on_lost=calls.append)
+        assert await call(lock.acquire())
+        time.sleep(0.7)  # (blocking: in asyncio, the lease task cannot run)
+
+        async def find() -> float:
+            return lock.check() if found_by == "check" else await call(lock.extend())
+
+        with pytest.raises(LockLost):
+            await find()
+        await asyncio.sleep(0.3)  # the lease, had it anything left to tell
+        assert calls == [lock]
+        assert is_lost(lock)
+        await call(lock.release())
+
+    api.run(body)
+
+
 def test_no_extension_after_release(api: Api, make_servers: ServerFactory, lock_name: str) -> None:
     """Release during a renewal round: the renewal stops (or ends) first, none follows."""
     group = make_servers(3)
