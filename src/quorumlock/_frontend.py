@@ -1052,6 +1052,11 @@ class LockBase:
         mine = yield from self._state.probe(mine=True)
         return mine and self.validity > 0
 
+    def _release_begins(self) -> tuple[bool, bool]:
+        """As a release round begins: whether a loss was reported already, and whether
+        the validity has run out (then why a key the round finds gone is gone)."""
+        return self._state.lost, self.validity == 0
+
     def _release_ended(self, released: bool, was_lost: bool, ran_out: bool, started: float) -> None:
         if self._observer is not None:
             self._note_release(released, started)
@@ -1093,19 +1098,15 @@ class LockBase:
     def _report_lost(self, error: LockLost, reason: str = "extension failed") -> None:
         """The lock was lost while held: stop its lease, tell the log, the observer,
         ``lost`` and ``on_lost``, and end the protected block where the front end can."""
-        first = not self._lost_noted
         self._stop_lease(error)
         logger.warning("%s", error)
-        self._note_lost(reason)
-        self.lost.set()
-        if first and self._on_lost is not None:  # once per acquisition, as the observer
-            self._call_on_lost()
+        self._found_lost(reason)
 
     def _found_lost(self, reason: str) -> None:
-        """A loss that the caller found before the lease told it (``check()``,
-        ``export()``, a release, the end of a block; a lease kept from running, as by an
-        event loop that a long computation holds): the observer, ``lost`` and
-        ``on_lost``, in the calling thread, once per acquisition."""
+        """A loss told to the observer, ``lost`` and ``on_lost``, once per acquisition,
+        whoever found it: the lease (:meth:`_report_lost`), or the caller before it
+        (``check()``, ``export()``, a release, the end of a block; a lease kept from
+        running, as by an event loop that a long computation holds), in its thread."""
         if self._lost_noted:
             return
         self._note_lost(reason)

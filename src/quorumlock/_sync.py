@@ -744,7 +744,7 @@ class Lock(LockBase):
             self._generation += 1
             self._enter_held = False
             _HELD.discard(self)
-            was_lost, ran_out = self._state.lost, self.validity == 0
+            was_lost, ran_out = self._release_begins()
             released = self._redlock._run(self._state.release())
         except BaseException as exc:
             if _cut_short(exc):

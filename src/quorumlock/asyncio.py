@@ -777,7 +777,7 @@ class Lock(LockBase):
         a holder that never awaited while the validity ran out), and whether the
         validity had run out before it."""
         await self._stop_keeper()
-        was_lost, ran_out = self._state.lost, self.validity == 0
+        was_lost, ran_out = self._release_begins()
         return await self._redlock._run(self._state.release()), was_lost, ran_out
 
     # Lease keeping: one task per held lock that needs it.

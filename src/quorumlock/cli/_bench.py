@@ -20,8 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import redis
-
 from quorumlock.benchmarks import FIGURES
 from quorumlock.cli._common import (
     ENV_SERVERS,
@@ -34,7 +32,6 @@ from quorumlock.cli._common import (
     count,
     embedded_server_binary,
     emit_json,
-    error_reply,
     positive,
     resolve_servers,
     say,
@@ -191,14 +188,8 @@ def _urls(servers: Servers | None) -> Iterator[tuple[list[str], bool]]:
 def _check_answering(servers: Servers) -> None:
     """Raise :class:`CliError` (exit status 1) unless every server answers a PING: on
     one that does not, the contenders using it could only fail."""
-    for spec in servers.specs:
-        client = servers.client(spec)
-        try:
-            client.ping()
-        except redis.RedisError as exc:
-            raise CliError(f"cannot bench on {spec.label}: {error_reply(exc)}") from None
-        finally:
-            client.close()
+    if failures := servers.unanswered():
+        raise CliError(f"cannot bench on {failures[0]}")
 
 
 def _suite_argv(args: argparse.Namespace, json_path: str | None) -> list[str]:

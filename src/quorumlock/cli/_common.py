@@ -302,6 +302,19 @@ class Servers:
     def client(self, spec: ServerSpec) -> redis.Redis:
         return spec.client(timeout=self.timeout)
 
+    def unanswered(self) -> list[str]:
+        """Each server that does not answer a PING, as ``label: why``."""
+        failures: list[str] = []
+        for spec in self.specs:
+            client = self.client(spec)
+            try:
+                client.ping()
+            except redis.RedisError as exc:
+                failures.append(f"{spec.label}: {error_reply(exc)}")
+            finally:
+                client.close()
+        return failures
+
     @contextmanager
     def connected(self) -> Iterator[list[redis.Redis]]:
         clients = self.clients()

@@ -49,7 +49,6 @@ from quorumlock.cli._common import (
     add_server_options,
     count,
     embedded_server_binary,
-    error_reply,
     interrupting,
     positive,
     redact,
@@ -158,15 +157,7 @@ def _check_majority(servers: Servers) -> None:
     """Raise :class:`CliError` (exit status 1) unless a majority of the servers answer a
     PING: otherwise every worker's every attempt could only fail, for all of
     ``--seconds``, with nothing said of why."""
-    failures: list[str] = []
-    for spec in servers.specs:
-        client = servers.client(spec)
-        try:
-            client.ping()
-        except redis.RedisError as exc:
-            failures.append(f"{spec.label}: {error_reply(exc)}")
-        finally:
-            client.close()
+    failures = servers.unanswered()
     answered, needed = len(servers.specs) - len(failures), quorum(len(servers.specs))
     if answered < needed:
         raise CliError(
