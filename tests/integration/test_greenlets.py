@@ -83,7 +83,7 @@ def test_the_lease_runs_as_a_greenlet(report: dict[str, dict[str, object]]) -> N
 
 
 def test_a_greenlet_that_ran_rounds_sleeps_in_full(report: dict[str, dict[str, object]]) -> None:
-    """After each of 200 acquires and releases, a 5 ms sleep of the same greenlet lasts
+    """After each of 800 acquires and releases, a 5 ms sleep of the same greenlet lasts
     5 ms: nothing of the rounds' waits on the servers' sockets wakes the greenlet later
     (under eventlet, whose select on several sockets would)."""
     shortest = report["sleeps"]["shortest"]
