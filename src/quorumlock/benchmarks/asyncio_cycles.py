@@ -1,7 +1,7 @@
 """Asyncio acquire+release benchmark: ``quorumlock.asyncio`` next to the other asyncio Redlocks.
 
 Every contender locks N = 5 servers, the same ones, in the same run and on the same event
-loop, in two scenarios:
+loop, in three scenarios:
 
 1. **One task**, uncontended: cycle after cycle on one key (create a lock, acquire it
    without blocking, release it). Latency (p50, p99) and cycles per second: the fixed
@@ -13,6 +13,10 @@ loop, in two scenarios:
    its default per-server timeout (derived from the ttl: 50 ms for 10 s) is shorter than
    such a round can take on a loaded 2-core machine, so this scenario gives quorumlock
    ``instance_timeout=2.0`` (the report says so).
+3. **Many tasks on one key** (as many, the same ``instance_timeout``): each task waits
+   for the lock (a blocking acquire, up to the end of the slice) and releases it at
+   once, again and again: acquisitions per second for the whole process, the waits
+   the slice's end cut short not counted. Web handlers guarding one record are this.
 
 Contenders:
 
@@ -25,6 +29,12 @@ Contenders:
 * aioredlock (on aioredis 1.3.1): ``Aioredlock(urls, retry_count=1)`` once, then
   ``await lm.lock(key, lock_timeout=10)`` (seconds), ``await lm.unlock(lock)``. One try,
   like ``blocking=False``. Reported as ``not usable: <reason>`` if it cannot run here.
+
+In scenario 3 the acquires wait: quorumlock's ``acquire(timeout=left)``, pottery's
+``acquire(blocking=True, timeout=left)``, and aioredlock's ``lock`` with
+``retry_count=1000`` (it has no timeout: its pauses, 0.1 to 0.3 s, go on until the
+retries are spent) under ``asyncio.wait_for(..., left)``, ``left`` being the time to the
+slice's end.
 
 The method is the one of ``uncontended.py`` (and reuses its result and report code):
 warm-up, then rounds in which every contender gets one time slice, in an order rotated
@@ -44,7 +54,7 @@ import secrets
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Final, Protocol
@@ -87,6 +97,8 @@ OVERRUN_GRACE: Final = 10.0
 #: A task that fails this many cycles in a row stops for the rest of the slice.
 MAX_FAILURE_STREAK: Final = 50
 KEY_PREFIX: Final = "quorumlock-bench:asyncio"
+#: aioredlock's tries per acquire in scenario 3, where it waits (it has no timeout).
+AIOREDLOCK_WAITING_RETRIES: Final = 1000
 
 
 # --------------------------------------------------------------------------- contenders
@@ -100,9 +112,25 @@ class Scenario:
     title: str
     tasks: int
     instance_timeout: float | None = None
+    one_key: bool = False  # the tasks wait for one key in turn (blocking acquires)
 
     def ratios(self) -> tuple[Ratio, ...]:
         tag = f"[{self.slug}] "
+        if self.one_key:
+            return (
+                Ratio(
+                    tag + "quorumlock async N=5 acquisitions/s / pottery AIORedlock N=5",
+                    "quorumlock",
+                    "pottery",
+                    "cycles_per_second",
+                ),
+                Ratio(
+                    tag + "quorumlock async N=5 acquisitions/s / aioredlock N=5",
+                    "quorumlock",
+                    "aioredlock",
+                    "cycles_per_second",
+                ),
+            )
         return (
             Ratio(
                 tag + "quorumlock async N=5 cycles/s / pottery AIORedlock N=5 cycles/s",
@@ -120,7 +148,7 @@ class Scenario:
         )
 
 
-def scenarios(tasks: int, instance_timeout: float) -> tuple[Scenario, Scenario]:
+def scenarios(tasks: int, instance_timeout: float) -> tuple[Scenario, Scenario, Scenario]:
     return (
         Scenario("1 task", "scenario 1: one task, uncontended, cycles in sequence on one key", 1),
         Scenario(
@@ -130,6 +158,14 @@ def scenarios(tasks: int, instance_timeout: float) -> tuple[Scenario, Scenario]:
             tasks,
             instance_timeout,
         ),
+        Scenario(
+            f"{tasks:,} tasks, one key",
+            f"scenario 3: {tasks:,} tasks at once, all waiting for one key in turn; "
+            f"quorumlock runs with Redlock(urls, instance_timeout={instance_timeout!r})",
+            tasks,
+            instance_timeout,
+            one_key=True,
+        ),
     )
 
 
@@ -138,6 +174,10 @@ class AsyncRunner(Protocol):
 
     async def cycle(self, key: str) -> bool:
         """Acquire without blocking, then release; True if both succeeded."""
+        ...
+
+    async def turn(self, key: str, timeout: float) -> bool:
+        """Wait up to ``timeout`` for the lock, then release; True if both succeeded."""
         ...
 
     async def aclose(self) -> None:
@@ -154,6 +194,12 @@ class QuorumlockRunner:
     async def cycle(self, key: str) -> bool:
         lock = self._redlock.lock(key, ttl=float(TTL_SECONDS))
         if not await lock.acquire(blocking=False):
+            return False
+        return await lock.release()
+
+    async def turn(self, key: str, timeout: float) -> bool:
+        lock = self._redlock.lock(key, ttl=float(TTL_SECONDS))
+        if not await lock.acquire(timeout=timeout):
             return False
         return await lock.release()
 
@@ -197,6 +243,13 @@ class PotteryRunner:
         await lock.release()  # raises ReleaseUnlockedLock without a majority
         return True
 
+    async def turn(self, key: str, timeout: float) -> bool:
+        lock = self._aioredlock_class(key=key, masters=self._masters, auto_release_time=TTL_SECONDS)
+        if not await lock.acquire(blocking=True, timeout=timeout):
+            return False
+        await lock.release()
+        return True
+
     async def aclose(self) -> None:
         for client in self._clients:
             await client.aclose(close_connection_pool=True)
@@ -206,11 +259,23 @@ class AioredlockRunner:
     """aioredlock's ``Aioredlock`` (aioredis 1.x pools), one try per lock."""
 
     def __init__(self, urls: Sequence[str], scenario: Scenario) -> None:
-        self._manager = import_peer("aioredlock").Aioredlock(list(urls), retry_count=1)
+        retries = AIOREDLOCK_WAITING_RETRIES if scenario.one_key else 1
+        self._manager = import_peer("aioredlock").Aioredlock(list(urls), retry_count=retries)
+        self._error = import_peer("aioredlock").LockError
 
     async def cycle(self, key: str) -> bool:
         lock = await self._manager.lock(key, lock_timeout=TTL_SECONDS)  # LockError if not
         await self._manager.unlock(lock)  # LockError without a majority
+        return True
+
+    async def turn(self, key: str, timeout: float) -> bool:
+        try:
+            lock = await asyncio.wait_for(
+                self._manager.lock(key, lock_timeout=TTL_SECONDS), timeout
+            )
+        except (TimeoutError, self._error):
+            return False
+        await self._manager.unlock(lock)
         return True
 
     async def aclose(self) -> None:
@@ -253,21 +318,28 @@ def _one_line(exc: BaseException) -> str:
 
 
 async def _cycle_until(
-    cycle: Callable[[str], Awaitable[bool]], key: str, deadline_ns: int, tally: _Tally
+    runner: AsyncRunner, key: str, deadline_ns: int, tally: _Tally, *, wait: bool
 ) -> None:
-    """One task's share of a slice: cycle on ``key`` until the deadline, timing each."""
+    """One task's share of a slice: cycle on ``key`` until the deadline, timing each
+    (``wait``: with blocking acquires that give up at the deadline; one that does is
+    not counted)."""
     clock = time.perf_counter_ns
     record = tally.latencies_ns.append
     streak = 0
     while True:
         began = clock()
         try:
-            ok = await cycle(key)
+            if wait:
+                ok = await runner.turn(key, max(0.0, (deadline_ns - began) / 1e9))
+            else:
+                ok = await runner.cycle(key)
         except Exception as exc:  # a failing contender is reported, never fatal
             ok = False
             if tally.error is None:
                 tally.error = _one_line(exc)
         ended = clock()
+        if wait and not ok and ended >= deadline_ns:
+            return  # the slice's end cut its wait short
         tally.cycles += 1
         if ok:
             record(ended - began)
@@ -281,17 +353,22 @@ async def _cycle_until(
             return
 
 
-async def run_slice(runner: AsyncRunner, keys: Sequence[str], seconds: float) -> Batch:
+async def run_slice(
+    runner: AsyncRunner, keys: Sequence[str], seconds: float, *, wait: bool = False
+) -> Batch:
     """One task per key, all cycling for ``seconds``; the slice ends when the last stops.
 
     A task starts no cycle after the deadline, so the slice lasts ``seconds`` plus the
     cycles in flight then; the rate is completed cycles over that whole time. Tasks still
-    running ``OVERRUN_GRACE`` seconds after the deadline are cancelled.
+    running ``OVERRUN_GRACE`` seconds after the deadline are cancelled. ``wait``: the
+    acquires wait for the lock, up to the deadline (``keys`` may repeat a key).
     """
     tally = _Tally()
     started = time.perf_counter_ns()
     deadline = started + int(seconds * 1e9)
-    tasks = [asyncio.ensure_future(_cycle_until(runner.cycle, k, deadline, tally)) for k in keys]
+    tasks = [
+        asyncio.ensure_future(_cycle_until(runner, k, deadline, tally, wait=wait)) for k in keys
+    ]
     try:
         _, late = await asyncio.wait(tasks, timeout=seconds + OVERRUN_GRACE)
     finally:
@@ -357,10 +434,14 @@ async def run_scenario(
                 continue
             runners[contender.slug] = runner
             prefix = f"{KEY_PREFIX}:{contender.slug}:{run_id}"
-            keys[contender.slug] = [f"{prefix}:{i}" for i in range(scenario.tasks)]
+            keys[contender.slug] = [
+                prefix if scenario.one_key else f"{prefix}:{i}" for i in range(scenario.tasks)
+            ]
             # Warm-up: connections opened (all of them, for the many-task scenario),
             # scripts cached on the servers, code paths hot. Not recorded.
-            warm = await run_slice(runner, keys[contender.slug], config.warmup_seconds)
+            warm = await run_slice(
+                runner, keys[contender.slug], config.warmup_seconds, wait=scenario.one_key
+            )
             if not warm.latencies_ns:
                 result.status = f"not usable: {warm.error or 'no cycle succeeded'}"
                 await _close(runners.pop(contender.slug))
@@ -373,7 +454,9 @@ async def run_scenario(
                 if config.collect_garbage:
                     gc.collect()  # nobody pays for the previous contender's garbage
                 runner = runners[result.slug]
-                batch = await run_slice(runner, keys[result.slug], config.slice_seconds)
+                batch = await run_slice(
+                    runner, keys[result.slug], config.slice_seconds, wait=scenario.one_key
+                )
                 result.batches.append(batch)
                 if not batch.latencies_ns:
                     result.status = f"failed: {batch.error or 'no cycle succeeded'}"
@@ -394,8 +477,9 @@ LEGEND: Final = """\
 N = servers per lock; ttl 10 s. median us = p50, p99 us: nearest rank, over every timed
 cycle of the run (scenario 2: each cycle timed in its own task, queueing included).
 cycles/s: median over rounds of (completed cycles / slice time, the cycles in flight at
-the end of the slice included); failed: cycles that returned False or raised. Ratios:
-from the run's medians; 'rounds' is the range of the same ratio round by round."""
+the end of the slice included); failed: cycles that returned False or raised (scenario
+3: the acquires the slice's end cut short are neither). Ratios: from the run's medians;
+'rounds' is the range of the same ratio round by round."""
 
 
 @dataclass(frozen=True)
@@ -454,7 +538,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m quorumlock.benchmarks.asyncio_cycles",
         description="Asyncio Redlocks (N=5) side by side in one run: quorumlock.asyncio, "
-        "pottery AIORedlock, aioredlock; one task, then many tasks at once.",
+        "pottery AIORedlock, aioredlock; one task, many tasks at once on keys of their own, "
+        "and as many waiting for one key in turn.",
     )
     parser.add_argument("--rounds", type=int, help=f"rotated rounds ({defaults.rounds})")
     parser.add_argument(
