@@ -446,7 +446,7 @@ def _wait(waiter: Waiter | None, step: Wait, let_go: threading.RLock | None = No
     let go meanwhile, see :func:`_without`)."""
     if waiter is None:  # a flow waits only after it watched: keep the pause anyway
         return Woken(_without(let_go, functools.partial(_sleep, step.seconds)), False)
-    notified = _without(let_go, functools.partial(waiter.wait, step.seconds))
+    notified = _without(let_go, functools.partial(waiter.wait, step.seconds, step.longer))
     return Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
 
 

@@ -275,7 +275,7 @@ class Redlock(
                     await asyncio.sleep(step.seconds)
                     step = flow.send(Woken(time.monotonic(), False))
                 else:
-                    notified = await waiter.wait(step.seconds)
+                    notified = await waiter.wait(step.seconds, step.longer)
                     woken = Woken(time.monotonic(), notified, waiter.alone, waiter.requeue)
                     step = flow.send(woken)
         except StopIteration as stop:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
+import math
 import signal
 import subprocess
 import sys
@@ -1098,6 +1099,42 @@ def test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again() -> None:
     again = flow.send(Woken(0.002 + wait.seconds, True, requeue=True))
     assert isinstance(again, Fanout)
     assert again.op is Op.ACQUIRE
+
+
+@pytest.mark.parametrize(
+    ("timeout", "retry_count", "longer"),
+    [(None, None, math.inf), (2.0, None, 2.0 - 0.002 - 0.15), (None, 3, 0.0), (2.0, 3, 0.0)],
+)
+def test_a_waiter_may_wait_on_past_its_pause_up_to_its_timeout(
+    timeout: float | None, retry_count: int | None, longer: float
+) -> None:
+    """A waiter's pause may go on while another waiter of its process polls for it (the
+    driver knows whether one does): up to its timeout, or for good without one; not at
+    all with a retry count, which each acquire spends on its own attempts."""
+    s = state(retry_delay=0.2, retry_count=retry_count)
+    flow = acquire_flow(
+        key="orders:42", token="t", ttl_ms=s.ttl_ms, config=s.config, blocking=True,
+        timeout=timeout, now=0.0, uniform=lambda: 0.5,
+    )  # fmt: skip
+    assert isinstance(next(flow), Watch)
+    taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="other") for i in range(5)))
+    assert isinstance(flow.send(Woken(0.0, False, listening=True)), Fanout)
+    join = flow.send(taken)
+    assert isinstance(join, Fanout)
+    assert join.op is Op.QUEUE
+    wait = flow.send(Round(0.001, 0.002, ()))
+    assert isinstance(wait, Wait)
+    assert wait.seconds == pytest.approx(0.15)
+    assert wait.longer == pytest.approx(longer)
+    # woken to stand in line for another waiter of the process: the rest of the wait
+    # may go on as long
+    join = flow.send(Woken(0.05, True, requeue=True))
+    assert isinstance(join, Fanout)
+    assert join.op is Op.QUEUE
+    rest = flow.send(Round(0.05, 0.06, ()))
+    assert isinstance(rest, Wait)
+    assert rest.seconds == pytest.approx(0.152 - 0.06)
+    assert rest.longer == pytest.approx(longer)
 
 
 def test_the_stagger_grows_with_each_announcement_that_brought_no_lock() -> None:

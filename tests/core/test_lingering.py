@@ -4,14 +4,18 @@ announcement on the process's own channel is for (``route``). Pure code."""
 
 from __future__ import annotations
 
+import asyncio
 import math
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply
+from quorumlock._io import wakeups
 from quorumlock._io.async_wakeups import AsyncWaiter, AsyncWakeups
 from quorumlock._io.wakeups import (
     LINGER,
@@ -645,3 +649,73 @@ def test_waiters_of_one_machine_keep_the_order_they_came_in() -> None:
         first = arrival()
         time.sleep(0.0002)
         assert arrival() > first
+
+
+def _parked_waits(flavour: str) -> list[str]:
+    """A set's waiter (which never queues) and three queued waiters of one name in one
+    process each wait a 10 ms pause, ready to wait on up to 30 s more. What ended each
+    wait, in the order they ended: the oldest queued waiter and the set's do not wait
+    on (each polls for itself); the second waits on until the oldest leaves, the third
+    until a release wakes it."""
+    channel = release_channel("acct")
+    entry: Entry[Any] = Entry("m")
+    kind: Any = Waiter if flavour == "sync" else AsyncWaiter
+    made: list[Any] = [kind(channel, entry, queued=q) for q in (False, True, True, True)]
+    alone, first, second, third = made
+    entry.waiters.extend(made)
+    assert entry.poller() is made[1]
+    ended: list[str] = []
+
+    def step_by_step() -> list[tuple[float, Callable[[], object]]]:
+        return [(0.3, lambda: dismiss({channel: entry}, first)), (0.3, third.notify)]
+
+    if flavour == "sync":
+
+        def wait(name: str, waiter: Waiter) -> None:
+            told = waiter.wait(0.01, 30.0)
+            ended.append(f"{name} {'told' if told else 'polls'}")
+
+        threads = [
+            threading.Thread(target=wait, args=(name, waiter), daemon=True)
+            for name, waiter in (("set", alone), ("first", first), ("2nd", second), ("3rd", third))
+        ]
+        for thread in threads:
+            thread.start()
+        for pause, act in step_by_step():
+            time.sleep(pause)
+            act()
+        for thread in threads:
+            thread.join(5.0)
+        return ended
+
+    async def main() -> None:
+        async def wait(name: str, waiter: AsyncWaiter) -> None:
+            told = await waiter.wait(0.01, 30.0)
+            ended.append(f"{name} {'told' if told else 'polls'}")
+
+        pairs: list[tuple[str, AsyncWaiter]] = [
+            ("set", alone), ("first", first), ("2nd", second), ("3rd", third),
+        ]  # fmt: skip
+        tasks = [asyncio.ensure_future(wait(name, waiter)) for name, waiter in pairs]
+        for pause, act in step_by_step():
+            await asyncio.sleep(pause)
+            act()
+        await asyncio.wait(tasks, timeout=5.0)
+        for task in tasks:
+            task.cancel()
+
+    asyncio.run(main())
+    return ended
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves(
+    flavour: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process's queued waiters of one name poll through the oldest: the others wait on
+    past their pause, and the next takes over as the oldest leaves (its own wait ends,
+    not 30 s later)."""
+    monkeypatch.setattr(wakeups, "PARKED_LOOK", 60.0)  # only the wake-ups end the waits
+    ended = _parked_waits(flavour)
+    assert sorted(ended[:2]) == ["first polls", "set polls"]
+    assert ended[2:] == ["2nd polls", "3rd told"]

@@ -779,6 +779,99 @@ def test_waiters_far_back_in_line_poll_less_often(
     assert last * 2 <= head, (head, last)
 
 
+class _Counted(LockObserver):
+    """Counts acquire rounds while ``armed``."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.rounds = 0
+
+    def on_round(self, event: RoundEvent) -> None:
+        if event.op == "acquire" and self.armed:
+            self.rounds += 1
+
+
+def test_one_waiter_of_a_process_polls_for_all_of_its_waiters_of_the_name(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Eight waiters of one Redlock (threads or tasks, ``retry_delay=0.2``: a poll every
+    0.1 to 0.2 s) wait while the lock stays held for 3 s: only the oldest polls, the
+    others wait on behind it (their polls would ask the same servers the same thing), so
+    the process sends at most a poll per 0.1 s, not eight (1,000 asyncio tasks on one
+    name, each polling, took 77 attempts per acquisition). Then each gets the lock in
+    turn."""
+    count = 8
+    counted = _Counted()
+    got: list[int] = []
+
+    async def body() -> None:
+        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        assert await call(holder.acquire(blocking=False))
+        rl = api.redlock(servers.urls, retry_delay=0.2, observer=counted)
+
+        def waiter(index: int) -> Body:
+            async def run() -> None:
+                lock: AnyLock = rl.lock(lock_name, ttl=30)
+                assert await call(lock.acquire(timeout=40))
+                got.append(index)
+                assert await call(lock.release())
+
+            return run
+
+        async def hold_then_release() -> None:
+            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+            await asyncio.sleep(1.0)  # every waiter made its first attempts
+            counted.armed = True
+            await asyncio.sleep(3.0)
+            counted.armed = False
+            assert await call(holder.release())
+
+        bodies = [waiter(i) for i in range(count)]
+        await api.concurrently([*bodies, hold_then_release], limit=60)
+
+    api.run(body)
+    assert sorted(got) == list(range(count))
+    # one poller: 3 s / 0.1 s at most, and a few rounds that end as the count begins;
+    # eight pollers: about 8 x 3 s / 0.15 s, 160
+    assert 5 <= counted.rounds <= 40, counted.rounds
+
+
+def test_the_next_waiter_of_a_process_polls_once_the_one_that_polled_gives_up(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Two waiters of one Redlock wait on a lock that another client holds for 2 s and
+    never releases: no announcement comes, only a poll finds it free. The first gives up
+    at 0.5 s; the second, which waited behind it, polls from then on and takes the lock
+    as it expires, not only at the end of its own 20 s timeout."""
+    for url in servers.urls:
+        client = redis.Redis.from_url(url)
+        try:
+            client.set(lock_name, "another-client", px=2000)
+        finally:
+            client.close()
+    took: list[float] = []
+
+    async def body() -> None:
+        rl = api.redlock(servers.urls, retry_delay=0.2)
+        start = time.monotonic()
+
+        async def first() -> None:
+            assert not await call(rl.lock(lock_name, ttl=30).acquire(timeout=0.5))
+
+        async def second() -> None:
+            await asyncio.sleep(0.1)  # behind the first
+            lock: AnyLock = rl.lock(lock_name, ttl=30)
+            assert await call(lock.acquire(timeout=20))
+            took.append(time.monotonic() - start)
+            assert await call(lock.release())
+
+        await api.concurrently([first, second], limit=40)
+
+    api.run(body)
+    assert len(took) == 1
+    assert 1.5 < took[0] < 8.0, took
+
+
 def test_a_fair_attempt_stands_in_line_where_it_is_refused(
     servers: LocalServerGroup, lock_name: str
 ) -> None:
@@ -1176,12 +1269,12 @@ async def _cancel_as_woken(
         if alone and not cancelled:  # the first wake-up by name: the first task's
             cancelled.append(victim[0].cancel())
 
-    async def wait_to_leave(self: AsyncWaiter, seconds: float) -> bool:
+    async def wait_to_leave(self: AsyncWaiter, seconds: float, longer: float = 0.0) -> bool:
         if asyncio.current_task() is not victim[0]:
-            return await wait_(self, seconds)
+            return await wait_(self, seconds, longer)
         in_wait.set()
         try:
-            return await wait_(self, seconds)
+            return await wait_(self, seconds, longer)
         except asyncio.CancelledError:
             every = len(servers.urls)
             await until(lambda: len(named_first) >= every, 10, "every server's announcement")

@@ -1166,6 +1166,66 @@ MUTANTS: Final = (
         ("tests/core/test_flows.py::test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again",),
     ),
     Mutant(
+        "every waiter of a process polls for itself: none waits on behind the oldest",
+        FLOWS,
+        "        if queue and config.retry_count is None:\n",
+        "        if False:\n",
+        (
+            "tests/core/test_flows.py::test_a_waiter_may_wait_on_past_its_pause_up_to_its_timeout",
+            "tests/integration/test_wake_one.py::"
+            "test_one_waiter_of_a_process_polls_for_all_of_its_waiters_of_the_name",
+        ),
+    ),
+    Mutant(
+        "a waiter with a retry count waits on behind the oldest, its retries unspent",
+        FLOWS,
+        "        if queue and config.retry_count is None:\n",
+        "        if queue:\n",
+        ("tests/core/test_flows.py::test_a_waiter_may_wait_on_past_its_pause_up_to_its_timeout",),
+    ),
+    Mutant(
+        "the next waiter is not told when the one that polled for it leaves",
+        WAKEUPS,
+        "            nxt.promote()\n",
+        "            pass\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+            "tests/integration/test_wake_one.py::"
+            "test_the_next_waiter_of_a_process_polls_once_the_one_that_polled_gives_up",
+        ),
+    ),
+    Mutant(
+        "a set's waiter, which never queues, waits on behind a lock's waiter",
+        WAKEUPS,
+        "return waiter.queued and self.poller() is not waiter",
+        "return self.poller() is not waiter",
+        (
+            "tests/core/test_lingering.py::"
+            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+        ),
+    ),
+    Mutant(
+        "a thread that waits on behind the oldest is not woken when its turn comes",
+        WAKEUPS,
+        "            turn.set()\n",
+        "            pass\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+        ),
+    ),
+    Mutant(
+        "a task that waits on behind the oldest is not woken when its turn comes",
+        "src/quorumlock/_io/async_wakeups.py",
+        "            self._turn.set()\n",
+        "            pass\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+        ),
+    ),
+    Mutant(
         "a TLS connection lost during its set-up for any reason is a refusal of the "
         "certificate (fatal)",
         ERRORS,

@@ -301,9 +301,13 @@ class Watch:
 
 @dataclass(frozen=True, slots=True)
 class Wait:
-    """Pause up to ``seconds``, or until a release of the watched key is announced."""
+    """Pause up to ``seconds``, or until a release of the watched key is announced.
+    ``longer``: while another waiter of this process on the key polls for both (the
+    oldest; the same lock, asked by the same process), wait on up to this many seconds
+    more (``math.inf``: no bound), until that one leaves or an announcement comes."""
 
     seconds: float
+    longer: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -474,7 +478,9 @@ def acquire_flow(
     already (another waiter of it, or a wait that ended less than ``LINGER`` seconds ago:
     the workers of a busy name take turns) is a waiter from its first attempt
     (``Watch.already``): a refused first attempt costs one round, not two. The R8 pause
-    stays as the fallback for an announcement that is lost and for a lock that expires.
+    stays as the fallback for an announcement that is lost and for a lock that expires;
+    a queued waiter's pause may go on (``Wait.longer``, up to the timeout) while another
+    waiter of its process polls for both, unless ``config.retry_count`` is set.
     Timeline (N = 5, retry_delay 0.2 s)::
 
         t = 0.000   attempt 1: 5 x TAKEN (holder H): nothing to undo; subscribe; a
@@ -616,14 +622,19 @@ def acquire_flow(
             slept = yield Sleep(pause)
             assert isinstance(slept, float)
             continue
-        woken = yield Wait(pause)
+        # One waiter of this process polls for all (the others' polls would repeat its);
+        # not with a retry count, which each acquire spends on its own attempts
+        longer = 0.0
+        if queue and config.retry_count is None:
+            longer = math.inf if give_up_at is None else max(0.0, give_up_at - now - pause)
+        woken = yield Wait(pause, longer)
         assert isinstance(woken, Woken)
         while queue and woken.requeue and woken.now < now + pause:
             # another waiter of this process was woken by name: stand in line for it
             assert join is not None  # a waiter woken in the queue has joined it
             joined = yield join
             assert isinstance(joined, Round)
-            woken = yield Wait(max(0.0, now + pause - joined.finished))
+            woken = yield Wait(max(0.0, now + pause - joined.finished), longer)
             assert isinstance(woken, Woken)
         if woken.notified and not woken.alone and not woken.requeue:
             stagger = wake_stagger(elapsed, misses, uniform(), config.retry_delay)

@@ -54,8 +54,8 @@ class AsyncWaiter:
     """One blocking acquire's view of the announcements for its key."""
 
     __slots__ = (
-        "_event", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
-        "requeue",
+        "_event", "_turn", "alone", "arrival", "channel", "channels", "entry", "popped",
+        "queued", "requeue",
     )  # fmt: skip
 
     def __init__(
@@ -75,6 +75,7 @@ class AsyncWaiter:
         self.alone = False
         self.requeue = False
         self._event = asyncio.Event()
+        self._turn: asyncio.Event | None = None  # while it waits on behind the poller
 
     def settle(self) -> None:
         """Forget a wake-up that only asked to put the entry back in line."""
@@ -87,13 +88,27 @@ class AsyncWaiter:
         self.alone = self.requeue = False
         self._event.clear()
 
-    async def wait(self, seconds: float) -> bool:
-        """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`."""
+    async def wait(self, seconds: float, longer: float = 0.0) -> bool:
+        """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`.
+        Then, while another waiter of the entry polls for it (``Entry.poller``), up to
+        ``longer`` more (``math.inf``: no bound), until this one is the poller or an
+        announcement comes."""
         if self._event.is_set():
             return True
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(max(0.0, seconds)):
                 await self._event.wait()
+        if self._event.is_set() or longer <= 0 or not self.entry.polled_for(self):
+            return self._event.is_set()
+        turn = self._turn = asyncio.Event()
+        try:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(None if math.isinf(longer) else longer):
+                    while not self._event.is_set() and self.entry.polled_for(self):
+                        turn.clear()
+                        await turn.wait()
+        finally:
+            self._turn = None
         return self._event.is_set()
 
     def notified(self) -> bool:
@@ -104,6 +119,12 @@ class AsyncWaiter:
             self.alone = self.popped = True
         self.requeue = requeue
         self._event.set()
+        self.promote()
+
+    def promote(self) -> None:
+        """End a wait past the pause (:meth:`wait`): this waiter polls now, or is told."""
+        if self._turn is not None:
+            self._turn.set()
 
 
 class AsyncWakeups:

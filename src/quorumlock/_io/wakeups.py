@@ -120,6 +120,9 @@ LINGER_MOST = 256
 #: At most this many announcements naming a name nobody waits on are kept per name
 #: (:meth:`Woke.passing`); the oldest goes first.
 NAMED_MOST = 32
+#: A waiter that waits on behind another of its process (:meth:`Waiter.wait`) looks
+#: whether it is the first at least this often, should a wake-up go astray (seconds).
+PARKED_LOOK = 1.0
 
 
 class Lingering:
@@ -524,6 +527,8 @@ class Notice(Protocol):
 
     def notified(self) -> bool: ...
 
+    def promote(self) -> None: ...
+
 
 def _untold(waiter: Notice) -> bool:
     """Whether ``waiter`` has no wake-up to try pending: none at all, or one that only
@@ -576,6 +581,20 @@ class Entry(Generic[W]):
         queued = [w for w in self.waiters if w.queued] or self.waiters
         waiting = [w.arrival for w in queued if not w.popped]
         return f"{min(waiting or [w.arrival for w in queued]):.4f}"
+
+    def poller(self) -> W | None:
+        """The waiter whose polls stand for every waiter of the entry: its oldest queued
+        one. The others' polls would only repeat its (the same lock, asked by the same
+        process); they wait on past their pause until it leaves (:func:`dismiss` tells
+        the next one) or a release wakes them."""
+        for waiter in self.waiters:
+            if waiter.queued:
+                return waiter
+        return None
+
+    def polled_for(self, waiter: W) -> bool:
+        """Whether another waiter polls for ``waiter`` (:meth:`poller`)."""
+        return waiter.queued and self.poller() is not waiter
 
     def leave(self, *, kept: bool) -> str | None:
         """A queued waiter left: the entry's id to take off the queue when no queued
@@ -718,14 +737,18 @@ def dismiss(
 ) -> tuple[str | None, list[bytes]]:
     """Take ``waiter`` out of the entries of its channels. Returns the id of the entry to
     take off the queue (see :meth:`SyncWakeups.unwatch`), or None, and the channels that
-    nobody listens to any more."""
+    nobody listens to any more. The entry's next poller, if ``waiter`` was its poller,
+    polls from now on (:meth:`Entry.poller`)."""
     member = None
     dropped = []
     for channel in waiter.channels:
         entry = entries.get(channel)
         if entry is None or waiter not in entry.waiters:
             continue
+        polled = entry.poller() is waiter
         entry.waiters.remove(waiter)
+        if polled and (nxt := entry.poller()) is not None:
+            nxt.promote()
         if channel == waiter.channel and waiter.queued:
             member = entry.leave(kept=kept)
         if not entry.waiters:
@@ -955,8 +978,8 @@ class Waiter:
     multi-resource lock, for any key of its set: ``channels``)."""
 
     __slots__ = (
-        "_told", "alone", "arrival", "channel", "channels", "entry", "popped", "queued",
-        "requeue",
+        "_told", "_turn", "alone", "arrival", "channel", "channels", "entry", "popped",
+        "queued", "requeue",
     )  # fmt: skip
 
     def __init__(
@@ -976,6 +999,7 @@ class Waiter:
         self.alone = False  # the last wake-up named this process: nobody else was woken
         self.requeue = False  # woken only to put the process's entry back in line
         self._told = Flag()  # not a threading.Event: see quorumlock._io.flag
+        self._turn: Flag | None = None  # while it waits on behind the entry's poller
 
     def settle(self) -> None:
         """Forget a wake-up that only asked to put the entry back in line."""
@@ -988,9 +1012,26 @@ class Waiter:
         self.alone = self.requeue = False
         self._told.clear()
 
-    def wait(self, seconds: float) -> bool:
-        """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`."""
-        return self._told.wait(seconds)
+    def wait(self, seconds: float, longer: float = 0.0) -> bool:
+        """Wait up to ``seconds``; True if a release was announced since :meth:`rearm`.
+        Then, while another waiter of the entry polls for it (:meth:`Entry.poller`), up
+        to ``longer`` more, until this one is the poller or an announcement comes."""
+        if self._told.wait(seconds) or longer <= 0 or not self.entry.polled_for(self):
+            return self._told.is_set()
+        turn = self._turn = Flag()
+        give_up = time.monotonic() + longer
+        try:
+            # (raised by notify and promote; looked at again every PARKED_LOOK, should
+            # a signal handler's exception have cut one of them short)
+            while not self._told.is_set() and self.entry.polled_for(self):
+                left = give_up - time.monotonic()
+                if left <= 0:
+                    break
+                turn.wait(min(left, PARKED_LOOK))
+                turn.clear()
+        finally:
+            self._turn = None
+        return self._told.is_set()
 
     def notified(self) -> bool:
         return self._told.is_set()
@@ -1000,6 +1041,13 @@ class Waiter:
             self.alone = self.popped = True
         self.requeue = requeue
         self._told.set()
+        self.promote()
+
+    def promote(self) -> None:
+        """End a wait past the pause (:meth:`wait`): this waiter polls now, or is told."""
+        turn = self._turn
+        if turn is not None:
+            turn.set()
 
 
 class SyncWakeups:
