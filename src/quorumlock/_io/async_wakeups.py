@@ -104,7 +104,9 @@ class AsyncWaiter:
         try:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(None if math.isinf(longer) else longer):
-                    while not self._event.is_set() and self.entry.polled_for(self):
+                    while True:
+                        if self._event.is_set() or not self.entry.polled_for(self):
+                            break
                         turn.clear()
                         await turn.wait()
         finally:

@@ -1023,9 +1023,9 @@ class Waiter:
         try:
             # (raised by notify and promote; looked at again every PARKED_LOOK, should
             # a signal handler's exception have cut one of them short)
-            while not self._told.is_set() and self.entry.polled_for(self):
+            while True:
                 left = give_up - time.monotonic()
-                if left <= 0:
+                if self._told.is_set() or not self.entry.polled_for(self) or left <= 0:
                     break
                 turn.wait(min(left, PARKED_LOOK))
                 turn.clear()
