@@ -275,7 +275,12 @@ class Redlock(
                     step = flow.send(heard)
                 elif isinstance(step, Watch):
                     waiter, missed = self._wakeups.watch(
-                        step.key, step.timeout, step.keys, queued=step.queued, since=step.since
+                        step.key,
+                        step.timeout,
+                        step.keys,
+                        queued=step.queued,
+                        since=step.since,
+                        kind=step.kind,
                     )
                     watched = step.key
                     step = flow.send(Woken(time.monotonic(), missed))

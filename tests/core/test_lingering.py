@@ -652,36 +652,42 @@ def test_waiters_of_one_machine_keep_the_order_they_came_in() -> None:
 
 
 def _parked_waits(flavour: str) -> list[str]:
-    """A set's waiter (which never queues) and three queued waiters of one name in one
-    process each wait a 10 ms pause, ready to wait on up to 30 s more. What ended each
-    wait, in the order they ended: the oldest queued waiter and the set's do not wait
-    on (each polls for itself); the second waits on until the oldest leaves, the third
-    until a release wakes it."""
+    """Waiters of one name in one process, each waiting a 10 ms pause, ready to wait on
+    up to 30 s more: three of a lock (queued), two of a semaphore (one name, never
+    queued), a set's (several names) and a read-write lock's writer (never queued, but
+    asking for another thing than the semaphore's). What ended each wait, in the order
+    they ended: the oldest of each sort, the set's and the writer do not wait on (each
+    polls for its sort); the second of each waits until the oldest of its sort leaves,
+    the third until a release wakes it."""
     channel = release_channel("acct")
     entry: Entry[Any] = Entry("m")
     kind: Any = Waiter if flavour == "sync" else AsyncWaiter
-    made: list[Any] = [kind(channel, entry, queued=q) for q in (False, True, True, True)]
-    alone, first, second, third = made
-    entry.waiters.extend(made)
-    assert entry.poller() is made[1]
+    names = ("1st", "2nd", "3rd", "sem", "sem2", "set", "writer")
+    queued = {"1st": True, "2nd": True, "3rd": True, "sem": False, "sem2": False}
+    made: dict[str, Any] = {name: kind(channel, entry, queued=q) for name, q in queued.items()}
+    made["set"] = kind(channel, entry, (release_channel("other"),), queued=False)
+    made["writer"] = kind(channel, entry, queued=False, kind="write")
+    entry.waiters.extend(made.values())
+    assert [entry.poller(made[n]) for n in names] == [
+        made[n] for n in ["1st", "1st", "1st", "sem", "sem", "set", "writer"]
+    ]
     ended: list[str] = []
-
-    def step_by_step() -> list[tuple[float, Callable[[], object]]]:
-        return [(0.3, lambda: dismiss({channel: entry}, first)), (0.3, third.notify)]
+    steps: list[tuple[float, Callable[[], object]]] = [
+        (0.3, lambda: dismiss({channel: entry}, made["1st"])),
+        (0.3, lambda: dismiss({channel: entry}, made["sem"])),
+        (0.3, made["3rd"].notify),
+    ]
 
     if flavour == "sync":
 
-        def wait(name: str, waiter: Waiter) -> None:
-            told = waiter.wait(0.01, 30.0)
+        def wait(name: str) -> None:
+            told = made[name].wait(0.01, 30.0)
             ended.append(f"{name} {'told' if told else 'polls'}")
 
-        threads = [
-            threading.Thread(target=wait, args=(name, waiter), daemon=True)
-            for name, waiter in (("set", alone), ("first", first), ("2nd", second), ("3rd", third))
-        ]
+        threads = [threading.Thread(target=wait, args=(name,), daemon=True) for name in names]
         for thread in threads:
             thread.start()
-        for pause, act in step_by_step():
+        for pause, act in steps:
             time.sleep(pause)
             act()
         for thread in threads:
@@ -689,15 +695,12 @@ def _parked_waits(flavour: str) -> list[str]:
         return ended
 
     async def main() -> None:
-        async def wait(name: str, waiter: AsyncWaiter) -> None:
-            told = await waiter.wait(0.01, 30.0)
+        async def wait(name: str) -> None:
+            told = await made[name].wait(0.01, 30.0)
             ended.append(f"{name} {'told' if told else 'polls'}")
 
-        pairs: list[tuple[str, AsyncWaiter]] = [
-            ("set", alone), ("first", first), ("2nd", second), ("3rd", third),
-        ]  # fmt: skip
-        tasks = [asyncio.ensure_future(wait(name, waiter)) for name, waiter in pairs]
-        for pause, act in step_by_step():
+        tasks = [asyncio.ensure_future(wait(name)) for name in names]
+        for pause, act in steps:
             await asyncio.sleep(pause)
             act()
         await asyncio.wait(tasks, timeout=5.0)
@@ -709,13 +712,32 @@ def _parked_waits(flavour: str) -> list[str]:
 
 
 @pytest.mark.parametrize("flavour", ["sync", "async"])
-def test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves(
+def test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves(
     flavour: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A process's queued waiters of one name poll through the oldest: the others wait on
-    past their pause, and the next takes over as the oldest leaves (its own wait ends,
-    not 30 s later)."""
+    """A process's waiters of one name poll through the oldest of their sort: the others
+    wait on past their pause, and the next takes over as the oldest leaves (its own
+    wait ends, not 30 s later)."""
     monkeypatch.setattr(wakeups, "PARKED_LOOK", 60.0)  # only the wake-ups end the waits
     ended = _parked_waits(flavour)
-    assert sorted(ended[:2]) == ["first polls", "set polls"]
-    assert ended[2:] == ["2nd polls", "3rd told"]
+    assert sorted(ended[:4]) == ["1st polls", "sem polls", "set polls", "writer polls"]
+    assert ended[4:] == ["2nd polls", "sem2 polls", "3rd told"]
+
+
+def test_an_announcement_with_no_head_wakes_the_first_of_each_sort_and_every_set() -> None:
+    """A release of a kind of lock without a queue (a semaphore's, a read-write lock's, a
+    set's) announces an empty message on each server. Each wakes, in the process, the
+    first waiter of each sort that has no wake-up yet, and every set's waiter (each
+    polls for itself): not every waiter, which made a thousand tasks try at every
+    release."""
+    channel = release_channel("acct")
+    entry: Entry[Waiter] = Entry("m")
+    sems = [Waiter(channel, entry, queued=False) for _ in range(3)]
+    locks = [Waiter(channel, entry) for _ in range(2)]
+    sets = [Waiter(channel, entry, (release_channel(f"k{i}"),), queued=False) for i in range(2)]
+    entry.waiters.extend([*sems, *locks, *sets])
+    everyone = [*sems, *locks, *sets]
+    entry.deliver(b"")
+    assert [w.notified() for w in everyone] == [True, False, False, True, False, True, True]
+    entry.deliver(b"")  # the same release, from the next server
+    assert [w.notified() for w in everyone] == [True, True, False, True, True, True, True]

@@ -54,9 +54,11 @@ def test_each_mutex_step_becomes_the_read_write_one() -> None:
     release = writer._step(Fanout(Op.RELEASE, "doc:7", "t", 10_000, 0.05))
     assert isinstance(release, Fanout)
     assert (release.op, release.intent_ms) == (Op.RW_RELEASE, 0)  # a held writer's
+    # a writer's waiter polls for writers only: its own attempts keep its intent
     watch = writer._step(Watch("doc:7", 1.0))
-    assert watch == Watch(rw_key("doc:7"), 1.0)
+    assert watch == Watch(rw_key("doc:7"), 1.0, kind="write")
     reader = state(Mode.READ, fencing=True)
+    assert reader._step(Watch("doc:7", 1.0)) == Watch(rw_key("doc:7"), 1.0, kind="read")
     assert not reader.config.fencing  # readers draw no fencing token
     assert state(Mode.WRITE, fencing=True).config.fencing
     read = reader._step(acquire, 300)

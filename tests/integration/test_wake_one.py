@@ -780,46 +780,57 @@ def test_waiters_far_back_in_line_poll_less_often(
 
 
 class _Counted(LockObserver):
-    """Counts acquire rounds while ``armed``."""
+    """Counts acquire rounds of any kind: all of them, and those while ``armed``."""
 
     def __init__(self) -> None:
         self.armed = False
-        self.rounds = 0
+        self.rounds = self.total = 0
 
     def on_round(self, event: RoundEvent) -> None:
-        if event.op == "acquire" and self.armed:
-            self.rounds += 1
+        if "acquire" in event.op:
+            self.total += 1
+            self.rounds += self.armed
 
 
+def _hold(rl: AnyRedlock, kind: str, name: str) -> Any:
+    """A hold of ``name`` of that kind, not acquired yet."""
+    if kind == "lock":
+        return rl.lock(name, ttl=30)
+    if kind == "semaphore":
+        return rl.semaphore(name, permits=1, ttl=30)
+    return rl.rwlock(name, ttl=30).write()
+
+
+@pytest.mark.parametrize("kind", ["lock", "semaphore", "rwlock"])
 def test_one_waiter_of_a_process_polls_for_all_of_its_waiters_of_the_name(
-    api: Api, servers: LocalServerGroup, lock_name: str
+    api: Api, servers: LocalServerGroup, lock_name: str, kind: str
 ) -> None:
     """Eight waiters of one Redlock (threads or tasks, ``retry_delay=0.2``: a poll every
-    0.1 to 0.2 s) wait while the lock stays held for 3 s: only the oldest polls, the
-    others wait on behind it (their polls would ask the same servers the same thing), so
-    the process sends at most a poll per 0.1 s, not eight (1,000 asyncio tasks on one
-    name, each polling, took 77 attempts per acquisition). Then each gets the lock in
-    turn."""
+    0.1 to 0.2 s) wait while a lock, a semaphore of one permit or a read-write lock's
+    write hold stays held for 3 s: only the oldest polls, the others wait on behind it
+    (their polls would ask the same servers the same thing), so the process sends at
+    most a poll per 0.1 s, not eight (1,000 asyncio tasks on one name, each polling,
+    took 77 attempts per acquisition). Then each gets it in turn."""
     count = 8
     counted = _Counted()
     got: list[int] = []
 
     async def body() -> None:
-        holder = api.redlock(servers.urls).lock(lock_name, ttl=30)
+        holder = _hold(api.redlock(servers.urls), kind, lock_name)
         assert await call(holder.acquire(blocking=False))
         rl = api.redlock(servers.urls, retry_delay=0.2, observer=counted)
 
         def waiter(index: int) -> Body:
             async def run() -> None:
-                lock: AnyLock = rl.lock(lock_name, ttl=30)
-                assert await call(lock.acquire(timeout=40))
+                hold = _hold(rl, kind, lock_name)
+                assert await call(hold.acquire(timeout=40))
                 got.append(index)
-                assert await call(lock.release())
+                assert await call(hold.release())
 
             return run
 
         async def hold_then_release() -> None:
-            await until(lambda: min(queue_sizes(servers, lock_name)) >= 1, 20, "the queue")
+            await until(lambda: counted.total >= count, 20, "the waiters' first attempts")
             await asyncio.sleep(1.0)  # every waiter made its first attempts
             counted.armed = True
             await asyncio.sleep(3.0)

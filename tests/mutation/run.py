@@ -1168,8 +1168,8 @@ MUTANTS: Final = (
     Mutant(
         "every waiter of a process polls for itself: none waits on behind the oldest",
         FLOWS,
-        "        if queue and config.retry_count is None:\n",
-        "        if False:\n",
+        "    if config.retry_count is not None:\n        return 0.0\n",
+        "    if True:\n        return 0.0\n",
         (
             "tests/core/test_flows.py::test_a_waiter_may_wait_on_past_its_pause_up_to_its_timeout",
             "tests/integration/test_wake_one.py::"
@@ -1179,9 +1179,47 @@ MUTANTS: Final = (
     Mutant(
         "a waiter with a retry count waits on behind the oldest, its retries unspent",
         FLOWS,
-        "        if queue and config.retry_count is None:\n",
-        "        if queue:\n",
+        "    if config.retry_count is not None:\n        return 0.0\n",
+        "    if False:\n        return 0.0\n",
         ("tests/core/test_flows.py::test_a_waiter_may_wait_on_past_its_pause_up_to_its_timeout",),
+    ),
+    Mutant(
+        "every waiter of a semaphore polls for itself",
+        ALGO + "semaphore.py",
+        "        woken = yield Wait(pause, wait_on(config, give_up_at, now + pause))\n",
+        "        woken = yield Wait(pause)\n",
+        (
+            "tests/integration/test_wake_one.py::"
+            "test_one_waiter_of_a_process_polls_for_all_of_its_waiters_of_the_name",
+        ),
+    ),
+    Mutant(
+        "every waiter of a name that never queues (a semaphore's, a read-write lock's) "
+        "polls for itself",
+        WAKEUPS,
+        '    return f"one name: {waiter.kind}" if len(waiter.channels) == 1 else None\n',
+        "    return None\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves",
+        ),
+    ),
+    Mutant(
+        "a release that names no head wakes every waiter of the process",
+        WAKEUPS,
+        "                if sort is None or (sort not in sorts and _untold(waiter)):\n",
+        "                if True:\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_an_announcement_with_no_head_wakes_the_first_of_each_sort_and_every_set",
+        ),
+    ),
+    Mutant(
+        "a read-write lock's writers and readers poll for each other",
+        ALGO + "rwlock.py",
+        "kind=self.mode.value)",
+        'kind="")',
+        ("tests/core/test_rwstate.py::test_each_mutex_step_becomes_the_read_write_one",),
     ),
     Mutant(
         "the next waiter is not told when the one that polled for it leaves",
@@ -1190,19 +1228,30 @@ MUTANTS: Final = (
         "            pass\n",
         (
             "tests/core/test_lingering.py::"
-            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+            "test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves",
             "tests/integration/test_wake_one.py::"
             "test_the_next_waiter_of_a_process_polls_once_the_one_that_polled_gives_up",
         ),
     ),
     Mutant(
-        "a set's waiter, which never queues, waits on behind a lock's waiter",
+        "a set's waiter, on several names, waits on behind a semaphore's waiter",
         WAKEUPS,
-        "return waiter.queued and self.poller() is not waiter",
-        "return self.poller() is not waiter",
+        '    return f"one name: {waiter.kind}" if len(waiter.channels) == 1 else None\n',
+        '    return f"one name: {waiter.kind}"\n',
         (
             "tests/core/test_lingering.py::"
-            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+            "test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves",
+        ),
+    ),
+    Mutant(
+        "a read-write lock's writer waits on behind a reader or a semaphore's waiter "
+        "(its intent, which only its own attempts renew, lapses)",
+        WAKEUPS,
+        '    return f"one name: {waiter.kind}" if len(waiter.channels) == 1 else None\n',
+        '    return "one name" if len(waiter.channels) == 1 else None\n',
+        (
+            "tests/core/test_lingering.py::"
+            "test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves",
         ),
     ),
     Mutant(
@@ -1212,7 +1261,7 @@ MUTANTS: Final = (
         "            pass\n",
         (
             "tests/core/test_lingering.py::"
-            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+            "test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves",
         ),
     ),
     Mutant(
@@ -1222,7 +1271,7 @@ MUTANTS: Final = (
         "            pass\n",
         (
             "tests/core/test_lingering.py::"
-            "test_one_queued_waiter_polls_and_the_next_takes_over_as_it_leaves",
+            "test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves",
         ),
     ),
     Mutant(

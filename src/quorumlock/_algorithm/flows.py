@@ -72,6 +72,7 @@ __all__ = [
     "release_flow",
     "rewritten",
     "undo_targets",
+    "wait_on",
     "woke_the_line",
 ]
 
@@ -142,7 +143,7 @@ class Fanout:
     each outcome says where (``NodeOutcome.place``).
     ``keys``: for a multi-resource lock, every key of its set, sorted (``key`` is the
     first); the command then covers the whole set on each server in one atomic step (the
-    ``*_MANY`` scripts, which have no queue: their releases wake every waiter, and
+    ``*_MANY`` scripts, which have no queue: their releases name no head, and
     ``fair`` does not apply). ``permits`` and ``slots`` (a semaphore's): the number of
     slot keys, and the slots a ``SEMAPHORE_ACQUIRE`` tries in order (a
     ``SEMAPHORE_RELEASE``: the one slot to keep, none for all). ``intent_ms``: a waiting
@@ -292,6 +293,9 @@ class Watch:
     keys: tuple[str, ...] = ()  # a multi-resource lock's set: a release of any wakes
     queued: bool = True  # the waiter joins the key's queue (a single lock's waiter)
     since: float = -math.inf
+    # What the waiter asks for, among the waiters of one name that never queue: its
+    # polls stand only for those that ask the same (a read-write lock's "read", "write")
+    kind: str = ""
     # Only if the process listens to the key already (a waiter of it, or one that left
     # moments ago, and a majority confirmed): then the waiter is there before the first
     # attempt, which stands in line where it is refused; otherwise nothing is done and
@@ -479,8 +483,8 @@ def acquire_flow(
     the workers of a busy name take turns) is a waiter from its first attempt
     (``Watch.already``): a refused first attempt costs one round, not two. The R8 pause
     stays as the fallback for an announcement that is lost and for a lock that expires;
-    a queued waiter's pause may go on (``Wait.longer``, up to the timeout) while another
-    waiter of its process polls for both, unless ``config.retry_count`` is set.
+    a pause may go on (``Wait.longer``, up to the timeout) while another waiter of the
+    process polls for both, unless ``config.retry_count`` is set.
     Timeline (N = 5, retry_delay 0.2 s)::
 
         t = 0.000   attempt 1: 5 x TAKEN (holder H): nothing to undo; subscribe; a
@@ -497,8 +501,8 @@ def acquire_flow(
 
     Without ``queue`` (and always for a multi-resource lock's set, ``keys``), the waiter
     watches but never joins a queue: the kinds of lock whose releases name no head (the
-    set's, the read-write lock's) wake every waiter of the name, as before the queues,
-    and a release that names another process's entry leaves this waiter to its R8 poll.
+    set's, the read-write lock's) wake waiters of the name in every process, and a
+    release that names another process's entry leaves this waiter to its R8 poll.
     ``fair`` applies to the single lock only.
     """
     queue = queue and not keys
@@ -622,11 +626,7 @@ def acquire_flow(
             slept = yield Sleep(pause)
             assert isinstance(slept, float)
             continue
-        # One waiter of this process polls for all (the others' polls would repeat its);
-        # not with a retry count, which each acquire spends on its own attempts
-        longer = 0.0
-        if queue and config.retry_count is None:
-            longer = math.inf if give_up_at is None else max(0.0, give_up_at - now - pause)
+        longer = wait_on(config, give_up_at, now + pause)
         woken = yield Wait(pause, longer)
         assert isinstance(woken, Woken)
         while queue and woken.requeue and woken.now < now + pause:
@@ -644,6 +644,17 @@ def acquire_flow(
             if stagger > 0:
                 slept = yield Sleep(stagger)
                 assert isinstance(slept, float)
+
+
+def wait_on(config: RedlockConfig, give_up_at: float | None, end: float) -> float:
+    """How much longer than a pause that ends at ``end`` a waiter may wait
+    (:attr:`Wait.longer`) while another waiter of its process polls for both: to its
+    timeout ``give_up_at`` (None: for good). Not with a retry count, which each acquire
+    spends on its own attempts. (The driver knows whether another polls for it: never
+    for a set's waiter, whose names no other waiter asks for all together.)"""
+    if config.retry_count is not None:
+        return 0.0
+    return math.inf if give_up_at is None else max(0.0, give_up_at - end)
 
 
 def woke_the_line(outcomes: Sequence[NodeOutcome]) -> bool:

@@ -74,8 +74,9 @@ class RWState(LockState):
     in the hold's own mode.
     """
 
-    #: The read-write release wakes every waiter of the name (it names no head of a
-    #: queue), so a waiter does not join one: see docs/algorithm.md, "Read-write locks".
+    #: The read-write release names no head of a queue (it wakes waiters of the name in
+    #: every process), so a waiter does not join one: see docs/algorithm.md,
+    #: "Read-write locks".
     queued = False
 
     # One key holds every hold and intent: a refusal by another holder's entry says
@@ -96,7 +97,9 @@ class RWState(LockState):
         """A mutex step as the read-write one: ``intent_ms`` is the writer's intent
         lease for an acquire and its undo (0: none)."""
         if isinstance(step, Watch):
-            return dataclasses.replace(step, key=self.key)
+            # readers and writers poll apart: a writer waiting on behind a reader would
+            # leave no intent (only a writer's attempts renew one)
+            return dataclasses.replace(step, key=self.key, kind=self.mode.value)
         if not isinstance(step, Fanout):
             return step
         if step.op is Op.ACQUIRE:

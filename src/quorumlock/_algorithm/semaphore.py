@@ -45,6 +45,7 @@ from quorumlock._algorithm.flows import (
     Watch,
     Woken,
     _fence_flow,
+    wait_on,
 )
 from quorumlock._algorithm.lockstate import LockState, check_wait
 from quorumlock._algorithm.outcomes import (
@@ -274,7 +275,7 @@ def semaphore_acquire_flow(
             wait = config.connect_timeout
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
-            # no queue: a semaphore's release wakes every waiter of the name
+            # no queue: a semaphore's release wakes waiters of the name in every process
             watched = yield Watch(base, wait, queued=False, since=first.started)
             assert isinstance(watched, Woken)
             if watched.notified:
@@ -287,7 +288,7 @@ def semaphore_acquire_flow(
             slept = yield Sleep(pause)
             assert isinstance(slept, float)
             continue
-        woken = yield Wait(pause)
+        woken = yield Wait(pause, wait_on(config, give_up_at, now + pause))
         assert isinstance(woken, Woken)
         if woken.notified:
             elapsed = last.finished - first.started

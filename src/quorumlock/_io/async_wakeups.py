@@ -54,8 +54,8 @@ class AsyncWaiter:
     """One blocking acquire's view of the announcements for its key."""
 
     __slots__ = (
-        "_event", "_turn", "alone", "arrival", "channel", "channels", "entry", "popped",
-        "queued", "requeue",
+        "_event", "_turn", "alone", "arrival", "channel", "channels", "entry", "kind",
+        "popped", "queued", "requeue",
     )  # fmt: skip
 
     def __init__(
@@ -65,11 +65,13 @@ class AsyncWaiter:
         others: tuple[bytes, ...] = (),
         *,
         queued: bool = True,
+        kind: str = "",
     ) -> None:
         self.channel = channel
         self.channels = (channel, *(c for c in others if c != channel))
         self.entry = entry
         self.queued = queued
+        self.kind = kind
         self.arrival = arrival()
         self.popped = False
         self.alone = False
@@ -160,6 +162,7 @@ class AsyncWakeups:
         *,
         queued: bool = True,
         since: float = -math.inf,
+        kind: str = "",
     ) -> tuple[AsyncWaiter, bool]:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.watch`."""
         loop = asyncio.get_running_loop()
@@ -182,7 +185,7 @@ class AsyncWakeups:
         channel = release_channel(key)
         entry = self._waiters.setdefault(channel, Entry(self._member))
         others = tuple(release_channel(k) for k in keys)
-        waiter = AsyncWaiter(channel, entry, others, queued=queued)
+        waiter = AsyncWaiter(channel, entry, others, queued=queued, kind=kind)
         heard = [self._lingering.take(c) for c in waiter.channels]
         missed = not heard_everything(self._listeners, heard, waiter.channels, since, self._wake)
         if enlist(self._waiters, waiter, self._member):

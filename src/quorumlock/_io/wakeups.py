@@ -27,7 +27,8 @@ names nobody (an empty queue: a server that restarted, or a release by an older
 quorumlock) wakes one waiter in every process. The announcements of one release by
 several servers count once. The kinds of lock without a queue (a multi-resource lock's
 set, the read-write lock, the semaphore) never join one, and their releases announce no
-head at all: that wakes every waiter of the name in every process, as before the queues.
+head at all: that wakes waiters of the name in every process, in each the oldest of each
+sort with no wake-up yet and every set's (:meth:`Entry.deliver`).
 
 A channel whose last waiter left stays subscribed for :data:`LINGER` seconds
 (:class:`Lingering`): the workers of a busy name take turns, and one that waits again
@@ -454,8 +455,8 @@ def stand_in(entry: Entry[W], waiter: W, stood: Stood) -> None:
 
 def wakes_a_newcomer(payload: bytes) -> bool:
     """Whether an announcement would wake a waiter that is not in line yet: one that
-    names nobody (an empty queue, or a kind of lock without a queue) wakes everyone; one
-    that names the head of a queue wakes that waiter's process only."""
+    names nobody (an empty queue, or a kind of lock without a queue) wakes a waiter in
+    every process; one that names the head of a queue wakes that waiter's process only."""
     head, space, _ = payload.partition(b" ")
     return not space or not head
 
@@ -519,6 +520,7 @@ class Notice(Protocol):
     alone: bool
     popped: bool
     queued: bool
+    kind: str
     requeue: bool
     channel: bytes
     channels: tuple[bytes, ...]
@@ -553,6 +555,15 @@ def arrival() -> float:
 W = TypeVar("W", bound=Notice)
 
 
+def _sort(waiter: Notice) -> str | None:
+    """Which waiters poll for each other (see :meth:`Entry.poller`): those that queue (a
+    lock's); those of one name that do not and ask for the same (a semaphore's; a
+    read-write lock's readers, its writers); None for a set's waiter (several names)."""
+    if waiter.queued:
+        return "queued"
+    return f"one name: {waiter.kind}" if len(waiter.channels) == 1 else None
+
+
 class Entry(Generic[W]):
     """The waiters of one name in this process, and their one entry in its queue."""
 
@@ -582,19 +593,25 @@ class Entry(Generic[W]):
         waiting = [w.arrival for w in queued if not w.popped]
         return f"{min(waiting or [w.arrival for w in queued]):.4f}"
 
-    def poller(self) -> W | None:
-        """The waiter whose polls stand for every waiter of the entry: its oldest queued
-        one. The others' polls would only repeat its (the same lock, asked by the same
-        process); they wait on past their pause until it leaves (:func:`dismiss` tells
-        the next one) or a release wakes them."""
-        for waiter in self.waiters:
-            if waiter.queued:
-                return waiter
+    def poller(self, waiter: W) -> W | None:
+        """The waiter whose polls stand for ``waiter``'s: the entry's oldest of its sort.
+        A lock's waiters (queued) poll through the oldest of them; those of a name that
+        never queue (a semaphore's, a read-write lock's) through the oldest of theirs; a
+        set's waiter, on several names, polls for itself. The others' polls would only
+        repeat the poller's (the same name, asked by the same process): they wait on
+        past their pause until it leaves (:func:`dismiss` tells the next one) or a
+        release wakes them. None when no waiter of the entry is of that sort."""
+        sort = _sort(waiter)
+        if sort is None:
+            return waiter
+        for other in self.waiters:
+            if _sort(other) == sort:
+                return other
         return None
 
     def polled_for(self, waiter: W) -> bool:
         """Whether another waiter polls for ``waiter`` (:meth:`poller`)."""
-        return waiter.queued and self.poller() is not waiter
+        return self.poller(waiter) is not waiter
 
     def leave(self, *, kept: bool) -> str | None:
         """A queued waiter left: the entry's id to take off the queue when no queued
@@ -679,10 +696,19 @@ class Entry(Generic[W]):
         """An announcement: wake whom it is for (see the module's docstring)."""
         head, space, notice = payload.partition(b" ")
         if not space:
-            # a release that names no head (an older quorumlock's, or that of a kind of
-            # lock without a queue: a set, a read-write lock, a semaphore): wake everyone
+            # A release that names no head and carries no notice (that of a kind of lock
+            # without a queue: a set, a read-write lock, a semaphore; each server's
+            # announcement comes on its own): it wakes the first waiter of each sort
+            # that has no wake-up yet, and every set's waiter (see poller); the oldest
+            # of a sort, leaving, tells the next to poll. Waking them all made a
+            # thousand tasks try at every release.
+            sorts: set[str] = set()
             for waiter in self.waiters:
-                waiter.notify()
+                sort = _sort(waiter)
+                if sort is None or (sort not in sorts and _untold(waiter)):
+                    waiter.notify()
+                    if sort is not None:
+                        sorts.add(sort)
             return
         named = bool(head)
         if named and head.decode(errors="replace") != self.member:
@@ -745,9 +771,10 @@ def dismiss(
         entry = entries.get(channel)
         if entry is None or waiter not in entry.waiters:
             continue
-        polled = entry.poller() is waiter
+        polled = entry.poller(waiter) is waiter
         entry.waiters.remove(waiter)
-        if polled and (nxt := entry.poller()) is not None:
+        nxt = entry.poller(waiter) if polled else None
+        if nxt is not None and nxt is not waiter:
             nxt.promote()
         if channel == waiter.channel and waiter.queued:
             member = entry.leave(kept=kept)
@@ -978,8 +1005,8 @@ class Waiter:
     multi-resource lock, for any key of its set: ``channels``)."""
 
     __slots__ = (
-        "_told", "_turn", "alone", "arrival", "channel", "channels", "entry", "popped",
-        "queued", "requeue",
+        "_told", "_turn", "alone", "arrival", "channel", "channels", "entry", "kind",
+        "popped", "queued", "requeue",
     )  # fmt: skip
 
     def __init__(
@@ -989,11 +1016,13 @@ class Waiter:
         others: tuple[bytes, ...] = (),
         *,
         queued: bool = True,
+        kind: str = "",
     ) -> None:
         self.channel = channel
         self.channels = (channel, *(c for c in others if c != channel))
         self.entry = entry  # of ``channel``: the one this waiter may join the queue of
         self.queued = queued  # it joins the queue (a single lock's waiter)
+        self.kind = kind  # what it asks for, if not queued (see Watch.kind)
         self.arrival = arrival()
         self.popped = False  # woken by name: out of line until this waiter joins again
         self.alone = False  # the last wake-up named this process: nobody else was woken
@@ -1085,12 +1114,13 @@ class SyncWakeups:
         *,
         queued: bool = True,
         since: float = -math.inf,
+        kind: str = "",
     ) -> tuple[Waiter, bool]:
         """Listen to the announcements for ``key`` (and every one of ``keys``, a
         multi-resource lock's set); wait up to ``timeout`` until a majority of the
         servers confirmed the subscription of ``key`` (a release elsewhere may go
         unheard: the R8 pause covers it). ``queued``: the waiter will join ``key``'s
-        queue. Always pair with :meth:`unwatch`.
+        queue; ``kind``: see ``Watch.kind``. Always pair with :meth:`unwatch`.
 
         Returns the waiter, and whether an announcement may have been missed since
         ``since`` (when the failed attempt was sent): False only when this process
@@ -1110,7 +1140,7 @@ class SyncWakeups:
                 mux, listeners = self._mux, self._listeners
                 self._confirming.add(confirmed)
                 entry = self._waiters.setdefault(channel, Entry(self._member))
-                waiter = Waiter(channel, entry, others, queued=queued)
+                waiter = Waiter(channel, entry, others, queued=queued, kind=kind)
                 heard = [self._lingering.take(c) for c in waiter.channels]
                 missed = not heard_everything(listeners, heard, waiter.channels, since, self._wake)
                 if enlist(self._waiters, waiter, self._member):
