@@ -1082,10 +1082,9 @@ def test_a_requeue_wake_up_joins_and_waits_on_without_trying() -> None:
     assert again.seconds == pytest.approx(wait.seconds - 0.059)
 
 
-def test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again() -> None:
-    """Woken to stand in line for another waiter of its process just as its own pause
-    ends: no join and no wait of nothing, the next attempt."""
-    flow = _listening_flow()
+def _first_pause(flow: Flow[AcquireResult]) -> Wait:
+    """A listening waiter's first attempt (sent at 0.0, refused by another holder
+    everywhere), its join (0.001 to 0.002), and the pause after them: 0.15 s."""
     taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="other") for i in range(5)))
     attempt = flow.send(Woken(0.0, False, listening=True))
     assert isinstance(attempt, Fanout)
@@ -1096,6 +1095,14 @@ def test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again() -> None:
     wait = flow.send(Round(0.001, 0.002, ()))
     assert isinstance(wait, Wait)
     assert wait.seconds == pytest.approx(0.15)
+    return wait
+
+
+def test_a_requeue_wake_up_at_the_end_of_the_pause_tries_again() -> None:
+    """Woken to stand in line for another waiter of its process just as its own pause
+    ends: no join and no wait of nothing, the next attempt."""
+    flow = _listening_flow()
+    wait = _first_pause(flow)
     again = flow.send(Woken(0.002 + wait.seconds, True, requeue=True))
     assert isinstance(again, Fanout)
     assert again.op is Op.ACQUIRE
@@ -1117,15 +1124,7 @@ def test_a_waiter_may_wait_on_past_its_pause_up_to_its_timeout(
         timeout=timeout, now=0.0, uniform=lambda: 0.5,
     )  # fmt: skip
     assert isinstance(next(flow), Watch)
-    taken = Round(0.0, 0.001, tuple(NodeOutcome(f"s{i}", X, holder="other") for i in range(5)))
-    assert isinstance(flow.send(Woken(0.0, False, listening=True)), Fanout)
-    join = flow.send(taken)
-    assert isinstance(join, Fanout)
-    assert join.op is Op.QUEUE
-    wait = flow.send(Round(0.001, 0.002, ()))
-    assert isinstance(wait, Wait)
-    assert wait.seconds == pytest.approx(0.15)
-    assert wait.longer == pytest.approx(longer)
+    assert _first_pause(flow).longer == pytest.approx(longer)
     # woken to stand in line for another waiter of the process: the rest of the wait
     # may go on as long
     join = flow.send(Woken(0.05, True, requeue=True))
