@@ -1222,6 +1222,16 @@ MUTANTS: Final = (
         ("tests/core/test_rwstate.py::test_each_mutex_step_becomes_the_read_write_one",),
     ),
     Mutant(
+        "a semaphore's waiters of other permits poll for each other",
+        ALGO + "semaphore.py",
+        '            kind = f"{permits} permits"\n',
+        '            kind = ""\n',
+        (
+            "tests/core/test_semaphore_flow.py::"
+            "test_a_waiter_subscribes_once_and_then_waits_for_an_announcement",
+        ),
+    ),
+    Mutant(
         "the next waiter is not told when the one that polled for it leaves",
         WAKEUPS,
         "            nxt.promote()\n",

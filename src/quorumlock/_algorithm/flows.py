@@ -294,7 +294,8 @@ class Watch:
     queued: bool = True  # the waiter joins the key's queue (a single lock's waiter)
     since: float = -math.inf
     # What the waiter asks for, among the waiters of one name that never queue: its
-    # polls stand only for those that ask the same (a read-write lock's "read", "write")
+    # polls stand only for those that ask the same (a read-write lock's "read", "write";
+    # a semaphore's number of permits)
     kind: str = ""
     # Only if the process listens to the key already (a waiter of it, or one that left
     # moments ago, and a majority confirmed): then the waiter is there before the first
@@ -307,8 +308,9 @@ class Watch:
 class Wait:
     """Pause up to ``seconds``, or until a release of the watched key is announced.
     ``longer``: while another waiter of this process on the key polls for both (the
-    oldest; the same lock, asked by the same process), wait on up to this many seconds
-    more (``math.inf``: no bound), until that one leaves or an announcement comes."""
+    oldest of their sort: the same thing asked by the same process), wait on up to this
+    many seconds more (``math.inf``: no bound), until that one leaves or an
+    announcement comes."""
 
     seconds: float
     longer: float = 0.0

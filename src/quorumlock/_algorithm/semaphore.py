@@ -275,8 +275,10 @@ def semaphore_acquire_flow(
             wait = config.connect_timeout
             if give_up_at is not None:
                 wait = min(wait, give_up_at - now)
-            # no queue: a semaphore's release wakes waiters of the name in every process
-            watched = yield Watch(base, wait, queued=False, since=first.started)
+            # no queue: a semaphore's release wakes waiters of the name in every process;
+            # waiters that may take other slots (another ``permits``) poll apart
+            kind = f"{permits} permits"
+            watched = yield Watch(base, wait, queued=False, since=first.started, kind=kind)
             assert isinstance(watched, Woken)
             if watched.notified:
                 continue  # at once: a release before the subscription would go unnoticed

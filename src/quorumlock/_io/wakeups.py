@@ -557,8 +557,9 @@ W = TypeVar("W", bound=Notice)
 
 def _sort(waiter: Notice) -> str | None:
     """Which waiters poll for each other (see :meth:`Entry.poller`): those that queue (a
-    lock's); those of one name that do not and ask for the same (a semaphore's; a
-    read-write lock's readers, its writers); None for a set's waiter (several names)."""
+    lock's); those of one name that do not and ask for the same (a semaphore's of the
+    same ``permits``; a read-write lock's readers, its writers); None for a set's waiter
+    (several names)."""
     if waiter.queued:
         return "queued"
     return f"one name: {waiter.kind}" if len(waiter.channels) == 1 else None
