@@ -218,7 +218,7 @@ def test_a_set_of_names_runs_the_many_scripts_over_the_whole_set() -> None:
         "r" * 40, "0",
     )  # fmt: skip
     assert command_args(step(Op.RELEASE, notify=True)) == (
-        "EVALSHA", RELEASE_MANY.sha, 3, "a", "b", "c", "t", "1",
+        "EVALSHA", RELEASE_MANY.sha, 3, "a", "b", "c", "t", "1", "t",
     )  # fmt: skip
     assert command_args(step(Op.EXTEND)) == (
         "EVALSHA", EXTEND_MANY.sha, 3, "a", "b", "c", "t", 10_000,

@@ -725,11 +725,11 @@ def test_one_waiter_of_each_sort_polls_and_the_next_takes_over_as_it_leaves(
 
 
 def test_an_announcement_with_no_head_wakes_the_first_of_each_sort_and_every_set() -> None:
-    """A release of a kind of lock without a queue (a semaphore's, a read-write lock's, a
-    set's) announces an empty message on each server. Each wakes, in the process, the
-    first waiter of each sort that has no wake-up yet, and every set's waiter (each
-    polls for itself): not every waiter, which made a thousand tasks try at every
-    release."""
+    """A release by an older quorumlock of a kind of lock without a queue (a
+    semaphore's, a read-write lock's, a set's) announces an empty message on each
+    server. Each wakes, in the process, the first waiter of each sort that has no
+    wake-up yet, and every set's waiter (each polls for itself): not every waiter,
+    which made a thousand tasks try at every release."""
     channel = release_channel("acct")
     entry: Entry[Waiter] = Entry("m")
     sems = [Waiter(channel, entry, queued=False) for _ in range(3)]
@@ -741,3 +741,46 @@ def test_an_announcement_with_no_head_wakes_the_first_of_each_sort_and_every_set
     assert [w.notified() for w in everyone] == [True, False, False, True, False, True, True]
     entry.deliver(b"")  # the same release, from the next server
     assert [w.notified() for w in everyone] == [True, True, False, True, True, True, True]
+
+
+def test_a_release_with_no_head_announced_by_every_server_wakes_each_sort_once() -> None:
+    """A release of a kind of lock without a queue names no head, but carries its notice:
+    the announcements of one release by five servers wake the first waiter of each sort
+    (and every set's) once, and again once it has tried (an attempt sent before the
+    release reached every server may fail), never the next waiter of the sort: each
+    server's announcement woke another, and a read-write lock's writers made 6.4
+    attempts per hold. A new release (a new notice) wakes the next one."""
+    channel = release_channel("acct")
+    entry: Entry[Waiter] = Entry("m")
+    sems = [Waiter(channel, entry, queued=False) for _ in range(3)]
+    sets = [Waiter(channel, entry, (release_channel(f"k{i}"),), queued=False) for i in range(2)]
+    entry.waiters.extend([*sems, *sets])
+    everyone = [*sems, *sets]
+    entry.deliver(b" tok")
+    assert [w.notified() for w in everyone] == [True, False, False, True, True]
+    for _ in range(4):  # the same release, from the other servers
+        entry.deliver(b" tok")
+    assert [w.notified() for w in everyone] == [True, False, False, True, True]
+    sems[0].rearm()  # its attempt goes out, and fails: the next server's wakes it again
+    assert not sems[0].notified()
+    entry.deliver(b" tok")
+    assert [w.notified() for w in everyone] == [True, False, False, True, True]
+    entry.deliver(b" tok:1")  # another release (the undo of an attempt)
+    assert [w.notified() for w in everyone] == [True, True, False, True, True]
+
+
+def test_a_wake_up_handed_on_goes_to_the_next_waiter_of_the_same_sort() -> None:
+    """A read-write lock's writer, woken, gives up before it tries: the wake-up goes to
+    the next writer of the process, not to a reader between them (the release woke the
+    first of each sort: the readers had theirs)."""
+    channel = release_channel("doc")
+    entries: dict[bytes, Entry[Waiter]] = {}
+    first, reader, second = (
+        Waiter(channel, entries.setdefault(channel, Entry("m")), queued=False, kind=kind)
+        for kind in ("write", "read", "write")
+    )
+    entries[channel].waiters.extend([first, reader, second])
+    first.notify()
+    dismiss(entries, first)
+    hand_on(entries, first)
+    assert (reader.notified(), second.notified()) == (False, True)

@@ -20,6 +20,7 @@ from quorumlock import (
 )
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Watch, rewritten
 from quorumlock._algorithm.rwlock import Mode, RWState, intent_lease_ms, rw_key
+from quorumlock._algorithm.wire import notice
 from tests.core.scripted import Step, answered, drive, everywhere, in_turn
 
 
@@ -45,9 +46,10 @@ def test_each_mutex_step_becomes_the_read_write_one() -> None:
         300,
         True,
     )
-    undo = writer._step(Fanout(Op.RELEASE, "doc:7", "t", 10_000, 0.05), 300)
+    undo = writer._step(Fanout(Op.RELEASE, "doc:7", "t", 10_000, 0.05, arrival="2"), 300)
     assert isinstance(undo, Fanout)
-    assert (undo.op, undo.intent_ms) == (Op.RW_RELEASE, 300)
+    # the undo of attempt 2: its announcements are told apart from the release's
+    assert (undo.op, undo.intent_ms, notice(undo)) == (Op.RW_RELEASE, 300, "t:2")
     extend = writer._step(Fanout(Op.EXTEND, "doc:7", "t", 10_000, 0.05), 300)
     assert isinstance(extend, Fanout)
     assert (extend.op, extend.intent_ms) == (Op.RW_EXTEND, 0)

@@ -4,6 +4,7 @@ servers had free, and whatever else the attempt was granted is taken back."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from collections.abc import Sequence
@@ -38,6 +39,7 @@ from quorumlock._algorithm.semaphore import (
     semaphore_acquire_flow,
     semaphore_base,
 )
+from quorumlock._algorithm.wire import notice
 from tests.core.scripted import Driven, answered, drive, everywhere, in_turn
 
 G, X, Q, TO = Reply.GRANTED, Reply.TAKEN, Reply.QUARANTINED, Reply.TIMEOUT
@@ -190,6 +192,8 @@ def test_a_grant_of_another_slot_is_taken_back_once_the_permit_is_held() -> None
     assert (result.verdict, result.slot) == (Verdict.ACQUIRED, 0)
     assert [s.op for s in sent] == [Op.SEMAPHORE_ACQUIRE, Op.SEMAPHORE_RELEASE]
     assert (sent[1].slots, sent[1].notify) == ((0,), True)  # keeps slot 0, wakes waiters
+    # announced as the attempt's, apart from the permit's release of the same token
+    assert notice(sent[1]) == f"{'t' * 40}:1" != notice(dataclasses.replace(sent[1], arrival=""))
 
 
 def test_a_split_vote_asks_everyone_for_the_slot_most_had_free() -> None:

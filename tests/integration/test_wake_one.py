@@ -801,6 +801,46 @@ def _hold(rl: AnyRedlock, kind: str, name: str) -> Any:
     return rl.rwlock(name, ttl=30).write()
 
 
+def _in_turn(
+    api: Api,
+    servers: LocalServerGroup,
+    name: str,
+    kind: str,
+    *,
+    count: int,
+    retry_delay: float,
+    counted: _Counted,
+    beside: Callable[[Any], Any],
+) -> list[int]:
+    """``count`` waiters of one Redlock (``retry_delay``, observed by ``counted``) wait for
+    a hold of ``name`` of that kind, held by another Redlock; each, once it has it,
+    releases it at once. ``beside(holder)`` runs meanwhile, and releases the holder.
+    Returns the waiters, in the order they got the hold."""
+    got: list[int] = []
+
+    async def body() -> None:
+        holder = _hold(api.redlock(servers.urls), kind, name)
+        assert await call(holder.acquire(blocking=False))
+        rl = api.redlock(servers.urls, retry_delay=retry_delay, observer=counted)
+
+        def waiter(index: int) -> Body:
+            async def run() -> None:
+                hold = _hold(rl, kind, name)
+                assert await call(hold.acquire(timeout=40))
+                got.append(index)
+                assert await call(hold.release())
+
+            return run
+
+        async def aside() -> None:
+            await beside(holder)
+
+        await api.concurrently([*(waiter(i) for i in range(count)), aside], limit=60)
+
+    api.run(body)
+    return got
+
+
 @pytest.mark.parametrize("kind", ["lock", "semaphore", "rwlock"])
 def test_one_waiter_of_a_process_polls_for_all_of_its_waiters_of_the_name(
     api: Api, servers: LocalServerGroup, lock_name: str, kind: str
@@ -813,38 +853,54 @@ def test_one_waiter_of_a_process_polls_for_all_of_its_waiters_of_the_name(
     took 77 attempts per acquisition). Then each gets it in turn."""
     count = 8
     counted = _Counted()
-    got: list[int] = []
 
-    async def body() -> None:
-        holder = _hold(api.redlock(servers.urls), kind, lock_name)
-        assert await call(holder.acquire(blocking=False))
-        rl = api.redlock(servers.urls, retry_delay=0.2, observer=counted)
+    async def hold_then_release(holder: Any) -> None:
+        await until(lambda: counted.total >= count, 20, "the waiters' first attempts")
+        await asyncio.sleep(1.0)  # every waiter made its first attempts
+        counted.armed = True
+        await asyncio.sleep(3.0)
+        counted.armed = False
+        assert await call(holder.release())
 
-        def waiter(index: int) -> Body:
-            async def run() -> None:
-                hold = _hold(rl, kind, lock_name)
-                assert await call(hold.acquire(timeout=40))
-                got.append(index)
-                assert await call(hold.release())
-
-            return run
-
-        async def hold_then_release() -> None:
-            await until(lambda: counted.total >= count, 20, "the waiters' first attempts")
-            await asyncio.sleep(1.0)  # every waiter made its first attempts
-            counted.armed = True
-            await asyncio.sleep(3.0)
-            counted.armed = False
-            assert await call(holder.release())
-
-        bodies = [waiter(i) for i in range(count)]
-        await api.concurrently([*bodies, hold_then_release], limit=60)
-
-    api.run(body)
+    got = _in_turn(
+        api, servers, lock_name, kind,
+        count=count, retry_delay=0.2, counted=counted, beside=hold_then_release,
+    )  # fmt: skip
     assert sorted(got) == list(range(count))
     # one poller: 3 s / 0.1 s at most, and a few rounds that end as the count begins;
     # eight pollers: about 8 x 3 s / 0.15 s, 160
     assert 5 <= counted.rounds <= 40, counted.rounds
+
+
+@pytest.mark.parametrize("kind", ["semaphore", "rwlock"])
+def test_a_release_without_a_queue_wakes_one_waiter_of_a_process_not_one_per_server(
+    api: Api, servers: LocalServerGroup, lock_name: str, kind: str
+) -> None:
+    """Six waiters of one Redlock (``retry_delay=60``: only wake-ups make them try) on a
+    semaphore of one permit or a read-write lock's write hold, which another Redlock
+    holds, then releases; each waiter, once it has the lock, releases it at once. Such
+    a release names no head, and each of the five servers announces it: the five
+    announcements of one release wake one waiter (and again once it has tried), so the
+    six hand-overs take about one attempt each. Woken one per announcement, the next
+    four waiters each tried at every release, and failed (a read-write lock's writers
+    made 6.4 attempts per hold)."""
+    count = 6
+    counted = _Counted()
+
+    async def release(holder: Any) -> None:
+        await until(lambda: counted.total >= count, 20, "the waiters' first attempts")
+        await asyncio.sleep(0.5)  # (no poll comes: SLOW_POLL)
+        counted.armed = True
+        assert await call(holder.release())
+
+    got = _in_turn(
+        api, servers, lock_name, kind,
+        count=count, retry_delay=SLOW_POLL, counted=counted, beside=release,
+    )  # fmt: skip
+    assert sorted(got) == list(range(count))
+    # six hand-overs, each an attempt (now and then a second one, sent before the release
+    # reached a majority); 6 in every run here, and 7 to 15 with a waiter woken per server
+    assert count <= counted.rounds <= count + 3, counted.rounds
 
 
 def test_the_next_waiter_of_a_process_polls_once_the_one_that_polled_gives_up(

@@ -17,14 +17,16 @@ import threading
 import time
 from collections.abc import Callable
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import redis
 
 from quorumlock import Redlock
 from quorumlock import asyncio as aio
+from quorumlock._algorithm.rwlock import rw_key
 from quorumlock._algorithm.scripts import RELEASED_PREFIX
+from quorumlock._algorithm.semaphore import SEMAPHORE_PREFIX
 from quorumlock._io import async_wakeups, wakeups
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import ServerFactory, held_on_every_server, values
@@ -619,4 +621,61 @@ def test_a_release_announces_only_where_it_deleted_the_key(
             client.close()
     assert counts == [1, 1, 0, 0, 1]
     assert values(servers, lock_name) == [None, None, other, None, None]
+    rl.close()
+
+
+def _announced(servers: LocalServerGroup, channel: str, act: Callable[[], object]) -> list[bytes]:
+    """What every server announced on ``channel`` while ``act()`` ran, and just after."""
+    clients = [redis.Redis.from_url(url) for url in servers.urls]
+    subscriptions = [
+        client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call, unused-ignore]
+        for client in clients
+    ]
+    heard: list[bytes] = []
+    try:
+        for sub in subscriptions:
+            sub.subscribe(channel)
+            assert sub.get_message(timeout=5) is None  # the confirmation, swallowed
+        act()
+        give_up = time.monotonic() + 0.5
+        while time.monotonic() < give_up:
+            for sub in subscriptions:
+                message = sub.get_message(timeout=0.01)
+                if message is not None:
+                    heard.append(message["data"])
+    finally:
+        for sub in subscriptions:
+            sub.close()
+        for client in clients:
+            client.close()
+    return heard
+
+
+@pytest.mark.parametrize("kind", ["set", "semaphore", "rwlock"])
+def test_the_servers_announce_a_release_without_a_queue_under_one_notice(
+    servers: LocalServerGroup, lock_name: str, kind: str
+) -> None:
+    """The kinds of lock without a queue announce their releases naming no head, but
+    with the release's notice: the same on every server, so that a process counts one
+    release's five announcements once (it woke a waiter for each), and another for the
+    next release of the same token (a read-write lock's downgrade, then its release: the
+    release's announcements must wake a waiter again)."""
+    rl = Redlock(servers.urls, instance_timeout=PATIENT)
+    if kind == "set":
+        hold: Any = rl.lock_many([lock_name, lock_name + ":b"], ttl=10)
+        channel = RELEASED_PREFIX + lock_name
+    elif kind == "semaphore":
+        hold = rl.semaphore(lock_name, permits=2, ttl=10)
+        channel = RELEASED_PREFIX + SEMAPHORE_PREFIX + lock_name
+    else:
+        hold = rl.rwlock(lock_name, ttl=10).write()
+        channel = RELEASED_PREFIX + rw_key(lock_name)
+    assert hold.acquire(blocking=False)
+    token = hold._state.token.encode()
+    if kind == "rwlock":
+        downgraded = _announced(servers, channel, hold.downgrade)
+        assert downgraded == [downgraded[0]] * 5
+        assert downgraded[0].partition(b" ")[::2] == (b"", token + b":downgrade")
+    released = _announced(servers, channel, hold.release)
+    assert released == [b" " + token] * 5
     rl.close()

@@ -1459,6 +1459,65 @@ MUTANTS: Final = (
             "test_a_greenlet_that_ran_rounds_sleeps_in_full[eventlet]",
         ),
     ),
+    Mutant(
+        "each server's announcement of a release without a queue wakes another waiter",
+        WAKEUPS,
+        "        if space and notice in self.seen:\n",
+        "        if named and notice in self.seen:\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_a_release_with_no_head_announced_by_every_server_wakes_each_sort_once",
+            "tests/integration/test_wake_one.py::"
+            "test_a_release_without_a_queue_wakes_one_waiter_of_a_process_not_one_per_server",
+        ),
+    ),
+    Mutant(
+        "the read-write release announces no notice",
+        SCRIPTS,
+        '.. KEYS[1], " " .. (ARGV[4] or ARGV[1]))\n',
+        '.. KEYS[1], "")\n',
+        (
+            "tests/integration/test_wakeups.py::"
+            "test_the_servers_announce_a_release_without_a_queue_under_one_notice",
+        ),
+    ),
+    Mutant(
+        "a downgrade is announced under the notice of the release that follows it",
+        ALGO + "wire.py",
+        '        f"{step.token}:downgrade",\n',
+        "        step.token,\n",
+        (
+            "tests/integration/test_wakeups.py::"
+            "test_the_servers_announce_a_release_without_a_queue_under_one_notice",
+        ),
+    ),
+    Mutant(
+        "a read-write undo is announced under the notice of the hold's release",
+        ALGO + "rwlock.py",
+        '            arrival=step.arrival if op is Op.RW_RELEASE else "",\n',
+        '            arrival="",\n',
+        ("tests/core/test_rwstate.py::test_each_mutex_step_becomes_the_read_write_one",),
+    ),
+    Mutant(
+        "a semaphore's strays are announced under the notice of the permit's release",
+        ALGO + "semaphore.py",
+        "notify=True, arrival=str(attempts), permits=permits",
+        "notify=True, permits=permits",
+        (
+            "tests/core/test_semaphore_flow.py::"
+            "test_a_grant_of_another_slot_is_taken_back_once_the_permit_is_held",
+        ),
+    ),
+    Mutant(
+        "a wake-up handed on goes to a waiter of another sort",
+        WAKEUPS,
+        "    same = [w for w in untold if (_sort(w) == sort if sort is not None else w.queued)]\n",
+        "    same = [w for w in untold if w.queued]\n",
+        (
+            "tests/core/test_lingering.py::"
+            "test_a_wake_up_handed_on_goes_to_the_next_waiter_of_the_same_sort",
+        ),
+    ),
 )
 
 

@@ -118,6 +118,8 @@ class RWState(LockState):
             step.fencing,
             step.fence,
             step.notify,
+            # an undo's attempt: its announcements are told apart from the release's
+            arrival=step.arrival if op is Op.RW_RELEASE else "",
             intent_ms=intent_ms if keeps_intent else 0,
             targets=step.targets,
             until=step.until,

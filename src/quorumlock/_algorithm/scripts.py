@@ -837,7 +837,11 @@ ACQUIRE_MANY = Script("acquire_many", _many_variant(ACQUIRE_BODY))
 #: ACQUIRE_MANY on a cluster node (every key of the set in one slot: the client checks).
 CLUSTER_ACQUIRE_MANY = Script("acquire_many_cluster", _cluster_variant(ACQUIRE_MANY.source))
 
-#: R3/R9 for a set: compare-and-delete each key, announcing each release.
+#: R3/R9 for a set: compare-and-delete each key, announcing each release. The kinds of
+#: lock without a queue announce `` <notice>``, as RELEASE does with nobody in line: the
+#: notice (the token, or the name the client gives the round: an undo's carries its
+#: attempt) tells one release announced by several servers apart from the next, so
+#: that a process wakes one waiter of each sort per release, not one per server.
 RELEASE_MANY = Script(
     "release_many",
     """\
@@ -845,14 +849,16 @@ RELEASE_MANY = Script(
 -- KEYS     the lock keys of the set
 -- ARGV[1]  the token we stored when acquiring
 -- ARGV[2]  "1" to publish each release on "quorumlock:released:" .. its key
+-- ARGV[3]  (optional) what the announcement calls this release (default: ARGV[1])
 -- returns  1 if every key held our token (all are deleted), 0 otherwise (those that
 --          held it are deleted all the same)
 local all = 1
+local notice = " " .. (ARGV[3] or ARGV[1])
 for i = 1, #KEYS do
     if redis.call("get", KEYS[i]) == ARGV[1] then
         redis.call("del", KEYS[i])
         if ARGV[2] == "1" then
-            redis.pcall("publish", "quorumlock:released:" .. KEYS[i], "")
+            redis.pcall("publish", "quorumlock:released:" .. KEYS[i], notice)
         end
     else
         all = 0
@@ -996,7 +1002,8 @@ def _rw_acquire_source() -> str:
 RW_ACQUIRE = Script("rw_acquire", _rw_acquire_source())
 
 #: R3/R9 for the read-write lock: drop our hold (either mode) and, unless a waiting
-#: writer keeps its claim (an undo between its attempts), our intent; announce it.
+#: writer keeps its claim (an undo between its attempts), our intent; announce it (as
+#: RELEASE_MANY does).
 RW_RELEASE = Script(
     "rw_release",
     """\
@@ -1005,6 +1012,7 @@ RW_RELEASE = Script(
 -- ARGV[1]  our token
 -- ARGV[2]  "1" to publish the release on "quorumlock:released:" .. KEYS[1]
 -- ARGV[3]  0, or a waiting writer's intent lease in ms: keep waiting as an intent
+-- ARGV[4]  (optional) what the announcement calls this release (default: ARGV[1])
 -- returns  1 if we held the lock here (read or write) and no longer do, 0 otherwise
 """
     + _RW_NOW
@@ -1021,7 +1029,7 @@ end
     + _RW_KEEP
     + """\
 if ARGV[2] == "1" and changed > 0 then
-    redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+    redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. (ARGV[4] or ARGV[1]))
 end
 if held > 0 then
     return 1
@@ -1057,13 +1065,15 @@ return 0
 )
 
 #: Downgrade, atomic on each server: our write hold becomes a read hold with the same
-#: expiry, so no writer can come in between; readers waiting are told.
+#: expiry, so no writer can come in between; readers waiting are told (as RELEASE_MANY
+#: tells them, under a notice of its own: the release that follows has the same token).
 RW_DOWNGRADE = Script(
     "rw_downgrade",
     """\
 -- quorumlock read-write downgrade: our write hold becomes a read hold
 -- KEYS[1]  the lock's sorted set of holds
 -- ARGV[1]  our token
+-- ARGV[2]  (optional) what the announcement calls this downgrade (default: ARGV[1])
 -- returns  1 if we held the write lock here and now hold it for reading, 0 otherwise
 """
     + _RW_NOW
@@ -1074,7 +1084,7 @@ if not expiry then
 end
 redis.call("zrem", KEYS[1], "w" .. ARGV[1])
 redis.call("zadd", KEYS[1], expiry, "r" .. ARGV[1])
-redis.pcall("publish", "quorumlock:released:" .. KEYS[1], "")
+redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. (ARGV[2] or ARGV[1]))
 return 1
 """,
 )
@@ -1245,7 +1255,8 @@ return {target - 1, table.concat(bits), unpack(r)}
 )
 
 #: A semaphore's release (and the undo of a failed acquire): compare-and-delete our
-#: token on every slot key but ``keep``, then wake the semaphore's waiters.
+#: token on every slot key but ``keep``, then wake the semaphore's waiters (as
+#: RELEASE_MANY does).
 SEMAPHORE_RELEASE = Script(
     "semaphore_release",
     """\
@@ -1254,6 +1265,7 @@ SEMAPHORE_RELEASE = Script(
 -- ARGV[1]    our token
 -- ARGV[2]    the slot to keep (0-based), or -1 for none
 -- ARGV[3]    "1" to publish on "quorumlock:released:<base>" when a key was deleted
+-- ARGV[4]    (optional) what the announcement calls this release (default: ARGV[1])
 -- returns    1 if a key held our token and was deleted, 0 otherwise
 local deleted = 0
 local keep = tonumber(ARGV[2]) + 1
@@ -1264,7 +1276,8 @@ for i = 1, #KEYS do
     end
 end
 if deleted == 1 and ARGV[3] == "1" then
-    redis.pcall("publish", "quorumlock:released:" .. string.gsub(KEYS[1], ":%d+$", ""), "")
+    local base = string.gsub(KEYS[1], ":%d+$", "")
+    redis.pcall("publish", "quorumlock:released:" .. base, " " .. (ARGV[4] or ARGV[1]))
 end
 return deleted
 """,

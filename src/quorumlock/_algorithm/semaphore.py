@@ -244,9 +244,10 @@ def semaphore_acquire_flow(
                 )
             if fence is not None or not config.fencing:
                 if _strays(last, slot):
+                    # (announced as the attempt's, apart from the permit's release)
                     yield Fanout(
                         Op.SEMAPHORE_RELEASE, base, token, ttl_ms, timeout_each,
-                        notify=True, permits=permits, slots=(slot,),
+                        notify=True, arrival=str(attempts), permits=permits, slots=(slot,),
                     )  # fmt: skip
                 return SemaphoreResult(verdict, slot, holds_until, judged, attempts, fence)
             verdict = Verdict.UNFENCED

@@ -118,9 +118,8 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
                 "EVALSHA", RELEASE.sha, 1, step.key, step.token, "1", step.token, "",
                 *queue_keys(step.key), step.member, step.arrival, step.lease_ms,
             )  # fmt: skip
-        notice = f"{step.token}:{step.arrival}" if step.arrival else step.token
         return (
-            "EVALSHA", RELEASE.sha, 1, step.key, step.token, "1", notice,
+            "EVALSHA", RELEASE.sha, 1, step.key, step.token, "1", notice(step),
             "keep" if step.fair else "", *queue_keys(step.key),
         )  # fmt: skip
     if step.op is Op.QUEUE:
@@ -142,7 +141,10 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
         slots = slot_keys(step.key, step.permits)
         keep = step.slots[0] if step.slots else -1
         notify = "1" if step.notify else "0"
-        return ("EVALSHA", SEMAPHORE_RELEASE.sha, len(slots), *slots, step.token, keep, notify)
+        return (
+            "EVALSHA", SEMAPHORE_RELEASE.sha, len(slots), *slots, step.token, keep, notify,
+            notice(step),
+        )  # fmt: skip
     if step.op is Op.COMMIT_FENCE:
         return ("EVALSHA", COMMIT_FENCE.sha, 2, step.key, MARKER_KEY, step.token, step.fence)
     if step.op is Op.CLAIM_TERM:
@@ -150,6 +152,14 @@ def shared_args(step: Fanout) -> tuple[str | int, ...]:
     if step.op is Op.READ_LEADER:
         return ("EVALSHA", READ_LEADER.sha, 2, step.key, term_key(step.key))
     return ("EVALSHA", EXTEND.sha, 1, step.key, step.token, step.ttl_ms)
+
+
+def notice(step: Fanout) -> str:
+    """What a release's announcements call it: its token, and for the undo of attempt
+    ``k`` of an acquire (``arrival`` ``k``) the attempt too, so that a process tells one
+    release announced by several servers apart from the next release of the same token
+    (:meth:`quorumlock._io.wakeups.Entry.deliver`)."""
+    return f"{step.token}:{step.arrival}" if step.arrival else step.token
 
 
 def queue_keys(key: str, tag: str | None = None) -> tuple[str, str]:
@@ -174,7 +184,7 @@ def _set_args(step: Fanout) -> tuple[str | int, ...]:
         )  # fmt: skip
     if step.op is Op.RELEASE:
         notify = "1" if step.notify else "0"
-        return ("EVALSHA", RELEASE_MANY.sha, len(keys), *keys, step.token, notify)
+        return ("EVALSHA", RELEASE_MANY.sha, len(keys), *keys, step.token, notify, notice(step))
     if step.op is Op.EXTEND:
         return ("EVALSHA", EXTEND_MANY.sha, len(keys), *keys, step.token, step.ttl_ms)
     if step.op is Op.PROBE:
@@ -202,9 +212,18 @@ _RW_ARGS: dict[Op, Callable[[Fanout], tuple[str | int, ...]]] = {
         step.token,
         "1" if step.notify else "0",
         step.intent_ms,
+        notice(step),
     ),
     Op.RW_EXTEND: lambda step: ("EVALSHA", RW_EXTEND.sha, 1, step.key, step.token, step.ttl_ms),
-    Op.RW_DOWNGRADE: lambda step: ("EVALSHA", RW_DOWNGRADE.sha, 1, step.key, step.token),
+    # (announced under a notice of its own: the release that follows has the same token)
+    Op.RW_DOWNGRADE: lambda step: (
+        "EVALSHA",
+        RW_DOWNGRADE.sha,
+        1,
+        step.key,
+        step.token,
+        f"{step.token}:downgrade",
+    ),
     Op.RW_PROBE: lambda step: ("EVALSHA", RW_PROBE.sha, 1, step.key, step.token),
     Op.RW_COMMIT_FENCE: lambda step: (
         "EVALSHA",

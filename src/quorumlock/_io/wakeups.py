@@ -24,11 +24,11 @@ channel, ``quorumlock:wake:<id>``, which only that process listens to
 (:func:`wake_channel`): it wakes one of its waiters of that name, the oldest, and the
 others wait on; no other process reads it. An announcement on the name's channel that
 names nobody (an empty queue: a server that restarted, or a release by an older
-quorumlock) wakes one waiter in every process. The announcements of one release by
-several servers count once. The kinds of lock without a queue (a multi-resource lock's
-set, the read-write lock, the semaphore) never join one, and their releases announce no
-head at all: that wakes waiters of the name in every process, in each the oldest of each
-sort with no wake-up yet and every set's (:meth:`Entry.deliver`).
+quorumlock) wakes, in every process, the oldest waiter of each sort with no wake-up yet
+and every set's waiter (:meth:`Entry.deliver`). The announcements of one release by
+several servers count once (they carry its notice). The kinds of lock without a queue
+(a multi-resource lock's set, the read-write lock, the semaphore) never join one, and
+their releases announce no head at all: they wake waiters of the name that way.
 
 A channel whose last waiter left stays subscribed for :data:`LINGER` seconds
 (:class:`Lingering`): the workers of a busy name take turns, and one that waits again
@@ -585,7 +585,7 @@ class Entry(Generic[W]):
         # no more joins; releases then wake one waiter in every process, as they did
         self.refused = False
         # the last announcements (by their notice) and whom each woke
-        self.seen: collections.OrderedDict[bytes, W | None] = collections.OrderedDict()
+        self.seen: collections.OrderedDict[bytes, list[W]] = collections.OrderedDict()
 
     def place(self) -> str:
         """The entry's arrival, as the queue script takes it: that of its oldest waiter
@@ -696,54 +696,61 @@ class Entry(Generic[W]):
     def deliver(self, payload: bytes) -> None:
         """An announcement: wake whom it is for (see the module's docstring)."""
         head, space, notice = payload.partition(b" ")
-        if not space:
-            # A release that names no head and carries no notice (that of a kind of lock
-            # without a queue: a set, a read-write lock, a semaphore; each server's
-            # announcement comes on its own): it wakes the first waiter of each sort
-            # that has no wake-up yet, and every set's waiter (see poller); the oldest
-            # of a sort, leaving, tells the next to poll. Waking them all made a
-            # thousand tasks try at every release.
-            sorts: set[str] = set()
-            for waiter in self.waiters:
-                sort = _sort(waiter)
-                if sort is None or (sort not in sorts and _untold(waiter)):
-                    waiter.notify()
-                    if sort is not None:
-                        sorts.add(sort)
-            return
         named = bool(head)
         if named and head.decode(errors="replace") != self.member:
             return  # (another server's queue may name us for the same release)
-        if notice in self.seen:
+        if space and notice in self.seen:
             # The same release, announced by another server. The servers release one
             # after the other: a waiter woken by the first may have tried before the
-            # others had, and failed. Wake the same waiter again; nobody else.
-            again = self.seen[notice]
-            if again is not None and again in self.waiters and _untold(again):
-                again.notify(alone=named)
+            # others had, and failed. Wake the same waiters again; nobody else.
+            for again in self.seen[notice]:
+                if again in self.waiters and _untold(again):
+                    again.notify(alone=named)
             return
+        chosen = self._for_head() if named else self._for_everyone()
+        if space:  # (an empty message, a family release by an older quorumlock, has none)
+            self.seen[notice] = chosen
+            while len(self.seen) > SEEN:
+                self.seen.popitem(last=False)
+
+    def _for_head(self) -> list[W]:
+        """A release named the process's entry: wake its oldest queued waiter."""
         waiting = [w for w in self.waiters if _untold(w)]
-        if named:
-            # the place in line is the queued waiters': one of them takes the wake-up
-            # (others, a set's waiters on this key, only if none is left)
-            waiting = [w for w in waiting if w.queued] or waiting
+        # the place in line is the queued waiters': one of them takes the wake-up
+        # (others, a set's waiters on this key, only if none is left)
+        waiting = [w for w in waiting if w.queued] or waiting
         # Whom this release is for. Every waiter woken already (by an earlier release,
         # and about to try: a stagger's pause, say): the one this release would have
         # woken takes it all the same, so that its later announcements wake that waiter
         # again once it has tried (an attempt sent before this release reached every
         # server may fail); else they would wake nobody, and the lock wait for a poll.
-        woken = [w for w in self.waiters if w.queued] if named else []
-        chosen = waiting or woken or self.waiters
-        self.seen[notice] = chosen[0] if chosen else None
-        while len(self.seen) > SEEN:
-            self.seen.popitem(last=False)
-        if named:
-            self.joined = False  # the server took the entry off its queue
+        chosen = waiting or [w for w in self.waiters if w.queued] or self.waiters
+        self.joined = False  # the server took the entry off its queue
         if waiting:
-            waiting[0].notify(alone=named)
-        if named and len(waiting) > 1 and waiting[1].queued:
+            waiting[0].notify(alone=True)
+        if len(waiting) > 1 and waiting[1].queued:
             # the others have no entry now: the next of them puts it back in line
             waiting[1].notify(requeue=True)
+        return chosen[:1]
+
+    def _for_everyone(self) -> list[W]:
+        """A release named no head (an empty queue; a kind of lock without a queue: a
+        set, a read-write lock, a semaphore): wake the first waiter of each sort that
+        has no wake-up yet, and every set's waiter (see :meth:`poller`); the oldest of a
+        sort, leaving, tells the next to poll. Waking them all made a thousand tasks try
+        at every release. A sort whose waiters are all woken already keeps the release
+        for its first, as :meth:`_for_head` does."""
+        chosen: dict[object, W] = {}  # by sort (a set's waiter: by itself)
+        for waiter in self.waiters:
+            sort = _sort(waiter)
+            key = waiter if sort is None else sort
+            mine = chosen.get(key)
+            if mine is None or (not _untold(mine) and _untold(waiter)):
+                chosen[key] = waiter
+        for waiter in chosen.values():
+            if _untold(waiter):
+                waiter.notify()
+        return list(chosen.values())
 
 
 def enlist(entries: dict[bytes, Entry[W]], waiter: W, member: str) -> list[bytes]:
@@ -807,11 +814,13 @@ def hand_on(entries: dict[bytes, Entry[W]], waiter: W) -> bool:
     if entry is None:
         return False
     untold = [w for w in entry.waiters if _untold(w)]
-    for nxt in [w for w in untold if w.queued][:1] or untold[:1]:
+    sort = _sort(waiter)
+    # the next of its sort (a lock's: the next queued waiter), else any
+    same = [w for w in untold if (_sort(w) == sort if sort is not None else w.queued)]
+    for nxt in same[:1] or untold[:1]:
         nxt.notify(alone=waiter.alone)
-        for notice, woken in entry.seen.items():
-            if woken is waiter:
-                entry.seen[notice] = nxt
+        for woken in entry.seen.values():
+            woken[:] = [nxt if w is waiter else w for w in woken]
     return any(w.queued for w in entry.waiters)
 
 
