@@ -20,6 +20,7 @@ from quorumlock._algorithm.outcomes import CLUSTER_NODE_AS_SERVER, Reply
 from quorumlock._algorithm.round import (
     EARLY_OPS,
     FINISH,
+    WITHHELD,
     Connect,
     Follow,
     RoundMachine,
@@ -396,6 +397,27 @@ def test_a_server_the_step_does_not_target_gets_nothing_and_counts_as_not_held()
     outcomes = machine.result(START + 0.002).outcomes
     assert [o.reply for o in outcomes] == [Reply.DONE, Reply.NOT_HELD, Reply.NOT_HELD]
     assert outcomes[1].detail == "not sent: nothing to undo"
+
+
+def test_a_server_the_transport_withholds_gets_nothing_and_counts_as_failed() -> None:
+    """An acquire the transport must not send to a server (a release of its token may
+    still run there, after a grant): no action there, an error outcome that says why,
+    and a round that ends at once when every server is withheld."""
+    step = Fanout(Op.ACQUIRE, "k", "t", 10_000, TIMEOUT)
+    members = [Member(f"s{i}") for i in range(3)]
+    machine = RoundMachine(step, members, now=START, connect_timeout=TIMEOUT)
+    assert machine.start([True, True, False], withheld={1}) == [Send(0), None, Connect(2)]
+    assert machine.owing == 2
+    assert machine.reply(0, b"OK", START + 0.001) is None
+    assert machine.connected(2) == Send(2)
+    assert machine.reply(2, b"OK", START + 0.002) is FINISH
+    outcomes = machine.result(START + 0.002).outcomes
+    assert [o.reply for o in outcomes] == [Reply.GRANTED, Reply.ERROR, Reply.GRANTED]
+    assert outcomes[1].detail == WITHHELD
+    alone = RoundMachine(step, members, now=START, connect_timeout=TIMEOUT)
+    assert alone.start([True] * 3, withheld={0, 1, 2}) == [None] * 3
+    assert alone.finished
+    assert [o.reply for o in alone.result(START).outcomes] == [Reply.ERROR] * 3
 
 
 def _five(step: Fanout, *, release_early: bool = False) -> RoundMachine:

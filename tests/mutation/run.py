@@ -55,6 +55,7 @@ RW_TESTS: Final = "tests/integration/test_rwlock.py"
 VERIFY: Final = "tests/faults/test_verify.py"
 FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
 FANOUT: Final = "src/quorumlock/_io/fanout.py"
+ASYNC_FANOUT: Final = "src/quorumlock/_io/async_fanout.py"
 WAKEUPS: Final = "src/quorumlock/_io/wakeups.py"
 SYNC: Final = "src/quorumlock/_sync.py"
 ERRORS: Final = "src/quorumlock/_io/errors.py"
@@ -327,7 +328,7 @@ MUTANTS: Final = (
     Mutant(
         "a release that finds its waiter woken already wakes nobody with its later news",
         "src/quorumlock/_io/wakeups.py",
-        "        chosen = waiting or woken or self.waiters\n",
+        "        chosen = waiting or [w for w in self.waiters if w.queued] or self.waiters\n",
         "        chosen = waiting\n",
         (
             "tests/core/test_lingering.py::test_a_release_that_finds_its_waiter_woken_already"
@@ -1077,8 +1078,8 @@ MUTANTS: Final = (
     Mutant(
         "a wake-up handed on leaves the release's later announcements to the waiter gone",
         "src/quorumlock/_io/wakeups.py",
-        "                entry.seen[notice] = nxt\n",
-        "                pass\n",
+        "            woken[:] = [nxt if w is waiter else w for w in woken]\n",
+        "            pass\n",
         (
             "tests/core/test_lingering.py::"
             "test_a_waiter_that_leaves_with_a_wake_up_it_never_tried_hands_it_on",
@@ -1207,8 +1208,8 @@ MUTANTS: Final = (
     Mutant(
         "a release that names no head wakes every waiter of the process",
         WAKEUPS,
-        "                if sort is None or (sort not in sorts and _untold(waiter)):\n",
-        "                if True:\n",
+        "            key = waiter if sort is None else sort\n",
+        "            key = waiter\n",
         (
             "tests/core/test_lingering.py::"
             "test_an_announcement_with_no_head_wakes_the_first_of_each_sort_and_every_set",
@@ -1516,6 +1517,45 @@ MUTANTS: Final = (
         (
             "tests/core/test_lingering.py::"
             "test_a_wake_up_handed_on_goes_to_the_next_waiter_of_the_same_sort",
+        ),
+    ),
+    Mutant(
+        "an asyncio connection given up forgets the releases it owed",
+        ASYNC_FANOUT,
+        "        self.orphans.add(round_.step for round_, _, _ in self.queue)\n",
+        "",
+        (
+            "tests/integration/test_late_undo.py::test_a_late_undo_never_deletes_a_grant_of_a_later_attempt[async]",
+        ),
+    ),
+    Mutant(
+        "a sync connection closed forgets the releases it owed",
+        FANOUT,
+        "            orphans.add((step,))\n",
+        "            pass\n",
+        (
+            "tests/integration/test_late_undo.py::test_a_late_undo_never_deletes_a_grant_of_a_later_attempt[sync]",
+        ),
+    ),
+    Mutant(
+        "an acquire goes where a release of its token was cut off",
+        "src/quorumlock/_io/orphans.py",
+        "    if not step.acquires:\n",
+        "    if True:\n",
+        (
+            "tests/core/test_orphans.py::"
+            "test_an_acquire_of_an_orphaned_token_is_withheld_there_only",
+            "tests/integration/test_late_undo.py",
+        ),
+    ),
+    Mutant(
+        "the round sends to a server the transport withheld",
+        ALGO + "round.py",
+        "            if i in withheld:\n",
+        "            if False:\n",
+        (
+            "tests/core/test_round.py::"
+            "test_a_server_the_transport_withholds_gets_nothing_and_counts_as_failed",
         ),
     ),
 )

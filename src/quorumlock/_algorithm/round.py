@@ -81,7 +81,7 @@ The rules owned here:
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Protocol, cast
 
@@ -94,6 +94,7 @@ __all__ = [
     "EARLY_OPS",
     "FINISH",
     "RELEASE_LAG",
+    "WITHHELD",
     "Action",
     "Connect",
     "Finish",
@@ -175,6 +176,12 @@ EARLY_OPS = frozenset({Op.ACQUIRE, Op.EXTEND, Op.RELEASE})
 #: not end without it (``RoundMachine``'s ``release_early``), and so reads them all. An
 #: acquire and an extension of one hold leave one each where they ended at a majority.
 RELEASE_LAG = 2
+
+#: The detail of a server a transport did not send an acquire to (``RoundMachine.start``).
+WITHHELD = (
+    "not sent: a release of this acquire went on a connection closed before its reply "
+    "came, and could still run there after a new grant"
+)
 
 # Where each server stands in the round.
 _SENDING = 0  # a command is (to be) written on a ready connection
@@ -266,9 +273,14 @@ class RoundMachine:
 
     # -- events --------------------------------------------------------------------
 
-    def start(self, ready: Sequence[bool]) -> list[Send | Connect | None]:
+    def start(
+        self, ready: Sequence[bool], withheld: Collection[int] = ()
+    ) -> list[Send | Connect | None]:
         """The round begins: ``ready[i]`` says whether server ``i`` has a connection.
-        A server the step does not target (``Fanout.targets``) gets no action (None).
+        A server the step does not target (``Fanout.targets``) gets no action (None),
+        nor does one the transport ``withheld`` (it failed: a release of the same token
+        may still run there, see ``quorumlock._io.orphans``). Check :attr:`finished`
+        after: every server may be left out.
 
         The grace of first contact is possible only when a server without a connection
         was never reached before (a server down since it was last tried gets none). For
@@ -284,6 +296,10 @@ class RoundMachine:
                 # Not sent (the undo of a failed attempt: nothing of ours there).
                 label = self.members[i].label
                 self._record(i, NodeOutcome(label, Reply.NOT_HELD, "not sent: nothing to undo"))
+                actions.append(None)
+                continue
+            if i in withheld:
+                self._record(i, NodeOutcome(self.members[i].label, Reply.ERROR, WITHHELD))
                 actions.append(None)
                 continue
             action = self.open(i, is_ready)

@@ -70,6 +70,7 @@ from quorumlock._io.cluster import (
 )
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session_async
+from quorumlock._io.orphans import Orphans, withheld
 from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import FRESH, Address, AsyncRedisConnection, ServerSpec, host_port
 
@@ -81,9 +82,13 @@ T = TypeVar("T")
 class _Pipe:
     """One connection, the queue of rounds waiting on it, and its reader task."""
 
-    def __init__(self, conn: AsyncRedisConnection, session: Session | None) -> None:
+    def __init__(
+        self, conn: AsyncRedisConnection, session: Session | None, orphans: Orphans
+    ) -> None:
         self.conn = conn
         self.session = session  # who the server is, when the node probes (see incarnation)
+        # its server's releases cut off on their way (see quorumlock._io.orphans)
+        self.orphans = orphans
         # redis-py keeps its stream pair private; after the handshake they are ours.
         self._writer: asyncio.StreamWriter = conn._writer  # type: ignore[attr-defined]
         self._stream: asyncio.StreamReader = conn._reader  # type: ignore[attr-defined]
@@ -211,6 +216,9 @@ class _Pipe:
         if self.dead is not None:
             return
         self.dead = exc
+        # Written, never answered: each may still run on the server, after what a new
+        # connection sends (see quorumlock._io.orphans).
+        self.orphans.add(round_.step for round_, _, _ in self.queue)
         while self.queue:
             round_, index, _ = self.queue.popleft()
             round_.deliver(index, exc)
@@ -333,6 +341,7 @@ class _AsyncNode:
         self._pid = forks.PID
         self.tried = False  # a connection attempt has ended (either way) at least once
         self.failure = ""  # why the last attempt that ended failed ("" if it connected)
+        self.orphans = Orphans()  # releases cut off on their way here
 
     @property
     def live_pipe(self) -> _Pipe | None:
@@ -386,7 +395,7 @@ class _AsyncNode:
         self.failure = ""
         if self._noted is not None:
             self._noted(session)
-        self._pipe = _Pipe(conn, session)
+        self._pipe = _Pipe(conn, session, self.orphans)
         return self._pipe
 
     async def settle(self, deadline: float) -> None:
@@ -495,6 +504,10 @@ class _AsyncClusterRoute(Route[_AsyncNode]):
 
     cluster: _AsyncCluster
 
+    @property
+    def orphans(self) -> Orphans | None:
+        return self.node.orphans if self.node is not None else None
+
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
         if self.node is None:
             self.node = self.cluster.owner(self.slot)
@@ -520,6 +533,8 @@ class _Target(Member, Protocol):
 
     @property
     def command(self) -> ClusterPacker | None: ...
+    @property
+    def orphans(self) -> Orphans | None: ...
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]: ...
 
 
@@ -638,8 +653,11 @@ class _Round:
         machine = self.machine
         try:
             self.pipes = [node.pipe() for node in self.nodes]
-            for action in machine.start([isinstance(pipe, _Pipe) for pipe in self.pipes]):
+            ready = [isinstance(pipe, _Pipe) for pipe in self.pipes]
+            for action in machine.start(ready, withheld(self.step, self.nodes)):
                 self._act(action)
+            if machine.finished:
+                self._finish()  # (every server withheld)
             if not self.done.done():
                 self._arm()
                 await self.done

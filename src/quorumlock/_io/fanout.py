@@ -68,6 +68,7 @@ from quorumlock._io.cluster import (
 )
 from quorumlock._io.errors import translate
 from quorumlock._io.incarnation import SameServerCheck, open_session
+from quorumlock._io.orphans import Orphans, withheld
 from quorumlock._io.packing import RoundPacker, pack
 from quorumlock._io.servers import (
     FRESH,
@@ -179,6 +180,7 @@ class _Node:
         # new one may reach a restarted server, whose script cache is empty): a release
         # may end without reading its answer (see ``_releases_early``).
         self.holds_release = False
+        self.orphans = Orphans()  # releases cut off on their way here (``_abandon``)
 
     def take(self) -> RedisConnection | None:
         """An idle, connected connection, or None."""
@@ -357,6 +359,10 @@ class _ClusterRoute(Route[_Node]):
     def sessions(self) -> WeakKeyDictionary[RedisConnection, Session]:
         return self.node.sessions if self.node is not None else _NO_SESSIONS
 
+    @property
+    def orphans(self) -> Orphans | None:
+        return self.node.orphans if self.node is not None else None
+
     def take(self) -> RedisConnection | None:
         taken = self.take_idle()
         return None if taken is None else taken[0]
@@ -393,6 +399,8 @@ class _Target(Member, Protocol):
     def command(self) -> ClusterPacker | None: ...
     @property
     def sessions(self) -> WeakKeyDictionary[RedisConnection, Session]: ...
+    @property
+    def orphans(self) -> Orphans | None: ...
     def take(self) -> RedisConnection | None: ...
     def take_idle(self) -> tuple[RedisConnection, float] | None: ...
     def give(self, conn: RedisConnection) -> None: ...
@@ -467,9 +475,7 @@ def _settle(conn: RedisConnection) -> bool | None:
         if response is _PARTIAL and _pipelined(conn):
             return False
         if response is _PARTIAL or response is _GONE or isinstance(response, RedisConnectionError):
-            _OWED.pop(conn, None)
-            _RESEND.pop(conn, None)
-            conn.disconnect()
+            _abandon(conn)
             return None
         step, node = owed.pop(0)  # the reply (or error reply) of a round that is over
         if isinstance(response, NoScriptError):
@@ -503,10 +509,21 @@ def _resend(conn: RedisConnection) -> bool:
             conn.send_packed_command([pack(_eval_form(conn, step, node))], False)
             _OWED.setdefault(conn, []).append((step, node))
     except Exception:  # (a compare-and-delete of our own token: its loss costs its ttl)
-        _OWED.pop(conn, None)
-        conn.disconnect()
+        _abandon(conn)
         return False
     return True
+
+
+def _abandon(conn: RedisConnection, sent: Sequence[tuple[Fanout, _Target]] = ()) -> None:
+    """Close ``conn``, whose replies will not be read: those it owes (``_OWED``) and those
+    of ``sent``, commands written on it. Each release among them may still run on its
+    server, after what another connection sends: its token is kept there
+    (``quorumlock._io.orphans``)."""
+    for step, node in (*_OWED.pop(conn, ()), *sent):
+        if (orphans := node.orphans) is not None:
+            orphans.add((step,))
+    _RESEND.pop(conn, None)
+    conn.disconnect()
 
 
 def _settle_by(conn: RedisConnection, deadline: float) -> None:
@@ -752,8 +769,13 @@ class _PollRound:
 
     def run(self) -> Round:
         targets = self.step.targets  # a server left out gets no connection
-        if targets:
-            taken = [node.take_idle() if targets[i] else None for i, node in enumerate(self.nodes)]
+        # nor one an acquire must not reach (see quorumlock._io.orphans)
+        held_back = withheld(self.step, self.nodes)
+        if targets or held_back:
+            taken = [
+                node.take_idle() if (not targets or targets[i]) and i not in held_back else None
+                for i, node in enumerate(self.nodes)
+            ]
         else:
             taken = [node.take_idle() for node in self.nodes]
         self.conns = conns = _drop_closed(taken)
@@ -769,7 +791,7 @@ class _PollRound:
             self._send_first(conns)
             if not targets and self.fanout.nodes is not None and not _UNLOADED_REFS and all(ready)
             else None
-        )
+        )  # (not with a server held back: it has no connection)
         self.machine = RoundMachine(
             self.step,
             self.nodes,
@@ -778,17 +800,18 @@ class _PollRound:
             release_early=release_early,
         )
         try:
-            for action in self.machine.start(ready):
+            for action in self.machine.start(ready, held_back):
                 if sent is None or not isinstance(action, Send):
                     self._act(action)
                 else:
                     self._sent(action.index, sent[action.index], True)
-            self._collect()
+            if not self.machine.finished:  # (every server held back)
+                self._collect()
         except BaseException:
             for i in self.waiting.values():  # interrupted: these connections are mid-reply
                 conn = self.conns[i]
                 if conn is not None:
-                    conn.disconnect()
+                    _abandon(conn, ((self.step, self.nodes[i]),))
             raise
         for i in self.waiting.values():
             conn = self.conns[i]
@@ -805,8 +828,7 @@ class _PollRound:
                 owed.append((self.step, self.nodes[i]))
                 self.reusable.append((self.nodes[i], conn))
             else:
-                _OWED.pop(conn, None)
-                conn.disconnect()
+                _abandon(conn, ((self.step, self.nodes[i]),))
         round_ = self.machine.result(time.monotonic())
         for node, conn in self.reusable:
             if not _RESEND_REFS or conn not in _RESEND or _resend(conn):
@@ -912,7 +934,7 @@ class _PollRound:
         conn = self.conns[i]
         assert conn is not None
         if failed is not None:
-            conn.disconnect()
+            _abandon(conn, ((self.step, self.nodes[i]),))  # (perhaps written in part)
             self.conns[i] = None
             self._act(self.machine.error(i, *translate(failed)))
             return
@@ -976,6 +998,7 @@ class _PollRound:
         del self.waiting[fd]
         self.poller.unregister(fd)
         if settled is None:  # the connection broke (and was closed)
+            _abandon(conn, ((self.step, node),))
             self.conns[i] = None
             lost = RedisConnectionError("connection closed while reading an earlier reply")
             self._act(machine.error(i, *translate(lost)))
@@ -1002,7 +1025,7 @@ class _PollRound:
             else:
                 action = machine.moved(i, *moved, kind, detail)
         except Exception as exc:
-            conn.disconnect()
+            _abandon(conn, ((self.step, node),))
             self.conns[i] = None
             self._act(machine.error(i, *translate(exc)))
             return
@@ -1225,7 +1248,7 @@ class SyncFanout:
                         _write(conn, payload)
                     sent.append((i, conn))
                 except Exception as exc:
-                    conn.disconnect()
+                    _abandon(conn)
                     failed = translate(exc)
                     for j in range(len(steps)):
                         batch.machine(j).error(i, *failed)
@@ -1240,7 +1263,7 @@ class SyncFanout:
                 sent.pop(0)
         except BaseException:
             for _, conn in sent:  # interrupted: these connections are mid-reply
-                conn.disconnect()
+                _abandon(conn)
             raise
         rounds = batch.rounds(time.monotonic())
         for j in sorted(batch.redo):  # NOSCRIPT somewhere: this one again, the careful way
@@ -1274,7 +1297,8 @@ class SyncFanout:
         # One step's timeout, plus what reading a batch takes: the servers answer a batch
         # in one go, but parsing and judging hundreds of replies costs this process time.
         deadline = batch.started + max(step.timeout for step in steps) + _PER_STEP * len(steps)
-        for step, node in _OWED.pop(conn, ()):  # the replies of rounds that are over
+        owed = _OWED.pop(conn, [])
+        for n, (step, node) in enumerate(owed):  # the replies of rounds that are over
             try:
                 try:
                     _read_ready(conn, deadline)
@@ -1283,7 +1307,7 @@ class SyncFanout:
                 except ResponseError:
                     continue
             except Exception as exc:
-                conn.disconnect()
+                _abandon(conn, owed[n:])
                 failed = translate(exc)
                 for j in range(len(steps)):
                     batch.machine(j).error(index, *failed)

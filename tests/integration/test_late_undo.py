@@ -1,0 +1,147 @@
+"""An undo that comes late: the undo of a failed attempt, written on a connection that is
+then given up before its reply, must never delete what a later attempt of the same
+acquire was granted on that server (docs/algorithm.md, "An undo that comes late").
+
+Five real servers; the fifth is reached through a :class:`LatencyProxy` (for the sync
+API, over TLS: a TLS connection cannot owe a reply, so the sync transport closes it when
+a round ends without one; a plain one owes it, and the next attempt follows the undo on
+it). The proxy holds the undo back for 2 s while the acquire tries again, on a new
+connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+
+from quorumlock import LockObserver, Redlock, RoundEvent
+from quorumlock import asyncio as aio
+from quorumlock._algorithm.round import WITHHELD
+from quorumlock.testing import LatencyProxy, LocalServer, LocalServerGroup
+from tests.integration.tls import make_certificates, tls_endpoint
+
+pytestmark = pytest.mark.slow
+
+HELD_BACK = 2.0  # how long the proxy holds the undo back
+OTHER = "token-of-another-client"
+
+
+class _HoldBack(LockObserver):
+    """From the end of the first acquire round of ``name`` on, the fifth server's traffic
+    is held back (the undo that follows that round); notes what every acquire round of
+    ``name`` got from the fifth server: its outcome's detail."""
+
+    def __init__(self, proxy: LatencyProxy, name: str) -> None:
+        self._proxy, self._name = proxy, name
+        self.fifth: list[str] = []
+
+    def on_round(self, event: RoundEvent) -> None:
+        if event.op == "acquire" and event.name == self._name:
+            if not self.fifth:
+                self._proxy.set_delay(HELD_BACK)
+            self.fifth.append(event.outcomes[4].detail)
+
+
+@contextlib.contextmanager
+def _fifth(
+    servers: LocalServerGroup, tls: Path | None
+) -> Iterator[tuple[str, LocalServer, LatencyProxy]]:
+    """The fifth server's URL for the acquire, through a proxy (over TLS, certificates
+    made in ``tls``), the server itself, and the proxy."""
+    if tls is None:
+        server = servers[4]
+        with LatencyProxy(server.host, server.port) as proxy:
+            yield proxy.url, server, proxy
+        return
+    certs = make_certificates(tls)
+    with tls_endpoint(certs) as endpoint, LatencyProxy("127.0.0.1", endpoint.port) as proxy:
+        yield f"rediss://127.0.0.1:{proxy.port}?ssl_ca_certs={certs.ca}", endpoint.server, proxy
+
+
+def _put(clients: list[redis.Redis], name: str, other: list[bool]) -> None:
+    """Another client's key on the servers marked in ``other``; taken off the others."""
+    for client, mine in zip(clients, other, strict=True):
+        if mine:
+            client.set(name, OTHER, px=60_000)
+        elif client.get(name) == OTHER.encode():
+            client.delete(name)
+
+
+@pytest.mark.parametrize("api", ["sync", "async"])
+def test_a_late_undo_never_deletes_a_grant_of_a_later_attempt(
+    api: str, servers: LocalServerGroup, lock_name: str, tmp_path: Path
+) -> None:
+    """Attempt 1 is refused by servers 1-3 (another client) and granted by 4 and 5; its
+    undo to the fifth is held back 2 s. Meanwhile the other client moves (it holds 2 and
+    4 now) and the acquire tries again: the fifth, reached on a new connection, still
+    has attempt 1's grant (refused: the next undo takes it back), then grants attempt 3,
+    with 1 and 3: a majority. Then the first undo comes, and deletes the fifth's grant:
+    the acquire holds the lock as far as it knows, on two servers, and another client
+    takes it on 2, 4 and 5. An acquire whose undo was cut off on its way to a server
+    sends no more attempts there: it gets the lock elsewhere or not at all."""
+    with _fifth(servers, tmp_path if api == "sync" else None) as (url, fifth, proxy):
+        plain = [*servers.servers[:4], fifth]
+        clients = [redis.Redis(host=s.host, port=s.port) for s in plain]
+        hold_back = _HoldBack(proxy, lock_name)
+        options = {
+            "connect_timeout": 0.2,  # an asyncio connection owing a reply longer: dropped
+            "instance_timeout": 0.1,
+            "retry_delay": 0.4,  # a pause of 0.2 to 0.4 s between attempts
+            "wake_on_release": False,
+            "observer": hold_back,
+        }
+        urls = [s.url for s in servers.servers[:4]] + [url]
+        _put(clients, lock_name, [True, True, True, False, False])
+        started = time.monotonic()
+        got: list[bool] = []
+
+        def meanwhile() -> None:
+            time.sleep(0.3)  # attempt 1 and its undo are sent
+            _put(clients, lock_name, [False, True, False, True, False])
+            proxy.set_delay(0.0)
+
+        if api == "sync":
+            rl = Redlock(urls, **options)  # type: ignore[arg-type]
+            warm = rl.lock(lock_name + ":warm", ttl=10)  # every connection made
+            assert warm.acquire(blocking=False)
+            warm.release()
+            lock = rl.lock(lock_name, ttl=30)
+            mover = threading.Thread(target=meanwhile)
+            mover.start()
+            got.append(lock.acquire(timeout=1.8))
+            mover.join(5)
+        else:
+
+            async def acquire() -> aio.Lock:
+                arl = aio.Redlock(urls, **options)  # type: ignore[arg-type]
+                warm = arl.lock(lock_name + ":warm", ttl=10)
+                assert await warm.acquire(blocking=False)
+                await warm.release()
+                lock = arl.lock(lock_name, ttl=30)
+                mover = threading.Thread(target=meanwhile)
+                mover.start()
+                got.append(await lock.acquire(timeout=1.8))
+                await asyncio.to_thread(mover.join, 5)
+                return lock
+
+            lock = asyncio.run(acquire())  # type: ignore[assignment]
+        time.sleep(max(0.0, started + HELD_BACK + 0.8 - time.monotonic()))  # the undo came
+        _put(clients, lock_name, [False] * 5)  # the other client lets go
+        rival = Redlock([s.url for s in plain])
+        try:
+            taken = rival.lock(lock_name, ttl=30).acquire(blocking=False)
+        finally:
+            rival.close()
+        for client in clients:
+            client.close()
+    assert hold_back.fifth, "no acquire round"
+    assert not (got[0] and lock.validity > 0 and taken), "two holders of one lock"
+    # the attempts after the undo was cut off were not sent to the fifth server
+    assert WITHHELD in hold_back.fifth[1:], hold_back.fifth
