@@ -145,3 +145,35 @@ def test_a_late_undo_never_deletes_a_grant_of_a_later_attempt(
     assert not (got[0] and lock.validity > 0 and taken), "two holders of one lock"
     # the attempts after the undo was cut off were not sent to the fifth server
     assert WITHHELD in hold_back.fifth[1:], hold_back.fifth
+
+
+def test_an_asyncio_connection_whose_server_answers_a_busy_loop_is_kept(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The event loop is busy for longer than ``connect_timeout`` (blocked 0.5 s) while a
+    round's replies come: the next round keeps the connections, whose servers answered
+    (the loop did not read). Dropped as frozen, each took the requests in flight with it,
+    releases among them, and the acquires of their tokens were sent nowhere after that:
+    a thousand tasks at once made every connection look frozen."""
+
+    async def body() -> None:
+        rl = aio.Redlock(servers.urls, connect_timeout=0.2, instance_timeout=0.05)
+        warm = rl.lock(lock_name + ":warm", ttl=10)
+        assert await warm.acquire(blocking=False)
+        await warm.release()
+        nodes = rl._fanout.nodes
+        assert nodes is not None
+        pipes = [node.live_pipe for node in nodes]
+        assert None not in pipes
+        lock = rl.lock(lock_name, ttl=10)
+        attempt = asyncio.ensure_future(lock.acquire(blocking=False))
+        for _ in range(3):
+            await asyncio.sleep(0)  # the round's commands are written
+        assert all(pipe is not None and pipe.queue for pipe in pipes)
+        time.sleep(0.5)  # the loop is busy; the replies come, unread
+        assert [node.pipe() for node in nodes] == pipes
+        if await attempt:
+            await lock.release()
+        await rl.close()
+
+    asyncio.run(body())

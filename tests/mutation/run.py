@@ -1558,6 +1558,16 @@ MUTANTS: Final = (
             "test_a_server_the_transport_withholds_gets_nothing_and_counts_as_failed",
         ),
     ),
+    Mutant(
+        "an asyncio connection whose replies wait for a busy loop is dropped as frozen",
+        ASYNC_FANOUT,
+        "        return not readable\n",
+        "        return True\n",
+        (
+            "tests/integration/test_late_undo.py::"
+            "test_an_asyncio_connection_whose_server_answers_a_busy_loop_is_kept",
+        ),
+    ),
 )
 
 

@@ -12,7 +12,9 @@ their replies arrive in batches.
 A request that times out stays queued: its reply, when it comes, is read and dropped, so
 the stream stays in step and the connection stays usable. A connection that dies fails
 every queued request; one that leaves requests unanswered for longer than
-``connect_timeout`` (a frozen server) is dropped and replaced on the next round.
+``connect_timeout`` with nothing to read (a frozen server, not an event loop too busy
+to read) is dropped and replaced on the next round, and the releases it took along
+keep their tokens' acquires away from that server (``quorumlock._io.orphans``).
 
 A cluster instance (a ``RedisCluster`` argument) is routed per round: its place in the
 round is taken by a :class:`_AsyncClusterRoute`, the master that owns the key's slot,
@@ -191,8 +193,19 @@ class _Pipe:
             drained.set_result(None)
 
     def stale(self, limit: float) -> bool:
-        """The oldest queued request has waited longer than ``limit`` seconds."""
-        return bool(self.queue) and time.monotonic() - self.queue[0][2] > limit
+        """The oldest queued request has waited longer than ``limit`` seconds, and nothing
+        the server sent waits to be read. A server that answers an event loop too busy
+        to read (a thousand tasks at once) is not frozen: its connection is kept, for a
+        connection given up takes nothing back (quorumlock._io.orphans)."""
+        if not self.queue or time.monotonic() - self.queue[0][2] <= limit:
+            return False
+        if getattr(self._stream, "_buffer", None):  # read from the socket, not parsed
+            return False
+        sock = self._writer.transport.get_extra_info("socket")
+        if sock is None:
+            return True
+        readable, _, _ = select.select([sock.fileno()], [], [], 0)
+        return not readable
 
     def closed_while_idle(self) -> bool:
         """No request waits, yet the server sent something: EOF (a restart, an idle

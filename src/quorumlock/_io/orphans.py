@@ -56,7 +56,9 @@ class Orphans:
             for token in tokens:
                 self.tokens[token] = None
                 self.tokens.move_to_end(token)
-            while len(self.tokens) > self._most:
+            while True:  # (not ``while <test>:``: see tests/core/test_loops_in_handlers.py)
+                if len(self.tokens) <= self._most:
+                    break
                 self.tokens.popitem(last=False)
 
 
