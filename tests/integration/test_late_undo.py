@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -47,6 +48,23 @@ class _HoldBack(LockObserver):
             if not self.fifth:
                 self._proxy.set_delay(HELD_BACK)
             self.fifth.append(event.outcomes[4].detail)
+
+
+class _Borrow(_HoldBack):
+    """Also, after the first undo's round, another round (as it were) takes the fifth
+    server's connection from the pool, until the undo has come."""
+
+    def __init__(self, proxy: LatencyProxy, name: str) -> None:
+        super().__init__(proxy, name)
+        self.node: Any = None
+        self.borrowed: Any = None
+
+    def on_round(self, event: RoundEvent) -> None:
+        super().on_round(event)
+        if event.op == "release" and event.name == self._name and self.borrowed is None:
+            node = self.node
+            self.borrowed = conn = node.take()
+            threading.Timer(HELD_BACK + 0.5, lambda: node.give(conn)).start()
 
 
 @contextlib.contextmanager
@@ -177,3 +195,53 @@ def test_an_asyncio_connection_whose_server_answers_a_busy_loop_is_kept(
         await rl.close()
 
     asyncio.run(body())
+
+
+def test_a_sync_attempt_follows_its_undo_on_the_connection_that_owes_its_reply(
+    servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Sync, plain connections: the undo's reply to the fifth server is owed by its
+    connection, which goes back to the pool, and another thread's round has it when the
+    acquire tries again. On a new connection the attempt could run before the undo
+    (held back 2 s in the network), and the undo delete its grant: the attempt goes on
+    the connection that owes the undo's reply, or not to that server at all."""
+    with LatencyProxy(servers[4].host, servers[4].port) as proxy:
+        plain = servers.servers
+        clients = [redis.Redis(host=s.host, port=s.port) for s in plain]
+        hold_back = _Borrow(proxy, lock_name)
+        urls = [s.url for s in plain[:4]] + [proxy.url]
+        rl = Redlock(
+            urls, connect_timeout=0.2, instance_timeout=0.1, retry_delay=0.4,
+            wake_on_release=False, observer=hold_back,
+        )  # fmt: skip
+        warm = rl.lock(lock_name + ":warm", ttl=10)
+        assert warm.acquire(blocking=False)
+        warm.release()
+        assert rl._fanout.nodes is not None
+        hold_back.node = rl._fanout.nodes[4]
+        _put(clients, lock_name, [True, True, True, False, False])
+        started = time.monotonic()
+
+        def meanwhile() -> None:
+            time.sleep(0.3)
+            _put(clients, lock_name, [False, True, False, True, False])
+            proxy.set_delay(0.0)
+
+        mover = threading.Thread(target=meanwhile)
+        mover.start()
+        lock = rl.lock(lock_name, ttl=30)
+        got = lock.acquire(timeout=1.8)
+        mover.join(5)
+        time.sleep(max(0.0, started + HELD_BACK + 0.8 - time.monotonic()))
+        _put(clients, lock_name, [False] * 5)
+        rival = Redlock([s.url for s in plain])
+        try:
+            taken = rival.lock(lock_name, ttl=30).acquire(blocking=False)
+        finally:
+            rival.close()
+        for client in clients:
+            client.close()
+        rl.close()
+    assert hold_back.borrowed is not None
+    assert not (got and lock.validity > 0 and taken), "two holders of one lock"
+    assert WITHHELD in hold_back.fifth[1:], hold_back.fifth

@@ -1568,6 +1568,26 @@ MUTANTS: Final = (
             "test_an_asyncio_connection_whose_server_answers_a_busy_loop_is_kept",
         ),
     ),
+    Mutant(
+        "a sync attempt goes to a server on any connection, its undo's reply still owed",
+        FANOUT,
+        "            held_back = self._in_order(taken, held_back)\n",
+        "            pass\n",
+        (
+            "tests/integration/test_late_undo.py::"
+            "test_a_sync_attempt_follows_its_undo_on_the_connection_that_owes_its_reply",
+        ),
+    ),
+    Mutant(
+        "a sync connection that owes a release's reply is not noted as owing it",
+        FANOUT,
+        "        owing.setdefault(step.token, []).append(ref(conn))\n",
+        "        pass\n",
+        (
+            "tests/integration/test_late_undo.py::"
+            "test_a_sync_attempt_follows_its_undo_on_the_connection_that_owes_its_reply",
+        ),
+    ),
 )
 
 

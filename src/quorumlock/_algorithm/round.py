@@ -179,8 +179,8 @@ RELEASE_LAG = 2
 
 #: The detail of a server a transport did not send an acquire to (``RoundMachine.start``).
 WITHHELD = (
-    "not sent: a release of this acquire went on a connection closed before its reply "
-    "came, and could still run there after a new grant"
+    "not sent: a release of this acquire went on another connection, unanswered, and "
+    "could still run there after a new grant"
 )
 
 # Where each server stands in the round.

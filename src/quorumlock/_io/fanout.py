@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future
 from concurrent.futures import wait as wait_futures
 from typing import Any, Protocol
-from weakref import WeakKeyDictionary, WeakSet
+from weakref import WeakKeyDictionary, WeakSet, ref
 
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
@@ -181,6 +181,22 @@ class _Node:
         # may end without reading its answer (see ``_releases_early``).
         self.holds_release = False
         self.orphans = Orphans()  # releases cut off on their way here (``_abandon``)
+        # The connections that owe the reply of a release, by the release's token: an
+        # acquire of that token goes on the one, after the release
+        # (``_PollRound._in_order``).
+        self.owing: dict[str, list[ref[RedisConnection]]] = {}
+
+    def take_this(self, conn: RedisConnection) -> tuple[RedisConnection, float] | None:
+        """``conn`` and the time it went idle, taken out of the idle pool; None if it is
+        not there (another round uses it)."""
+        found = next((item for item in self._idle if item[0] is conn), None)
+        if found is None:
+            return None
+        try:
+            self._idle.remove(found)
+        except ValueError:  # another thread took it meanwhile
+            return None
+        return found
 
     def take(self) -> RedisConnection | None:
         """An idle, connected connection, or None."""
@@ -363,6 +379,13 @@ class _ClusterRoute(Route[_Node]):
     def orphans(self) -> Orphans | None:
         return self.node.orphans if self.node is not None else None
 
+    @property
+    def owing(self) -> dict[str, list[ref[RedisConnection]]] | None:
+        return self.node.owing if self.node is not None else None
+
+    def take_this(self, conn: RedisConnection) -> tuple[RedisConnection, float] | None:
+        return None if self.node is None else self.node.take_this(conn)
+
     def take(self) -> RedisConnection | None:
         taken = self.take_idle()
         return None if taken is None else taken[0]
@@ -401,6 +424,9 @@ class _Target(Member, Protocol):
     def sessions(self) -> WeakKeyDictionary[RedisConnection, Session]: ...
     @property
     def orphans(self) -> Orphans | None: ...
+    @property
+    def owing(self) -> dict[str, list[ref[RedisConnection]]] | None: ...
+    def take_this(self, conn: RedisConnection) -> tuple[RedisConnection, float] | None: ...
     def take(self) -> RedisConnection | None: ...
     def take_idle(self) -> tuple[RedisConnection, float] | None: ...
     def give(self, conn: RedisConnection) -> None: ...
@@ -478,6 +504,7 @@ def _settle(conn: RedisConnection) -> bool | None:
             _abandon(conn)
             return None
         step, node = owed.pop(0)  # the reply (or error reply) of a round that is over
+        _paid(node, step, conn)
         if isinstance(response, NoScriptError):
             _unloaded(conn, step, node)
     _OWED.pop(conn, None)
@@ -508,6 +535,7 @@ def _resend(conn: RedisConnection) -> bool:
         for step, node in lost:
             conn.send_packed_command([pack(_eval_form(conn, step, node))], False)
             _OWED.setdefault(conn, []).append((step, node))
+            _owe(node, step, conn)
     except Exception:  # (a compare-and-delete of our own token: its loss costs its ttl)
         _abandon(conn)
         return False
@@ -522,8 +550,30 @@ def _abandon(conn: RedisConnection, sent: Sequence[tuple[Fanout, _Target]] = ())
     for step, node in (*_OWED.pop(conn, ()), *sent):
         if (orphans := node.orphans) is not None:
             orphans.add((step,))
+        _paid(node, step, conn)
     _RESEND.pop(conn, None)
     conn.disconnect()
+
+
+def _owe(node: _Target, step: Fanout, conn: RedisConnection) -> None:
+    """``conn`` owes the reply of ``step``: a release's, the next acquire of its token
+    goes on ``conn`` (``_PollRound._in_order``)."""
+    if step.op in RELEASE_OPS and (owing := node.owing) is not None:
+        owing.setdefault(step.token, []).append(ref(conn))
+
+
+def _paid(node: _Target, step: Fanout, conn: RedisConnection) -> None:
+    """``conn`` owes the reply of ``step`` no more (read, or the connection closed)."""
+    owing = node.owing
+    if owing and step.op in RELEASE_OPS:
+        refs = owing.get(step.token)
+        if refs is None:
+            return
+        kept = [r for r in refs if r() is not conn]
+        if kept:
+            owing[step.token] = kept
+        else:
+            owing.pop(step.token, None)
 
 
 def _settle_by(conn: RedisConnection, deadline: float) -> None:
@@ -778,7 +828,17 @@ class _PollRound:
             ]
         else:
             taken = [node.take_idle() for node in self.nodes]
+        if self.step.acquires:
+            held_back = self._in_order(taken, held_back)
         self.conns = conns = _drop_closed(taken)
+        if self.step.acquires:
+            # a connection that owed a release broke as it was looked at (_abandon)
+            late = withheld(self.step, self.nodes) - held_back
+            for i in late:
+                if (conn := conns[i]) is not None:
+                    self.nodes[i].give(conn)
+                    conns[i] = None
+            held_back |= late
         # A release's answers tell which servers hold its script (``_releases_early``).
         plain = self.fanout.nodes if self.step.op is Op.RELEASE else None
         self.releases = plain
@@ -826,6 +886,7 @@ class _PollRound:
                 if owed is None:
                     _OWED[conn] = owed = []
                 owed.append((self.step, self.nodes[i]))
+                _owe(self.nodes[i], self.step, conn)
                 self.reusable.append((self.nodes[i], conn))
             else:
                 _abandon(conn, ((self.step, self.nodes[i]),))
@@ -834,6 +895,35 @@ class _PollRound:
             if not _RESEND_REFS or conn not in _RESEND or _resend(conn):
                 node.give(conn)
         return round_
+
+    def _in_order(
+        self, taken: list[tuple[RedisConnection, float] | None], held_back: frozenset[int]
+    ) -> frozenset[int]:
+        """An acquire of a token whose release's reply a connection still owes: on that
+        server it goes on that connection, after the release (each connection's
+        commands run in order; on another one it could run first, and the release late,
+        deleting its grant: see ``quorumlock._io.orphans``). The connection is taken in
+        place of the one ``taken``; where another round uses it, the server is held back
+        (returned with ``held_back``)."""
+        token = self.step.token
+        more = set(held_back)
+        for i, node in enumerate(self.nodes):
+            owing = node.owing
+            refs = owing.get(token) if owing and i not in held_back else None
+            if not refs:
+                continue
+            owners = {id(r()): r() for r in refs}  # (a connection gone: None)
+            owner = next(iter(owners.values())) if len(owners) == 1 else None
+            mine = taken[i]
+            if mine is not None and mine[0] is owner:
+                continue
+            swapped = None if owner is None else node.take_this(owner)
+            if mine is not None:
+                node.give(mine[0])
+            taken[i] = swapped
+            if swapped is None:
+                more.add(i)
+        return frozenset(more)
 
     def _collect(self) -> None:
         """Read every reply as it arrives until the machine finishes; busy-poll briefly
@@ -1305,7 +1395,8 @@ class SyncFanout:
                 except NoScriptError:
                     _unloaded(conn, step, node)
                 except ResponseError:
-                    continue
+                    pass
+                _paid(node, step, conn)
             except Exception as exc:
                 _abandon(conn, owed[n:])
                 failed = translate(exc)
