@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,22 @@ def _put(clients: list[redis.Redis], name: str, other: list[bool]) -> None:
             client.delete(name)
 
 
+def _rival_takes(
+    clients: list[redis.Redis], plain: Sequence[LocalServer], name: str, started: float
+) -> bool:
+    """Once the undo held back has come, and the other client has let go: whether a new
+    client takes the lock (closes ``clients``)."""
+    time.sleep(max(0.0, started + HELD_BACK + 0.8 - time.monotonic()))
+    _put(clients, name, [False] * 5)
+    rival = Redlock([s.url for s in plain])
+    try:
+        return rival.lock(name, ttl=30).acquire(blocking=False)
+    finally:
+        rival.close()
+        for client in clients:
+            client.close()
+
+
 @pytest.mark.parametrize("api", ["sync", "async"])
 def test_a_late_undo_never_deletes_a_grant_of_a_later_attempt(
     api: str, servers: LocalServerGroup, lock_name: str, tmp_path: Path
@@ -150,15 +166,7 @@ def test_a_late_undo_never_deletes_a_grant_of_a_later_attempt(
                 return lock
 
             lock = asyncio.run(acquire())  # type: ignore[assignment]
-        time.sleep(max(0.0, started + HELD_BACK + 0.8 - time.monotonic()))  # the undo came
-        _put(clients, lock_name, [False] * 5)  # the other client lets go
-        rival = Redlock([s.url for s in plain])
-        try:
-            taken = rival.lock(lock_name, ttl=30).acquire(blocking=False)
-        finally:
-            rival.close()
-        for client in clients:
-            client.close()
+        taken = _rival_takes(clients, plain, lock_name, started)
     assert hold_back.fifth, "no acquire round"
     assert not (got[0] and lock.validity > 0 and taken), "two holders of one lock"
     # the attempts after the undo was cut off were not sent to the fifth server
@@ -232,15 +240,7 @@ def test_a_sync_attempt_follows_its_undo_on_the_connection_that_owes_its_reply(
         lock = rl.lock(lock_name, ttl=30)
         got = lock.acquire(timeout=1.8)
         mover.join(5)
-        time.sleep(max(0.0, started + HELD_BACK + 0.8 - time.monotonic()))
-        _put(clients, lock_name, [False] * 5)
-        rival = Redlock([s.url for s in plain])
-        try:
-            taken = rival.lock(lock_name, ttl=30).acquire(blocking=False)
-        finally:
-            rival.close()
-        for client in clients:
-            client.close()
+        taken = _rival_takes(clients, plain, lock_name, started)
         rl.close()
     assert hold_back.borrowed is not None
     assert not (got and lock.validity > 0 and taken), "two holders of one lock"
