@@ -274,14 +274,7 @@ class Redlock(
                     )
                     step = flow.send(heard)
                 elif isinstance(step, Watch):
-                    waiter, missed = self._wakeups.watch(
-                        step.key,
-                        step.timeout,
-                        step.keys,
-                        queued=step.queued,
-                        since=step.since,
-                        kind=step.kind,
-                    )
+                    waiter, missed = self._wakeups.watch(step)
                     watched = step.key
                     step = flow.send(Woken(time.monotonic(), missed))
                 else:

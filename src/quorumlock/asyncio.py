@@ -266,14 +266,7 @@ class Redlock(
                     )
                     step = flow.send(heard)
                 elif isinstance(step, Watch):
-                    waiter, missed = await wakeups.watch(
-                        step.key,
-                        step.timeout,
-                        step.keys,
-                        queued=step.queued,
-                        since=step.since,
-                        kind=step.kind,
-                    )
+                    waiter, missed = await wakeups.watch(step)
                     watched = step.key
                     step = flow.send(Woken(time.monotonic(), missed))
                 elif waiter is None:  # a flow waits only after it watched

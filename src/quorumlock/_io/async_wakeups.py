@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 import hiredis
 
+from quorumlock._algorithm.flows import Watch
 from quorumlock._algorithm.outcomes import NodeOutcome, Verdict, judge_acquire
 from quorumlock._io.packing import pack
 from quorumlock._io.servers import ServerSpec
@@ -154,17 +155,10 @@ class AsyncWakeups:
         #: see :attr:`quorumlock._io.wakeups.SyncWakeups.on_wake` (called on the loop)
         self.on_wake: Callable[[str], None] | None = None
 
-    async def watch(
-        self,
-        key: str,
-        timeout: float,
-        keys: Sequence[str] = (),
-        *,
-        queued: bool = True,
-        since: float = -math.inf,
-        kind: str = "",
-    ) -> tuple[AsyncWaiter, bool]:
+    async def watch(self, step: Watch) -> tuple[AsyncWaiter, bool]:
         """See :meth:`quorumlock._io.wakeups.SyncWakeups.watch`."""
+        key, timeout, keys, queued = step.key, step.timeout, step.keys, step.queued
+        since, kind = step.since, step.kind
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._pid != os.getpid():
             for listener in self._listeners:

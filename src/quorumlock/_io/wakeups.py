@@ -71,6 +71,7 @@ from quorumlock._algorithm.arithmetic import (
     TAKE_BACK_TURN,
     quorum,
 )
+from quorumlock._algorithm.flows import Watch
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, Verdict, judge_acquire
 from quorumlock._algorithm.scripts import RELEASED_PREFIX, WAKE_PREFIX
 from quorumlock._io import polling
@@ -1116,27 +1117,20 @@ class SyncWakeups:
         #: :class:`Turns`; set by the ``Redlock``, called on the subscriber thread
         self.on_wake: Callable[[str], None] | None = None
 
-    def watch(
-        self,
-        key: str,
-        timeout: float,
-        keys: Sequence[str] = (),
-        *,
-        queued: bool = True,
-        since: float = -math.inf,
-        kind: str = "",
-    ) -> tuple[Waiter, bool]:
-        """Listen to the announcements for ``key`` (and every one of ``keys``, a
-        multi-resource lock's set); wait up to ``timeout`` until a majority of the
-        servers confirmed the subscription of ``key`` (a release elsewhere may go
-        unheard: the R8 pause covers it). ``queued``: the waiter will join ``key``'s
-        queue; ``kind``: see ``Watch.kind``. Always pair with :meth:`unwatch`.
+    def watch(self, step: Watch) -> tuple[Waiter, bool]:
+        """Listen to the announcements for ``step.key`` (and every one of ``step.keys``,
+        a multi-resource lock's set); wait up to ``step.timeout`` until a majority of
+        the servers confirmed the subscription of ``step.key`` (a release elsewhere may
+        go unheard: the R8 pause covers it). ``step.queued``: the waiter will join the
+        key's queue; ``step.kind``: see ``Watch.kind``. Always pair with
+        :meth:`unwatch`.
 
         Returns the waiter, and whether an announcement may have been missed since
-        ``since`` (when the failed attempt was sent): False only when this process
+        ``step.since`` (when the failed attempt was sent): False only when this process
         listened on every channel all along (:func:`heard_everything`)."""
-        channel = release_channel(key)
-        others = tuple(release_channel(k) for k in keys)
+        timeout, queued, since, kind = step.timeout, step.queued, step.since, step.kind
+        channel = release_channel(step.key)
+        others = tuple(release_channel(k) for k in step.keys)
         confirmed = Flag()
         waiter: Waiter | None = None
         try:
