@@ -831,8 +831,9 @@ class _PollRound:
         if self.step.acquires:
             held_back = self._in_order(taken, held_back)
         self.conns = conns = _drop_closed(taken)
-        if self.step.acquires:
-            # a connection that owed a release broke as it was looked at (_abandon)
+        if self.step.acquires and _OWED_REFS:
+            # a connection that owed a release broke as it was looked at (_abandon; only
+            # one that owed replies can have)
             late = withheld(self.step, self.nodes) - held_back
             for i in late:
                 if (conn := conns[i]) is not None:
