@@ -15,6 +15,12 @@ that the machine's load falls on all of them alike; each uses its own name.
 The target: a read cycle and a write cycle each within 1.2x of the plain lock's
 cycle (in cycles per second: read / plain and write / plain at least 1 / 1.2).
 
+``--crowd K`` first has K other readers take the read lock and hold it while the
+cycles run (the write cycle, which they would refuse, is left out): what a read acquire
+costs when many hold the lock. Each script finds the holds of one kind in one range
+lookup of the name's sorted set (docs/algorithm.md, "Read-write locks"), so the read
+cycle should cost about what it costs with nobody else holding.
+
 ``--parallel`` measures that readers do not wait for each other: 1 and then 8 asyncio
 tasks, sharing one ``Redlock`` as an application's tasks do, hold a read of one name for
 ``--work`` seconds (10 ms) in a loop; the holds per second of 8 readers against one
@@ -26,11 +32,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -50,7 +57,7 @@ PARALLEL_TARGET: Final = 6.0
 _PREFIX: Final = "quorumlock-bench:rwlock:"
 
 
-def _cycles(redlock: Redlock) -> dict[str, Callable[[], bool]]:
+def _cycles(redlock: Redlock, *, crowd: int = 0) -> dict[str, Callable[[], bool]]:
     plain_name, rw = f"{_PREFIX}plain", redlock.rwlock(f"{_PREFIX}rw", ttl=TTL_SECONDS)
 
     def plain() -> bool:
@@ -65,17 +72,44 @@ def _cycles(redlock: Redlock) -> dict[str, Callable[[], bool]]:
         hold = rw.write()
         return hold.acquire(blocking=False) and hold.release()
 
+    if crowd:
+        return {"plain": plain, "read": read}  # a writer is refused while the crowd holds
     return {"plain": plain, "read": read, "write": write}
 
 
+#: How long the crowd's holds last: longer than a measurement (the longest ttl the
+#: default ``max_ttl`` allows).
+_CROWD_TTL: Final = 60.0
+
+
+@contextlib.contextmanager
+def _crowd(urls: Sequence[str], readers: int) -> Iterator[None]:
+    """``readers`` holds of the read lock of the measured name, taken before and
+    released after (by a Redlock of their own, as other processes' would be)."""
+    if not readers:
+        yield
+        return
+    with Redlock(list(urls)) as redlock, contextlib.ExitStack() as holds:
+        rw = redlock.rwlock(f"{_PREFIX}rw", ttl=_CROWD_TTL, blocking=False)
+        for _ in range(readers):
+            holds.enter_context(rw.read())  # LockNotAcquired if refused
+        yield
+
+
 def measure(
-    urls: Sequence[str], *, rounds: int = 7, seconds: float = 0.3, max_cycles: int = 100_000
+    urls: Sequence[str],
+    *,
+    rounds: int = 7,
+    seconds: float = 0.3,
+    max_cycles: int = 100_000,
+    crowd: int = 0,
 ) -> dict[str, Any]:
     """Cycles per second of each contender, per round and as the median over rounds,
     and the ratios read / plain and write / plain with the verdict against
-    :data:`TARGET`."""
-    with Redlock(list(urls)) as redlock:
-        cycles = _cycles(redlock)
+    :data:`TARGET`; with a ``crowd`` of other readers holding the read lock meanwhile,
+    read / plain only."""
+    with Redlock(list(urls)) as redlock, _crowd(urls, crowd):
+        cycles = _cycles(redlock, crowd=crowd)
         for cycle in cycles.values():  # connections, scripts, first contact
             for _ in range(20):
                 cycle()
@@ -94,10 +128,12 @@ def measure(
     rates = {name: statistics.median(values) for name, values in by_round.items()}
     ratios = {
         f"{name} / plain": rates[name] / rates["plain"] if rates["plain"] else 0.0
-        for name in ("read", "write")
+        for name in rates
+        if name != "plain"
     }
     return {
         "servers": len(urls),
+        "crowd": crowd,
         "rounds": rounds,
         "seconds_per_slice": seconds,
         "cycles_per_second": rates,
@@ -178,13 +214,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--slice", type=float, default=0.3, help="seconds per contender")
     parser.add_argument("--json", type=Path, help="also write the results here")
     parser.add_argument(
+        "--crowd",
+        type=int,
+        default=0,
+        metavar="K",
+        help="K other readers hold the read lock meanwhile (no write cycle then)",
+    )
+    parser.add_argument(
         "--parallel", action="store_true", help="also 1 vs 8 parallel readers (and 8 writers)"
     )
     parser.add_argument("--work", type=float, default=0.01, help="seconds each hold lasts")
     args = parser.parse_args(argv)
 
     def run(urls: Sequence[str]) -> dict[str, Any]:
-        result = measure(urls, rounds=args.rounds, seconds=args.slice)
+        result = measure(urls, rounds=args.rounds, seconds=args.slice, crowd=args.crowd)
         if args.parallel:
             result["parallel"] = measure_parallel(urls, work=args.work)
         return result
@@ -195,7 +238,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with LocalServerGroup(5) as group:
             result = run(group.urls)
     rates = result["cycles_per_second"]
-    print(f"N = {result['servers']}, {result['rounds']} rounds x {args.slice:g} s each")
+    crowd = f", {args.crowd} other readers holding" if args.crowd else ""
+    print(f"N = {result['servers']}, {result['rounds']} rounds x {args.slice:g} s each{crowd}")
     for name, rate in rates.items():
         failed = result["failed_cycles"][name]
         print(f"  {name:<6} {rate:10.0f} cycles/s  ({failed} failed cycles, not timed)")
