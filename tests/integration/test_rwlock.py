@@ -32,7 +32,7 @@ from quorumlock import (
     QuorumUnavailable,
     Reply,
 )
-from quorumlock._algorithm.rwlock import rw_key
+from quorumlock._algorithm.rwlock import rw_expiry, rw_key, rw_score
 from quorumlock.testing import LocalServerGroup
 from tests.conftest import ServerFactory, ServerKind, binary_of, client_of, settled
 from tests.integration.apis import AnyLock, AnyRedlock, Api, call, holding
@@ -51,10 +51,12 @@ def server_ms(client: redis.Redis) -> int:
 
 
 def plant(client: redis.Redis, name: str, member: str, ms: int = 60_000) -> None:
-    """Another client's hold (``"r"``/``"w"``/``"i"`` + token) on this server, for ``ms``."""
+    """Another client's hold (``"r"``/``"w"``/``"i"`` + token) on this server, for ``ms``;
+    the key's time to live is made at least that, never shorter (as the scripts do)."""
     key = rw_key(name)
-    client.zadd(key, {member: server_ms(client) + ms})
-    client.pexpire(key, ms)
+    client.zadd(key, {member: rw_score(member, server_ms(client) + ms)})
+    if client.pttl(key) < ms:
+        client.pexpire(key, ms)
 
 
 def holds(group: LocalServerGroup | Sequence[redis.Redis], name: str) -> list[list[str]]:
@@ -63,8 +65,9 @@ def holds(group: LocalServerGroup | Sequence[redis.Redis], name: str) -> list[li
     clients = [client_of(s) for s in group] if isinstance(group, LocalServerGroup) else group
     for client in clients:
         now = server_ms(client)
-        raw: list[bytes] = client.zrangebyscore(rw_key(name), f"({now}", "+inf")  # type: ignore[assignment]
-        result.append(sorted(m.decode() for m in raw))
+        raw: list[tuple[bytes, float]] = client.zrange(rw_key(name), 0, -1, withscores=True)  # type: ignore[assignment]
+        live = (m.decode() for m, score in raw if rw_expiry(m.decode(), score) > now)
+        result.append(sorted(live))
         if isinstance(group, LocalServerGroup):
             client.close()
     return result
@@ -321,6 +324,136 @@ def test_a_dead_writers_intent_lapses_while_a_reader_holds_on(
         assert settled_kinds(servers, lock_name, ["rr"] * 5) == ["rr"] * 5
         for client in clients:
             client.close()
+
+    api.run(body)
+
+
+def plant_many(client: redis.Redis, name: str, members: dict[str, int]) -> None:
+    """Other clients' holds on this server, each for its own ms (negative: expired that
+    long ago), in one pipeline; the key is kept for a minute."""
+    now = server_ms(client)
+    pipe = client.pipeline(transaction=False)
+    pipe.zadd(rw_key(name), {m: rw_score(m, now + ms) for m, ms in members.items()})
+    pipe.pexpire(rw_key(name), 60_000)
+    pipe.execute()
+
+
+def raw_members(group: LocalServerGroup, name: str) -> list[list[str]]:
+    """Every member of ``name``'s read-write set on every server, expired ones too."""
+    found = []
+    for server in group:
+        client = client_of(server)
+        found.append(sorted(m.decode() for m in client.zrange(rw_key(name), 0, -1)))  # type: ignore[union-attr]
+        client.close()
+    return found
+
+
+def test_holds_are_found_by_kind_among_many_others(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The writer that holds is found behind 300 waiting writers' intents that expire
+    before and after it, and a writer's intent behind 300 readers: each lock refuses
+    whom it should, wherever the hold's expiry puts it among the others."""
+
+    async def body() -> None:
+        rl = await warm(api, servers.urls)
+        other = await warm(api, servers.urls)  # another process's writer
+        clients = [client_of(s) for s in servers]
+        intents = {f"iwaiter{k}": 20_000 + 100 * k for k in range(300)}
+        for client in clients:
+            plant_many(client, lock_name, {**intents, "wholder": 35_000})
+        assert not await call(rl.rwlock(lock_name, ttl=10).read().acquire(blocking=False))
+        assert not await call(rl.rwlock(lock_name, ttl=10).write().acquire(blocking=False))
+        readers = {f"rreader{k}": 20_000 + 100 * k for k in range(300)}
+        for client in clients:
+            client.delete(rw_key(lock_name))
+            plant_many(client, lock_name, {**readers, "iwaiter": 35_000})
+        assert not await call(rl.rwlock(lock_name, ttl=10).read().acquire(blocking=False))
+        writer = other.rwlock(lock_name, ttl=10).write()
+        assert not await call(writer.acquire(blocking=False))
+        for client in clients:
+            client.zrem(rw_key(lock_name), "iwaiter")
+        reader = rl.rwlock(lock_name, ttl=10).read()
+        assert await call(reader.acquire(blocking=False))
+        assert not await call(writer.acquire(blocking=False))
+        await call(reader.release())
+        for client in clients:
+            client.close()
+
+    api.run(body)
+
+
+def test_an_acquire_drops_the_expired_holds_of_every_kind(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """The next acquire drops every expired hold, also of the kind it does not look at
+    (a reader's does not look at readers, a writer's not at intents): a name in constant
+    use never gathers the holds of processes that died."""
+
+    async def body() -> None:
+        rl = await warm(api, servers.urls)
+        clients = [client_of(s) for s in servers]
+        dead = {"rdead": -1_000, "idead": -1_000, "wdead": -1_000}
+        for mode in ("read", "write"):
+            for client in clients:
+                plant_many(client, lock_name, dead)
+            hold = getattr(rl.rwlock(lock_name, ttl=10), mode)()
+            assert await call(hold.acquire(blocking=False))
+            mine = [f"{mode[0]}{hold.token}"]
+            assert settled(lambda: raw_members(servers, lock_name), [mine] * 5) == [mine] * 5
+            assert await call(hold.release())
+        for client in clients:
+            client.close()
+
+    api.run(body)
+
+
+def test_the_key_outlives_every_hold_and_goes_with_the_last(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A shorter hold does not shorten the key's time to live, nor does the release of
+    the longer one end it before the shorter hold's; the last release deletes it."""
+
+    async def body() -> None:
+        rl = await warm(api, servers.urls)
+        clients = [client_of(s) for s in servers]
+        longer = rl.rwlock(lock_name, ttl=20).read()
+        shorter = rl.rwlock(lock_name, ttl=2).read()
+        assert await call(longer.acquire(blocking=False))
+        assert await call(shorter.acquire(blocking=False))
+        assert settled_kinds(servers, lock_name, ["rr"] * 5) == ["rr"] * 5
+        assert all(client.pttl(rw_key(lock_name)) > 18_000 for client in clients)
+        assert await call(longer.release())
+        assert settled_kinds(servers, lock_name, ["r"] * 5) == ["r"] * 5
+        assert all(client.pttl(rw_key(lock_name)) > 1_000 for client in clients)
+        assert await call(shorter.release())
+        gone = settled(lambda: [c.exists(rw_key(lock_name)) for c in clients], [0] * 5)
+        assert gone == [0] * 5
+        for client in clients:
+            client.close()
+
+    api.run(body)
+
+
+def test_a_hold_whose_time_ran_out_on_the_servers_is_not_extended(
+    api: Api, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """A hold still in the set but past its expiry (no acquire came since to drop it) is
+    no hold: an extension is refused, the release finds nothing to release."""
+
+    async def body() -> None:
+        rl = await warm(api, servers.urls)
+        hold = rl.rwlock(lock_name, ttl=10).write()
+        assert await call(hold.acquire(blocking=False))
+        assert settled_kinds(servers, lock_name, ["w"] * 5) == ["w"] * 5
+        for server in servers:
+            client = client_of(server)
+            plant_many(client, lock_name, {f"w{hold.token}": -1})
+            client.close()
+        assert not await call(hold.owned())
+        with pytest.raises(LockLost):
+            await call(hold.extend())
+        assert not hold.held
 
     api.run(body)
 

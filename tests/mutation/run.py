@@ -490,15 +490,15 @@ MUTANTS: Final = (
     Mutant(
         "a reader is granted while a writer holds",
         SCRIPTS,
-        '(kind == "w" or (rw_mode == "r" and kind == "i")',
-        '((kind == "w" and rw_mode == "w") or (rw_mode == "r" and kind == "i")',
+        'local rw_against, rw_aside = {"w", "i"}, "r"',
+        'local rw_against, rw_aside = {"i"}, "r"',
         (f"{RW_TESTS}::test_readers_share_and_a_writer_excludes_everyone",),
     ),
     Mutant(
         "a writer is granted while readers hold",
         SCRIPTS,
-        'or (rw_mode == "w" and kind == "r")) then',
-        "or false) then",
+        'rw_against, rw_aside = {"w", "r"}, "i"',
+        'rw_against, rw_aside = {"w"}, "i"',
         (f"{RW_TESTS}::test_each_mode_is_granted_iff_a_majority_allows_it",),
     ),
     Mutant(
@@ -511,15 +511,15 @@ MUTANTS: Final = (
     Mutant(
         "expired holds are never dropped: a dead writer's intent stays with the key",
         SCRIPTS,
-        'redis.call("zremrangebyscore", KEYS[1], "-inf", rw_now)\n',
-        "\n",
+        "    if found[2] and tonumber(found[2]) - rw_base[kind] <= rw_now then",
+        "    if false then",
         (f"{RW_TESTS}::test_a_dead_writers_intent_lapses_while_a_reader_holds_on",),
     ),
     Mutant(
         "the downgrade leaves no read hold behind the write hold it removes",
         SCRIPTS,
-        'redis.call("zadd", KEYS[1], expiry, "r" .. ARGV[1])',
-        "",
+        'redis.call("zadd", KEYS[1], string.format("%.0f", tonumber(score)',
+        'redis.call("type", KEYS[1], string.format("%.0f", tonumber(score)',
         (f"{RW_TESTS}::test_downgrade_turns_the_writer_into_a_reader_atomically",),
     ),
     # The fault-injection kit's cells for the lock family: each checker must catch a
@@ -534,8 +534,8 @@ MUTANTS: Final = (
     Mutant(
         "a reader is granted while a writer holds (verify)",
         SCRIPTS,
-        '(kind == "w" or (rw_mode == "r" and kind == "i")',
-        '((kind == "w" and rw_mode == "w") or (rw_mode == "r" and kind == "i")',
+        'local rw_against, rw_aside = {"w", "i"}, "r"',
+        'local rw_against, rw_aside = {"i"}, "r"',
         (f"{VERIFY}::test_the_rwlock_keeps_readers_and_writers_apart_under_faults[none]",),
     ),
     # A round decided by a majority, and the replies it leaves unread.
@@ -1587,6 +1587,28 @@ MUTANTS: Final = (
             "tests/integration/test_late_undo.py::"
             "test_a_sync_attempt_follows_its_undo_on_the_connection_that_owes_its_reply",
         ),
+    ),
+    # The read-write set's bands of scores (docs/algorithm.md, "Read-write locks").
+    Mutant(
+        "an acquire leaves the expired holds of the kind it does not look at in the set",
+        SCRIPTS,
+        "rw_live(rw_aside, 1)  -- only to drop the expired holds of the kind not in our way",
+        "-- (mutant)",
+        (f"{RW_TESTS}::test_an_acquire_drops_the_expired_holds_of_every_kind",),
+    ),
+    Mutant(
+        "a hold of ours past its expiry, still in the set, is extended as if it were live",
+        SCRIPTS,
+        "    return score and tonumber(score) - rw_base[kind] > rw_now",
+        "    return score and true",
+        (f"{RW_TESTS}::test_a_hold_whose_time_ran_out_on_the_servers_is_not_extended",),
+    ),
+    Mutant(
+        "the read-write set gets no time to live: it outlives its holds forever",
+        SCRIPTS,
+        '    if redis.call("pttl", KEYS[1]) < ms then',
+        "    if false then",
+        (f"{RW_TESTS}::test_the_key_outlives_every_hold_and_goes_with_the_last",),
     ),
 )
 

@@ -24,10 +24,10 @@ from quorumlock._algorithm.config import Duration, RedlockConfig, shown
 from quorumlock._algorithm.flows import Fanout, Flow, Op, Round, Step, Watch, rewritten
 from quorumlock._algorithm.lockstate import LockState
 from quorumlock._algorithm.outcomes import NodeOutcome, Reply, render_outcomes
-from quorumlock._algorithm.scripts import RW_PREFIX
+from quorumlock._algorithm.scripts import RW_BASES, RW_PREFIX
 from quorumlock._exceptions import LockLost, LockNotHeld
 
-__all__ = ["Mode", "RWState", "intent_lease_ms", "rw_key"]
+__all__ = ["Mode", "RWState", "intent_lease_ms", "rw_expiry", "rw_key", "rw_score"]
 
 
 class Mode(enum.Enum):
@@ -42,6 +42,18 @@ def rw_key(name: str) -> str:
     the name its hash tag (for a name without braces of its own, the slot is the name's).
     """
     return f"{RW_PREFIX}{{{name}}}"
+
+
+def rw_score(member: str, expiry_ms: float) -> float:
+    """The score of a hold in the read-write set: its kind's base (the member's first
+    letter: ``"r"``, ``"w"`` or ``"i"``) plus the server time (ms) it expires at. Each
+    kind has a band of its own, where the scripts find its live holds in one lookup."""
+    return RW_BASES[member[0]] + expiry_ms
+
+
+def rw_expiry(member: str, score: float) -> float:
+    """The server time (ms) a hold of the read-write set expires at (see :func:`rw_score`)."""
+    return score - RW_BASES.get(member[:1], 0)
 
 
 def intent_lease_ms(config: RedlockConfig, ttl_ms: int) -> int:

@@ -919,26 +919,60 @@ return 1
 # The read-write lock (docs/algorithm.md, "Read-write locks"). One sorted set per name and
 # server, ``quorumlock:rw:{<name>}``, holds every hold of the lock on that server: a
 # member is a mode letter and a token ("r" a reader, "w" the writer, "i" a waiting
-# writer's intent), its score the server time (ms) the hold expires at. Each hold thus
-# expires on its own, as a PX key does, and the key itself expires with its last hold.
+# writer's intent), its score the server time (ms) the hold expires at plus its kind's
+# base (``RW_BASES``): each kind has a band of scores of its own, so that a script finds
+# the live holds of one kind in one range lookup, whatever the number of the others (a
+# thousand readers, a thousand waiting writers). Each hold thus expires on its own, as
+# a PX key does; the key outlives every hold, and the server deletes it with its last.
 # ---------------------------------------------------------------------------------------
 
 #: Where the read-write lock of a name keeps its holds (the name is the hash tag, so the
 #: key lands in the slot of a cluster that the name's own key would).
 RW_PREFIX = "quorumlock:rw:"
 
-#: The server's time in ms, and every expired hold dropped (``rw_now``).
-_RW_NOW = """\
+#: The width of a kind's band of scores: a server time in ms stays below it until the
+#: year 2286, and the highest score (the writer's band) stays an exact double.
+RW_BAND = 10**13
+
+#: Each kind's base: a hold's score is its base plus the server time (ms) it expires at.
+RW_BASES = {"r": 0, "i": RW_BAND, "w": 2 * RW_BAND}
+
+#: The bands and the server's time in ms (``rw_now``), and three helpers:
+#: ``rw_live(kind, limit)``, the first live holds of a kind (at most ``limit``), which
+#: drops the kind's expired holds when it meets one (they come first: a band is in the
+#: order its holds expire), so that a hold expires on its own, as a PX key does;
+#: ``rw_mine(kind, score)``, whether our hold of that kind, with that score (false: none),
+#: is live (a script that looks at our own holds only leaves the others to acquires);
+#: ``rw_keep(ms)``, the key kept at least ``ms`` more for a hold set for that long: the
+#: key outlives its every hold, and is deleted with its last member.
+_RW_NOW = f"""\
+local rw_band = {RW_BAND}
+local rw_base = {{r = {RW_BASES["r"]}, i = {RW_BASES["i"]}, w = {RW_BASES["w"]}}}
 local rw_clock = redis.call("time")
 local rw_now = tonumber(rw_clock[1]) * 1000 + math.floor(tonumber(rw_clock[2]) / 1000)
-redis.call("zremrangebyscore", KEYS[1], "-inf", rw_now)
-"""
-
-#: The key lives as long as its longest hold (a set left empty is deleted by the server).
-_RW_KEEP = """\
-local rw_last = redis.call("zrange", KEYS[1], -1, -1, "withscores")
-if rw_last[2] then
-    redis.call("pexpire", KEYS[1], string.format("%.0f", tonumber(rw_last[2]) - rw_now))
+local function rw_live(kind, limit)
+    local low = string.format("%.0f", rw_base[kind])
+    local high = "(" .. string.format("%.0f", rw_base[kind] + rw_band)
+    local found = redis.call("zrangebyscore", KEYS[1], low, high, "withscores", "limit", 0,
+        limit)
+    if found[2] and tonumber(found[2]) - rw_base[kind] <= rw_now then
+        redis.call("zremrangebyscore", KEYS[1], low,
+            string.format("%.0f", rw_base[kind] + rw_now))
+        found = redis.call("zrangebyscore", KEYS[1], low, high, "withscores", "limit", 0, limit)
+    end
+    local members = {{}}
+    for rw_at = 1, #found, 2 do
+        members[#members + 1] = found[rw_at]
+    end
+    return members
+end
+local function rw_mine(kind, score)
+    return score and tonumber(score) - rw_base[kind] > rw_now
+end
+local function rw_keep(ms)
+    if redis.call("pttl", KEYS[1]) < ms then
+        redis.call("pexpire", KEYS[1], string.format("%.0f", ms))
+    end
 end
 """
 
@@ -961,26 +995,34 @@ local rw_ttl, rw_intent = string.match(ARGV[2], "^(%d+):(%d+)$")
     + """\
 local rw_mode = string.sub(ARGV[1], 1, 1)
 local rw_token = string.sub(ARGV[1], 2)
-for _, member in ipairs(redis.call("zrange", KEYS[1], 0, -1)) do
-    local kind = string.sub(member, 1, 1)
-    if string.sub(member, 2) ~= rw_token and (kind == "w" or (rw_mode == "r" and kind == "i")
-            or (rw_mode == "w" and kind == "r")) then
-        holder = string.sub(member, 2)
-        break
+-- who keeps us out: another live hold of a kind in our way (a member is ours in at most
+-- one of the two looked at of each kind)
+local rw_against, rw_aside = {"w", "i"}, "r"
+if rw_mode == "w" then
+    rw_against, rw_aside = {"w", "r"}, "i"
+end
+for _, kind in ipairs(rw_against) do
+    for _, member in ipairs(rw_live(kind, 2)) do
+        if not holder and string.sub(member, 2) ~= rw_token then
+            holder = string.sub(member, 2)
+        end
     end
 end
+rw_live(rw_aside, 1)  -- only to drop the expired holds of the kind not in our way
 if holder then
     if rw_mode == "w" and tonumber(rw_intent) > 0 then
-        redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + tonumber(rw_intent)),
-            "i" .. rw_token)
+        redis.call("zadd", KEYS[1],
+            string.format("%.0f", rw_base.i + rw_now + tonumber(rw_intent)), "i" .. rw_token)
+        rw_keep(tonumber(rw_intent))
     end
 else
     granted = 1
     redis.call("zrem", KEYS[1], "i" .. rw_token)
-    redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + tonumber(rw_ttl)), ARGV[1])
+    redis.call("zadd", KEYS[1],
+        string.format("%.0f", rw_base[rw_mode] + rw_now + tonumber(rw_ttl)), ARGV[1])
+    rw_keep(tonumber(rw_ttl))
 end
 """
-    + _RW_KEEP
 )
 
 
@@ -1017,17 +1059,23 @@ RW_RELEASE = Script(
 """
     + _RW_NOW
     + """\
-local held = redis.call("zrem", KEYS[1], "r" .. ARGV[1], "w" .. ARGV[1])
+local mine = redis.call("zmscore", KEYS[1], "r" .. ARGV[1], "w" .. ARGV[1])
+local held = 0
+if mine[1] or mine[2] then
+    redis.call("zrem", KEYS[1], "r" .. ARGV[1], "w" .. ARGV[1])
+    if rw_mine("r", mine[1]) or rw_mine("w", mine[2]) then
+        held = 1
+    end
+end
 local intent = tonumber(ARGV[3]) or 0
 local changed = held
 if intent > 0 then
-    redis.call("zadd", KEYS[1], string.format("%.0f", rw_now + intent), "i" .. ARGV[1])
+    redis.call("zadd", KEYS[1], string.format("%.0f", rw_base.i + rw_now + intent),
+        "i" .. ARGV[1])
+    rw_keep(intent)
 else
     changed = changed + redis.call("zrem", KEYS[1], "i" .. ARGV[1])
 end
-"""
-    + _RW_KEEP
-    + """\
 if ARGV[2] == "1" and changed > 0 then
     redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. (ARGV[4] or ARGV[1]))
 end
@@ -1050,13 +1098,12 @@ RW_EXTEND = Script(
 """
     + _RW_NOW
     + """\
-for _, member in ipairs({"r" .. ARGV[1], "w" .. ARGV[1]}) do
-    if redis.call("zscore", KEYS[1], member) then
-        redis.call("zadd", KEYS[1], "XX", string.format("%.0f", rw_now + tonumber(ARGV[2])),
-            member)
-"""
-    + "\n".join("        " + line for line in _RW_KEEP.splitlines())
-    + """
+local mine = redis.call("zmscore", KEYS[1], "r" .. ARGV[1], "w" .. ARGV[1])
+for at, kind in ipairs({"r", "w"}) do
+    if rw_mine(kind, mine[at]) then
+        redis.call("zadd", KEYS[1], "XX",
+            string.format("%.0f", rw_base[kind] + rw_now + tonumber(ARGV[2])), kind .. ARGV[1])
+        rw_keep(tonumber(ARGV[2]))
         return 1
     end
 end
@@ -1078,12 +1125,13 @@ RW_DOWNGRADE = Script(
 """
     + _RW_NOW
     + """\
-local expiry = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
-if not expiry then
+local score = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
+if not rw_mine("w", score) then
     return 0
 end
 redis.call("zrem", KEYS[1], "w" .. ARGV[1])
-redis.call("zadd", KEYS[1], expiry, "r" .. ARGV[1])
+redis.call("zadd", KEYS[1], string.format("%.0f", tonumber(score) - rw_base.w + rw_base.r),
+    "r" .. ARGV[1])
 redis.pcall("publish", "quorumlock:released:" .. KEYS[1], " " .. (ARGV[2] or ARGV[1]))
 return 1
 """,
@@ -1145,34 +1193,39 @@ return pttl .. " " .. term .. " " .. holder
 )
 
 #: Who holds the read-write lock here, without changing anything: our token if we
-#: hold it (either mode), else a live holder's, else nil.
+#: hold it (either mode), else a live holder's (the writer's first), else nil.
 RW_PROBE = Script(
     "rw_probe",
-    """\
+    f"""\
 -- quorumlock read-write probe
 -- KEYS[1]  the lock's sorted set of holds
 -- ARGV[1]  our token ("" for none)
 -- returns  our token if we hold it here, else the token of a live holder, else nil
 local clock = redis.call("time")
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local found = nil
-for _, member in ipairs(redis.call("zrangebyscore", KEYS[1], "(" .. now, "+inf")) do
-    local kind = string.sub(member, 1, 1)
-    if kind == "r" or kind == "w" then
-        if ARGV[1] ~= "" and string.sub(member, 2) == ARGV[1] then
-            return ARGV[1]
-        end
-        found = found or string.sub(member, 2)
+local bases = {{{{"w", {RW_BASES["w"]}}}, {{"r", {RW_BASES["r"]}}}}}
+for _, kind in ipairs(bases) do
+    local score = ARGV[1] ~= "" and redis.call("zscore", KEYS[1], kind[1] .. ARGV[1])
+    if score and tonumber(score) - kind[2] > now then
+        return ARGV[1]
     end
 end
-return found
+for _, kind in ipairs(bases) do
+    local live = redis.call("zrangebyscore", KEYS[1],
+        "(" .. string.format("%.0f", kind[2] + now),
+        "(" .. string.format("%.0f", kind[2] + {RW_BAND}), "limit", 0, 1)
+    if live[1] then
+        return string.sub(live[1], 2)
+    end
+end
+return nil
 """,
 )
 
 #: COMMIT_FENCE for the writer of a read-write lock.
 RW_COMMIT_FENCE = Script(
     "rw_commit_fence",
-    """\
+    f"""\
 -- quorumlock read-write commit fence: raise the fencing counter to the token drawn
 -- KEYS[1]  the lock's sorted set of holds
 -- KEYS[2]  the server's incarnation marker
@@ -1185,8 +1238,8 @@ if fence < tonumber(ARGV[2]) then
 end
 local clock = redis.call("time")
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
-local expiry = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
-if expiry and tonumber(expiry) > now then
+local score = redis.call("zscore", KEYS[1], "w" .. ARGV[1])
+if score and tonumber(score) - {RW_BASES["w"]} > now then
     return 1
 end
 return 0

@@ -14,7 +14,7 @@ from quorumlock._algorithm.arithmetic import quorum
 from quorumlock._algorithm.config import MAX_TTL_SECONDS
 from quorumlock._algorithm.flows import Session
 from quorumlock._algorithm.outcomes import NEW_SERVER, quarantine_cause
-from quorumlock._algorithm.rwlock import rw_key
+from quorumlock._algorithm.rwlock import rw_expiry, rw_key
 from quorumlock._algorithm.semaphore import MAX_PERMITS, semaphore_base
 from quorumlock._algorithm.wire import queue_keys, slot_keys, text
 from quorumlock._exceptions import ConfigurationError
@@ -207,9 +207,9 @@ def _one(
     refused = next((r for r in scripts if isinstance(r, Exception)), None)
     result.scripts = None if refused is None else translate(refused)[1]
     now_ms = int(clock[0]) * 1000 + int(clock[1]) // 1000
-    for member, expiry in () if isinstance(holds, Exception) else holds:
+    for member, score in () if isinstance(holds, Exception) else holds:
         held = text(member)  # a mode letter and a token
-        if expiry <= now_ms:
+        if rw_expiry(held, score) <= now_ms:
             continue  # expired: the next script on this server drops it
         if held[0] == "r":
             result.readers.append(held[1:13])
