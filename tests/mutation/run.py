@@ -53,6 +53,7 @@ ARITH: Final = ALGO + "arithmetic.py"
 DOCTOR: Final = "src/quorumlock/cli/_doctor.py"
 RW_TESTS: Final = "tests/integration/test_rwlock.py"
 VERIFY: Final = "tests/faults/test_verify.py"
+SEMAPHORE_TESTS: Final = "tests/integration/test_semaphore.py"
 FAMILY_WAKE: Final = "tests/integration/test_wake_one_family.py"
 FANOUT: Final = "src/quorumlock/_io/fanout.py"
 ASYNC_FANOUT: Final = "src/quorumlock/_io/async_fanout.py"
@@ -1609,6 +1610,23 @@ MUTANTS: Final = (
         '    if redis.call("pttl", KEYS[1]) < ms then',
         "    if false then",
         (f"{RW_TESTS}::test_the_key_outlives_every_hold_and_goes_with_the_last",),
+    ),
+    # A semaphore's slots, read in one MGET.
+    Mutant(
+        "a semaphore's acquire leaves the slots its previous round got on a server",
+        SCRIPTS,
+        "    if values[i] == token then\n",
+        "    if false then\n",
+        (
+            f"{SEMAPHORE_TESTS}::test_split_vote_is_settled_by_a_second_round_with_nothing_left_behind",
+        ),
+    ),
+    Mutant(
+        "a semaphore's release deletes no slot",
+        SCRIPTS,
+        "    if i ~= keep and values[i] == ARGV[1] then",
+        "    if i ~= keep and values[i] == false then",
+        (f"{SEMAPHORE_TESTS}::test_k_permits_then_refused",),
     ),
 )
 

@@ -1274,11 +1274,11 @@ local function acquire_one(KEYS, ARGV)
 end
 local k = #KEYS - 1
 local token = ARGV[1]
+local values = redis.call("mget", unpack(KEYS, 1, k))
 local free = {}
 local bits = {}
 for i = 1, k do
-    local v = redis.call("get", KEYS[i])
-    free[i] = (not v) or v == token
+    free[i] = (not values[i]) or values[i] == token
     bits[i] = free[i] and "1" or "0"
 end
 local target = nil
@@ -1297,7 +1297,7 @@ target = target or first
 -- our grants of the client's previous round go quietly: waking the waiters for a
 -- grant that lived one round trip would only make them collide again
 for i = 1, k do
-    if redis.call("get", KEYS[i]) == token then
+    if values[i] == token then
         redis.call("del", KEYS[i])
     end
 end
@@ -1322,8 +1322,9 @@ SEMAPHORE_RELEASE = Script(
 -- returns    1 if a key held our token and was deleted, 0 otherwise
 local deleted = 0
 local keep = tonumber(ARGV[2]) + 1
+local values = redis.call("mget", unpack(KEYS))
 for i = 1, #KEYS do
-    if i ~= keep and redis.call("get", KEYS[i]) == ARGV[1] then
+    if i ~= keep and values[i] == ARGV[1] then
         redis.call("del", KEYS[i])
         deleted = 1
     end
