@@ -8,7 +8,7 @@ from pathlib import Path
 
 import redis
 
-from quorumlock._algorithm.rwlock import rw_key
+from quorumlock._algorithm.rwlock import rw_key, rw_score
 from quorumlock.testing import LocalServerGroup
 from tests.cli.conftest import Cli, assert_one_line_error, spawn_cli
 
@@ -90,6 +90,27 @@ def test_a_writer_excludes_readers_and_status_names_it(
     finally:
         done.touch()
         assert writer.wait(timeout=30) == 0
+
+
+def test_status_counts_the_live_holds_of_each_kind_only(
+    cli: Cli, servers: LocalServerGroup, lock_name: str
+) -> None:
+    """Holds past their time (a writer's, two waiting writers') that no acquire has
+    dropped yet are not shown beside the live reader; a live intent is counted."""
+    for url in servers.urls:
+        client = redis.Redis.from_url(url, socket_timeout=2)
+        seconds, micros = client.time()
+        now = int(seconds) * 1000 + int(micros) // 1000
+        gone, live = now - 1_000, now + 60_000
+        members = {"wgone-writer": gone, "igone-1": gone, "igone-2": gone}
+        members |= {"rlive-reader": live, "ilive-waiter": live}
+        client.zadd(rw_key(lock_name), {m: rw_score(m, at) for m, at in members.items()})
+        client.pexpire(rw_key(lock_name), 60_000)
+        client.close()
+    report = json.loads(cli("status", lock_name, "--json").stdout)
+    assert report["readers"] == ["live-reader"]
+    assert report["writer"] is None
+    assert [s["waiting_writers"] for s in report["servers"]] == [1] * 5
 
 
 def test_read_with_fencing_or_write_is_a_usage_error(cli: Cli, lock_name: str) -> None:

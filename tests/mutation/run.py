@@ -1628,6 +1628,13 @@ MUTANTS: Final = (
         "    if i ~= keep and values[i] == false then",
         (f"{SEMAPHORE_TESTS}::test_k_permits_then_refused",),
     ),
+    Mutant(
+        "status shows a read-write hold past its time (its score read as its expiry)",
+        "src/quorumlock/cli/_status.py",
+        "if rw_expiry(held, score) <= now_ms:",
+        "if score <= now_ms:",
+        ("tests/cli/test_run_rw.py::test_status_counts_the_live_holds_of_each_kind_only",),
+    ),
 )
 
 

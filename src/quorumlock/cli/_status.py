@@ -210,7 +210,7 @@ def _one(
     for member, score in () if isinstance(holds, Exception) else holds:
         held = text(member)  # a mode letter and a token
         if rw_expiry(held, score) <= now_ms:
-            continue  # expired: the next script on this server drops it
+            continue  # expired: the next acquire on this server drops it
         if held[0] == "r":
             result.readers.append(held[1:13])
         elif held[0] == "w":
