@@ -256,11 +256,14 @@ def test_a_lock_that_ran_out_while_run_was_stopped_says_so(
 def run_losing(
     servers: LocalServerGroup, lock_name: str, lose: Callable[[subprocess.Popen[str]], None]
 ) -> tuple[int, str]:
-    """``run NAME --ttl 1 -- sleep 30``, whose lock ``lose`` makes it lose once it is
-    held everywhere: its exit status and stderr."""
+    """``run NAME --ttl 1 -- sleep 30``, whose lock ``lose`` makes it lose once run holds
+    it (its command runs: the keys on a majority alone may be an acquire that run has
+    not finished, which a SIGSTOP then fails on its validity, and run takes the lock
+    afresh): its exit status and stderr."""
     proc = spawn_cli("run", lock_name, "--ttl", "1", "--", "sleep", "30", servers=servers.urls)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
     try:
-        wait_for(lambda: held_on(servers, lock_name) >= 3)
+        wait_for(lambda: held_on(servers, lock_name) >= 3 and children.read_text().strip())
         lose(proc)
         status = proc.wait(timeout=20)
         _, stderr = proc.communicate(timeout=5)
