@@ -1562,7 +1562,7 @@ MUTANTS: Final = (
     Mutant(
         "an asyncio connection whose replies wait for a busy loop is dropped as frozen",
         ASYNC_FANOUT,
-        "        return not readable\n",
+        "        return not self.unread(default=False)\n",
         "        return True\n",
         (
             "tests/integration/test_late_undo.py::"
@@ -1634,6 +1634,16 @@ MUTANTS: Final = (
         "if rw_expiry(held, score) <= now_ms:",
         "if score <= now_ms:",
         ("tests/cli/test_run_rw.py::test_status_counts_the_live_holds_of_each_kind_only",),
+    ),
+    Mutant(
+        "an asyncio round past its deadline does not read the replies a busy loop left unread",
+        ASYNC_FANOUT,
+        "machine.deadline + unread_grace(self.step) and self._unread():",
+        "machine.deadline + unread_grace(self.step) and False:",
+        (
+            "tests/integration/test_busy_loop.py::"
+            "test_a_thousand_tasks_locking_at_once_are_not_failed_by_their_own_loop",
+        ),
     ),
 )
 

@@ -199,13 +199,18 @@ class _Pipe:
         connection given up takes nothing back (quorumlock._io.orphans)."""
         if not self.queue or time.monotonic() - self.queue[0][2] <= limit:
             return False
+        return not self.unread(default=False)
+
+    def unread(self, *, default: bool = True) -> bool:
+        """The server sent what the reader task has not parsed yet: it waits in the
+        stream's buffer or in the socket (one ``select``; ``default`` without one)."""
         if getattr(self._stream, "_buffer", None):  # read from the socket, not parsed
-            return False
+            return True
         sock = self._writer.transport.get_extra_info("socket")
         if sock is None:
-            return True
+            return default
         readable, _, _ = select.select([sock.fileno()], [], [], 0)
-        return not readable
+        return bool(readable)
 
     def closed_while_idle(self) -> bool:
         """No request waits, yet the server sent something: EOF (a restart, an idle
@@ -636,6 +641,23 @@ def _releases_early(step: Fanout, nodes: Sequence[_Target]) -> bool:
     return True
 
 
+#: A round waits past its deadline, while a server that owes it a reply has sent what
+#: the event loop has not read yet, for up to this share of the lock's ttl.
+UNREAD_SHARE = 0.05
+
+
+def unread_grace(step: Fanout) -> float:
+    """How long past its deadline a round waits on while a server it waits for has sent
+    what is not read yet: 5 % of the ttl, at least one timeout. A reply read late came
+    in time, or the server answers in order what it was sent before: only the event
+    loop was too busy to read it (a thousand tasks locking at once), and a round ended
+    then would count live servers as dead, fail acquires for want of a quorum and
+    leave released keys to their ttl. A verdict given later costs an acquire only
+    validity, which runs from the round's start; a server that sends nothing (dead,
+    frozen, slow) gets no more time than before."""
+    return max(step.timeout, step.ttl_ms / 1000 * UNREAD_SHARE)
+
+
 class _Round:
     """One round's transport: writes what the :class:`RoundMachine` asks on the pipes,
     and feeds it the replies the reader tasks deliver, the connections as they open and
@@ -658,7 +680,7 @@ class _Round:
         # Per server: its pipe, or the task opening one.
         self.pipes: list[_Pipe | asyncio.Task[_Pipe]] = []
         self.waits: list[asyncio.Future[_Pipe]] = []
-        self.timer: asyncio.TimerHandle | None = None
+        self.timer: asyncio.Handle | None = None
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
     async def collect(self) -> Round:
@@ -695,10 +717,24 @@ class _Round:
         self.timer = loop.call_at(when, self._on_deadline)
 
     def _on_deadline(self) -> None:
-        if self.machine.tick(time.monotonic()) is FINISH:
+        now, machine = time.monotonic(), self.machine
+        if machine.deadline <= now < machine.deadline + unread_grace(self.step) and self._unread():
+            # A reply this round waits for may have come in time and wait, unread, behind
+            # an event loop too busy to read it (a thousand tasks locking at once): the
+            # reader tasks go first (see ``unread_grace``).
+            self.timer = asyncio.get_running_loop().call_soon(self._on_deadline)
+            return
+        if machine.tick(now) is FINISH:
             self._finish()
         else:  # first contact: the grace goes on (or the timer fired a little early)
             self._arm()
+
+    def _unread(self) -> bool:
+        """A server that owes this round its reply has sent what is not read yet."""
+        return any(
+            isinstance(pipe, _Pipe) and not self.machine.answered(i) and pipe.unread(default=False)
+            for i, pipe in enumerate(self.pipes)
+        )
 
     def _act(self, action: Action | None) -> None:
         if action is None:
