@@ -225,6 +225,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--work", type=float, default=0.01, help="seconds each hold lasts")
     args = parser.parse_args(argv)
+    if args.crowd < 0:
+        parser.error(f"--crowd: {args.crowd} is below 0")
 
     def run(urls: Sequence[str]) -> dict[str, Any]:
         result = measure(urls, rounds=args.rounds, seconds=args.slice, crowd=args.crowd)
