@@ -10,12 +10,13 @@ structural (a retry pause far longer than the test's timeout), never a speed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import itertools
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import TypeVar
 
 import pytest
@@ -348,6 +349,17 @@ def raw_members(group: LocalServerGroup, name: str) -> list[list[str]]:
     return found
 
 
+@contextlib.contextmanager
+def clients_of(group: LocalServerGroup) -> Iterator[list[redis.Redis]]:
+    """A client of every server, closed after."""
+    clients = [client_of(s) for s in group]
+    try:
+        yield clients
+    finally:
+        for client in clients:
+            client.close()
+
+
 def test_holds_are_found_by_kind_among_many_others(
     api: Api, servers: LocalServerGroup, lock_name: str
 ) -> None:
@@ -358,27 +370,25 @@ def test_holds_are_found_by_kind_among_many_others(
     async def body() -> None:
         rl = await warm(api, servers.urls)
         other = await warm(api, servers.urls)  # another process's writer
-        clients = [client_of(s) for s in servers]
-        intents = {f"iwaiter{k}": 20_000 + 100 * k for k in range(300)}
-        for client in clients:
-            plant_many(client, lock_name, {**intents, "wholder": 35_000})
-        assert not await call(rl.rwlock(lock_name, ttl=10).read().acquire(blocking=False))
-        assert not await call(rl.rwlock(lock_name, ttl=10).write().acquire(blocking=False))
-        readers = {f"rreader{k}": 20_000 + 100 * k for k in range(300)}
-        for client in clients:
-            client.delete(rw_key(lock_name))
-            plant_many(client, lock_name, {**readers, "iwaiter": 35_000})
-        assert not await call(rl.rwlock(lock_name, ttl=10).read().acquire(blocking=False))
-        writer = other.rwlock(lock_name, ttl=10).write()
-        assert not await call(writer.acquire(blocking=False))
-        for client in clients:
-            client.zrem(rw_key(lock_name), "iwaiter")
-        reader = rl.rwlock(lock_name, ttl=10).read()
-        assert await call(reader.acquire(blocking=False))
-        assert not await call(writer.acquire(blocking=False))
-        await call(reader.release())
-        for client in clients:
-            client.close()
+        with clients_of(servers) as clients:
+            intents = {f"iwaiter{k}": 20_000 + 100 * k for k in range(300)}
+            for client in clients:
+                plant_many(client, lock_name, {**intents, "wholder": 35_000})
+            assert not await call(rl.rwlock(lock_name, ttl=10).read().acquire(blocking=False))
+            assert not await call(rl.rwlock(lock_name, ttl=10).write().acquire(blocking=False))
+            readers = {f"rreader{k}": 20_000 + 100 * k for k in range(300)}
+            for client in clients:
+                client.delete(rw_key(lock_name))
+                plant_many(client, lock_name, {**readers, "iwaiter": 35_000})
+            assert not await call(rl.rwlock(lock_name, ttl=10).read().acquire(blocking=False))
+            writer = other.rwlock(lock_name, ttl=10).write()
+            assert not await call(writer.acquire(blocking=False))
+            for client in clients:
+                client.zrem(rw_key(lock_name), "iwaiter")
+            reader = rl.rwlock(lock_name, ttl=10).read()
+            assert await call(reader.acquire(blocking=False))
+            assert not await call(writer.acquire(blocking=False))
+            await call(reader.release())
 
     api.run(body)
 
@@ -392,18 +402,16 @@ def test_an_acquire_drops_the_expired_holds_of_every_kind(
 
     async def body() -> None:
         rl = await warm(api, servers.urls)
-        clients = [client_of(s) for s in servers]
-        dead = {"rdead": -1_000, "idead": -1_000, "wdead": -1_000}
-        for mode in ("read", "write"):
-            for client in clients:
-                plant_many(client, lock_name, dead)
-            hold = getattr(rl.rwlock(lock_name, ttl=10), mode)()
-            assert await call(hold.acquire(blocking=False))
-            mine = [f"{mode[0]}{hold.token}"]
-            assert settled(lambda: raw_members(servers, lock_name), [mine] * 5) == [mine] * 5
-            assert await call(hold.release())
-        for client in clients:
-            client.close()
+        with clients_of(servers) as clients:
+            dead = {"rdead": -1_000, "idead": -1_000, "wdead": -1_000}
+            for mode in ("read", "write"):
+                for client in clients:
+                    plant_many(client, lock_name, dead)
+                hold = getattr(rl.rwlock(lock_name, ttl=10), mode)()
+                assert await call(hold.acquire(blocking=False))
+                mine = [f"{mode[0]}{hold.token}"]
+                assert settled(lambda: raw_members(servers, lock_name), [mine] * 5) == [mine] * 5
+                assert await call(hold.release())
 
     api.run(body)
 
@@ -416,21 +424,19 @@ def test_the_key_outlives_every_hold_and_goes_with_the_last(
 
     async def body() -> None:
         rl = await warm(api, servers.urls)
-        clients = [client_of(s) for s in servers]
-        longer = rl.rwlock(lock_name, ttl=20).read()
-        shorter = rl.rwlock(lock_name, ttl=2).read()
-        assert await call(longer.acquire(blocking=False))
-        assert await call(shorter.acquire(blocking=False))
-        assert settled_kinds(servers, lock_name, ["rr"] * 5) == ["rr"] * 5
-        assert all(client.pttl(rw_key(lock_name)) > 18_000 for client in clients)
-        assert await call(longer.release())
-        assert settled_kinds(servers, lock_name, ["r"] * 5) == ["r"] * 5
-        assert all(client.pttl(rw_key(lock_name)) > 1_000 for client in clients)
-        assert await call(shorter.release())
-        gone = settled(lambda: [c.exists(rw_key(lock_name)) for c in clients], [0] * 5)
-        assert gone == [0] * 5
-        for client in clients:
-            client.close()
+        with clients_of(servers) as clients:
+            longer = rl.rwlock(lock_name, ttl=20).read()
+            shorter = rl.rwlock(lock_name, ttl=2).read()
+            assert await call(longer.acquire(blocking=False))
+            assert await call(shorter.acquire(blocking=False))
+            assert settled_kinds(servers, lock_name, ["rr"] * 5) == ["rr"] * 5
+            assert all(client.pttl(rw_key(lock_name)) > 18_000 for client in clients)
+            assert await call(longer.release())
+            assert settled_kinds(servers, lock_name, ["r"] * 5) == ["r"] * 5
+            assert all(client.pttl(rw_key(lock_name)) > 1_000 for client in clients)
+            assert await call(shorter.release())
+            gone = settled(lambda: [c.exists(rw_key(lock_name)) for c in clients], [0] * 5)
+            assert gone == [0] * 5
 
     api.run(body)
 
