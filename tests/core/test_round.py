@@ -591,3 +591,50 @@ def test_each_outcome_carries_its_servers_round_trip() -> None:
     assert machine.reply(0, 1, START + 0.004) is None
     (first, *_) = machine.result(START + 0.004).outcomes
     assert first.latency == pytest.approx(0.003)
+
+
+def test_the_allowance_for_a_server_connected_to_is_the_timeout_or_the_grace() -> None:
+    """What a round allows a server it connects to, from the round's start (the asyncio
+    transport counts it from the start of the attempt instead, when the event loop got
+    to it late): the timeout, or the first contact's grace (up to ``until``)."""
+    reached = [Member("a"), Member("b"), Member("c")]
+    new = [Member("a"), Member("b", tried=False), Member("c", tried=False)]
+    step = Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT)
+    cases = [
+        (reached, step, TIMEOUT),
+        (new, step, 1.0),
+        (new, Fanout(Op.ACQUIRE, "k", "t", 1000, TIMEOUT, until=START + 0.3), 0.3),
+        (new, Fanout(Op.RELEASE, "k", "t", 1000, TIMEOUT, until=0.0), TIMEOUT),
+    ]
+    for members, fanout, allowance in cases:
+        machine = RoundMachine(fanout, members, now=START, connect_timeout=1.0)
+        machine.start([True, False, False])
+        assert machine.allowance == pytest.approx(allowance)
+    machine = RoundMachine(step, reached, now=START, connect_timeout=1.0)
+    machine.start([True, True, True])
+    assert machine.allowance == pytest.approx(TIMEOUT)
+    machine.noscript(1, Reply.ERROR, "NOSCRIPT")  # a second round trip: the grace
+    assert machine.allowance == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    ("op", "replies", "cleanup", "may"),
+    [
+        (Op.ACQUIRE, (), False, True),
+        (Op.ACQUIRE, (b"OK",), False, True),
+        (Op.ACQUIRE, (None,), False, True),
+        (Op.ACQUIRE, (None, None), False, False),  # the third cannot make a majority
+        (Op.RELEASE, (0, 0), False, False),
+        (Op.RELEASE, (0, 0), True, True),  # a clean-up reads every server it undoes on
+    ],
+)
+def test_the_servers_owing_a_reply_may_decide_while_they_can_make_a_majority(
+    op: Op, replies: tuple[object, ...], cleanup: bool, may: bool
+) -> None:
+    members = [Member("a"), Member("b"), Member("c")]
+    step = Fanout(op, "k", "t", 1000, TIMEOUT, cleanup=cleanup)
+    machine = RoundMachine(step, members, now=START, connect_timeout=1.0)
+    machine.start([True, True, True])
+    for i, reply in enumerate(replies):
+        machine.reply(i, reply, START + 0.001)
+    assert machine.owing_may_decide() is may

@@ -1636,13 +1636,23 @@ MUTANTS: Final = (
         ("tests/cli/test_run_rw.py::test_status_counts_the_live_holds_of_each_kind_only",),
     ),
     Mutant(
-        "an asyncio round past its deadline does not read the replies a busy loop left unread",
+        "an asyncio command held to the end of a busy turn gets its timeout from the round's start",
         ASYNC_FANOUT,
-        "machine.deadline + unread_grace(self.step) and self._unread():",
-        "machine.deadline + unread_grace(self.step) and False:",
+        "            self.late[index] = held\n",
+        "            pass\n",
         (
             "tests/integration/test_busy_loop.py::"
-            "test_a_thousand_tasks_locking_at_once_are_not_failed_by_their_own_loop",
+            "test_a_command_written_late_gives_its_server_its_timeout_from_the_write",
+        ),
+    ),
+    Mutant(
+        "an asyncio connection begun late gets its grace from the round's start",
+        ASYNC_FANOUT,
+        "            elif (since := self.nodes[i].connecting_since()) is not None:",
+        "            elif (since := None) is not None:",
+        (
+            "tests/integration/test_busy_loop.py::"
+            "test_a_connection_begun_late_gets_its_time_from_its_start",
         ),
     ),
 )

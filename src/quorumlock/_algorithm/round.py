@@ -444,6 +444,19 @@ class RoundMachine:
     def answered(self, index: int) -> bool:
         return self._state[index] == _ANSWERED
 
+    @property
+    def allowance(self) -> float:
+        """How long from its start the round waits for a server it connects to: its
+        timeout, or first contact's grace."""
+        return max(self._grace_until, self.deadline) - self.started
+
+    def owing_may_decide(self) -> bool:
+        """The servers owing a reply could still make the round succeed (a majority
+        granted or confirmed) when it has not yet; a clean-up's, whatever the others
+        answered (each undoes what an interrupted acquire may have written there)."""
+        done = self._done
+        return self.step.cleanup or done < self._needed <= done + self._missing
+
     # -- rules ---------------------------------------------------------------------
 
     def _record(self, index: int, outcome: NodeOutcome) -> Finish | None:
@@ -479,8 +492,7 @@ class RoundMachine:
             state, fresh = self._state, self._fresh
             return any(state[i] == _CONNECTING or i in fresh for i in self._reconnecting)
         first_contact = bool(self._fresh) or _CONNECTING in self._state
-        done = self._done
-        return first_contact and done < self._needed <= done + self._missing
+        return first_contact and self.owing_may_decide()
 
     def _at(self, index: int, text: str) -> str:
         """An error detail, naming the cluster node it comes from."""

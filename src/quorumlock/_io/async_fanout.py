@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import math
 import os
 import select
 import ssl
@@ -81,6 +82,17 @@ __all__ = ["AsyncFanout"]
 T = TypeVar("T")
 
 
+class _Held:
+    """The commands one turn of the event loop requested on a pipe after its first, and
+    when they were written, together, as the turn ended (None: not yet)."""
+
+    __slots__ = ("commands", "written")
+
+    def __init__(self) -> None:
+        self.commands: list[bytes] = []
+        self.written: float | None = None
+
+
 class _Pipe:
     """One connection, the queue of rounds waiting on it, and its reader task."""
 
@@ -112,34 +124,39 @@ class _Pipe:
         # Commands requested since the first one of this turn of the event loop, which
         # was written at once: written together at the end of the turn (None: nothing
         # was written in this turn yet).
-        self._held: list[bytes] | None = None
+        self._held: _Held | None = None
         # Set when replies come or the connection fails (see ``settle``).
         self._drained: asyncio.Future[None] | None = None
 
-    def request(self, round_: _Round, index: int, packed: bytes) -> None:
+    def request(self, round_: _Round, index: int, packed: bytes) -> _Held | None:
         """Write the command and queue the round for its reply (no await: order holds).
 
         The first command of a turn of the event loop is written at once; the others of
         the same turn (many lease renewals, many tasks locking at once) go out together
         in one write when the turn ends: one system call instead of one per command.
+        Such a command's :class:`_Held` is returned: it tells when the command went out.
         """
         if self.dead is None and self._writer.transport.is_closing():
             self.fail(RedisConnectionError("connection closed"))
         if self.dead is not None:
             round_.deliver(index, self.dead)
-            return
+            return None
         self.queue.append((round_, index, time.monotonic()))
-        if self._held is not None:
-            self._held.append(packed)
-            return
+        held = self._held
+        if held is not None:
+            held.commands.append(packed)
+            return held
         self._writer.write(packed)
-        self._held = []
+        self._held = _Held()
         asyncio.get_running_loop().call_soon(self._flush)
+        return None
 
     def _flush(self) -> None:
         held, self._held = self._held, None
-        if held and self.dead is None:
-            self._writer.write(b"".join(held))
+        if held is not None and held.commands and self.dead is None:
+            held.written = time.monotonic()
+            self._writer.write(b"".join(held.commands))
+            held.commands.clear()  # (the rounds keep the hold for its time alone)
 
     async def _read(self) -> None:
         parser, queue = self._parser, self.queue
@@ -355,6 +372,7 @@ class _AsyncNode:
         self._noted = noted  # told who the server of each new connection is
         self._pipe: _Pipe | None = None
         self._connecting: asyncio.Task[_Pipe] | None = None
+        self._attempt: float | None = None  # when ``_connecting`` began to run
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pid = forks.PID
         self.tried = False  # a connection attempt has ended (either way) at least once
@@ -389,10 +407,20 @@ class _AsyncNode:
         if self._connecting is None or self._connecting.done():
             # A task of its own, so that a round that stops waiting does not abort it:
             # the connection is then ready for the next round.
+            self._attempt = None
             self._connecting = _background(loop.create_task(self._connect()))
         return self._connecting
 
+    def connecting_since(self) -> float | None:
+        """When the attempt to connect that rounds wait for began (now if its task has
+        not run yet: the event loop is busy); None if none is under way."""
+        task = self._connecting
+        if task is None or task.done():
+            return None
+        return time.monotonic() if self._attempt is None else self._attempt
+
     async def _connect(self) -> _Pipe:
+        self._attempt = time.monotonic()
         config = self._config
         conn = self.spec.async_connection(connect_timeout=config.connect_timeout)
         # Who the server is: the restart quarantine and fencing need it (``required``);
@@ -526,6 +554,9 @@ class _AsyncClusterRoute(Route[_AsyncNode]):
     def orphans(self) -> Orphans | None:
         return self.node.orphans if self.node is not None else None
 
+    def connecting_since(self) -> float | None:
+        return self.node.connecting_since() if self.node is not None else None
+
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]:
         if self.node is None:
             self.node = self.cluster.owner(self.slot)
@@ -554,6 +585,7 @@ class _Target(Member, Protocol):
     @property
     def orphans(self) -> Orphans | None: ...
     def pipe(self) -> _Pipe | asyncio.Task[_Pipe]: ...
+    def connecting_since(self) -> float | None: ...
 
 
 class AsyncFanout:
@@ -648,13 +680,17 @@ UNREAD_SHARE = 0.05
 
 def unread_grace(step: Fanout) -> float:
     """How long past its deadline a round waits on while a server it waits for has sent
-    what is not read yet: 5 % of the ttl, at least one timeout. A reply read late came
-    in time, or the server answers in order what it was sent before: only the event
-    loop was too busy to read it (a thousand tasks locking at once), and a round ended
-    then would count live servers as dead, fail acquires for want of a quorum and
-    leave released keys to their ttl. A verdict given later costs an acquire only
-    validity, which runs from the round's start; a server that sends nothing (dead,
-    frozen, slow) gets no more time than before."""
+    what is not read yet, or has not had its time since the loop got to it (see
+    ``_Round._late``): 5 % of the ttl, at least one timeout. A reply read late came in
+    time, or the server answers in order what it was sent before: only the event loop
+    was too busy to read it (a thousand tasks locking at once), and a round ended then
+    would count live servers as dead, fail acquires for want of a quorum and leave
+    released keys to their ttl. Likewise a command written late (held to the end of a
+    turn of the loop that ran a thousand tasks' first steps) gives its server its
+    timeout from the write, and a connection whose attempt began late its time from
+    the attempt's start. A verdict given later costs an acquire only validity, which
+    runs from the round's start; a server that sends nothing (dead, frozen, slow) gets
+    no more time than its timeout from when it was asked."""
     return max(step.timeout, step.ttl_ms / 1000 * UNREAD_SHARE)
 
 
@@ -679,7 +715,9 @@ class _Round:
         )
         # Per server: its pipe, or the task opening one.
         self.pipes: list[_Pipe | asyncio.Task[_Pipe]] = []
-        self.waits: list[asyncio.Future[_Pipe]] = []
+        # Per server whose command went out after the round's start (its connection
+        # opened meanwhile), or after others of its turn: when (see ``_late``).
+        self.late: dict[int, _Held | float] = {}
         self.timer: asyncio.Handle | None = None
         self.done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
 
@@ -707,8 +745,6 @@ class _Round:
         finally:
             if self.timer is not None:
                 self.timer.cancel()
-            for wait in self.waits:
-                wait.cancel()
         return machine.result(time.monotonic())
 
     def _arm(self) -> None:
@@ -718,16 +754,47 @@ class _Round:
 
     def _on_deadline(self) -> None:
         now, machine = time.monotonic(), self.machine
-        if machine.deadline <= now < machine.deadline + unread_grace(self.step) and self._unread():
-            # A reply this round waits for may have come in time and wait, unread, behind
-            # an event loop too busy to read it (a thousand tasks locking at once): the
-            # reader tasks go first (see ``unread_grace``).
-            self.timer = asyncio.get_running_loop().call_soon(self._on_deadline)
-            return
+        until = machine.deadline + unread_grace(self.step)
+        if machine.deadline <= now < until:
+            loop = asyncio.get_running_loop()
+            if self._unread():
+                # A reply this round waits for may have come in time and wait, unread,
+                # behind an event loop too busy to read it (a thousand tasks locking at
+                # once): the reader tasks go first (see ``unread_grace``).
+                self.timer = loop.call_soon(self._on_deadline)
+                return
+            late = self._late(now) if machine.owing_may_decide() else -math.inf
+            if now < late:
+                # A command went out late, or a connection began to open late (a turn
+                # of the loop that ran many tasks): its server has its time from then.
+                wake = min(late, until)
+                self.timer = loop.call_at(loop.time() + (wake - now), self._on_deadline)
+                return
         if machine.tick(now) is FINISH:
             self._finish()
         else:  # first contact: the grace goes on (or the timer fired a little early)
             self._arm()
+
+    def _late(self, now: float) -> float:
+        """Until when a server that owes this round its reply still has its time, counted
+        from when the event loop got to it (see ``unread_grace``): its timeout from a
+        command written after the round's start or held to the end of a turn, or what
+        the round allows a server it connects to (its timeout, or first contact's
+        grace) from the start of the attempt to connect that it waits for (``now`` for
+        one not written or begun yet); -inf for none."""
+        machine, late = self.machine, -math.inf
+        for i, pipe in enumerate(self.pipes):
+            if machine.answered(i):
+                continue
+            if isinstance(pipe, _Pipe):
+                written = self.late.get(i)
+                if isinstance(written, _Held):
+                    written = now if written.written is None else written.written
+                if written is not None:
+                    late = max(late, written + self.step.timeout)
+            elif (since := self.nodes[i].connecting_since()) is not None:
+                late = max(late, since + machine.allowance)
+        return late
 
     def _unread(self) -> bool:
         """A server that owes this round its reply has sent what is not read yet."""
@@ -746,12 +813,14 @@ class _Round:
         if isinstance(action, Send):
             self._send(i, action.eval)
         elif isinstance(action, Connect):
-            # Shielded: this round may stop waiting; the connect must go on.
+            # A callback, not an await: the round's end cancels nothing, and the connect
+            # goes on for the next round. Never removed, for removing one costs as many
+            # steps as the task has callbacks (5,000 tasks waiting for one connect made
+            # their ends quadratic: seconds of a loop that opened nothing meanwhile);
+            # a connection that comes after the round's end changes nothing.
             pending = self.pipes[i]
             assert not isinstance(pending, _Pipe)
-            wait = asyncio.shield(pending)
-            wait.add_done_callback(functools.partial(self._connected, i))
-            self.waits.append(wait)
+            pending.add_done_callback(functools.partial(self._connected, i))
         else:
             route = self.nodes[i]
             assert isinstance(route, _AsyncClusterRoute)
@@ -778,10 +847,12 @@ class _Round:
         except ValueError as exc:
             self.deliver(index, exc)
             return
-        pipe.request(self, index, packed)
+        held = pipe.request(self, index, packed)
+        if held is not None:
+            self.late[index] = held
 
     def _connected(self, index: int, wait: asyncio.Future[_Pipe]) -> None:
-        if wait.cancelled():
+        if wait.cancelled() or self.machine.finished:
             return
         exc = wait.exception()
         if exc is not None:
@@ -790,7 +861,9 @@ class _Round:
         self.pipes[index] = wait.result()
         action = self.machine.connected(index)
         if action is not None:
-            self.machine.sent(index, time.monotonic())
+            now = time.monotonic()
+            self.machine.sent(index, now)
+            self.late[index] = now  # (replaced by the turn's hold if it is held)
         self._act(action)
 
     def deliver(self, index: int, reply: object) -> None:
