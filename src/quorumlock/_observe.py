@@ -383,6 +383,24 @@ def _all_answered(outcomes: tuple[NodeOutcome, ...]) -> bool:
     return True
 
 
+#: Warnings held back by :func:`warn_due` since the last one given, per what they warn of.
+_HELD_BACK: dict[str, int] = {}
+
+
+def _warn_anomaly(step: Fanout, anomaly: str, now: float) -> None:
+    """Warn of a round's clock anomaly, at most every :data:`WARN_EVERY` seconds: one
+    stall of a process with a thousand rounds under way made a thousand warnings. The
+    next one given says how many were held back (the debug line of each round stays)."""
+    if not warn_due("clock anomaly", "", now):
+        _HELD_BACK["clock anomaly"] = _HELD_BACK.get("clock anomaly", 0) + 1
+        return
+    more = _HELD_BACK.pop("clock anomaly", 0)
+    since = f" ({more:,} more since the last such warning, held back)" if more else ""
+    logger.warning(
+        "clock anomaly in %s of lock %s: %s%s", step.op.value, shown(step.key), anomaly, since
+    )
+
+
 def log_round(step: Fanout, round_: Round) -> None:
     """One debug line per round; a warning (rate-limited by :func:`warn_due`) for a server
     in restart quarantine, which is a deployment event an operator should see, for servers
@@ -390,9 +408,7 @@ def log_round(step: Fanout, round_: Round) -> None:
     a stalled process or a clock that jumped."""
     elapsed = round_.finished - round_.started
     if (elapsed < 0 or elapsed > step.timeout + STALL) and (anomaly := clock_anomaly(step, round_)):
-        logger.warning(
-            "clock anomaly in %s of lock %s: %s", step.op.value, shown(step.key), anomaly
-        )
+        _warn_anomaly(step, anomaly, round_.finished)
     # The usual round: every server answered, none in quarantine or failing for good, and
     # no run of unanswered acquires to end (see warn_unusable): nothing to warn of.
     if _UNANSWERED or not _all_answered(round_.outcomes):

@@ -10,6 +10,7 @@ from quorumlock import LockObserver, NodeOutcome, Reply, _observe
 from quorumlock._algorithm.flows import Fanout, Op, Round
 from quorumlock._observe import (
     STALL,
+    WARN_EVERY,
     RoundEvent,
     check_observer,
     clock_anomaly,
@@ -55,7 +56,11 @@ def test_a_round_in_the_first_contact_grace_is_no_anomaly_until_past_it() -> Non
     assert "2.950 s past its 50 ms timeout" in stalled
 
 
-def test_log_round_warns_of_a_stalled_round(caplog: pytest.LogCaptureFixture) -> None:
+def test_log_round_warns_of_a_stalled_round(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_observe, "_WARNED", {})
+    monkeypatch.setattr(_observe, "_HELD_BACK", {})
     with caplog.at_level(logging.DEBUG, logger="quorumlock"):
         log_round(step(), round_(100.0, 100.004))
         assert [r.levelno for r in caplog.records] == [logging.DEBUG]
@@ -68,6 +73,26 @@ def test_log_round_warns_of_a_stalled_round(caplog: pytest.LogCaptureFixture) ->
     assert len(warnings) == 1
     assert "clock anomaly in acquire of lock 'orders:42'" in warnings[0].getMessage()
     assert all(TOKEN not in r.getMessage() for r in caplog.records)
+
+
+def test_the_rounds_of_one_stall_make_one_warning_and_the_next_counts_them(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stall of a process with many rounds under way (a thousand tasks, or a loop that
+    ran them all in one turn) made a warning per round: now at most one every
+    WARN_EVERY seconds, and the next says how many were held back; every round keeps
+    its debug line."""
+    monkeypatch.setattr(_observe, "_WARNED", {})
+    monkeypatch.setattr(_observe, "_HELD_BACK", {})
+    with caplog.at_level(logging.DEBUG, logger="quorumlock"):
+        for i in range(1000):
+            log_round(step(), round_(100.0 + i / 1000, 103.0 + i / 1000))
+        log_round(step(), round_(100.0 + WARN_EVERY, 103.0 + WARN_EVERY))
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2
+    assert warnings[0].endswith("or the clock jumped")
+    assert warnings[1].endswith("(999 more since the last such warning, held back)")
+    assert len([r for r in caplog.records if r.levelno == logging.DEBUG]) == 1001
 
 
 def test_a_round_every_server_answered_still_ends_a_run_of_unanswered_acquires(

@@ -1655,6 +1655,16 @@ MUTANTS: Final = (
             "test_a_connection_begun_late_gets_its_time_from_its_start",
         ),
     ),
+    Mutant(
+        "a stall of a process with many rounds under way makes a warning per round",
+        "src/quorumlock/_observe.py",
+        '    if not warn_due("clock anomaly", "", now):\n',
+        "    if False:\n",
+        (
+            "tests/core/test_observe.py::"
+            "test_the_rounds_of_one_stall_make_one_warning_and_the_next_counts_them",
+        ),
+    ),
 )
 
 
