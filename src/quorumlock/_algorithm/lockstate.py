@@ -237,6 +237,8 @@ class LockState:
             self.extensions = 0
             self.renew_failed = False
             return True
+        if not raise_on_failure and result.verdict not in _UNAVAILABLE:
+            return False  # (a refusal's message is built only to be raised)
         tried = f"{result.attempts} attempt" + ("s" if result.attempts > 1 else "")
         why = result.verdict.value
         if result.verdict is Verdict.CONTENDED and held_by is not None:
@@ -249,9 +251,7 @@ class LockState:
             detail = f"{detail}. {advice}"
         if result.verdict in _UNAVAILABLE:
             raise QuorumUnavailable(detail, name=self.name, outcomes=self.outcomes)
-        if raise_on_failure:
-            raise LockNotAcquired(detail, name=self.name, outcomes=self.outcomes)
-        return False
+        raise LockNotAcquired(detail, name=self.name, outcomes=self.outcomes)
 
     def extend(self, *, ttl: Duration | None, now: float) -> Flow[float]:
         """Extend to a new ttl (default: the lock's) on a majority (R10).
